@@ -1,0 +1,91 @@
+package workspace
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+)
+
+// IgnoreFile is the workspace-level ignore file Anvil reads beside the
+// .gitignore files. Its patterns use .gitignore syntax and apply from the root.
+const IgnoreFile = ".anvil/ignore"
+
+// ignoreRules is the stack of patterns that apply inside one directory: the
+// root-level files plus the .gitignore of every directory from the root down.
+// It is immutable; [ignoreRules.enter] returns a new value, so sibling
+// directories never see each other's patterns.
+type ignoreRules struct {
+	patterns []gitignore.Pattern
+}
+
+// rootRules loads the patterns that apply to the whole tree. Later patterns
+// win in gitignore matching, so the order is: .git/info/exclude, then
+// .anvil/ignore, and each directory's .gitignore is appended as the walk
+// descends.
+func rootRules(root string) ignoreRules {
+	var ps []gitignore.Pattern
+	ps = append(ps, readPatterns(filepath.Join(root, ".git", "info", "exclude"), nil)...)
+	ps = append(ps, readPatterns(filepath.Join(root, filepath.FromSlash(IgnoreFile)), nil)...)
+	return ignoreRules{patterns: ps}
+}
+
+// enter returns the rules for directory dir (absolute), whose slash-separated
+// path relative to the root is rel ("." for the root).
+func (r ignoreRules) enter(dir, rel string) ignoreRules {
+	var domain []string
+	if rel != "." {
+		domain = strings.Split(rel, "/")
+	}
+	more := readPatterns(filepath.Join(dir, ".gitignore"), domain)
+	if len(more) == 0 {
+		return r
+	}
+	ps := make([]gitignore.Pattern, 0, len(r.patterns)+len(more))
+	ps = append(ps, r.patterns...)
+	ps = append(ps, more...)
+	return ignoreRules{patterns: ps}
+}
+
+// ignored reports whether the entry at rel (slash-separated, relative to the
+// root) is excluded. A directory is always ignored if it is .git.
+func (r ignoreRules) ignored(rel string, isDir bool) bool {
+	if isDir && path.Base(rel) == ".git" {
+		return true
+	}
+	if len(r.patterns) == 0 {
+		return false
+	}
+	parts := strings.Split(rel, "/")
+	// Last matching pattern wins, as in git.
+	for i := len(r.patterns) - 1; i >= 0; i-- {
+		switch r.patterns[i].Match(parts, isDir) {
+		case gitignore.Exclude:
+			return true
+		case gitignore.Include:
+			return false
+		}
+	}
+	return false
+}
+
+func readPatterns(file string, domain []string) []gitignore.Pattern {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	var ps []gitignore.Pattern
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line := strings.TrimRight(sc.Text(), "\r")
+		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
+			continue
+		}
+		ps = append(ps, gitignore.ParsePattern(line, domain))
+	}
+	return ps
+}

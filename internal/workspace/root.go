@@ -1,0 +1,159 @@
+// Package workspace confines Anvil's file access to one directory tree.
+//
+// Every path a user or a model hands to Anvil goes through [Root.Resolve],
+// which follows symlinks and refuses anything that ends up outside the root.
+// The package also owns the ignore rules (.gitignore files, .git/info/exclude
+// and .anvil/ignore) and the walk that honours them, so that listing,
+// searching and parsing all see the same set of files.
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ErrOutside is returned (wrapped in a [*PathError]) for a path that leaves
+// the workspace root, directly or through a symlink.
+var ErrOutside = errors.New("outside the workspace")
+
+// PathError records a path that could not be resolved and why. Its message is
+// written for a model or a user to act on.
+type PathError struct {
+	Path string
+	Err  error
+}
+
+func (e *PathError) Error() string { return fmt.Sprintf("%s: %v", e.Path, e.Err) }
+func (e *PathError) Unwrap() error { return e.Err }
+
+// Root is a workspace directory. Its zero value is not usable; call [New].
+type Root struct {
+	dir string // absolute, symlinks resolved
+}
+
+// New returns the workspace rooted at dir, which must be an existing directory.
+func New(dir string) (*Root, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", dir, err)
+	}
+	info, err := os.Stat(real)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", dir, err)
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("workspace %s: not a directory", dir)
+	}
+	return &Root{dir: real}, nil
+}
+
+// Dir returns the absolute, symlink-free path of the root.
+func (r *Root) Dir() string { return r.dir }
+
+// Path is a location inside the workspace.
+type Path struct {
+	Abs string // absolute, symlinks resolved
+	Rel string // slash-separated, relative to the root; "." for the root itself
+}
+
+// Resolve maps p, relative to the root or absolute, to a location inside the
+// workspace. Symlinks are followed, including in a missing path's existing
+// ancestors, so a link that points out of the root is refused like "..".
+// The path need not exist.
+func (r *Root) Resolve(p string) (Path, error) {
+	if strings.ContainsRune(p, 0) {
+		return Path{}, &PathError{Path: p, Err: errors.New("path contains a NUL byte")}
+	}
+	if p == "" {
+		p = "."
+	}
+	abs := p
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(r.dir, abs)
+	}
+	abs = filepath.Clean(abs)
+	// Check the lexical path first: a path that names a location outside the
+	// root is refused even if a symlink would bring it back in.
+	if !r.contains(abs) {
+		// An absolute path may spell the root through a symlink (e.g. /tmp
+		// vs /private/tmp); accept it only if it resolves inside.
+		if !filepath.IsAbs(p) {
+			return Path{}, &PathError{Path: p, Err: ErrOutside}
+		}
+	}
+	real, err := evalExisting(abs)
+	if err != nil {
+		return Path{}, &PathError{Path: p, Err: err}
+	}
+	if !r.contains(real) {
+		return Path{}, &PathError{Path: p, Err: ErrOutside}
+	}
+	return Path{Abs: real, Rel: r.rel(real)}, nil
+}
+
+// Rel returns abs relative to the root, slash-separated, or an error if abs
+// is not inside the root. abs is taken as is: symlinks are not followed.
+func (r *Root) Rel(abs string) (string, error) {
+	abs = filepath.Clean(abs)
+	if !r.contains(abs) {
+		return "", &PathError{Path: abs, Err: ErrOutside}
+	}
+	return r.rel(abs), nil
+}
+
+func (r *Root) rel(abs string) string {
+	rel, err := filepath.Rel(r.dir, abs)
+	if err != nil { // unreachable: both are absolute and abs is inside dir
+		return filepath.ToSlash(abs)
+	}
+	return filepath.ToSlash(rel)
+}
+
+func (r *Root) contains(abs string) bool {
+	if abs == r.dir {
+		return true
+	}
+	prefix := r.dir
+	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
+		prefix += string(filepath.Separator)
+	}
+	return strings.HasPrefix(abs, prefix)
+}
+
+// evalExisting resolves symlinks in abs. When abs does not exist, it resolves
+// the deepest existing ancestor and appends the rest, so that a new file under
+// a symlinked directory is judged by where it would really be written.
+func evalExisting(abs string) (string, error) {
+	real, err := filepath.EvalSymlinks(abs)
+	if err == nil {
+		return real, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	// A dangling symlink must not be created through: refuse it by resolving
+	// its target lexically.
+	if target, lerr := os.Readlink(abs); lerr == nil {
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(abs), target)
+		}
+		return evalExisting(filepath.Clean(target))
+	}
+	parent := filepath.Dir(abs)
+	if parent == abs {
+		return abs, nil
+	}
+	realParent, err := evalExisting(parent)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(realParent, filepath.Base(abs)), nil
+}

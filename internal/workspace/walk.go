@@ -1,0 +1,101 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Entry is one file or directory met by [Root.Walk].
+type Entry struct {
+	Rel   string      // slash-separated, relative to the root
+	Abs   string      // absolute
+	Depth int         // 1 for the direct children of the walk's start
+	Mode  fs.FileMode // type bits only (directory, symlink, ...)
+}
+
+// IsDir reports whether the entry is a directory (symlinks never are).
+func (e Entry) IsDir() bool { return e.Mode.IsDir() }
+
+// WalkOptions tune [Root.Walk].
+type WalkOptions struct {
+	// MaxDepth limits how far below the start the walk goes; 0 means no limit.
+	MaxDepth int
+}
+
+// Walk visits the entries under start in lexical order, depth first, skipping
+// what the ignore rules exclude (and always .git). The start itself is not
+// visited and is walked even if ignored, like a path named on a command line;
+// inside an ignored start only the ignore files at or below it apply, since
+// the rules above it would exclude everything it holds.
+// Symlinks are reported but never followed, so a walk cannot leave the root.
+//
+// fn may return [fs.SkipDir] for a directory to skip it, or [fs.SkipAll] to
+// stop. Unreadable directories are skipped. Walk returns ctx.Err() when the
+// context ends.
+func (r *Root) Walk(ctx context.Context, start Path, opts WalkOptions, fn func(Entry) error) error {
+	rules := r.rulesFor(start.Rel)
+	err := r.walkDir(ctx, start.Abs, start.Rel, 1, rules, opts, fn)
+	if errors.Is(err, fs.SkipAll) {
+		return nil
+	}
+	return err
+}
+
+// rulesFor builds the ignore rules that apply inside the directory rel by
+// entering every directory from the root down to it.
+func (r *Root) rulesFor(rel string) ignoreRules {
+	rules := rootRules(r.dir).enter(r.dir, ".")
+	if rel == "." || rel == "" {
+		return rules
+	}
+	cur := ""
+	for _, part := range strings.Split(rel, "/") {
+		cur = path.Join(cur, part)
+		abs := filepath.Join(r.dir, filepath.FromSlash(cur))
+		if rules.ignored(cur, true) {
+			rules = ignoreRules{}
+		}
+		rules = rules.enter(abs, cur)
+	}
+	return rules
+}
+
+func (r *Root) walkDir(ctx context.Context, abs, rel string, depth int, rules ignoreRules, opts WalkOptions, fn func(Entry) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		return nil // unreadable: nothing to visit
+	}
+	for _, de := range entries {
+		childRel := de.Name()
+		if rel != "." {
+			childRel = rel + "/" + de.Name()
+		}
+		isDir := de.IsDir()
+		if rules.ignored(childRel, isDir) {
+			continue
+		}
+		e := Entry{Rel: childRel, Abs: filepath.Join(abs, de.Name()), Depth: depth, Mode: de.Type()}
+		err := fn(e)
+		if errors.Is(err, fs.SkipDir) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if !isDir || (opts.MaxDepth > 0 && depth >= opts.MaxDepth) {
+			continue
+		}
+		if err := r.walkDir(ctx, e.Abs, childRel, depth+1, rules.enter(e.Abs, childRel), opts, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
