@@ -16,7 +16,7 @@ TYPESCRIPT_LEGACY_VERSION=6.0.3     # the last TypeScript with lib/tsserver.js, 
 PYRIGHT_VERSION=1.1.414
 GOPLS_VERSION=v0.23.0               # v0.24 needs Go 1.27
 
-dir=${1:-${ANVIL_TOOLS_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/anvil/tools}}
+dir=${1:-$("$(dirname "$0")/tools-dir.sh")}
 mkdir -p "$dir/bin"
 dir=$(cd "$dir" && pwd)
 

@@ -1,0 +1,12 @@
+// Command anvil is a terminal coding agent that validates every edit with
+// real language servers before it touches your files.
+//
+// This package holds only the CLI wiring; services are built by
+// internal/app.
+package main
+
+import "os"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

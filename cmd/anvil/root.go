@@ -1,0 +1,84 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes shared by every command. check and the agent add their own
+// meanings for 1 and 2 (rejected, unverified); 3 is always bad input.
+const (
+	exitOK       = 0
+	exitFailure  = 1
+	exitBadInput = 3
+)
+
+// exitError carries an exit code out of a command without printing twice.
+type exitError struct {
+	code int
+	err  error // printed to stderr when non-nil
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func badInput(format string, args ...any) error {
+	return &exitError{code: exitBadInput, err: fmt.Errorf(format, args...)}
+}
+
+// run executes the CLI with args and streams, returning the exit code.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintln(stderr, "anvil:", ee.err)
+		}
+		return ee.code
+	}
+	// Cobra's own errors (unknown flag, wrong arg count) are usage errors.
+	fmt.Fprintln(stderr, "anvil:", err)
+	return exitBadInput
+}
+
+func newRootCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "anvil",
+		Short: "A terminal coding agent whose edits pass a language server before they reach your files",
+		Long: `Anvil plans a change with read-only tools, asks you to approve the plan, then
+makes the edits in a shadow workspace where real language servers check them.
+Only change sets that introduce no new errors are written to disk.`,
+		Version:       version(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return badInput("%v (see 'anvil %s --help')", err, c.Name())
+	})
+	cmd.AddCommand(newToolCmd())
+	return cmd
+}
+
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok || info.Main.Version == "" {
+		return "devel"
+	}
+	return info.Main.Version
+}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/anvil-dev/anvil/internal/app"
+)
+
+type toolOptions struct {
+	dir    string
+	json   bool
+	schema bool
+}
+
+func newToolCmd() *cobra.Command {
+	var opts toolOptions
+	cmd := &cobra.Command{
+		Use:   "tool [NAME [ARGS_JSON|-]]",
+		Short: "Run one of the agent's tools from the shell",
+		Long: `Run one tool exactly as the agent would, and print its result.
+
+ARGS_JSON is the tool's arguments as a JSON object ("-" reads it from stdin;
+omitted means {}). Without NAME, lists the tools. With --schema, prints the
+tool's input schema instead of running it.
+
+Exit status: 0 the tool succeeded, 1 the tool reported an error (the kind a
+model would be asked to fix), 2 Anvil failed, 3 bad input.`,
+		Example: `  anvil tool read_file '{"path":"src/db.ts","start_line":10,"end_line":40}'
+  anvil tool list_files -C ./my-project '{"pattern":"**/*.go"}'
+  echo '{"pattern":"TODO"}' | anvil tool text_search --json -`,
+		Args: cobra.MaximumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runTool(cmd, opts, args)
+		},
+	}
+	cmd.Flags().StringVarP(&opts.dir, "dir", "C", ".", "workspace root")
+	cmd.Flags().BoolVar(&opts.json, "json", false, `print {"ok", "output", "data"} as JSON`)
+	cmd.Flags().BoolVar(&opts.schema, "schema", false, "print the tool's input schema instead of running it")
+	return cmd
+}
+
+func runTool(cmd *cobra.Command, opts toolOptions, args []string) error {
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	a, err := app.New(app.Options{Dir: opts.dir})
+	if err != nil {
+		return badInput("%v", err)
+	}
+	defer a.Close()
+
+	out := cmd.OutOrStdout()
+	if len(args) == 0 {
+		return listTools(out, a)
+	}
+	tool, ok := a.Tools.Get(args[0])
+	if !ok {
+		return badInput("unknown tool %q; available: %s", args[0], strings.Join(a.Tools.Names(), ", "))
+	}
+	if opts.schema {
+		return writeJSON(out, json.RawMessage(tool.InputSchema()))
+	}
+	raw, err := toolArgs(cmd.InOrStdin(), args[1:])
+	if err != nil {
+		return badInput("%v", err)
+	}
+	res, err := tool.Call(ctx, raw)
+	if err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("%s: %w", tool.Name(), err)}
+	}
+	if opts.json {
+		if err := writeJSON(out, struct {
+			OK     bool   `json:"ok"`
+			Output string `json:"output"`
+			Data   any    `json:"data"`
+		}{!res.IsError, res.Output, res.Data}); err != nil {
+			return err
+		}
+	} else {
+		w := out
+		if res.IsError {
+			w = cmd.ErrOrStderr()
+		}
+		fmt.Fprint(w, res.Output)
+		if !strings.HasSuffix(res.Output, "\n") {
+			fmt.Fprintln(w)
+		}
+	}
+	if res.IsError {
+		return &exitError{code: exitFailure}
+	}
+	return nil
+}
+
+// toolArgs returns the raw arguments: the argument itself, stdin for "-",
+// or {} when absent.
+func toolArgs(stdin io.Reader, args []string) (json.RawMessage, error) {
+	if len(args) == 0 {
+		return json.RawMessage("{}"), nil
+	}
+	if args[0] != "-" {
+		return json.RawMessage(args[0]), nil
+	}
+	data, err := io.ReadAll(stdin)
+	if err != nil {
+		return nil, fmt.Errorf("read arguments from stdin: %w", err)
+	}
+	return json.RawMessage(data), nil
+}
+
+func listTools(w io.Writer, a *app.App) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, t := range a.Tools.Tools() {
+		first, _, _ := strings.Cut(strings.TrimSpace(t.Description()), "\n")
+		fmt.Fprintf(tw, "%s\t%s\n", t.Name(), first)
+	}
+	return tw.Flush()
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
