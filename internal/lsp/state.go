@@ -1,0 +1,186 @@
+package lsp
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// state is what the server has told the client. It is guarded by Client.mu.
+type state struct {
+	// published holds the latest publishDiagnostics per file path.
+	published map[string]Published
+	// publishSeq counts publishDiagnostics notifications; lastPublish is the
+	// time of the latest.
+	publishSeq  uint64
+	lastPublish time.Time
+	// progress titles of work that has begun but not ended, by token.
+	activeWork map[string]string
+	// workBegun counts work-done progress begins, by title prefix word
+	// ("diagnosing", "Loading", ...).
+	workBegun map[string]int
+	// registrations holds dynamic capability registrations by method.
+	registrations map[string]Registration
+	// refreshes counts workspace/diagnostic/refresh requests.
+	refreshes int
+}
+
+func newState() state {
+	return state{
+		published:     map[string]Published{},
+		activeWork:    map[string]string{},
+		workBegun:     map[string]int{},
+		registrations: map[string]Registration{},
+	}
+}
+
+// Published is one publishDiagnostics notification as recorded.
+type Published struct {
+	URI         DocumentURI
+	Version     *int // the document version it describes, if the server said
+	Diagnostics []Diagnostic
+	Seq         uint64 // position in the stream of publishes
+}
+
+func (c *Client) recordPublish(p PublishDiagnosticsParams) {
+	c.mu.Lock()
+	c.state.publishSeq++
+	c.state.lastPublish = time.Now()
+	c.state.published[p.URI.Path()] = Published{URI: p.URI, Version: p.Version, Diagnostics: p.Diagnostics, Seq: c.state.publishSeq}
+	c.mu.Unlock()
+	c.broadcast()
+}
+
+func (c *Client) recordProgress(p ProgressParams) {
+	token := string(p.Token)
+	c.mu.Lock()
+	switch p.Value.Kind {
+	case "begin":
+		c.state.activeWork[token] = p.Value.Title
+		c.state.workBegun[firstWord(p.Value.Title)]++
+	case "end":
+		delete(c.state.activeWork, token)
+	}
+	c.mu.Unlock()
+	c.broadcast()
+}
+
+func firstWord(s string) string {
+	w, _, _ := strings.Cut(s, " ")
+	return w
+}
+
+// PublishSeq returns the number of publishDiagnostics notifications so far,
+// a mark to wait from.
+func (c *Client) PublishSeq() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.state.publishSeq
+}
+
+// Published returns the latest diagnostics pushed for path, if any.
+func (c *Client) Published(path string) (Published, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.state.published[path]
+	return p, ok
+}
+
+// PublishedAll returns the latest pushed diagnostics of every file that has
+// any record, by path.
+func (c *Client) PublishedAll() map[string]Published {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]Published, len(c.state.published))
+	for k, v := range c.state.published {
+		out[k] = v
+	}
+	return out
+}
+
+// WaitPublished blocks until the server has published diagnostics for path
+// that satisfy ok (given the publish; e.g. a version match or a Seq past a
+// mark).
+func (c *Client) WaitPublished(ctx context.Context, path string, ok func(Published) bool) (Published, error) {
+	var got Published
+	err := c.waitFor(ctx, func() bool {
+		p, found := c.state.published[path]
+		if found && ok(p) {
+			got = p
+			return true
+		}
+		return false
+	})
+	return got, err
+}
+
+// WorkBegun returns how many work-done progress reports whose title starts
+// with word have begun so far, a mark for [Client.WaitWorkDone].
+func (c *Client) WorkBegun(word string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.state.workBegun[word]
+}
+
+// WaitWorkDone blocks until at least n reports titled word... have begun
+// since mark and none of them is still running. gopls, with
+// verboseWorkDoneProgress, wraps the diagnosis that follows each file change
+// in such a report ("diagnosing didChange"), and ends it only after
+// publishing every diagnostic that change caused, in any file: a precise
+// barrier where otherwise only a quiet period would do.
+func (c *Client) WaitWorkDone(ctx context.Context, word string, mark, n int) error {
+	return c.waitFor(ctx, func() bool {
+		if c.state.workBegun[word] < mark+n {
+			return false
+		}
+		for _, title := range c.state.activeWork {
+			if firstWord(title) == word {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// WaitQuiet blocks until no diagnostics have been published for quiet,
+// counted from the later of now and the last publish. It is the fallback
+// settle for servers that offer nothing better.
+func (c *Client) WaitQuiet(ctx context.Context, quiet time.Duration) error {
+	start := time.Now()
+	for {
+		c.mu.Lock()
+		last := c.state.lastPublish
+		c.mu.Unlock()
+		from := start
+		if last.After(from) {
+			from = last
+		}
+		wait := time.Until(from.Add(quiet))
+		if wait <= 0 {
+			return nil
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.exited:
+			return c.ExitError()
+		}
+	}
+}
+
+// Registered reports whether the server registered method dynamically.
+func (c *Client) Registered(method string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.state.registrations[method]
+	return ok
+}
+
+// WaitRegistered blocks until the server has registered method.
+func (c *Client) WaitRegistered(ctx context.Context, method string) error {
+	return c.waitFor(ctx, func() bool {
+		_, ok := c.state.registrations[method]
+		return ok
+	})
+}

@@ -1,0 +1,343 @@
+package servers
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/anvil-dev/anvil/internal/lsp"
+)
+
+// FileChange is one file of a change set, as a server check sees it.
+type FileChange struct {
+	Path     string // absolute
+	Language string // LSP language id
+	// Old is the content on disk (the base); OldExists is false for a
+	// file the change creates.
+	Old       []byte
+	OldExists bool
+	// New is the proposed content; Delete removes the file instead.
+	New    []byte
+	Delete bool
+}
+
+// CheckRequest is one validation cycle for one server.
+type CheckRequest struct {
+	Files []FileChange
+	// Dependants are other files (absolute paths) to diagnose before and
+	// after, for servers that do not report dependants themselves.
+	Dependants []string
+	// AfterOverlay, if set, is called once the overlays have been sent;
+	// tests use it to crash a server in the middle of a check.
+	AfterOverlay func()
+}
+
+// CheckResult holds the diagnostics of every checked file before and after
+// the change, by absolute path. A file of the change set that is created
+// has no Before entry; a deleted one has no After entry.
+type CheckResult struct {
+	Before map[string][]lsp.Diagnostic
+	After  map[string][]lsp.Diagnostic
+	// Checked lists the files whose after-state the server reported on.
+	Checked []string
+}
+
+// Check runs one cycle: diagnostics of the current state, the proposed
+// contents sent as overlays (never written to disk), diagnostics again, and
+// the server's view restored to the disk. It fails (and the caller reports
+// the change as unverified) when the server cannot start, crashes or does
+// not settle before ctx ends.
+func (s *Server) Check(ctx context.Context, req CheckRequest) (CheckResult, error) {
+	s.busy.Lock()
+	defer s.busy.Unlock()
+	c, err := s.Client(ctx)
+	if err != nil {
+		return CheckResult{}, err
+	}
+	cyc := &cycle{server: s, client: c, req: req, res: CheckResult{
+		Before: map[string][]lsp.Diagnostic{}, After: map[string][]lsp.Diagnostic{},
+	}}
+	defer cyc.restore()
+	switch s.resolved.Spec.Mode {
+	case ModePull:
+		err = cyc.pull(ctx)
+	case ModePushProgress:
+		err = cyc.pushProgress(ctx)
+	default:
+		err = cyc.push(ctx)
+	}
+	if err != nil {
+		if !c.Alive() {
+			return cyc.res, c.ExitError()
+		}
+		return cyc.res, err
+	}
+	return cyc.res, nil
+}
+
+// cycle is the state of one Check.
+type cycle struct {
+	server *Server
+	client *lsp.Client
+	req    CheckRequest
+	res    CheckResult
+	opened []lsp.DocumentURI // documents this cycle opened, to close after
+}
+
+// overlayText is what the server is shown for a changed file: the new
+// content, or for a deletion a stand-in that keeps the file's language
+// valid but defines nothing, so importers break the way they would when
+// the file is gone.
+func overlayText(f FileChange) string {
+	if !f.Delete {
+		return string(f.New)
+	}
+	switch f.Language {
+	case "go":
+		if m := goPackageClause.FindSubmatch(f.Old); m != nil {
+			return "package " + string(m[1]) + "\n"
+		}
+		return ""
+	case "typescript", "typescriptreact", "javascript", "javascriptreact":
+		return "export {};\n"
+	}
+	return ""
+}
+
+var goPackageClause = regexp.MustCompile(`(?m)^package\s+(\w+)`)
+
+func (cy *cycle) open(ctx context.Context, path, language, text string) error {
+	uri := lsp.URIFromPath(path)
+	if _, open := cy.client.IsOpen(uri); open {
+		_, err := cy.client.DidChange(ctx, uri, text)
+		return err
+	}
+	if _, err := cy.client.DidOpen(ctx, uri, language, text); err != nil {
+		return err
+	}
+	cy.opened = append(cy.opened, uri)
+	return nil
+}
+
+// applyOverlays sends every change as an overlay and returns how many
+// notifications that took.
+func (cy *cycle) applyOverlays(ctx context.Context) (int, error) {
+	n := 0
+	for _, f := range cy.req.Files {
+		if err := cy.open(ctx, f.Path, f.Language, overlayText(f)); err != nil {
+			return n, err
+		}
+		n++
+	}
+	if cy.req.AfterOverlay != nil {
+		cy.req.AfterOverlay()
+	}
+	return n, nil
+}
+
+// restore closes what the cycle opened, on the server that is running now
+// (a restarted one, after a crash), so the server is back to the disk.
+func (cy *cycle) restore() {
+	c := cy.server.current()
+	if c == nil || !c.Alive() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), cy.server.timeout)
+	defer cancel()
+	for _, uri := range cy.opened {
+		_ = c.DidClose(ctx, uri)
+	}
+}
+
+// pull: ask for each file's diagnostics before and after. Files need not
+// be open: TypeScript 7 and pyright in workspace mode answer for closed
+// files, and an answer reflects every notification sent before the request.
+func (cy *cycle) pull(ctx context.Context) error {
+	var before []string
+	for _, f := range cy.req.Files {
+		if f.OldExists {
+			before = append(before, f.Path)
+		}
+	}
+	before = append(before, cy.req.Dependants...)
+	if err := cy.pullAll(ctx, before, cy.res.Before); err != nil {
+		return fmt.Errorf("diagnostics before the change: %w", err)
+	}
+	if _, err := cy.applyOverlays(ctx); err != nil {
+		return err
+	}
+	var after []string
+	for _, f := range cy.req.Files {
+		if !f.Delete {
+			after = append(after, f.Path)
+		}
+	}
+	after = append(after, cy.req.Dependants...)
+	if err := cy.pullAll(ctx, after, cy.res.After); err != nil {
+		return fmt.Errorf("diagnostics after the change: %w", err)
+	}
+	cy.res.Checked = after
+	return nil
+}
+
+// pullAll pulls paths with a few requests in flight and stores the answers.
+func (cy *cycle) pullAll(ctx context.Context, paths []string, into map[string][]lsp.Diagnostic) error {
+	type answer struct {
+		path  string
+		diags []lsp.Diagnostic
+		err   error
+	}
+	answers := make([]answer, len(paths))
+	sem := make(chan struct{}, 4)
+	var wg sync.WaitGroup
+	for i, p := range paths {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			d, err := cy.client.PullDiagnostics(ctx, lsp.URIFromPath(p))
+			answers[i] = answer{p, d, err}
+		}()
+	}
+	wg.Wait()
+	for _, a := range answers {
+		if a.err != nil {
+			return a.err
+		}
+		into[a.path] = a.diags
+	}
+	return nil
+}
+
+// pushProgress: open the changed files as they are on disk and wait for the
+// "diagnosing" work to end; then send the overlays and wait again. The
+// server publishes every file whose diagnostics changed, open or not, so
+// every published file counts as checked; files it never published have
+// none.
+func (cy *cycle) pushProgress(ctx context.Context) error {
+	const work = "diagnosing"
+	c := cy.client
+	// Let work from earlier cycles (their restores) finish first.
+	if err := c.WaitWorkDone(ctx, work, c.WorkBegun(work), 0); err != nil {
+		return fmt.Errorf("waiting for earlier diagnosis: %w", err)
+	}
+	mark := c.WorkBegun(work)
+	n := 0
+	for _, f := range cy.req.Files {
+		if f.OldExists {
+			if err := cy.open(ctx, f.Path, f.Language, string(f.Old)); err != nil {
+				return err
+			}
+			n++
+		}
+	}
+	if err := c.WaitWorkDone(ctx, work, mark, n); err != nil {
+		return fmt.Errorf("diagnostics before the change: %w", err)
+	}
+	before := c.PublishedAll()
+	mark = c.WorkBegun(work)
+	n, err := cy.applyOverlays(ctx)
+	if err != nil {
+		return err
+	}
+	if err := c.WaitWorkDone(ctx, work, mark, n); err != nil {
+		return fmt.Errorf("diagnostics after the change: %w", err)
+	}
+	after := c.PublishedAll()
+
+	deleted := map[string]bool{}
+	for _, f := range cy.req.Files {
+		if f.Delete {
+			deleted[f.Path] = true
+		}
+	}
+	for p, pub := range before {
+		cy.res.Before[p] = pub.Diagnostics
+	}
+	for p, pub := range after {
+		if deleted[p] {
+			continue
+		}
+		cy.res.After[p] = pub.Diagnostics
+		cy.res.Checked = append(cy.res.Checked, p)
+	}
+	for _, f := range cy.req.Files {
+		if _, ok := cy.res.After[f.Path]; !ok && !f.Delete {
+			cy.res.After[f.Path] = nil
+			cy.res.Checked = append(cy.res.Checked, f.Path)
+		}
+	}
+	return nil
+}
+
+// push: servers that publish only for open files, with no end marker. Open
+// the changed files and the dependants, wait for a publish of each, then a
+// quiet period; send the overlays and wait the same way again.
+func (cy *cycle) push(ctx context.Context) error {
+	c := cy.client
+	quiet := cy.server.resolved.Spec.quiet()
+	var watched []string
+	mark := c.PublishSeq()
+	for _, f := range cy.req.Files {
+		if f.OldExists {
+			if err := cy.open(ctx, f.Path, f.Language, string(f.Old)); err != nil {
+				return err
+			}
+			watched = append(watched, f.Path)
+		}
+	}
+	for _, p := range cy.req.Dependants {
+		text, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		if err := cy.open(ctx, p, LanguageOf(p), string(text)); err != nil {
+			return err
+		}
+		watched = append(watched, p)
+	}
+	if err := cy.settlePush(ctx, watched, mark, quiet); err != nil {
+		return fmt.Errorf("diagnostics before the change: %w", err)
+	}
+	for _, p := range watched {
+		pub, _ := c.Published(p)
+		cy.res.Before[p] = pub.Diagnostics
+	}
+
+	mark = c.PublishSeq()
+	if _, err := cy.applyOverlays(ctx); err != nil {
+		return err
+	}
+	var after []string
+	for _, f := range cy.req.Files {
+		if !f.Delete {
+			after = append(after, f.Path)
+		}
+	}
+	after = append(after, cy.req.Dependants...)
+	if err := cy.settlePush(ctx, after, mark, quiet); err != nil {
+		return fmt.Errorf("diagnostics after the change: %w", err)
+	}
+	for _, p := range after {
+		pub, _ := c.Published(p)
+		cy.res.After[p] = pub.Diagnostics
+	}
+	cy.res.Checked = after
+	return nil
+}
+
+// settlePush waits until each path has a publish newer than mark, then for
+// a quiet period, since a server may publish a file more than once (syntax
+// first, semantics after).
+func (cy *cycle) settlePush(ctx context.Context, paths []string, mark uint64, quiet time.Duration) error {
+	for _, p := range paths {
+		if _, err := cy.client.WaitPublished(ctx, p, func(pub lsp.Published) bool { return pub.Seq > mark }); err != nil {
+			return fmt.Errorf("no diagnostics for %s: %w", p, err)
+		}
+	}
+	return cy.client.WaitQuiet(ctx, quiet)
+}

@@ -1,0 +1,111 @@
+package servers
+
+import (
+	"context"
+	"io"
+	"sync"
+	"time"
+)
+
+// Manager runs the language servers of one workspace: at most one per spec,
+// started on first use and shut down together. It is a value owned by the
+// composition root, not a global, so tests and several workspaces can each
+// have their own.
+type Manager struct {
+	root     string
+	registry *Registry
+	log      io.Writer
+	timeout  time.Duration
+
+	mu      sync.Mutex
+	servers map[string]*Server // by spec name
+	closed  bool
+}
+
+// ManagerOptions configure a Manager.
+type ManagerOptions struct {
+	// Log receives servers' stderr and restart notices; nil discards them.
+	Log io.Writer
+	// StartTimeout bounds a server's start and readiness (gopls loading the
+	// workspace); zero means 60 s.
+	StartTimeout time.Duration
+}
+
+// NewManager returns a manager for the workspace at root.
+func NewManager(root string, registry *Registry, opts ManagerOptions) *Manager {
+	if opts.StartTimeout == 0 {
+		opts.StartTimeout = 60 * time.Second
+	}
+	return &Manager{root: root, registry: registry, log: opts.Log, timeout: opts.StartTimeout, servers: map[string]*Server{}}
+}
+
+// Registry returns the registry the manager resolves servers with.
+func (m *Manager) Registry() *Registry { return m.registry }
+
+// ForLanguage returns the server for an LSP language id, creating it (not
+// yet started) on first use. A *NoServerError means none is available.
+func (m *Manager) ForLanguage(language string) (*Server, error) {
+	resolved, err := m.registry.Resolve(m.root, language)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, context.Canceled
+	}
+	if s, ok := m.servers[resolved.Spec.Name]; ok {
+		return s, nil
+	}
+	s := newServer(resolved, m.root, m.log, m.timeout)
+	m.servers[resolved.Spec.Name] = s
+	return s, nil
+}
+
+// ForFile returns the server for the file at path (see [LanguageOf]).
+func (m *Manager) ForFile(path string) (*Server, error) {
+	lang := LanguageOf(path)
+	if lang == "" {
+		return nil, &NoServerError{Language: "files like " + path}
+	}
+	return m.ForLanguage(lang)
+}
+
+// Prewarm starts the servers for languages in the background so the first
+// check does not pay their start-up; errors surface on first use.
+func (m *Manager) Prewarm(ctx context.Context, languages ...string) {
+	for _, l := range languages {
+		s, err := m.ForLanguage(l)
+		if err != nil {
+			continue
+		}
+		go func() { _, _ = s.Client(ctx) }()
+	}
+}
+
+// Running returns the servers created so far.
+func (m *Manager) Running() []*Server {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]*Server, 0, len(m.servers))
+	for _, s := range m.servers {
+		out = append(out, s)
+	}
+	return out
+}
+
+// Shutdown shuts every server down in parallel, bounded by ctx.
+func (m *Manager) Shutdown(ctx context.Context) {
+	m.mu.Lock()
+	m.closed = true
+	servers := make([]*Server, 0, len(m.servers))
+	for _, s := range m.servers {
+		servers = append(servers, s)
+	}
+	m.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, s := range servers {
+		wg.Go(func() { s.Shutdown(ctx) })
+	}
+	wg.Wait()
+}

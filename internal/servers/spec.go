@@ -1,0 +1,122 @@
+// Package servers knows which language server checks which files, finds and
+// starts them, keeps one running per (workspace, server), restarts them when
+// they crash, and runs the check cycle each one needs: how to get a trusted
+// "before" and "after" set of diagnostics out of a server differs by server,
+// and that knowledge lives here.
+package servers
+
+import (
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Mode is how a server delivers diagnostics, which decides how a check
+// knows the server has finished with a change.
+type Mode string
+
+const (
+	// ModePull: the client asks for each file's diagnostics
+	// (textDocument/diagnostic); the answer reflects every change sent
+	// before it. TypeScript 7's server and pyright.
+	ModePull Mode = "pull"
+	// ModePushProgress: the server pushes diagnostics for every affected
+	// file, open or not, and brackets the work in "diagnosing" progress
+	// reports (gopls with verboseWorkDoneProgress).
+	ModePushProgress Mode = "push-progress"
+	// ModePush: the server pushes, for open files only, with nothing that
+	// marks the end; a check waits for a publish per file, then a quiet
+	// period. typescript-language-server and unknown servers.
+	ModePush Mode = "push"
+)
+
+// Spec describes one language server.
+type Spec struct {
+	// Name identifies the server ("gopls") in config, logs and output.
+	Name string `json:"name" toml:"name"`
+	// Command and Args start it; Command is looked up on PATH, in the
+	// workspace's node_modules/.bin and in Anvil's tools directory.
+	Command string   `json:"command" toml:"command"`
+	Args    []string `json:"args,omitempty" toml:"args"`
+	// Languages are the LSP language ids it serves (see [LanguageOf]).
+	Languages []string `json:"languages" toml:"languages"`
+	// RootMarkers are files that mark a project this server applies to;
+	// informational for doctor, since Anvil roots servers at the workspace.
+	RootMarkers []string `json:"root_markers,omitempty" toml:"root_markers"`
+	// InitOptions is sent as initializationOptions; Settings answers
+	// workspace/configuration.
+	InitOptions map[string]any `json:"init_options,omitempty" toml:"init_options"`
+	Settings    map[string]any `json:"settings,omitempty" toml:"settings"`
+	// Mode is how it delivers diagnostics.
+	Mode Mode `json:"mode" toml:"mode"`
+	// ReportsDependants is true when the server itself reports every file a
+	// change affects (gopls); otherwise Anvil finds the importers and asks
+	// about them.
+	ReportsDependants bool `json:"reports_dependants,omitempty" toml:"reports_dependants"`
+	// Quiet is the quiet period a push-mode check waits after the last
+	// publish; 0 means 150 ms.
+	Quiet time.Duration `json:"quiet,omitempty" toml:"quiet"`
+	// Env is added to the server's environment.
+	Env []string `json:"env,omitempty" toml:"env"`
+
+	// version is the TypeScript version the spec was chosen for, if any.
+	version string
+}
+
+// LanguageOf returns the LSP language id of path, or "" when the file is not
+// source code Anvil knows (Markdown, JSON, text...).
+func LanguageOf(path string) string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".ts", ".mts", ".cts":
+		return "typescript"
+	case ".tsx":
+		return "typescriptreact"
+	case ".js", ".mjs", ".cjs":
+		return "javascript"
+	case ".jsx":
+		return "javascriptreact"
+	case ".go":
+		return "go"
+	case ".py", ".pyi":
+		return "python"
+	case ".rs":
+		return "rust"
+	case ".c", ".h":
+		return "c"
+	case ".cc", ".cpp", ".cxx", ".hpp", ".hh":
+		return "cpp"
+	case ".java":
+		return "java"
+	case ".rb":
+		return "ruby"
+	case ".cs":
+		return "csharp"
+	case ".php":
+		return "php"
+	case ".kt":
+		return "kotlin"
+	case ".swift":
+		return "swift"
+	case ".lua":
+		return "lua"
+	case ".zig":
+		return "zig"
+	}
+	return ""
+}
+
+func (s Spec) serves(language string) bool {
+	for _, l := range s.Languages {
+		if l == language {
+			return true
+		}
+	}
+	return false
+}
+
+func (s Spec) quiet() time.Duration {
+	if s.Quiet > 0 {
+		return s.Quiet
+	}
+	return 150 * time.Millisecond
+}
