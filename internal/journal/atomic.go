@@ -1,0 +1,165 @@
+package journal
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// The file operations below go through an [os.Root], so that a symlink
+// planted inside the workspace cannot redirect a write outside it, even
+// after [workspace.Root.Resolve] has checked the path. Paths are relative to
+// the os.Root and use the OS separator.
+
+// tempMarker is part of every temporary file's name, so that recovery can
+// recognise and delete the ones a crash left behind.
+const tempMarker = ".anvil-tmp-"
+
+// writeFile replaces name with data and permission bits perm atomically:
+// readers see either the old file or the whole new one, and after a crash the
+// file is one or the other.
+func writeFile(r *os.Root, name string, data []byte, perm fs.FileMode) (err error) {
+	dir, base := filepath.Split(name)
+	dir = filepath.Clean(dir)
+	f, tmp, err := createTemp(r, dir, base)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			r.Remove(tmp)
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	// Chmod on the open file, not at creation, so the umask cannot strip
+	// bits the file had (a 0775 file stays 0775).
+	if err := f.Chmod(perm.Perm()); err != nil {
+		return err
+	}
+	// Without this fsync a crash after the rename can leave an empty file:
+	// the rename may reach the disk before the data does.
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := r.Rename(tmp, name); err != nil {
+		return err
+	}
+	return syncDir(r, dir)
+}
+
+// createTemp creates a new, empty file next to base in dir. Being in the same
+// directory keeps the later rename on one file system, hence atomic.
+func createTemp(r *os.Root, dir, base string) (*os.File, string, error) {
+	for range 10 {
+		name := filepath.Join(dir, fmt.Sprintf(".%s%s%08x", base, tempMarker, rand.Uint32()))
+		f, err := r.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, name, err
+	}
+	return nil, "", fmt.Errorf("create temporary file for %s: too many collisions", filepath.Join(dir, base))
+}
+
+// removeFile deletes name if it exists and makes the removal durable.
+func removeFile(r *os.Root, name string) error {
+	if err := r.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return syncDir(r, filepath.Dir(name))
+}
+
+// removeTemps deletes temporary files a crash may have left beside name.
+func removeTemps(r *os.Root, name string) error {
+	dir, base := filepath.Split(name)
+	dir = filepath.Clean(dir)
+	d, err := r.Open(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	ents, err := d.ReadDir(-1)
+	d.Close()
+	if err != nil {
+		return err
+	}
+	prefix := "." + base + tempMarker
+	var errs []error
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), prefix) && e.Type().IsRegular() {
+			errs = append(errs, r.Remove(filepath.Join(dir, e.Name())))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// mkdirs creates each directory of dirs, parents before children, and makes
+// each new entry durable by syncing its parent. Existing ones are fine.
+func mkdirs(r *os.Root, dirs []string) error {
+	for _, d := range dirs {
+		if err := r.Mkdir(d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		if err := syncDir(r, filepath.Dir(d)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pruneDirs removes those of dirs that are empty, children before parents.
+// It is best effort: a directory someone put files into is simply kept.
+func pruneDirs(r *os.Root, dirs []string) {
+	for i := len(dirs) - 1; i >= 0; i-- {
+		if r.Remove(dirs[i]) == nil {
+			_ = syncDir(r, filepath.Dir(dirs[i]))
+		}
+	}
+}
+
+// syncDir fsyncs directory dir, which makes the creation, rename or removal
+// of its entries durable. Windows cannot fsync a directory, and there
+// renames are journaled by NTFS itself.
+func syncDir(r *os.Root, dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := r.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// syncPath fsyncs the directory at the absolute path dir.
+func syncPath(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -1,0 +1,230 @@
+package journal
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/session"
+)
+
+// State is how far an entry got. An entry moves from [Prepared] to
+// [Committed] or [RolledBack], and from [Committed] to [Undone].
+type State string
+
+// The states of an entry.
+const (
+	// Prepared: the entry is on disk and files may be partly written. Seen
+	// under the lock, it marks a crash; [Journal.Recover] rolls it back.
+	Prepared State = "prepared"
+	// Committed: every file has its new content.
+	Committed State = "committed"
+	// RolledBack: every file is back to its old content (except those
+	// listed in [Entry.Kept]).
+	RolledBack State = "rolled-back"
+	// Undone: a later entry reverted this one.
+	Undone State = "undone"
+)
+
+func (s State) String() string { return string(s) }
+
+const (
+	manifestFile = "manifest.json"
+	savedDir     = "files"
+	// formatVersion is written to every manifest and bumped on any
+	// incompatible change, so an older Anvil does not misread a newer entry.
+	formatVersion = 1
+)
+
+// Entry is one journaled commit, as recorded in its manifest.
+type Entry struct {
+	Version int `json:"version"`
+	// ID is "<session id>/<seq>", unique under a sessions base. It comes
+	// from the entry's location, not from the manifest.
+	ID string `json:"-"`
+	// Root is the workspace's absolute, symlink-free directory.
+	Root string `json:"root"`
+	// Time is when the commit started, from the journal's clock; undo
+	// reverts entries in reverse order of it.
+	Time    time.Time `json:"time"`
+	Message string    `json:"message"`
+	State   State     `json:"state"`
+	Files   []File    `json:"files"`
+	// Dirs are the directories the commit created for new files,
+	// slash-separated, parents first. Rolling back or undoing removes them
+	// again if they are empty.
+	Dirs []string `json:"created_dirs,omitempty"`
+	// Undoes is the ID of the entry this one reverts; it is set only on
+	// entries written by [Journal.Undo].
+	Undoes string `json:"undoes,omitempty"`
+	// UndoneBy is the ID of the entry that reverted this one.
+	UndoneBy string `json:"undone_by,omitempty"`
+	// Kept lists the files recovery did not restore because they had been
+	// changed after the crash. Their old content is still in the entry.
+	Kept []string `json:"kept,omitempty"`
+
+	dir string
+}
+
+// File is one file of an entry: its state before and after the commit.
+type File struct {
+	// Path is slash-separated and relative to the workspace root.
+	Path string `json:"path"`
+	// Existed reports whether the file existed before the commit.
+	Existed bool `json:"existed"`
+	// Mode is the file's permission bits before the commit.
+	Mode fs.FileMode `json:"mode,omitempty"`
+	// BeforeHash is the [changeset.Hash] of the content before the commit.
+	BeforeHash string `json:"before_hash,omitempty"`
+	// Saved is where that content is kept, relative to [Entry.Dir].
+	Saved string `json:"saved,omitempty"`
+	// Deleted reports whether the commit removes the file.
+	Deleted bool `json:"deleted,omitempty"`
+	// AfterHash and AfterMode are the new content's hash and mode.
+	AfterHash string      `json:"after_hash,omitempty"`
+	AfterMode fs.FileMode `json:"after_mode,omitempty"`
+}
+
+// Dir returns the entry's directory, which holds its manifest and the saved
+// contents.
+func (e *Entry) Dir() string { return e.dir }
+
+// Paths returns the entry's files.
+func (e *Entry) Paths() []string {
+	out := make([]string, len(e.Files))
+	for i, f := range e.Files {
+		out[i] = f.Path
+	}
+	return out
+}
+
+// save writes the manifest atomically; writeFile also syncs the entry
+// directory, so the new state is durable when save returns.
+func (e *Entry) save() error {
+	data, err := json.MarshalIndent(e, "", "  ")
+	if err != nil {
+		return err
+	}
+	r, err := os.OpenRoot(e.dir)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if err := writeFile(r, manifestFile, append(data, '\n'), 0o600); err != nil {
+		return fmt.Errorf("journal %s: write manifest: %w", e.ID, err)
+	}
+	return nil
+}
+
+// setState records a new state durably.
+func (e *Entry) setState(s State) error {
+	old := e.State
+	e.State = s
+	if err := e.save(); err != nil {
+		e.State = old
+		return err
+	}
+	return nil
+}
+
+// readSaved returns the content file f had before the commit, checked
+// against its hash so that a damaged journal never overwrites user files.
+func (e *Entry) readSaved(f File) ([]byte, error) {
+	data, err := os.ReadFile(filepath.Join(e.dir, filepath.FromSlash(f.Saved)))
+	if err != nil {
+		return nil, fmt.Errorf("journal %s: saved content of %s: %w", e.ID, f.Path, err)
+	}
+	if changeset.Hash(data) != f.BeforeHash {
+		return nil, fmt.Errorf("journal %s: saved content of %s is damaged", e.ID, f.Path)
+	}
+	return data, nil
+}
+
+// loadEntry reads the entry in dir, whose ID is id.
+func loadEntry(dir, id string) (*Entry, error) {
+	data, err := os.ReadFile(filepath.Join(dir, manifestFile))
+	if err != nil {
+		return nil, err
+	}
+	e := &Entry{}
+	if err := json.Unmarshal(data, e); err != nil {
+		return nil, fmt.Errorf("journal %s: %w", id, err)
+	}
+	if e.Version != formatVersion {
+		return nil, fmt.Errorf("journal %s: unsupported format version %d", id, e.Version)
+	}
+	e.ID, e.dir = id, dir
+	return e, nil
+}
+
+// scan returns the entries of workspace root in every session under base,
+// oldest first. Manifests it cannot read are returned as problems beside the
+// entries; they may belong to any workspace, so callers decide whether that
+// matters. A missing base means no entries.
+func scan(base, root string) (entries []*Entry, problems []error, err error) {
+	sessions, err := os.ReadDir(base)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("journal: %w", err)
+	}
+	for _, s := range sessions {
+		if !s.IsDir() {
+			continue
+		}
+		jdir := filepath.Join(base, s.Name(), session.JournalDir)
+		seqs, err := os.ReadDir(jdir)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				problems = append(problems, err)
+			}
+			continue
+		}
+		for _, q := range seqs {
+			if !q.IsDir() {
+				continue
+			}
+			e, err := loadEntry(filepath.Join(jdir, q.Name()), s.Name()+"/"+q.Name())
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				// A crash during prepare, before the manifest existed:
+				// no user file was touched yet.
+			case err != nil:
+				problems = append(problems, err)
+			case e.Root == root:
+				entries = append(entries, e)
+			}
+		}
+	}
+	markUndone(entries)
+	slices.SortFunc(entries, func(a, b *Entry) int {
+		return cmp.Or(a.Time.Compare(b.Time), cmp.Compare(a.ID, b.ID))
+	})
+	return entries, problems, nil
+}
+
+// markUndone sets the state of entries reverted by a committed undo entry.
+// Undo marks them itself, but a crash can fall between the two writes; the
+// undo entry is the authority.
+func markUndone(entries []*Entry) {
+	byID := make(map[string]*Entry, len(entries))
+	for _, e := range entries {
+		byID[e.ID] = e
+	}
+	for _, e := range entries {
+		if e.Undoes == "" || e.State != Committed {
+			continue
+		}
+		if t := byID[e.Undoes]; t != nil && t.State == Committed {
+			t.State, t.UndoneBy = Undone, e.ID
+		}
+	}
+}

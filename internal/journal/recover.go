@@ -1,0 +1,114 @@
+package journal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/anvil-dev/anvil/internal/changeset"
+)
+
+// Recovery is what [Journal.Recover] did for one interrupted commit.
+type Recovery struct {
+	// Entry is the interrupted commit, now [RolledBack].
+	Entry *Entry
+	// Restored lists the files put back to their state before the commit;
+	// files the commit had not reached yet are not listed.
+	Restored []string
+	// Kept lists the files left alone because someone changed them after
+	// the crash. Their old content is in the entry (see [File.Saved]).
+	Kept []string
+}
+
+// Recover rolls back the workspace's commits that a crash interrupted, in
+// any session under the sessions base, newest first, and reports what it
+// did. Entries of other workspaces are left alone. Running it again finds
+// nothing to do. Manifests it cannot read are reported in the error, beside
+// the recoveries it managed.
+func (j *Journal) Recover(ctx context.Context) ([]Recovery, error) {
+	unlock, err := j.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	entries, problems, err := scan(j.base, j.root.Dir())
+	if err != nil {
+		return nil, err
+	}
+	r, err := os.OpenRoot(j.root.Dir())
+	if err != nil {
+		return nil, fmt.Errorf("recover: %w", err)
+	}
+	defer r.Close()
+	var out []Recovery
+	errs := problems
+	for _, e := range slices.Backward(entries) {
+		if e.State != Prepared {
+			continue
+		}
+		rec, err := recoverEntry(r, e)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, rec)
+	}
+	return out, errors.Join(errs...)
+}
+
+// recoverEntry restores the files of the interrupted entry e. Each file is
+// in its before-state (not reached yet), its after-state (written), or
+// neither (changed since the crash, and kept).
+func recoverEntry(r *os.Root, e *Entry) (Recovery, error) {
+	rec := Recovery{Entry: e}
+	for _, f := range e.Files {
+		// A crash between creating and renaming a temporary file leaves it
+		// beside the target.
+		if err := removeTemps(r, filepath.FromSlash(f.Path)); err != nil {
+			return rec, fmt.Errorf("recover %s: %w", e.ID, err)
+		}
+		o, err := readOp(r, f.Path)
+		if errors.Is(err, errNotRegular) {
+			rec.Kept = append(rec.Kept, f.Path)
+			continue
+		}
+		if err != nil {
+			return rec, fmt.Errorf("recover %s: %w", e.ID, err)
+		}
+		switch {
+		case atBefore(o, f):
+		case atAfter(o, f):
+			if err := restore(r, e, f); err != nil {
+				return rec, fmt.Errorf("recover %s: restore %s: %w", e.ID, f.Path, err)
+			}
+			rec.Restored = append(rec.Restored, f.Path)
+		default:
+			rec.Kept = append(rec.Kept, f.Path)
+		}
+	}
+	pruneDirs(r, osPaths(e.Dirs))
+	e.Kept = rec.Kept
+	if err := e.setState(RolledBack); err != nil {
+		return rec, err
+	}
+	return rec, nil
+}
+
+// atBefore reports whether the file o read is as it was before f's commit.
+func atBefore(o *op, f File) bool {
+	if !f.Existed {
+		return !o.exists
+	}
+	return o.exists && changeset.Hash(o.cur) == f.BeforeHash
+}
+
+// atAfter reports whether the file o read is as f's commit left it.
+func atAfter(o *op, f File) bool {
+	if f.Deleted {
+		return !o.exists
+	}
+	return o.exists && changeset.Hash(o.cur) == f.AfterHash
+}

@@ -1,0 +1,103 @@
+package journal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// Undo reverts the workspace's latest committed entry, across sessions, and
+// returns it, now [Undone]. Calling it again reverts the one before.
+//
+// Every file of the entry must still be as the commit left it; otherwise
+// Undo returns a [*ConflictError] naming the changed files and writes
+// nothing. With no committed entry left, the error is [ErrNothingToUndo].
+// The revert is journaled like a commit, in the reverted entry's session;
+// its entry ID is the result's UndoneBy.
+func (j *Journal) Undo(ctx context.Context) (*Entry, error) {
+	unlock, err := j.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	entries, err := j.settled()
+	if err != nil {
+		return nil, err
+	}
+	target := lastCommitted(entries)
+	if target == nil {
+		return nil, ErrNothingToUndo
+	}
+	r, err := os.OpenRoot(j.root.Dir())
+	if err != nil {
+		return nil, fmt.Errorf("undo: %w", err)
+	}
+	defer r.Close()
+	ops, err := undoOps(r, target)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	sessDir := filepath.Dir(filepath.Dir(target.dir))
+	msg := fmt.Sprintf("undo %s: %s", target.ID, target.Message)
+	u, err := j.run(r, sessDir, ops, msg, target.ID)
+	if err != nil {
+		return nil, fmt.Errorf("undo %s: %w", target.ID, err)
+	}
+	pruneDirs(r, osPaths(target.Dirs))
+	target.State, target.UndoneBy = Undone, u.ID
+	// If this write fails the revert still stands: scan treats an entry
+	// named by a committed undo entry as undone.
+	_ = target.save()
+	return target, nil
+}
+
+// lastCommitted returns the latest entry that can still be undone: a
+// committed one that is not itself an undo.
+func lastCommitted(entries []*Entry) *Entry {
+	for _, e := range slices.Backward(entries) {
+		if e.State == Committed && e.Undoes == "" {
+			return e
+		}
+	}
+	return nil
+}
+
+// undoOps returns the ops that put e's files back, after checking that each
+// is still as e left it.
+func undoOps(r *os.Root, e *Entry) ([]*op, error) {
+	var ops []*op
+	var conflicts []string
+	for _, f := range e.Files {
+		o, err := readOp(r, f.Path)
+		if errors.Is(err, errNotRegular) {
+			conflicts = append(conflicts, f.Path)
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("undo: %w", err)
+		}
+		if !atAfter(o, f) {
+			conflicts = append(conflicts, f.Path)
+			continue
+		}
+		o.delete = !f.Existed
+		if f.Existed {
+			if o.content, err = e.readSaved(f); err != nil {
+				return nil, fmt.Errorf("undo: %w", err)
+			}
+			o.newMode = f.Mode
+		}
+		ops = append(ops, o)
+	}
+	if len(conflicts) > 0 {
+		slices.Sort(conflicts)
+		return nil, &ConflictError{Op: "undo", Paths: conflicts}
+	}
+	return ops, nil
+}
