@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"os/exec"
 	"sync"
@@ -118,7 +119,13 @@ func Start(ctx context.Context, cfg Config) (*Client, error) {
 		c.broadcast()
 	}()
 	stream := jsonrpc2.NewBufferedStream(pipeRWC{stdout, stdin}, jsonrpc2.VSCodeObjectCodec{})
-	c.conn = jsonrpc2.NewConn(context.Background(), stream, handler{c})
+	// The library logs protocol noise (a closed pipe when the server dies)
+	// through its logger; send it where the server's stderr goes.
+	logOut := cfg.Log
+	if logOut == nil {
+		logOut = io.Discard
+	}
+	c.conn = jsonrpc2.NewConn(context.Background(), stream, handler{c}, jsonrpc2.SetLogger(log.New(logOut, "jsonrpc2: ", 0)))
 
 	if err := c.initialize(ctx); err != nil {
 		c.Kill()

@@ -63,12 +63,7 @@ func (h handler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 			}
 			c.mu.Unlock()
 		}
-	case "workspace/diagnostic/refresh":
-		c.mu.Lock()
-		c.state.refreshes++
-		c.mu.Unlock()
-		c.broadcast()
-	case "window/workDoneProgress/create", "window/showMessageRequest":
+	case "workspace/diagnostic/refresh", "window/workDoneProgress/create", "window/showMessageRequest":
 		// null: accepted, nothing chosen
 	case "workspace/workspaceFolders":
 		result = []map[string]string{{"uri": string(URIFromPath(c.cfg.Dir)), "name": filepath.Base(c.cfg.Dir)}}

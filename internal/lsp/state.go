@@ -21,8 +21,6 @@ type state struct {
 	workBegun map[string]int
 	// registrations holds dynamic capability registrations by method.
 	registrations map[string]Registration
-	// refreshes counts workspace/diagnostic/refresh requests.
-	refreshes int
 }
 
 func newState() state {

@@ -152,13 +152,19 @@ func (cy *cycle) restore() {
 	}
 }
 
-// pull: ask for each file's diagnostics before and after. Files need not
-// be open: TypeScript 7 and pyright in workspace mode answer for closed
-// files, and an answer reflects every notification sent before the request.
+// pull: ask for each file's diagnostics before and after; an answer
+// reflects the notifications sent before the request, for open and closed
+// files alike. The changed files are first opened with their disk content
+// and the overlays sent as didChange: pyright applies a didOpen lazily, so
+// a dependant pulled right after opening a file with new content can still
+// see the old one, while a didChange is seen at once.
 func (cy *cycle) pull(ctx context.Context) error {
 	var before []string
 	for _, f := range cy.req.Files {
 		if f.OldExists {
+			if err := cy.open(ctx, f.Path, f.Language, string(f.Old)); err != nil {
+				return err
+			}
 			before = append(before, f.Path)
 		}
 	}
@@ -275,8 +281,8 @@ func (cy *cycle) pushProgress(ctx context.Context) error {
 }
 
 // push: servers that publish only for open files, with no end marker. Open
-// the changed files and the dependants, wait for a publish of each, then a
-// quiet period; send the overlays and wait the same way again.
+// the changed files and the dependants and wait for quiet; send the
+// overlays and wait for quiet again.
 func (cy *cycle) push(ctx context.Context) error {
 	c := cy.client
 	quiet := cy.server.resolved.Spec.quiet()
@@ -300,7 +306,14 @@ func (cy *cycle) push(ctx context.Context) error {
 		}
 		watched = append(watched, p)
 	}
-	if err := cy.settlePush(ctx, watched, mark, quiet); err != nil {
+	// A file just opened is always published once; the first time can take
+	// seconds while the server loads the project, far past any quiet period.
+	for _, p := range watched {
+		if _, err := c.WaitPublished(ctx, p, func(pub lsp.Published) bool { return pub.Seq > mark }); err != nil {
+			return fmt.Errorf("diagnostics before the change: none for %s: %w", p, err)
+		}
+	}
+	if err := cy.settlePush(ctx, quiet); err != nil {
 		return fmt.Errorf("diagnostics before the change: %w", err)
 	}
 	for _, p := range watched {
@@ -308,7 +321,6 @@ func (cy *cycle) push(ctx context.Context) error {
 		cy.res.Before[p] = pub.Diagnostics
 	}
 
-	mark = c.PublishSeq()
 	if _, err := cy.applyOverlays(ctx); err != nil {
 		return err
 	}
@@ -319,7 +331,7 @@ func (cy *cycle) push(ctx context.Context) error {
 		}
 	}
 	after = append(after, cy.req.Dependants...)
-	if err := cy.settlePush(ctx, after, mark, quiet); err != nil {
+	if err := cy.settlePush(ctx, quiet); err != nil {
 		return fmt.Errorf("diagnostics after the change: %w", err)
 	}
 	for _, p := range after {
@@ -330,14 +342,11 @@ func (cy *cycle) push(ctx context.Context) error {
 	return nil
 }
 
-// settlePush waits until each path has a publish newer than mark, then for
-// a quiet period, since a server may publish a file more than once (syntax
-// first, semantics after).
-func (cy *cycle) settlePush(ctx context.Context, paths []string, mark uint64, quiet time.Duration) error {
-	for _, p := range paths {
-		if _, err := cy.client.WaitPublished(ctx, p, func(pub lsp.Published) bool { return pub.Seq > mark }); err != nil {
-			return fmt.Errorf("no diagnostics for %s: %w", p, err)
-		}
-	}
+// settlePush waits for the server to go quiet: no publish for the spec's
+// quiet period. A push-only server without versions or progress gives
+// nothing better; waiting for one publish per file is not enough either,
+// since typescript-language-server does not re-publish a file whose
+// diagnostics did not change.
+func (cy *cycle) settlePush(ctx context.Context, quiet time.Duration) error {
 	return cy.client.WaitQuiet(ctx, quiet)
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Defaults returns the built-in server specs. The measured facts behind each
@@ -30,7 +31,9 @@ func Defaults() []Spec {
 			Languages:   []string{"typescript", "typescriptreact", "javascript", "javascriptreact"},
 			RootMarkers: []string{"tsconfig.json", "jsconfig.json", "package.json"},
 			Mode:        ModePush,
-			Quiet:       400_000_000, // 400 ms: past its 300 ms debounce plus 50 ms publish delay
+			// Its diagnostics come 300–800 ms after a change (a debounce that
+			// grows with file length) plus a 50 ms publish delay.
+			Quiet: time.Second,
 		},
 		{
 			// diagnosticsDelay 0 makes gopls diagnose importers in other
