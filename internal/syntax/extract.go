@@ -1,0 +1,193 @@
+package syntax
+
+import (
+	"strings"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+)
+
+// Symbol extraction works in two halves. Each language has a query whose
+// patterns only select nodes by type (a function declaration, a call, an
+// import), so the C side does the tree walk; each capture's name says which
+// handler gets the node. The Go side then reads names, containers and
+// signatures from the node's fields and parents, which is where the cases a
+// plain query misses are handled: arrow functions bound to variables,
+// methods qualified by their class or receiver, decorated definitions and
+// so on.
+
+// extractor turns one file's captured nodes into symbols.
+type extractor interface {
+	// handle is called for every captured node, in document order.
+	handle(capture string, n *sitter.Node)
+	// finish returns the symbols found, after any whole-file pass.
+	finish() []Symbol
+}
+
+func newExtractor(l Language, src []byte) extractor {
+	b := base{src: src}
+	switch l {
+	case TypeScript, TSX, JavaScript:
+		return &ecmaExtractor{base: b}
+	case Go:
+		return &goExtractor{base: b}
+	case Python:
+		return &pyExtractor{base: b}
+	case Rust:
+		return &rustExtractor{base: b}
+	}
+	return &b
+}
+
+// symbolQuery returns the symbol-extraction query for l.
+func symbolQuery(l Language) string {
+	switch l {
+	case TypeScript, TSX:
+		return tsQuery
+	case JavaScript:
+		return jsQuery
+	case Go:
+		return goQuery
+	case Python:
+		return pyQuery
+	case Rust:
+		return rustQuery
+	}
+	return ""
+}
+
+// base holds what every extractor shares: the source and the results.
+type base struct {
+	src  []byte
+	syms []Symbol
+}
+
+func (b *base) handle(string, *sitter.Node) {}
+func (b *base) finish() []Symbol            { return b.syms }
+
+// add records a symbol located at the start of at.
+func (b *base) add(k Kind, at *sitter.Node, name, ident, container, sig string) {
+	pos := at.StartPosition()
+	b.syms = append(b.syms, Symbol{
+		Kind:      k,
+		Name:      name,
+		Ident:     ident,
+		Container: container,
+		Line:      int(pos.Row) + 1,
+		Column:    int(pos.Column) + 1,
+		Signature: sig,
+	})
+}
+
+// text returns n's source.
+func (b *base) text(n *sitter.Node) string {
+	if n == nil {
+		return ""
+	}
+	return string(b.src[n.StartByte():n.EndByte()])
+}
+
+// flat returns n's source on one line, shortened like a signature.
+func (b *base) flat(n *sitter.Node) string {
+	if n == nil {
+		return ""
+	}
+	return oneLine(b.src[n.StartByte():n.EndByte()])
+}
+
+// sig returns the signature of a declaration that starts at from and whose
+// body (block, class body, field list) is body: everything before the body,
+// on one line. Without a body, the whole of from is the signature.
+func (b *base) sig(from, body *sitter.Node) string {
+	end := from.EndByte()
+	if body != nil && body.StartByte() >= from.StartByte() {
+		end = body.StartByte()
+	}
+	return oneLine(b.src[from.StartByte():end])
+}
+
+// field returns n's child in the named field, or nil.
+func field(n *sitter.Node, name string) *sitter.Node {
+	if n == nil {
+		return nil
+	}
+	return n.ChildByFieldName(name)
+}
+
+// kindOf returns n's node type, or "" for nil.
+func kindOf(n *sitter.Node) string {
+	if n == nil {
+		return ""
+	}
+	return n.Kind()
+}
+
+// namedChildren returns n's named children.
+func namedChildren(n *sitter.Node) []*sitter.Node {
+	count := n.NamedChildCount()
+	out := make([]*sitter.Node, 0, count)
+	for i := range count {
+		if c := n.NamedChild(i); c != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// childrenByField returns n's children in the named field, which may
+// repeat ("from x import a, b" has two names).
+func childrenByField(n *sitter.Node, name string) []*sitter.Node {
+	cursor := n.Walk()
+	defer cursor.Close()
+	nodes := n.ChildrenByFieldName(name, cursor)
+	out := make([]*sitter.Node, len(nodes))
+	for i := range nodes {
+		out[i] = &nodes[i]
+	}
+	return out
+}
+
+// hasChild reports whether n has an anonymous child token with text tok,
+// such as "default" in an export or "async" before a def.
+func hasChild(n *sitter.Node, tok string) bool {
+	for i := range n.ChildCount() {
+		c := n.Child(i)
+		if c != nil && !c.IsNamed() && c.Kind() == tok {
+			return true
+		}
+	}
+	return false
+}
+
+// lastSegment returns the part of a dotted or ::-separated name after the
+// last separator: the bare callee of "db.query" or "HashMap::new".
+func lastSegment(name string) string {
+	if i := strings.LastIndex(name, "::"); i >= 0 {
+		name = name[i+2:]
+	}
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		name = name[i+1:]
+	}
+	return name
+}
+
+// stripTypeArgs removes generic arguments from a type name: "Store<K, V>"
+// and "List[T]" become "Store" and "List".
+func stripTypeArgs(name string) string {
+	if i := strings.IndexAny(name, "<["); i > 0 {
+		name = name[:i]
+	}
+	return strings.TrimSpace(name)
+}
+
+// unquote strips one layer of matching quotes from a string literal.
+func unquote(s string) string {
+	if len(s) >= 2 {
+		switch q := s[0]; q {
+		case '"', '\'', '`':
+			if s[len(s)-1] == q {
+				return s[1 : len(s)-1]
+			}
+		}
+	}
+	return s
+}

@@ -1,0 +1,3 @@
+export default class Controller {
+  handle(): void {}
+}

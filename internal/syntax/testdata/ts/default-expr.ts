@@ -1,0 +1,2 @@
+const app = createApp();
+export default app;
