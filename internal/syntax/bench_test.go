@@ -123,7 +123,7 @@ func BenchmarkSyntaxSymbols(b *testing.B) {
 	inputs := append(tsInputs(b), goInputs(b))
 	for _, in := range inputs {
 		b.Run(in.name, func(b *testing.B) {
-			p := New(Options{MaxBytes: 1}) // nothing fits: every call parses
+			p := New(Options{MaxSymbolBytes: 1}) // nothing fits: every call parses
 			defer p.Close()
 			b.SetBytes(in.size())
 			for b.Loop() {

@@ -19,8 +19,8 @@ func makeKey(l Language, src []byte) cacheKey {
 	return cacheKey{lang: l, sum: sha256.Sum256(src)}
 }
 
-// entry is one cached parse: the tree and, once someone has asked, the
-// symbols extracted from it.
+// entry is what is cached for one content: its parse tree while the tree
+// budget allows, and the symbols extracted from it once someone has asked.
 //
 // Who may use a tree while it is evicted? Nobody uses the cached tree
 // itself: users get a copy (see [Parser.copyTree]) taken under the cache
@@ -29,7 +29,7 @@ func makeKey(l Language, src []byte) cacheKey {
 // the original is freed, and eviction never waits for users. The symbols
 // are plain Go values, shared read-only and copied out.
 type entry struct {
-	tree *sitter.Tree // guarded by treeCache.mu; nil once evicted
+	tree *sitter.Tree // guarded by cache.mu; nil when not cached
 	size int          // source bytes
 
 	mu        sync.Mutex // serialises extraction, so it runs once per entry
@@ -59,43 +59,54 @@ func (e *entry) symbolsOnce(extract func() []Symbol) []Symbol {
 	return append([]Symbol(nil), e.symbols...)
 }
 
-// treeCache is a least-recently-used cache of parses, bounded both in
-// entries and in total source bytes. simplelru is used under our own lock
-// (rather than the locked lru.Cache) so that lookup-and-copy and
-// check-and-insert are each one critical section.
-type treeCache struct {
-	mu       sync.Mutex
-	lru      *simplelru.LRU[cacheKey, *entry]
-	bytes    int
-	maxBytes int
-	hits     uint64
-	misses   uint64
+// cache holds entries in two least-recently-used lists with byte budgets
+// counted in source bytes. Every entry is in entries; those that still
+// hold a tree are also in trees. Trees cost an order of magnitude more
+// memory than symbols (see [DefaultMaxTreeBytes]), so trees get the
+// smaller budget: a tree is dropped long before the symbols of the
+// same file, and a warm kind search needs no tree at all.
+//
+// simplelru is used under our own lock (rather than the locked lru.Cache)
+// so that lookup-and-copy and check-and-insert are each one critical
+// section, and so the two lists change together.
+type cache struct {
+	mu                     sync.Mutex
+	entries                *simplelru.LRU[cacheKey, *entry]
+	trees                  *simplelru.LRU[cacheKey, *entry]
+	entryBytes, treeBytes  int
+	maxEntryBytes, maxTree int
+	hits, misses           uint64
 }
 
-func newTreeCache(maxEntries, maxBytes int, closeTree func(*sitter.Tree)) *treeCache {
-	c := &treeCache{maxBytes: maxBytes}
-	// The eviction callback runs inside lru calls, so always under c.mu.
-	lru, err := simplelru.NewLRU(maxEntries, func(_ cacheKey, e *entry) {
-		c.bytes -= e.size
-		if e.tree != nil {
-			closeTree(e.tree)
-			e.tree = nil
-		}
+func newCache(maxEntries, maxEntryBytes, maxTreeBytes int, closeTree func(*sitter.Tree)) *cache {
+	c := &cache{maxEntryBytes: maxEntryBytes, maxTree: maxTreeBytes}
+	// The eviction callbacks run inside lru calls, so always under c.mu.
+	trees, err := simplelru.NewLRU(maxEntries, func(_ cacheKey, e *entry) {
+		c.treeBytes -= e.size
+		closeTree(e.tree)
+		e.tree = nil
 	})
 	if err != nil { // only for a non-positive size, which New rules out
 		panic(err)
 	}
-	c.lru = lru
+	entries, err := simplelru.NewLRU(maxEntries, func(k cacheKey, e *entry) {
+		c.entryBytes -= e.size
+		c.trees.Remove(k)
+	})
+	if err != nil {
+		panic(err)
+	}
+	c.trees, c.entries = trees, entries
 	return c
 }
 
 // symbols returns a copy of the extracted symbols cached for key, if any.
 // It counts a hit only when it answers; otherwise the caller goes on to
-// get, which counts the hit or miss for the tree.
-func (c *treeCache) symbols(key cacheKey) ([]Symbol, bool) {
+// tree, which counts the hit or miss.
+func (c *cache) symbols(key cacheKey) ([]Symbol, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.lru.Get(key)
+	e, ok := c.entries.Get(key)
 	if !ok {
 		return nil, false
 	}
@@ -106,51 +117,69 @@ func (c *treeCache) symbols(key cacheKey) ([]Symbol, bool) {
 	return syms, ok
 }
 
-// get returns the entry for key and a copy of its tree made by copyTree,
-// or nil if key is not cached.
-func (c *treeCache) get(key cacheKey, copyTree func(*sitter.Tree) *sitter.Tree) (*entry, *sitter.Tree) {
+// tree returns the entry for key and a copy of its tree made by copyTree,
+// or nil if no tree for key is cached.
+func (c *cache) tree(key cacheKey, copyTree func(*sitter.Tree) *sitter.Tree) (*entry, *sitter.Tree) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.lru.Get(key)
+	e, ok := c.trees.Get(key)
 	if !ok {
 		c.misses++
 		return nil, nil
 	}
 	c.hits++
+	c.entries.Get(key) // a use of the tree is a use of the entry
 	return e, copyTree(e.tree)
 }
 
 // add caches t, a fresh parse of size bytes, and returns the entry and a
-// tree for the caller. If another caller cached the same content first,
-// their entry is kept and the caller keeps t. A source too large for the
-// cache is not cached: the entry is nil and the caller keeps t.
-func (c *treeCache) add(key cacheKey, size int, t *sitter.Tree, copyTree func(*sitter.Tree) *sitter.Tree) (*entry, *sitter.Tree) {
-	if size > c.maxBytes {
+// tree for the caller, who owns it. If the tree is already cached (another
+// caller parsed the same content at the same time) or does not fit the
+// tree budget, the caller keeps t itself. The entry is nil if size is over
+// the entry budget.
+func (c *cache) add(key cacheKey, size int, t *sitter.Tree, copyTree func(*sitter.Tree) *sitter.Tree) (*entry, *sitter.Tree) {
+	if size > c.maxEntryBytes {
 		return nil, t
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, ok := c.lru.Get(key); ok {
+	e, ok := c.entries.Get(key)
+	if !ok {
+		e = &entry{size: size}
+		c.entries.Add(key, e)
+		c.entryBytes += size
+		for c.entryBytes > c.maxEntryBytes && c.entries.Len() > 1 {
+			c.entries.RemoveOldest() // never e: it is the newest
+		}
+	}
+	if e.tree != nil || size > c.maxTree {
 		return e, t
 	}
-	e := &entry{tree: t, size: size}
-	c.lru.Add(key, e)
-	c.bytes += size
-	for c.bytes > c.maxBytes && c.lru.Len() > 1 {
-		c.lru.RemoveOldest()
+	e.tree = t
+	c.trees.Add(key, e)
+	c.treeBytes += size
+	for c.treeBytes > c.maxTree && c.trees.Len() > 1 {
+		c.trees.RemoveOldest()
 	}
 	return e, copyTree(t)
 }
 
 // purge evicts every entry, freeing the cached trees.
-func (c *treeCache) purge() {
+func (c *cache) purge() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.lru.Purge()
+	c.entries.Purge()
+	c.trees.Purge()
 }
 
-func (c *treeCache) stats() Stats {
+func (c *cache) stats() Stats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return Stats{Entries: c.lru.Len(), Bytes: c.bytes, Hits: c.hits, Misses: c.misses}
+	return Stats{
+		Entries:   c.entries.Len(),
+		Trees:     c.trees.Len(),
+		TreeBytes: c.treeBytes,
+		Hits:      c.hits,
+		Misses:    c.misses,
+	}
 }

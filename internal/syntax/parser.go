@@ -15,22 +15,28 @@ import (
 // ErrClosed is returned by a [Parser] used after [Parser.Close].
 var ErrClosed = errors.New("syntax: parser closed")
 
-// Defaults for [Options]. A tree-sitter tree takes several times its source
-// in memory, so the byte bound matters more than the count: 32 MB of source
-// is a few hundred MB of trees at worst, and covers a large package many
-// times over.
+// Defaults for [Options], in source bytes. Measured on Go code, a cached
+// tree takes 30-40 times its source in C memory, and extracted symbols
+// (calls included) about 2.5 times it in Go memory, so the defaults come to
+// roughly 150 MB of trees and 80 MB of symbols at most: symbols stay warm
+// for a large repository, trees for a package or two.
 const (
-	DefaultMaxTrees = 2048
-	DefaultMaxBytes = 32 << 20
+	DefaultMaxEntries     = 8192
+	DefaultMaxSymbolBytes = 32 << 20
+	DefaultMaxTreeBytes   = 4 << 20
 )
 
-// Options configure a [Parser]. The zero value selects the defaults.
+// Options configure a [Parser]'s cache. The zero value selects the
+// defaults. Budgets count the source bytes of the files cached.
 type Options struct {
-	// MaxTrees bounds how many parse trees the cache keeps.
-	MaxTrees int
-	// MaxBytes bounds the total size of the sources whose trees are cached.
-	// A source larger than this is parsed but never cached.
-	MaxBytes int
+	// MaxEntries bounds how many files have anything cached.
+	MaxEntries int
+	// MaxSymbolBytes bounds the files whose extracted symbols are kept. A
+	// file larger than this is parsed but nothing of it is cached.
+	MaxSymbolBytes int
+	// MaxTreeBytes bounds the files whose parse trees are kept; a tree is
+	// evicted long before its file's symbols.
+	MaxTreeBytes int
 }
 
 // Parser parses source text and extracts symbols, reusing parse trees and
@@ -51,7 +57,7 @@ type Parser struct {
 	closed bool
 
 	langs [numLanguages]langState
-	cache *treeCache
+	cache *cache
 
 	// liveTrees counts tree-sitter trees not yet freed: the cached ones
 	// plus the per-use copies callers hold. Tests use it to find leaks.
@@ -73,14 +79,17 @@ type langState struct {
 
 // New returns a Parser with the given cache bounds.
 func New(opts Options) *Parser {
-	if opts.MaxTrees <= 0 {
-		opts.MaxTrees = DefaultMaxTrees
+	if opts.MaxEntries <= 0 {
+		opts.MaxEntries = DefaultMaxEntries
 	}
-	if opts.MaxBytes <= 0 {
-		opts.MaxBytes = DefaultMaxBytes
+	if opts.MaxSymbolBytes <= 0 {
+		opts.MaxSymbolBytes = DefaultMaxSymbolBytes
+	}
+	if opts.MaxTreeBytes <= 0 {
+		opts.MaxTreeBytes = DefaultMaxTreeBytes
 	}
 	p := &Parser{}
-	p.cache = newTreeCache(opts.MaxTrees, opts.MaxBytes, p.closeTree)
+	p.cache = newCache(opts.MaxEntries, opts.MaxSymbolBytes, opts.MaxTreeBytes, p.closeTree)
 	for _, l := range Languages() {
 		p.langs[l].lang = l
 		p.langs[l].parsers = make(chan *sitter.Parser, runtime.GOMAXPROCS(0))
@@ -90,9 +99,10 @@ func New(opts Options) *Parser {
 
 // Stats describes a Parser's cache, for tests and diagnostics.
 type Stats struct {
-	Entries   int   // parse trees in the cache
-	Bytes     int   // total source size of the cached trees
-	LiveTrees int64 // trees not yet freed, cached or in use
+	Entries   int   // files with symbols or a tree cached
+	Trees     int   // parse trees in the cache
+	TreeBytes int   // total source size of the cached trees
+	LiveTrees int64 // trees not yet freed: cached, or in use by a call
 	Hits      uint64
 	Misses    uint64
 }
@@ -211,7 +221,7 @@ func (p *Parser) copyTree(t *sitter.Tree) *sitter.Tree {
 // tree returns a tree for src that the caller owns and must free with
 // closeTree, and the cache entry for src (nil if src is too large to cache).
 func (p *Parser) tree(st *langState, key cacheKey, src []byte) (*entry, *sitter.Tree, error) {
-	if e, t := p.cache.get(key, p.copyTree); e != nil {
+	if e, t := p.cache.tree(key, p.copyTree); e != nil {
 		return e, t, nil
 	}
 	t, err := p.parse(st, src)

@@ -121,12 +121,12 @@ func TestSyntaxCacheHitAndClose(t *testing.T) {
 	if _, _, err := p.Match(ctx, q, src, 0); err != nil {
 		t.Fatal(err)
 	}
-	if s := p.Stats(); s.LiveTrees != 2 {
-		t.Fatalf("after Match: %d live trees, want the 2 cached", s.LiveTrees)
+	if s := p.Stats(); s.LiveTrees != 2 || s.Hits != 3 {
+		t.Fatalf("after Match: %+v, want a hit and only the 2 cached trees alive", s)
 	}
 
 	p.Close()
-	if s := p.Stats(); s.LiveTrees != 0 || s.Entries != 0 {
+	if s := p.Stats(); s.LiveTrees != 0 || s.Entries != 0 || s.Trees != 0 {
 		t.Fatalf("after Close: %+v, want no trees", s)
 	}
 	if _, err := p.Symbols(ctx, Go, src); !errors.Is(err, ErrClosed) {
@@ -137,26 +137,57 @@ func TestSyntaxCacheHitAndClose(t *testing.T) {
 
 func TestSyntaxCacheBounds(t *testing.T) {
 	ctx := context.Background()
-	p := New(Options{MaxTrees: 3, MaxBytes: 1 << 20})
+	src := func(i int) []byte { return fmt.Appendf(nil, "package a\n\nfunc F%d() {}\n", i) }
+	size := len(src(0))
+
+	p := New(Options{MaxEntries: 3})
 	defer p.Close()
 	for i := range 10 {
-		src := fmt.Appendf(nil, "package a\n\nfunc F%d() {}\n", i)
-		if _, err := p.Symbols(ctx, Go, src); err != nil {
+		if _, err := p.Symbols(ctx, Go, src(i)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if s := p.Stats(); s.Entries != 3 || s.LiveTrees != 3 {
-		t.Fatalf("after 10 files with MaxTrees 3: %+v", s)
+	if s := p.Stats(); s.Entries != 3 || s.Trees != 3 || s.LiveTrees != 3 {
+		t.Fatalf("after 10 files with MaxEntries 3: %+v", s)
 	}
 
-	small := New(Options{MaxBytes: 64})
-	defer small.Close()
-	big := []byte("package a\n\n" + strings.Repeat("func f() {}\n", 20))
-	if _, err := small.Symbols(ctx, Go, big); err != nil {
+	// Trees have their own, smaller budget; symbols outlive them.
+	q, err := NewQuery(Go, "(function_declaration) @f")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if s := small.Stats(); s.Entries != 0 || s.LiveTrees != 0 {
-		t.Fatalf("source over MaxBytes was cached: %+v", s)
+	defer q.Close()
+	small := New(Options{MaxTreeBytes: size})
+	defer small.Close()
+	for i := range 2 {
+		if _, err := small.Symbols(ctx, Go, src(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s := small.Stats(); s.Entries != 2 || s.Trees != 1 || s.LiveTrees != 1 || s.Misses != 2 {
+		t.Fatalf("two files, one tree's budget: %+v", s)
+	}
+	if _, err := small.Symbols(ctx, Go, src(0)); err != nil {
+		t.Fatal(err)
+	}
+	if s := small.Stats(); s.Hits != 1 || s.Misses != 2 {
+		t.Fatalf("symbols of a file whose tree was evicted: %+v, want a hit without parsing", s)
+	}
+	if _, _, err := small.Match(ctx, q, src(0), 0); err != nil {
+		t.Fatal(err)
+	}
+	if s := small.Stats(); s.Misses != 3 || s.Trees != 1 || s.Entries != 2 || s.LiveTrees != 1 {
+		t.Fatalf("query on a file whose tree was evicted: %+v, want a reparse that displaces the other tree", s)
+	}
+
+	none := New(Options{MaxSymbolBytes: 64})
+	defer none.Close()
+	big := []byte("package a\n\n" + strings.Repeat("func f() {}\n", 20))
+	if _, err := none.Symbols(ctx, Go, big); err != nil {
+		t.Fatal(err)
+	}
+	if s := none.Stats(); s.Entries != 0 || s.LiveTrees != 0 {
+		t.Fatalf("source over MaxSymbolBytes was cached: %+v", s)
 	}
 }
 
@@ -164,7 +195,7 @@ func TestSyntaxCacheBounds(t *testing.T) {
 // that trees are evicted while others use copies of them; run with -race.
 func TestSyntaxConcurrentEviction(t *testing.T) {
 	ctx := context.Background()
-	p := New(Options{MaxTrees: 2})
+	p := New(Options{MaxEntries: 3, MaxTreeBytes: 64})
 	q, err := NewQuery(Go, "(call_expression function: (identifier) @fn)")
 	if err != nil {
 		t.Fatal(err)
