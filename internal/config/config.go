@@ -1,0 +1,206 @@
+// Package config reads and writes Anvil's settings: a user file
+// ($XDG_CONFIG_HOME/anvil/config.toml) and a project file
+// (.anvil/config.toml in the workspace), the project winning key by key.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/anvil-dev/anvil/internal/servers"
+)
+
+// ProjectFile is the project config's path inside a workspace.
+const ProjectFile = ".anvil/config.toml"
+
+// Config is the merged settings of one run. Zero values mean "default".
+type Config struct {
+	// Provider is "anthropic", "openai" or "replay"; empty means chosen
+	// from the environment.
+	Provider string `toml:"provider,omitempty"`
+	Model    string `toml:"model,omitempty"`
+	// BaseURL overrides the provider's API address (a local
+	// OpenAI-compatible server, a proxy).
+	BaseURL string `toml:"base_url,omitempty"`
+	// MaxAttempts is how many commits the Executor may have rejected
+	// before it gives up.
+	MaxAttempts int `toml:"max_attempts,omitempty"`
+	// ValidationTimeout bounds one shadow validation.
+	ValidationTimeout Duration `toml:"validation_timeout,omitempty"`
+	// SessionDir is the base directory for session directories.
+	SessionDir string `toml:"session_dir,omitempty"`
+	// TestCommand is how the project runs its tests (shown to the agents).
+	TestCommand string `toml:"test_command,omitempty"`
+	// Languages are the project's languages, as detected by 'anvil init'.
+	Languages []string `toml:"languages,omitempty"`
+	// Servers override or add language servers by name.
+	Servers map[string]servers.Spec `toml:"servers,omitempty"`
+}
+
+// Duration is a time.Duration written as text ("30s") in TOML.
+type Duration struct{ time.Duration }
+
+// UnmarshalText parses "30s", "1m".
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return err
+	}
+	d.Duration = v
+	return nil
+}
+
+// MarshalText writes the duration as text.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// Defaults applied where neither file sets a value.
+const (
+	DefaultMaxAttempts       = 3
+	DefaultValidationTimeout = 30 * time.Second
+)
+
+// Attempts returns MaxAttempts or its default.
+func (c Config) Attempts() int {
+	if c.MaxAttempts > 0 {
+		return c.MaxAttempts
+	}
+	return DefaultMaxAttempts
+}
+
+// Timeout returns ValidationTimeout or its default.
+func (c Config) Timeout() time.Duration {
+	if c.ValidationTimeout.Duration > 0 {
+		return c.ValidationTimeout.Duration
+	}
+	return DefaultValidationTimeout
+}
+
+// ServerSpecs returns the server overrides as a list, names filled in.
+func (c Config) ServerSpecs() []servers.Spec {
+	var out []servers.Spec
+	for name, s := range c.Servers {
+		s.Name = name
+		out = append(out, s)
+	}
+	return out
+}
+
+// Paths says where the two config files are.
+type Paths struct {
+	User    string // "" when there is no user config directory
+	Project string // "" without a workspace
+}
+
+// DefaultPaths returns the user file under the XDG config directory and the
+// project file under workspace (if not empty). getenv is os.Getenv.
+func DefaultPaths(workspace string, getenv func(string) string) Paths {
+	var p Paths
+	dir := getenv("XDG_CONFIG_HOME")
+	if dir == "" && getenv("HOME") != "" {
+		dir = filepath.Join(getenv("HOME"), ".config")
+	}
+	if dir != "" {
+		p.User = filepath.Join(dir, "anvil", "config.toml")
+	}
+	if workspace != "" {
+		p.Project = filepath.Join(workspace, filepath.FromSlash(ProjectFile))
+	}
+	return p
+}
+
+// Load reads both files (a missing file is empty) and merges them, the
+// project's values over the user's.
+func Load(p Paths) (Config, error) {
+	user, err := readFile(p.User)
+	if err != nil {
+		return Config{}, err
+	}
+	project, err := readFile(p.Project)
+	if err != nil {
+		return Config{}, err
+	}
+	return merge(user, project), nil
+}
+
+func readFile(path string) (Config, error) {
+	var c Config
+	if path == "" {
+		return c, nil
+	}
+	md, err := toml.DecodeFile(path, &c)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Config{}, nil
+	}
+	if err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", path, err)
+	}
+	if undecoded := md.Undecoded(); len(undecoded) > 0 {
+		return Config{}, fmt.Errorf("config %s: unknown key %q", path, undecoded[0].String())
+	}
+	return c, nil
+}
+
+// merge lays the set fields of over on base.
+func merge(base, over Config) Config {
+	out := base
+	if over.Provider != "" {
+		out.Provider = over.Provider
+	}
+	if over.Model != "" {
+		out.Model = over.Model
+	}
+	if over.BaseURL != "" {
+		out.BaseURL = over.BaseURL
+	}
+	if over.MaxAttempts != 0 {
+		out.MaxAttempts = over.MaxAttempts
+	}
+	if over.ValidationTimeout.Duration != 0 {
+		out.ValidationTimeout = over.ValidationTimeout
+	}
+	if over.SessionDir != "" {
+		out.SessionDir = over.SessionDir
+	}
+	if over.TestCommand != "" {
+		out.TestCommand = over.TestCommand
+	}
+	if over.Languages != nil {
+		out.Languages = over.Languages
+	}
+	if len(over.Servers) > 0 {
+		out.Servers = map[string]servers.Spec{}
+		for k, v := range base.Servers {
+			out.Servers[k] = v
+		}
+		for k, v := range over.Servers {
+			out.Servers[k] = v
+		}
+	}
+	return out
+}
+
+// Write saves c to path as TOML, creating the directory.
+func Write(path string, c Config) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".config-*.toml")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if err := toml.NewEncoder(f).Encode(c); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}

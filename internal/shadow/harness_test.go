@@ -1,0 +1,175 @@
+package shadow
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/servers"
+	"github.com/anvil-dev/anvil/internal/syntax"
+	"github.com/anvil-dev/anvil/internal/testfs"
+	"github.com/anvil-dev/anvil/internal/workspace"
+)
+
+// fixture returns the path of a project under testdata/projects.
+func fixture(name string) string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "projects", name)
+}
+
+// harness is a copy of a fixture project with real language servers.
+type harness struct {
+	t    *testing.T
+	dir  string
+	root *workspace.Root
+	mgr  *servers.Manager
+	v    *Validator
+}
+
+type harnessOptions struct {
+	// files overwrite or add fixture files before the servers start ("" deletes).
+	files     map[string]string
+	overrides []servers.Spec
+	opts      Options
+	noDeps    bool
+}
+
+func newHarness(t *testing.T, project string, ho harnessOptions) *harness {
+	t.Helper()
+	dir := testfs.Copy(t, fixture(project))
+	for rel, content := range ho.files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if content == "" {
+			os.Remove(p)
+			continue
+		}
+		testfs.Write(t, dir, map[string]string{rel: content})
+	}
+	root, err := workspace.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := servers.NewRegistry(servers.RegistryOptions{
+		Overrides: ho.overrides,
+		ToolsDir:  servers.DefaultToolsDir(os.Getenv),
+	})
+	mgr := servers.NewManager(root.Dir(), reg, servers.ManagerOptions{Log: testLog{t}})
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		mgr.Shutdown(ctx)
+	})
+	var deps DependantFinder
+	if !ho.noDeps {
+		parser := syntax.New(syntax.Options{})
+		t.Cleanup(parser.Close)
+		deps = NewImportGraph(root, parser)
+	}
+	if ho.opts.Log == nil {
+		f, err := os.Create(filepath.Join(t.TempDir(), "shadow.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		ho.opts.Log = NewLog(f)
+	}
+	return &harness{t: t, dir: root.Dir(), root: root, mgr: mgr, v: New(root, mgr, deps, ho.opts)}
+}
+
+// requireServer fails the test when the language's server is missing: in
+// CI a missing server is a failure, not a skip.
+func (h *harness) requireServer(language string) *servers.Server {
+	h.t.Helper()
+	s, err := h.mgr.ForLanguage(language)
+	if err != nil {
+		h.t.Fatalf("language server for %s: %v (run scripts/install-servers.sh)", language, err)
+	}
+	return s
+}
+
+// validate checks changes given as path → new content ("" with a leading
+// "-" path deletes: {"-src/x.ts": ""}).
+func (h *harness) validate(changes map[string]string) *Result {
+	h.t.Helper()
+	var specs []changeset.Spec
+	for p, content := range changes {
+		if strings.HasPrefix(p, "-") {
+			specs = append(specs, changeset.Spec{Path: p[1:], Delete: true})
+			continue
+		}
+		c := content
+		specs = append(specs, changeset.Spec{Path: p, Content: &c})
+	}
+	set, err := changeset.Load(h.root, specs)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	before := testfs.Snapshot(h.t, h.dir)
+	res, err := h.v.Validate(context.Background(), set, 1)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	after := testfs.Snapshot(h.t, h.dir)
+	for p, c := range before {
+		if after[p] != c {
+			h.t.Errorf("validation changed %s on disk", p)
+		}
+	}
+	if len(after) != len(before) {
+		h.t.Errorf("validation added or removed files: %d before, %d after", len(before), len(after))
+	}
+	return res
+}
+
+// read returns a file of the project.
+func (h *harness) read(rel string) string {
+	h.t.Helper()
+	data, err := os.ReadFile(filepath.Join(h.dir, filepath.FromSlash(rel)))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return string(data)
+}
+
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(p []byte) (int, error) {
+	l.t.Logf("server: %s", strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// expect checks a result's verdict and where its new errors are.
+func expect(t *testing.T, res *Result, verdict Verdict, newIn ...string) {
+	t.Helper()
+	if res.Verdict != verdict {
+		t.Fatalf("verdict = %s, want %s\n%s", res.Verdict, verdict, describe(res))
+	}
+	got := res.NewErrorFiles()
+	if strings.Join(got, ",") != strings.Join(newIn, ",") {
+		t.Fatalf("new errors in %v, want %v\n%s", got, newIn, describe(res))
+	}
+}
+
+func describe(res *Result) string {
+	var b strings.Builder
+	b.WriteString(res.Summary() + "\n")
+	for _, d := range res.New {
+		b.WriteString("  new: " + d.String() + "\n")
+	}
+	for _, d := range res.Preexisting {
+		b.WriteString("  pre: " + d.String() + "\n")
+	}
+	for _, d := range res.Resolved {
+		b.WriteString("  resolved: " + d.String() + "\n")
+	}
+	for _, u := range res.Unverified {
+		b.WriteString("  unverified: " + u.Path + ": " + u.Reason + "\n")
+	}
+	b.WriteString("  checked: " + strings.Join(res.CheckedFiles, " ") + "\n")
+	return b.String()
+}

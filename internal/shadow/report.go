@@ -1,0 +1,75 @@
+package shadow
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// maxListed caps each list of diagnostics in a report; the counts are
+// always complete.
+const maxListed = 20
+
+// Report writes a readable account of r: the verdict, each new error with
+// its source line (what the model needs to fix it without another read),
+// then what was pre-existing or resolved, what could not be checked, and
+// which servers checked what.
+func (r *Result) Report(w io.Writer) {
+	fmt.Fprintln(w, r.Summary())
+	section := func(title string, ds []Diag, withSource bool) {
+		if len(ds) == 0 {
+			return
+		}
+		fmt.Fprintf(w, "\n%s (%d):\n", title, len(ds))
+		for i, d := range ds {
+			if i == maxListed {
+				fmt.Fprintf(w, "  ... and %d more\n", len(ds)-maxListed)
+				break
+			}
+			fmt.Fprintf(w, "  %s\n", d)
+			if withSource && strings.TrimSpace(d.LineText) != "" {
+				fmt.Fprintf(w, "    %5d | %s\n", d.Line, strings.TrimRight(d.LineText, " \t"))
+			}
+		}
+	}
+	section("New errors", r.New, true)
+	section("Pre-existing errors (not caused by this change; not blocking)", r.Preexisting, false)
+	section("Errors this change resolves", r.Resolved, false)
+	if len(r.Unverified) > 0 {
+		fmt.Fprintf(w, "\nNot verified (%d):\n", len(r.Unverified))
+		for _, u := range r.Unverified {
+			fmt.Fprintf(w, "  %s: %s\n", u.Path, u.Reason)
+		}
+	}
+	if len(r.NotCode) > 0 {
+		fmt.Fprintf(w, "\nNot code, not checked: ")
+		for i, s := range r.NotCode {
+			if i > 0 {
+				fmt.Fprint(w, ", ")
+			}
+			fmt.Fprint(w, s.Path)
+		}
+		fmt.Fprintln(w)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "\nNote: %s\n", n)
+	}
+	if len(r.Servers) > 0 {
+		var names []string
+		for _, s := range r.Servers {
+			name := s.Name
+			if s.Version != "" {
+				name += " " + s.Version
+			}
+			names = append(names, name)
+		}
+		fmt.Fprintf(w, "\nChecked %d %s with %s in %d ms\n", len(r.CheckedFiles), plural(len(r.CheckedFiles), "file", "files"), strings.Join(names, ", "), r.ElapsedMS)
+	}
+}
+
+// String returns [Result.Report] as text.
+func (r *Result) String() string {
+	var b strings.Builder
+	r.Report(&b)
+	return b.String()
+}

@@ -1,0 +1,137 @@
+package shadow
+
+import (
+	"fmt"
+	"time"
+)
+
+// Verdict is the outcome of validating a change set.
+type Verdict string
+
+const (
+	// Clean: every file was checked and the change introduces no error.
+	Clean Verdict = "clean"
+	// Rejected: the change introduces at least one error.
+	Rejected Verdict = "rejected"
+	// Unverified: some file could not be checked (no server for its
+	// language, a crash, a timeout) and nothing checked was rejected.
+	// Never treated as clean.
+	Unverified Verdict = "unverified"
+)
+
+// Diag is a diagnostic in the form Anvil reports: a workspace-relative path
+// and 1-based line and byte column.
+type Diag struct {
+	Path     string `json:"path"`
+	Line     int    `json:"line"`
+	Column   int    `json:"column"`
+	Severity string `json:"severity"`
+	Code     string `json:"code"`
+	Source   string `json:"source"`
+	Message  string `json:"message"`
+	// LineText is the source line the diagnostic points at, for showing the
+	// model and the user what is wrong without another read.
+	LineText string `json:"-"`
+}
+
+func (d Diag) String() string {
+	code := ""
+	if d.Code != "" {
+		code = " [" + d.Code + "]"
+	}
+	return fmt.Sprintf("%s:%d:%d: %s%s: %s", d.Path, d.Line, d.Column, d.Severity, code, d.Message)
+}
+
+// ServerInfo names a server that took part in a validation.
+type ServerInfo struct {
+	Language string `json:"language"`
+	Name     string `json:"name"`
+	Version  string `json:"version"`
+}
+
+// Skipped is a file that was not checked, and why.
+type Skipped struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// Result is what a validation found.
+type Result struct {
+	Verdict Verdict `json:"verdict"`
+	// New errors are those the change introduces; Resolved ones it removes;
+	// Preexisting ones were there before and still are (reported, never
+	// blocking).
+	New         []Diag `json:"new"`
+	Resolved    []Diag `json:"resolved"`
+	Preexisting []Diag `json:"preexisting"`
+	// CheckedFiles are the files whose state after the change a server
+	// reported on: the change set's files and the dependants.
+	CheckedFiles []string `json:"checked_files"`
+	// Unverified lists files that should have been checked but could not
+	// be; their presence makes a verdict Unverified.
+	Unverified []Skipped `json:"unverified,omitempty"`
+	// NotCode lists changed files no language server applies to
+	// (documentation, data); they do not affect the verdict.
+	NotCode []Skipped `json:"not_code,omitempty"`
+	// Notes carry what else the user should know (dependants capped...).
+	Notes   []string      `json:"notes,omitempty"`
+	Servers []ServerInfo  `json:"servers"`
+	Elapsed time.Duration `json:"-"`
+	// ElapsedMS is Elapsed in milliseconds, for JSON.
+	ElapsedMS int64 `json:"elapsed_ms"`
+}
+
+// NewErrorFiles returns the files that have new errors, in order.
+func (r *Result) NewErrorFiles() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, d := range r.New {
+		if !seen[d.Path] {
+			seen[d.Path] = true
+			out = append(out, d.Path)
+		}
+	}
+	return out
+}
+
+// Summary is a one-line account of the result.
+func (r *Result) Summary() string {
+	switch r.Verdict {
+	case Clean:
+		s := fmt.Sprintf("clean: no new errors in %d checked files", len(r.CheckedFiles))
+		if len(r.Preexisting) > 0 {
+			s += fmt.Sprintf(" (%d pre-existing left as they were)", len(r.Preexisting))
+		}
+		return s
+	case Rejected:
+		files := r.NewErrorFiles()
+		return fmt.Sprintf("rejected: %d new %s in %s", len(r.New), plural(len(r.New), "error", "errors"), joinShort(files))
+	default:
+		if len(r.Unverified) > 0 {
+			return fmt.Sprintf("unverified: %s: %s", r.Unverified[0].Path, r.Unverified[0].Reason)
+		}
+		return "unverified"
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func joinShort(items []string) string {
+	switch {
+	case len(items) == 0:
+		return ""
+	case len(items) <= 3:
+		s := items[0]
+		for _, it := range items[1:] {
+			s += ", " + it
+		}
+		return s
+	default:
+		return fmt.Sprintf("%s, %s and %d more files", items[0], items[1], len(items)-2)
+	}
+}

@@ -1,0 +1,156 @@
+package shadow
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// dbWithSizeBug is db.ts with a pre-existing error: .size on an array.
+const dbWithSizeBug = `import { Order, User } from "./types";
+
+const users = new Map<string, User>();
+const orders: Order[] = [];
+
+export function saveUser(user: User): void {
+  users.set(user.id, user);
+}
+
+export function findUser(id: string): User | undefined {
+  return users.get(id);
+}
+
+export function allUsers(): User[] {
+  return [...users.values()];
+}
+
+export function userCount(): number {
+  return allUsers().size;
+}
+
+export function ordersFor(userId: string): Order[] {
+  return orders.filter((o) => o.userId === userId);
+}
+`
+
+func TestValidateTypeScript(t *testing.T) {
+	h := newHarness(t, "ts", harnessOptions{files: map[string]string{"src/db.ts": dbWithSizeBug}})
+	h.requireServer("typescript")
+
+	t.Run("clean edit beside a pre-existing error", func(t *testing.T) {
+		edited := strings.Replace(dbWithSizeBug, "export function ordersFor", "export function hasUser(id: string): boolean {\n  return users.has(id);\n}\n\nexport function ordersFor", 1)
+		res := h.validate(map[string]string{"src/db.ts": edited})
+		expect(t, res, Clean)
+		if len(res.Preexisting) != 1 || !strings.Contains(res.Preexisting[0].Message, "size") || res.Preexisting[0].Line != 19 {
+			t.Fatalf("want the .size error reported as pre-existing at line 19:\n%s", describe(res))
+		}
+	})
+
+	t.Run("edit that breaks only an importer", func(t *testing.T) {
+		edited := strings.Replace(dbWithSizeBug, "export function findUser(id: string): User | undefined {\n  return users.get(id);",
+			"export function findUser(id: string): string | undefined {\n  return users.get(id)?.name;", 1)
+		res := h.validate(map[string]string{"src/db.ts": edited})
+		expect(t, res, Rejected, "src/auth.ts")
+		d := res.New[0]
+		if d.Line != 9 || d.Code != "2322" || !strings.Contains(d.LineText, "return user;") {
+			t.Fatalf("want TS2322 at auth.ts:9 on 'return user;', got %+v", d)
+		}
+		if !contains(res.CheckedFiles, "src/main.ts") {
+			t.Errorf("transitive dependant main.ts not checked: %v", res.CheckedFiles)
+		}
+	})
+
+	t.Run("the same error a second time beside the pre-existing one", func(t *testing.T) {
+		edited := strings.Replace(dbWithSizeBug, "export function ordersFor", "export function userCount2(): number {\n  return allUsers().size;\n}\n\nexport function ordersFor", 1)
+		res := h.validate(map[string]string{"src/db.ts": edited})
+		expect(t, res, Rejected, "src/db.ts")
+		// Which of two identical lines is the new one is a matter of how
+		// the diff aligns them; that there is exactly one new is not.
+		if len(res.New) != 1 || len(res.Preexisting) != 1 {
+			t.Fatalf("want one new and one pre-existing:\n%s", describe(res))
+		}
+	})
+
+	t.Run("syntax error", func(t *testing.T) {
+		res := h.validate(map[string]string{"src/orders.ts": strings.Replace(h.read("src/orders.ts"), "return ", "return (", 1)})
+		expect(t, res, Rejected, "src/orders.ts")
+	})
+
+	t.Run("multi-file rename", func(t *testing.T) {
+		rename := func(rel string) string { return wordUser.ReplaceAllString(h.read(rel), "Account") }
+		res := h.validate(map[string]string{
+			"src/types.ts": rename("src/types.ts"),
+			"src/db.ts":    rename("src/db.ts"),
+			"src/auth.ts":  rename("src/auth.ts"),
+		})
+		expect(t, res, Clean)
+		// The pre-existing error is reworded by the rename ("Account[]")
+		// and must still count as pre-existing.
+		if len(res.Preexisting) != 1 || !strings.Contains(res.Preexisting[0].Message, "Account[]") {
+			t.Fatalf("want the reworded .size error as pre-existing:\n%s", describe(res))
+		}
+	})
+
+	t.Run("partial rename breaks importers", func(t *testing.T) {
+		res := h.validate(map[string]string{"src/types.ts": wordUser.ReplaceAllString(h.read("src/types.ts"), "Account")})
+		expect(t, res, Rejected, "src/auth.ts", "src/db.ts")
+	})
+
+	t.Run("created file", func(t *testing.T) {
+		res := h.validate(map[string]string{
+			"src/format.ts": "import { User } from \"./types\";\n\nexport function initials(u: User): string {\n  return u.name.slice(0, 1);\n}\n",
+			"src/main.ts":   h.read("src/main.ts") + "import { initials } from \"./format\";\nconsole.log(initials(user));\n",
+		})
+		expect(t, res, Clean)
+		if !contains(res.CheckedFiles, "src/format.ts") {
+			t.Errorf("created file not checked: %v", res.CheckedFiles)
+		}
+	})
+
+	t.Run("created file with an error", func(t *testing.T) {
+		res := h.validate(map[string]string{"src/format.ts": "export const n: number = \"one\";\n"})
+		expect(t, res, Rejected, "src/format.ts")
+	})
+
+	t.Run("deleted file still imported", func(t *testing.T) {
+		res := h.validate(map[string]string{"-src/orders.ts": ""})
+		expect(t, res, Rejected, "src/main.ts")
+	})
+
+	t.Run("not code is reported, not checked", func(t *testing.T) {
+		res := h.validate(map[string]string{"NOTES.md": "# notes\n"})
+		expect(t, res, Clean)
+		if len(res.NotCode) != 1 || res.NotCode[0].Path != "NOTES.md" {
+			t.Fatalf("want NOTES.md listed as not code: %+v", res.NotCode)
+		}
+	})
+}
+
+var wordUser = regexp.MustCompile(`\bUser\b`)
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// A project pinned to TypeScript 5 is checked by typescript-language-server
+// with an older tsserver; it only reports open files, so the dependants are
+// opened for the check.
+func TestValidateTypeScriptLegacy(t *testing.T) {
+	h := newHarness(t, "ts", harnessOptions{files: map[string]string{
+		"package.json": `{"name": "shop", "devDependencies": {"typescript": "^5.6.0"}}`,
+	}})
+	srv := h.requireServer("typescript")
+	if srv.Spec().Name != "typescript-language-server" {
+		t.Fatalf("a TypeScript 5 project got %s", srv.Spec().Name)
+	}
+	edited := strings.Replace(h.read("src/db.ts"), "export function findUser(id: string): User | undefined {\n  return users.get(id);",
+		"export function findUser(id: string): string | undefined {\n  return users.get(id)?.name;", 1)
+	res := h.validate(map[string]string{"src/db.ts": edited})
+	expect(t, res, Rejected, "src/auth.ts")
+	expect(t, h.validate(map[string]string{"src/db.ts": h.read("src/db.ts") + "\nexport const version = 1;\n"}), Clean)
+}

@@ -1,0 +1,317 @@
+// Package shadow is Anvil's shadow workspace: it validates a change set
+// with real language servers before any byte reaches the user's files.
+//
+// The proposed contents are shown to the servers as overlays on the real
+// files' URIs (didOpen/didChange, never written to disk). Each server is
+// asked for the diagnostics of the changed files and of the files that
+// depend on them, before and after; only errors the change introduces
+// block it. A file no server could check makes the verdict unverified,
+// never clean. Every cycle is appended to the session's shadow.log.
+package shadow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/lsp"
+	"github.com/anvil-dev/anvil/internal/servers"
+	"github.com/anvil-dev/anvil/internal/workspace"
+)
+
+// DependantFinder finds the files that depend on (import, directly or
+// through other files) the given ones. Paths are workspace-relative.
+type DependantFinder interface {
+	Dependants(ctx context.Context, files []string, limit int) (deps []string, capped bool, err error)
+}
+
+// Options configure a Validator.
+type Options struct {
+	// Timeout bounds one validation; when it passes, the servers that have
+	// not answered make the verdict unverified. Zero means 30 s.
+	Timeout time.Duration
+	// MaxDependants caps the dependants checked per server; zero means 200.
+	MaxDependants int
+	// Log, if set, receives one NDJSON record per validation.
+	Log *Log
+	// Clock returns the time; nil means time.Now.
+	Clock func() time.Time
+	// AfterOverlay, if set, runs once a server has been handed the change;
+	// tests use it to crash a server in the middle of a validation.
+	AfterOverlay func(server *servers.Server)
+}
+
+// Validator checks change sets against a workspace's language servers.
+type Validator struct {
+	root    *workspace.Root
+	servers *servers.Manager
+	deps    DependantFinder
+	opts    Options
+}
+
+// New returns a validator. deps may be nil, in which case only the changed
+// files are checked with servers that do not report dependants themselves.
+func New(root *workspace.Root, mgr *servers.Manager, deps DependantFinder, opts Options) *Validator {
+	if opts.Timeout == 0 {
+		opts.Timeout = 30 * time.Second
+	}
+	if opts.MaxDependants == 0 {
+		opts.MaxDependants = 200
+	}
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	return &Validator{root: root, servers: mgr, deps: deps, opts: opts}
+}
+
+// group is the part of a change set one server checks.
+type group struct {
+	server  *servers.Server
+	changes []*changeset.Change
+	lang    string
+}
+
+// Validate checks set and returns the verdict with the diagnostics behind
+// it. attempt numbers the try for the log. The user's files are never
+// written. An error is returned only for a bad change set; server trouble
+// becomes an unverified verdict.
+func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt int) (*Result, error) {
+	start := v.opts.Clock()
+	res := &Result{New: []Diag{}, Resolved: []Diag{}, Preexisting: []Diag{}, CheckedFiles: []string{}, Servers: []ServerInfo{}}
+	groups := map[string]*group{}
+	var order []string
+	for _, c := range set.Changes() {
+		if c.Unchanged() {
+			continue
+		}
+		lang := servers.LanguageOf(c.Path)
+		if lang == "" {
+			res.NotCode = append(res.NotCode, Skipped{Path: c.Path, Reason: "no language server applies to this kind of file"})
+			continue
+		}
+		srv, err := v.servers.ForLanguage(lang)
+		if err != nil {
+			res.Unverified = append(res.Unverified, Skipped{Path: c.Path, Reason: err.Error()})
+			continue
+		}
+		name := srv.Spec().Name
+		g, ok := groups[name]
+		if !ok {
+			g = &group{server: srv, lang: lang}
+			groups[name] = g
+			order = append(order, name)
+		}
+		g.changes = append(g.changes, c)
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, v.opts.Timeout)
+	defer cancel()
+	outcomes := make([]groupOutcome, len(order))
+	var wg sync.WaitGroup
+	for i, name := range order {
+		wg.Go(func() { outcomes[i] = v.checkGroup(ctx, groups[name]) })
+	}
+	wg.Wait()
+
+	for _, o := range outcomes {
+		res.Servers = append(res.Servers, o.info)
+		res.Unverified = append(res.Unverified, o.unverified...)
+		res.New = append(res.New, o.newErrs...)
+		res.Resolved = append(res.Resolved, o.resolved...)
+		res.Preexisting = append(res.Preexisting, o.pre...)
+		res.CheckedFiles = append(res.CheckedFiles, o.checked...)
+		res.Notes = append(res.Notes, o.notes...)
+	}
+	sortDiags(res.New)
+	sortDiags(res.Resolved)
+	sortDiags(res.Preexisting)
+	sort.Strings(res.CheckedFiles)
+	switch {
+	case len(res.New) > 0:
+		res.Verdict = Rejected
+	case len(res.Unverified) > 0:
+		res.Verdict = Unverified
+	default:
+		res.Verdict = Clean
+	}
+	res.Elapsed = v.opts.Clock().Sub(start)
+	res.ElapsedMS = res.Elapsed.Milliseconds()
+	if v.opts.Log != nil {
+		v.opts.Log.Record(v.opts.Clock(), set, attempt, res)
+	}
+	return res, nil
+}
+
+// groupOutcome is one server's share of a result.
+type groupOutcome struct {
+	info                   ServerInfo
+	newErrs, resolved, pre []Diag
+	checked                []string
+	unverified             []Skipped
+	notes                  []string
+}
+
+func (v *Validator) checkGroup(ctx context.Context, g *group) groupOutcome {
+	spec := g.server.Spec()
+	out := groupOutcome{info: ServerInfo{Language: g.lang, Name: spec.Name}}
+	req := servers.CheckRequest{}
+	if v.opts.AfterOverlay != nil {
+		req.AfterOverlay = func() { v.opts.AfterOverlay(g.server) }
+	}
+	changed := map[string]*changeset.Change{} // by absolute path
+	var rels []string
+	for _, c := range g.changes {
+		abs := filepath.Join(v.root.Dir(), filepath.FromSlash(c.Path))
+		changed[abs] = c
+		rels = append(rels, c.Path)
+		req.Files = append(req.Files, servers.FileChange{
+			Path: abs, Language: servers.LanguageOf(c.Path),
+			Old: c.Base, OldExists: c.BaseExists, New: c.Content, Delete: c.Delete,
+		})
+	}
+	if !spec.ReportsDependants && v.deps != nil {
+		deps, capped, err := v.deps.Dependants(ctx, rels, v.opts.MaxDependants)
+		if err != nil {
+			out.notes = append(out.notes, fmt.Sprintf("%s: finding dependants failed (%v); only the changed files were checked", spec.Name, err))
+		}
+		if capped {
+			out.notes = append(out.notes, fmt.Sprintf("%s: checked the %d nearest dependants only", spec.Name, len(deps)))
+		}
+		for _, d := range deps {
+			if servers.LanguageOf(d) != "" {
+				if s, err := v.servers.ForFile(d); err == nil && s == g.server {
+					req.Dependants = append(req.Dependants, filepath.Join(v.root.Dir(), filepath.FromSlash(d)))
+				}
+			}
+		}
+	}
+
+	cr, err := g.server.Check(ctx, req)
+	out.info.Version = g.server.Info().Version
+	if info := g.server.Info(); info.Name != "" {
+		out.info.Name = info.Name
+	}
+	if err != nil {
+		reason := describeFailure(ctx, spec.Name, err)
+		for _, c := range g.changes {
+			out.unverified = append(out.unverified, Skipped{Path: c.Path, Reason: reason})
+		}
+		return out
+	}
+
+	// Every file either side of the change, with the texts to place
+	// positions in.
+	paths := map[string]bool{}
+	for p := range cr.Before {
+		paths[p] = true
+	}
+	for p := range cr.After {
+		paths[p] = true
+	}
+	for abs := range paths {
+		rel, err := v.root.Rel(abs)
+		if err != nil {
+			continue // a server reporting on a file outside the workspace (a dependency)
+		}
+		var oldText, newText []byte
+		if c, ok := changed[abs]; ok {
+			oldText, newText = c.Base, c.Content
+		} else {
+			oldText, _ = os.ReadFile(abs)
+			newText = oldText
+		}
+		fd := fileDiags{
+			before: toDiags(rel, oldText, cr.Before[abs]),
+			after:  toDiags(rel, newText, cr.After[abs]),
+			lines:  newLineMap(oldText, newText),
+		}
+		n, r, p := delta(fd)
+		out.newErrs = append(out.newErrs, n...)
+		out.resolved = append(out.resolved, r...)
+		out.pre = append(out.pre, p...)
+	}
+	for _, abs := range cr.Checked {
+		if rel, err := v.root.Rel(abs); err == nil {
+			out.checked = append(out.checked, rel)
+		}
+	}
+	return out
+}
+
+func describeFailure(ctx context.Context, server string, err error) string {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return fmt.Sprintf("%s did not answer before the timeout (%s)", server, firstLine(err.Error()))
+	case errors.Is(err, lsp.ErrExited):
+		return fmt.Sprintf("%s crashed during validation (%v)", server, firstLine(err.Error()))
+	case servers.IsNoServer(err):
+		return err.Error()
+	default:
+		return fmt.Sprintf("%s failed: %v", server, firstLine(err.Error()))
+	}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	if len(line) > 300 {
+		line = line[:300] + "…"
+	}
+	return line
+}
+
+// toDiags converts a server's error diagnostics for the file rel, whose
+// text is text, into Anvil's form. Warnings and hints never block and are
+// left out.
+func toDiags(rel string, text []byte, ds []lsp.Diagnostic) []Diag {
+	var out []Diag
+	for _, d := range ds {
+		if !d.IsError() {
+			continue
+		}
+		out = append(out, Diag{
+			Path:     rel,
+			Line:     d.Range.Start.Line + 1,
+			Column:   lsp.ByteColumn(text, d.Range.Start),
+			Severity: d.Severity.String(),
+			Code:     d.CodeString(),
+			Source:   d.Source,
+			Message:  d.Message,
+			LineText: lineText(text, d.Range.Start.Line),
+		})
+	}
+	return out
+}
+
+func lineText(text []byte, line int) string {
+	for i := 0; i < line; i++ {
+		j := strings.IndexByte(string(text), '\n')
+		if j < 0 {
+			return ""
+		}
+		text = text[j+1:]
+	}
+	s := string(text)
+	if j := strings.IndexByte(s, '\n'); j >= 0 {
+		s = s[:j]
+	}
+	return strings.TrimRight(s, "\r")
+}
+
+func sortDiags(ds []Diag) {
+	sort.SliceStable(ds, func(i, j int) bool {
+		if ds[i].Path != ds[j].Path {
+			return ds[i].Path < ds[j].Path
+		}
+		if ds[i].Line != ds[j].Line {
+			return ds[i].Line < ds[j].Line
+		}
+		return ds[i].Column < ds[j].Column
+	})
+}
