@@ -57,6 +57,9 @@ type Client struct {
 	cmd     *exec.Cmd
 	conn    *jsonrpc2.Conn
 	nextID  atomic.Uint64
+	// mods counts the notifications sent that change the server's view of
+	// the workspace (see [Client.Modifications]).
+	mods atomic.Int64
 	stderr  *tailBuffer
 	exited  chan struct{} // closed when the process has ended
 	exitErr error         // set before exited is closed
@@ -247,8 +250,18 @@ func (c *Client) notify(ctx context.Context, method string, params any) error {
 	if err := c.conn.Notify(ctx, method, params); err != nil {
 		return c.connError(method, err)
 	}
+	switch method {
+	case "textDocument/didOpen", "textDocument/didChange", "textDocument/didClose",
+		"workspace/didChangeWatchedFiles", "workspace/didChangeConfiguration":
+		c.mods.Add(1)
+	}
 	return nil
 }
+
+// Modifications returns how many notifications that change the server's
+// view (didOpen, didChange, didClose, didChangeWatchedFiles,
+// didChangeConfiguration) have been sent to it.
+func (c *Client) Modifications() int { return int(c.mods.Load()) }
 
 func (c *Client) connError(method string, err error) error {
 	var rpcErr *jsonrpc2.Error

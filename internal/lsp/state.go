@@ -113,22 +113,26 @@ func (c *Client) WaitPublished(ctx context.Context, path string, ok func(Publish
 }
 
 // WorkBegun returns how many work-done progress reports whose title starts
-// with word have begun so far, a mark for [Client.WaitWorkDone].
+// with word have begun so far.
 func (c *Client) WorkBegun(word string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.state.workBegun[word]
 }
 
-// WaitWorkDone blocks until at least n reports titled word... have begun
-// since mark and none of them is still running. gopls, with
-// verboseWorkDoneProgress, wraps the diagnosis that follows each file change
-// in such a report ("diagnosing didChange"), and ends it only after
-// publishing every diagnostic that change caused, in any file: a precise
-// barrier where otherwise only a quiet period would do.
-func (c *Client) WaitWorkDone(ctx context.Context, word string, mark, n int) error {
+// WaitWorkDone blocks until at least total progress reports whose title
+// starts with word have begun, and none of them is still running.
+//
+// gopls, with verboseWorkDoneProgress, wraps its initial diagnosis and the
+// diagnosis that follows each didOpen, didChange, didClose and
+// didChangeConfiguration in such a report ("diagnosing didChange"), and ends
+// it only after publishing every diagnostic that change caused, in any
+// file. Its begin notification can arrive well after the change that
+// caused it, so the caller counts reports against the notifications it has
+// sent ([Client.Modifications]) rather than against what has arrived.
+func (c *Client) WaitWorkDone(ctx context.Context, word string, total int) error {
 	return c.waitFor(ctx, func() bool {
-		if c.state.workBegun[word] < mark+n {
+		if c.state.workBegun[word] < total {
 			return false
 		}
 		for _, title := range c.state.activeWork {

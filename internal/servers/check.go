@@ -227,30 +227,27 @@ func (cy *cycle) pullAll(ctx context.Context, paths []string, into map[string][]
 func (cy *cycle) pushProgress(ctx context.Context) error {
 	const work = "diagnosing"
 	c := cy.client
+	// The initial load plus one diagnosis per modification sent so far.
+	settled := func() int { return 1 + c.Modifications() }
 	// Let work from earlier cycles (their restores) finish first.
-	if err := c.WaitWorkDone(ctx, work, c.WorkBegun(work), 0); err != nil {
+	if err := c.WaitWorkDone(ctx, work, settled()); err != nil {
 		return fmt.Errorf("waiting for earlier diagnosis: %w", err)
 	}
-	mark := c.WorkBegun(work)
-	n := 0
 	for _, f := range cy.req.Files {
 		if f.OldExists {
 			if err := cy.open(ctx, f.Path, f.Language, string(f.Old)); err != nil {
 				return err
 			}
-			n++
 		}
 	}
-	if err := c.WaitWorkDone(ctx, work, mark, n); err != nil {
+	if err := c.WaitWorkDone(ctx, work, settled()); err != nil {
 		return fmt.Errorf("diagnostics before the change: %w", err)
 	}
 	before := c.PublishedAll()
-	mark = c.WorkBegun(work)
-	n, err := cy.applyOverlays(ctx)
-	if err != nil {
+	if _, err := cy.applyOverlays(ctx); err != nil {
 		return err
 	}
-	if err := c.WaitWorkDone(ctx, work, mark, n); err != nil {
+	if err := c.WaitWorkDone(ctx, work, settled()); err != nil {
 		return fmt.Errorf("diagnostics after the change: %w", err)
 	}
 	after := c.PublishedAll()

@@ -134,6 +134,12 @@ func (s *Server) startLocked(ctx context.Context, reopen []lsp.OpenDocument) (*l
 		}
 		_, _ = c.DidOpen(ctx, d.URI, d.LanguageID, string(text))
 	}
+	if len(reopen) > 0 {
+		if err := s.awaitReady(ctx, c); err != nil {
+			c.Kill()
+			return nil, err
+		}
+	}
 	s.client = c
 	s.watchers.Add(1)
 	go s.watch(c)
@@ -146,7 +152,7 @@ func (s *Server) startLocked(ctx context.Context, reopen []lsp.OpenDocument) (*l
 func (s *Server) awaitReady(ctx context.Context, c *lsp.Client) error {
 	switch {
 	case s.resolved.Spec.Mode == ModePushProgress:
-		return c.WaitWorkDone(ctx, "diagnosing", 0, 1)
+		return c.WaitWorkDone(ctx, "diagnosing", 1+c.Modifications())
 	case s.resolved.Spec.Mode == ModePull && !c.SupportsPull():
 		return c.WaitRegistered(ctx, "textDocument/diagnostic")
 	}
