@@ -53,13 +53,13 @@ type Config struct {
 
 // Client is a running language server.
 type Client struct {
-	cfg     Config
-	cmd     *exec.Cmd
-	conn    *jsonrpc2.Conn
-	nextID  atomic.Uint64
+	cfg    Config
+	cmd    *exec.Cmd
+	conn   *jsonrpc2.Conn
+	nextID atomic.Uint64
 	// mods counts the notifications sent that change the server's view of
 	// the workspace (see [Client.Modifications]).
-	mods atomic.Int64
+	mods    atomic.Int64
 	stderr  *tailBuffer
 	exited  chan struct{} // closed when the process has ended
 	exitErr error         // set before exited is closed
