@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/anvil-dev/anvil/internal/servers"
 )
 
 // binDir holds the anvil binary built once for the CLI scripts, so they
@@ -39,6 +41,10 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 			env.Setenv("HOME", env.WorkDir)
+			// The language servers installed for the real user, found again
+			// under the scripts' own HOME.
+			env.Setenv("ANVIL_TOOLS_DIR", servers.DefaultToolsDir(os.Getenv))
+			env.Setenv("ANVIL_SESSION_DIR", filepath.Join(env.WorkDir, "sessions"))
 			return nil
 		},
 	})

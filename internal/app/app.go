@@ -1,10 +1,24 @@
 // Package app is Anvil's composition root: it builds the services one run
-// needs (workspace, tools, and later language servers, agents and the
-// session) from the options the CLI parsed, and owns their shutdown. No other
-// package constructs services; cmd/anvil only parses flags and calls here.
+// needs (workspace, config, tools, language servers, the shadow workspace,
+// the journal, the session) from the options the CLI parsed, and owns their
+// shutdown. No other package constructs services; cmd/anvil only parses
+// flags and calls here.
 package app
 
 import (
+	"context"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/anvil-dev/anvil/internal/config"
+	"github.com/anvil-dev/anvil/internal/journal"
+	"github.com/anvil-dev/anvil/internal/search"
+	"github.com/anvil-dev/anvil/internal/servers"
+	"github.com/anvil-dev/anvil/internal/session"
+	"github.com/anvil-dev/anvil/internal/shadow"
+	"github.com/anvil-dev/anvil/internal/syntax"
 	"github.com/anvil-dev/anvil/internal/tools"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
@@ -13,27 +27,163 @@ import (
 type Options struct {
 	// Dir is the workspace root.
 	Dir string
+	// Getenv reads the environment; nil means os.Getenv.
+	Getenv func(string) string
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// SessionBase overrides the config's session directory base.
+	SessionBase string
 }
 
 // App holds the services of one run. Close releases them.
 type App struct {
-	Root  *workspace.Root
-	Tools *tools.Set
+	Root      *workspace.Root
+	Config    config.Config
+	Tools     *tools.Set
+	Servers   *servers.Manager
+	Parser    *syntax.Parser
+	Searcher  *search.Searcher
+	Validator *shadow.Validator
+	Journal   *journal.Journal
+
+	opts        Options
+	sessionBase string
+	logs        []*lazyFile
+
+	mu      sync.Mutex
+	session *session.Session
 }
 
-// New builds the services for opts.
+// New builds the services for opts. Language servers start lazily, on
+// first use.
 func New(opts Options) (*App, error) {
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	root, err := workspace.New(opts.Dir)
 	if err != nil {
 		return nil, err
 	}
-	a := &App{Root: root}
+	cfg, err := config.Load(config.DefaultPaths(root.Dir(), opts.Getenv))
+	if err != nil {
+		return nil, err
+	}
+	a := &App{Root: root, Config: cfg, opts: opts}
+	a.sessionBase = firstNonEmpty(opts.SessionBase, opts.Getenv("ANVIL_SESSION_DIR"), cfg.SessionDir, session.DefaultBase)
+	// Server stderr and the shadow log go to the session directory, created
+	// when something first writes there.
+	serverLog := a.sessionFile("servers.log")
+	shadowLog := a.sessionFile(session.ShadowLogFile)
+
+	registry := servers.NewRegistry(servers.RegistryOptions{
+		Overrides: cfg.ServerSpecs(),
+		ToolsDir:  servers.DefaultToolsDir(opts.Getenv),
+	})
+	a.Servers = servers.NewManager(root.Dir(), registry, servers.ManagerOptions{Log: serverLog})
+	a.Parser = syntax.New(syntax.Options{})
+	a.Validator = shadow.New(root, a.Servers, shadow.NewImportGraph(root, a.Parser), shadow.Options{
+		Timeout: cfg.Timeout(),
+		Log:     shadow.NewLog(shadowLog),
+		Clock:   opts.Now,
+	})
+	a.Journal = journal.New(root, a.sessionBase, opts.Now)
+	a.Searcher = search.New(root, search.Options{})
 	a.Tools = tools.NewSet(
 		tools.Adapt(tools.NewReadFile(root)),
 		tools.Adapt(tools.NewListFiles(root)),
+		tools.Adapt(tools.NewTextSearch(root, a.Searcher)),
+		tools.Adapt(tools.NewASTSearch(root, a.Parser)),
+		tools.Adapt(tools.NewFindSymbol(root, a.Parser, a.Servers, a.Searcher)),
+		tools.Adapt(tools.NewDiagnostics(root, a.Servers)),
+		// Outside an Executor there is no change set: the rename is
+		// computed and shown, not staged.
+		tools.Adapt(tools.NewRenameSymbol(root, a.Parser, a.Servers, nil)),
 	)
 	return a, nil
 }
 
-// Close releases the services. It is safe to call more than once.
-func (a *App) Close() error { return nil }
+// Session returns the run's session directory, creating it on first use.
+func (a *App) Session() (*session.Session, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.session != nil {
+		return a.session, nil
+	}
+	s, err := session.New(a.sessionBase, a.opts.Now())
+	if err != nil {
+		return nil, err
+	}
+	a.session = s
+	return s, nil
+}
+
+// sessionFile returns a writer appending to name in the session
+// directory; the session and the file are created on the first write.
+func (a *App) sessionFile(name string) *lazyFile {
+	f := &lazyFile{open: func() (io.Writer, error) {
+		s, err := a.Session()
+		if err != nil {
+			return nil, err
+		}
+		return os.OpenFile(s.Path(name), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	}}
+	a.logs = append(a.logs, f)
+	return f
+}
+
+// Close shuts the language servers down (bounded) and frees the parser. It
+// is safe to call more than once.
+func (a *App) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	a.Servers.Shutdown(ctx)
+	a.Parser.Close()
+	for _, f := range a.logs {
+		f.Close()
+	}
+	return nil
+}
+
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// lazyFile opens its file on the first write, so runs that never start a
+// server create no session directory.
+type lazyFile struct {
+	mu   sync.Mutex
+	open func() (io.Writer, error)
+	w    io.Writer
+	err  error
+	done bool
+}
+
+func (l *lazyFile) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.done {
+		l.w, l.err = l.open()
+		l.done = true
+	}
+	if l.err != nil {
+		return len(p), nil // logging must never fail the work
+	}
+	return l.w.Write(p)
+}
+
+func (l *lazyFile) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if c, ok := l.w.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}

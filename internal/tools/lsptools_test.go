@@ -1,0 +1,171 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anvil-dev/anvil/internal/search"
+	"github.com/anvil-dev/anvil/internal/servers"
+	"github.com/anvil-dev/anvil/internal/syntax"
+	"github.com/anvil-dev/anvil/internal/testfs"
+	"github.com/anvil-dev/anvil/internal/workspace"
+)
+
+// lspFixture copies testdata/projects/name and returns the workspace with
+// a server manager (overrides replace built-in specs).
+func lspFixture(t *testing.T, name string, overrides ...servers.Spec) (*workspace.Root, *syntax.Parser, *servers.Manager) {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	dir := testfs.Copy(t, filepath.Join(filepath.Dir(file), "..", "..", "testdata", "projects", name))
+	root, err := workspace.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := servers.NewRegistry(servers.RegistryOptions{Overrides: overrides, ToolsDir: servers.DefaultToolsDir(os.Getenv)})
+	mgr := servers.NewManager(root.Dir(), reg, servers.ManagerOptions{})
+	parser := syntax.New(syntax.Options{})
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		mgr.Shutdown(ctx)
+		parser.Close()
+	})
+	return root, parser, mgr
+}
+
+func TestFindSymbol(t *testing.T) {
+	for _, tc := range []struct {
+		project, args string
+		server        string
+		def           string
+		refFiles      []string
+	}{
+		{"ts", `{"name":"User"}`, "tsgo", "src/types.ts:1:18", []string{"src/auth.ts", "src/db.ts", "src/types.ts"}},
+		{"ts", `{"path":"src/auth.ts","line":4,"name":"User"}`, "tsgo", "src/types.ts:1:18", []string{"src/auth.ts", "src/db.ts", "src/types.ts"}},
+		{"go", `{"name":"FindUser"}`, "gopls", "db/db.go:12:6", []string{"auth/auth.go", "db/db.go"}},
+		{"py", `{"name":"find_user"}`, "pyright", "app/db.py:11:5", []string{"app/auth.py", "app/db.py"}},
+	} {
+		t.Run(tc.project+" "+tc.args, func(t *testing.T) {
+			root, parser, mgr := lspFixture(t, tc.project)
+			res := call(t, Adapt(NewFindSymbol(root, parser, mgr, search.New(root, search.Options{}))), tc.args)
+			if res.IsError {
+				t.Fatal(res.Output)
+			}
+			rep := res.Data.([]SymbolReport)[0]
+			if !rep.Verified || rep.Server != tc.server {
+				t.Fatalf("not answered by %s: %+v\n%s", tc.server, rep, res.Output)
+			}
+			if len(rep.Definitions) != 1 || siteString(rep.Definitions[0]) != tc.def {
+				t.Errorf("definitions = %+v, want %s", rep.Definitions, tc.def)
+			}
+			files := map[string]bool{}
+			for _, r := range rep.References {
+				files[r.Path] = true
+			}
+			for _, f := range tc.refFiles {
+				if !files[f] {
+					t.Errorf("no reference in %s:\n%s", f, res.Output)
+				}
+			}
+			if len(files) != len(tc.refFiles) {
+				t.Errorf("references in %v, want %v", files, tc.refFiles)
+			}
+		})
+	}
+}
+
+// Without a server the answer comes from tree-sitter and text search, and
+// says it is unverified.
+func TestFindSymbolFallback(t *testing.T) {
+	root, parser, mgr := lspFixture(t, "ts", servers.Spec{Name: "tsgo", Command: "no-such-server"})
+	res := call(t, Adapt(NewFindSymbol(root, parser, mgr, search.New(root, search.Options{}))), `{"name":"displayName"}`)
+	if res.IsError {
+		t.Fatal(res.Output)
+	}
+	rep := res.Data.([]SymbolReport)[0]
+	if rep.Verified || !strings.Contains(res.Output, "unverified") {
+		t.Fatalf("fallback not labelled unverified:\n%s", res.Output)
+	}
+	if len(rep.Definitions) != 1 || rep.Definitions[0].Path != "src/auth.ts" || len(rep.References) != 3 {
+		t.Fatalf("fallback found %+v", rep)
+	}
+}
+
+func TestFindSymbolBadInput(t *testing.T) {
+	root, parser, mgr := lspFixture(t, "ts")
+	tool := Adapt(NewFindSymbol(root, parser, mgr, search.New(root, search.Options{})))
+	for args, want := range map[string]string{
+		`{}`:                     "give name",
+		`{"name":"NoSuchThing"}`: "no declaration",
+		`{"line":3}`:             "line needs path",
+		`{"path":"src/db.ts","line":900,"column":1}`: "has no line 900",
+		`{"path":"src/db.ts","line":1,"name":"zzz"}`: "does not appear",
+		`{"path":"../x.ts","line":1,"column":1}`:     "outside the workspace",
+		`{"name":"User","path":"/etc"}`:              "outside the workspace",
+	} {
+		res := call(t, tool, args)
+		if !res.IsError || !strings.Contains(res.Output, want) {
+			t.Errorf("%s: want error %q, got:\n%s", args, want, res.Output)
+		}
+	}
+}
+
+func TestRenameSymbol(t *testing.T) {
+	root, parser, mgr := lspFixture(t, "ts")
+	before := testfs.Snapshot(t, root.Dir())
+	res := call(t, Adapt(NewRenameSymbol(root, parser, mgr, nil)), `{"name":"User","new_name":"Account"}`)
+	if res.IsError {
+		t.Fatal(res.Output)
+	}
+	data := res.Data.(RenameData)
+	var paths []string
+	for _, c := range data.Changes {
+		paths = append(paths, c.Path)
+		if c.Content == nil || wordUser.MatchString(*c.Content) || !strings.Contains(*c.Content, "Account") {
+			t.Errorf("%s not renamed:\n%s", c.Path, *c.Content)
+		}
+	}
+	if strings.Join(paths, ",") != "src/auth.ts,src/db.ts,src/types.ts" {
+		t.Errorf("changed %v", paths)
+	}
+	if after := testfs.Snapshot(t, root.Dir()); len(after) != len(before) || after["src/types.ts"] != before["src/types.ts"] {
+		t.Error("rename_symbol wrote to disk")
+	}
+
+	for args, want := range map[string]string{
+		`{"name":"User","new_name":"not valid"}`: "not an identifier",
+		`{"name":"Nope","new_name":"X"}`:         "no declaration",
+	} {
+		if res := call(t, Adapt(NewRenameSymbol(root, parser, mgr, nil)), args); !res.IsError || !strings.Contains(res.Output, want) {
+			t.Errorf("%s: want %q, got %s", args, want, res.Output)
+		}
+	}
+}
+
+func TestDiagnostics(t *testing.T) {
+	root, _, mgr := lspFixture(t, "ts")
+	testfs.Write(t, root.Dir(), map[string]string{"src/bad.ts": "export const n: number = \"one\";\n", "notes.md": "x"})
+	tool := Adapt(NewDiagnostics(root, mgr))
+	res := call(t, tool, `{}`)
+	if res.IsError {
+		t.Fatal(res.Output)
+	}
+	d := res.Data.(DiagnosticsData)
+	if len(d.Diagnostics) != 1 || d.Diagnostics[0].Path != "src/bad.ts" || d.Diagnostics[0].Code != "2322" || len(d.Checked) != 6 {
+		t.Fatalf("got %+v\n%s", d, res.Output)
+	}
+	if res := call(t, tool, `{"paths":["notes.md"]}`); !res.IsError {
+		t.Errorf("a Markdown file was accepted: %s", res.Output)
+	}
+}
+
+var wordUser = regexp.MustCompile(`\bUser\b`)
+
+func siteString(s symbolSite) string { return fmt.Sprintf("%s:%d:%d", s.Path, s.Line, s.Column) }
