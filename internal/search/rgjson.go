@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // maxEventLine bounds the part of one line of rg's JSON output held in
@@ -40,60 +42,6 @@ func newEventReader(r io.Reader, p *plan, col *collector, bound int) *eventReade
 		maxLine: maxEventLine,
 		b:       fileBuilder{limit: p.maxResults, context: p.context},
 	}
-}
-
-// rgEvent is the part of an rg JSON message this package reads.
-type rgEvent struct {
-	Type string `json:"type"`
-	Data struct {
-		Path         rgData     `json:"path"`
-		Lines        rgData     `json:"lines"`
-		LineNumber   int        `json:"line_number"`
-		Submatches   firstStart `json:"submatches"`
-		BinaryOffset *int64     `json:"binary_offset"`
-	} `json:"data"`
-}
-
-// rgData is rg's encoding of bytes that may not be UTF-8.
-type rgData struct {
-	Text  *string `json:"text"`
-	Bytes []byte  `json:"bytes"` // base64 in the JSON
-}
-
-func (d rgData) raw() []byte {
-	if d.Text != nil {
-		return []byte(*d.Text)
-	}
-	return d.Bytes
-}
-
-// firstStart decodes rg's submatches array to the start of the first one,
-// without building the array: a line can hold thousands.
-type firstStart struct {
-	n  int
-	ok bool
-}
-
-func (f *firstStart) UnmarshalJSON(b []byte) error {
-	// "start": cannot occur inside a JSON string, where every quote is
-	// escaped, so its first occurrence is the first submatch's field.
-	i := bytes.Index(b, []byte(`"start":`))
-	if i < 0 {
-		return nil
-	}
-	if err := json.Unmarshal(numberAt(b[i+len(`"start":`):]), &f.n); err != nil {
-		return err
-	}
-	f.ok = true
-	return nil
-}
-
-func numberAt(b []byte) []byte {
-	end := 0
-	for end < len(b) && b[end] >= '0' && b[end] <= '9' {
-		end++
-	}
-	return b[:end]
 }
 
 // run reads events until rg's output ends or the match bound is reached.
@@ -148,11 +96,11 @@ func (r *eventReader) readLine() (line []byte, big *keyScan, err error) {
 func (r *eventReader) event(line []byte, big *keyScan) error {
 	switch eventType(line) {
 	case "begin":
-		var ev rgEvent
-		if err := unmarshal(line, big, &ev); err != nil {
-			return err
+		raw, complete := dataField(line, "path")
+		if !complete || big != nil {
+			return fmt.Errorf("unreadable ripgrep message %.100q", line)
 		}
-		path := strings.TrimPrefix(string(ev.Data.Path.raw()), "./")
+		path := strings.TrimPrefix(string(raw), "./")
 		r.keep = r.glob == nil || r.glob.match(path)
 		r.b.reset(path)
 	case "match":
@@ -187,14 +135,15 @@ func (r *eventReader) event(line []byte, big *keyScan) error {
 			return nil
 		}
 		r.keep = false
-		var ev rgEvent
-		if err := unmarshal(line, big, &ev); err != nil {
-			return err
-		}
 		// rg stops reading a file at its first NUL byte, after printing the
-		// matches before it. The Go engine drops such a file whole, and so
-		// does this.
-		if ev.Data.BinaryOffset == nil {
+		// matches before it, and gives the NUL's offset here. The Go engine
+		// drops such a file whole, and so does this.
+		const key = `"binary_offset":`
+		i := bytes.Index(line, []byte(key))
+		if i < 0 {
+			return fmt.Errorf("unreadable ripgrep message %.100q", line)
+		}
+		if bytes.HasPrefix(line[i+len(key):], []byte("null")) {
 			r.col.add(r.b.matches, r.b.count)
 		}
 	case "summary":
@@ -216,41 +165,27 @@ func eventType(line []byte) string {
 	return ""
 }
 
-func unmarshal(line []byte, big *keyScan, ev *rgEvent) error {
-	if big != nil {
-		return fmt.Errorf("ripgrep printed a %d MB begin or end message", len(line)>>20)
-	}
-	return json.Unmarshal(line, ev)
-}
-
 // lineEvent decodes a match or context message: the line number, the
 // 1-based column of the first match (1 when rg gives none) and the text of
-// the line without its "\n".
+// the line without its "\n". Rather than decoding the whole message, which
+// for a match lists every submatch, it picks the three fields out; that
+// also works for a message cut short at r.maxLine (big then holds what was
+// found in all of it).
 func (r *eventReader) lineEvent(line []byte, big *keyScan) (n, col int, text []byte, err error) {
+	var vals []int
 	if big != nil {
-		return r.bigLineEvent(line, big)
+		vals = big.vals
+	} else {
+		vals = lineFields(line)
 	}
-	var ev rgEvent
-	if err := json.Unmarshal(line, &ev); err != nil {
-		return 0, 0, nil, err
+	if len(vals) == 0 {
+		return 0, 0, nil, fmt.Errorf("no line number in ripgrep message %.100q", line)
 	}
-	col = 1
-	if ev.Data.Submatches.ok {
-		col = ev.Data.Submatches.n + 1
+	n, col = vals[0], 1
+	if len(vals) > 1 {
+		col = vals[1] + 1
 	}
-	return ev.Data.LineNumber, col, bytes.TrimSuffix(ev.Data.Lines.raw(), []byte("\n")), nil
-}
-
-// bigLineEvent is lineEvent for a message cut at r.maxLine bytes.
-func (r *eventReader) bigLineEvent(prefix []byte, big *keyScan) (n, col int, text []byte, err error) {
-	if len(big.vals) == 0 {
-		return 0, 0, nil, fmt.Errorf("no line number in a %d MB message", len(prefix)>>20)
-	}
-	n, col = big.vals[0], 1
-	if len(big.vals) > 1 {
-		col = big.vals[1] + 1
-	}
-	text, complete := partialText(prefix)
+	text, complete := dataField(line, "lines")
 	text = bytes.TrimSuffix(text, []byte("\n"))
 	if !complete && col-1+clipWidth > len(text) {
 		text = fmt.Appendf(nil, "[line too long to show; the match is at byte %d]", col)
@@ -258,15 +193,19 @@ func (r *eventReader) bigLineEvent(prefix []byte, big *keyScan) (n, col int, tex
 	return n, col, text, nil
 }
 
-// partialText decodes as much of the "lines" field as prefix holds.
-func partialText(prefix []byte) (text []byte, complete bool) {
-	for _, key := range []string{`"lines":{"text":"`, `"lines":{"bytes":"`} {
-		i := bytes.Index(prefix, []byte(key))
+// dataField decodes the data field name ("path" or "lines") of a message,
+// as far as msg holds it: complete is false when msg was cut short. rg
+// writes bytes that are not UTF-8 as base64 under "bytes", others as a
+// string under "text".
+func dataField(msg []byte, name string) (value []byte, complete bool) {
+	for _, enc := range [...]string{"text", "bytes"} {
+		key := `"` + name + `":{"` + enc + `":"`
+		i := bytes.Index(msg, []byte(key))
 		if i < 0 {
 			continue
 		}
-		body := prefix[i+len(key):]
-		j := 0
+		body := msg[i+len(key):]
+		j := 0 // end of the string, or of the last whole escape before the cut
 		for j < len(body) && body[j] != '"' {
 			step := 1
 			if body[j] == '\\' {
@@ -281,24 +220,102 @@ func partialText(prefix []byte) (text []byte, complete bool) {
 			j += step
 		}
 		complete = j < len(body) && body[j] == '"'
-		if strings.Contains(key, "bytes") {
+		if enc == "bytes" {
 			raw := body[:j/4*4]
 			out := make([]byte, base64.StdEncoding.DecodedLen(len(raw)))
-			m, _ := base64.StdEncoding.Decode(out, raw)
-			return out[:m], complete
+			n, err := base64.StdEncoding.Decode(out, raw)
+			return out[:n], complete && err == nil
 		}
-		var s string
-		quoted := append(append([]byte{'"'}, body[:j]...), '"')
-		if json.Unmarshal(quoted, &s) != nil {
-			return nil, false
-		}
-		return []byte(s), complete
+		out, ok := unescapeJSON(body[:j])
+		return out, complete && ok
 	}
 	return nil, false
 }
 
-// keyScan finds the numbers after "line_number": and then "start": in a
-// message read in pieces. Neither key can occur inside a JSON string.
+// unescapeJSON decodes the body of a JSON string, without its quotes, into
+// a new slice. ok is false if an escape is malformed.
+func unescapeJSON(s []byte) (out []byte, ok bool) {
+	if bytes.IndexByte(s, '\\') < 0 {
+		return bytes.Clone(s), true
+	}
+	out = make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		if i++; i == len(s) {
+			return out, false
+		}
+		switch s[i] {
+		case '"', '\\', '/':
+			out = append(out, s[i])
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := hex4(s[i+1:])
+			if !ok {
+				return out, false
+			}
+			i += 4
+			if utf16.IsSurrogate(r) {
+				if r2, ok := hex4(s[min(i+3, len(s)):]); ok && bytes.HasPrefix(s[i+1:], []byte(`\u`)) {
+					r = utf16.DecodeRune(r, r2)
+					i += 6
+				}
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			return out, false
+		}
+	}
+	return out, true
+}
+
+// hex4 reads the four hex digits of a \u escape.
+func hex4(s []byte) (rune, bool) {
+	if len(s) < 4 {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(s[:4]), 16, 32)
+	return rune(n), err == nil
+}
+
+// lineFields returns the numbers after "line_number": and the first
+// "start": (the first submatch's) in a complete message. Neither key can
+// occur inside a JSON string, where every quote is escaped, so the first
+// occurrence of each is the field.
+func lineFields(line []byte) []int {
+	var vals []int
+	for _, key := range [...]string{`"line_number":`, `"start":`} {
+		i := bytes.Index(line, []byte(key))
+		if i < 0 {
+			break
+		}
+		line = line[i+len(key):]
+		n, digits := 0, 0
+		for digits < len(line) && line[digits] >= '0' && line[digits] <= '9' {
+			n = n*10 + int(line[digits]-'0')
+			digits++
+		}
+		if digits == 0 {
+			break
+		}
+		vals = append(vals, n)
+	}
+	return vals
+}
+
+// keyScan is lineFields for a message read in pieces, too long to hold.
 type keyScan struct {
 	k       int // index of the key sought
 	matched int // bytes of it matched so far

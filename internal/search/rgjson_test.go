@@ -2,6 +2,8 @@ package search
 
 import (
 	"context"
+	"encoding/json"
+	"math/rand/v2"
 	"os/exec"
 	"reflect"
 	"strings"
@@ -58,5 +60,27 @@ func TestSearchLongEventLines(t *testing.T) {
 	res, err := goOnly(root).Search(context.Background(), Query{Pattern: "needle", Path: "far.txt"})
 	if err != nil || len(res.Matches) != 1 || !strings.HasPrefix(res.Matches[0].Text, "…"+strings.Repeat("x", 100)+"needle") {
 		t.Errorf("go engine: %v %s", err, jsonOf(res))
+	}
+}
+
+func TestSearchUnescapeJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	pieces := []string{"a", "\"", "\\", "/", "\t", "\n", "\x01", "<&>", "é", "😀", "\u2028", "\xff"}
+	for range 1000 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		quoted, _ := json.Marshal(b.String())
+		var want string
+		json.Unmarshal(quoted, &want)
+		got, ok := unescapeJSON(quoted[1 : len(quoted)-1])
+		if !ok || string(got) != want {
+			t.Fatalf("unescapeJSON(%s) = %q, %v; want %q", quoted, got, ok, want)
+		}
+	}
+	// Surrogate pairs, which encoding/json never writes but JSON allows.
+	if got, ok := unescapeJSON([]byte(`x\ud83d\ude00y`)); !ok || string(got) != "x😀y" {
+		t.Errorf("surrogate pair: %q, %v", got, ok)
 	}
 }

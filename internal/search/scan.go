@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
 	"sync/atomic"
 )
 
@@ -53,7 +52,7 @@ type fileResult struct {
 // file searches the file at abs, reported as rel. A file that cannot be
 // read contributes nothing, as in ripgrep with --no-messages.
 func (s *scanner) file(ctx context.Context, abs, rel string) (fileResult, error) {
-	f, err := os.Open(abs)
+	f, err := openFile(abs)
 	if err != nil {
 		return fileResult{}, nil
 	}

@@ -1,0 +1,68 @@
+package config
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anvil-dev/anvil/internal/testfs"
+)
+
+func TestLoadMerges(t *testing.T) {
+	dir := testfs.Tree(t, map[string]string{
+		"user/anvil/config.toml": "model = \"user-model\"\nprovider = \"anthropic\"\nmax_attempts = 5\n[servers.gopls]\nargs = [\"-v\"]\n",
+		"ws/.anvil/config.toml":  "model = \"project-model\"\nvalidation_timeout = \"45s\"\n[servers.pyright]\ncommand = \"basedpyright-langserver\"\nquiet = \"2s\"\n",
+	})
+	p := DefaultPaths(filepath.Join(dir, "ws"), func(k string) string {
+		if k == "XDG_CONFIG_HOME" {
+			return filepath.Join(dir, "user")
+		}
+		return ""
+	})
+	c, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Model != "project-model" || c.Provider != "anthropic" || c.Attempts() != 5 || c.Timeout() != 45*time.Second {
+		t.Errorf("merged: %+v", c)
+	}
+	if len(c.Servers) != 2 || c.Servers["pyright"].Command != "basedpyright-langserver" || c.Servers["pyright"].Quiet != 2*time.Second {
+		t.Errorf("servers: %+v", c.Servers)
+	}
+	names := map[string]bool{}
+	for _, s := range c.ServerSpecs() {
+		names[s.Name] = true
+	}
+	if !names["gopls"] || !names["pyright"] {
+		t.Errorf("ServerSpecs names: %v", names)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	dir := testfs.Tree(t, map[string]string{
+		"unknown.toml": "modle = \"typo\"\n",
+		"bad.toml":     "model = \n",
+	})
+	for file, want := range map[string]string{"unknown.toml": `unknown key "modle"`, "bad.toml": "bad.toml"} {
+		_, err := Load(Paths{Project: filepath.Join(dir, file)})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want %q", file, err, want)
+		}
+	}
+	if c, err := Load(Paths{Project: filepath.Join(dir, "missing.toml")}); err != nil || c.Attempts() != DefaultMaxAttempts {
+		t.Errorf("missing file: %+v %v", c, err)
+	}
+}
+
+func TestWriteRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a", "config.toml")
+	in := Config{Model: "m", MaxAttempts: 2, ValidationTimeout: Duration{10 * time.Second}}
+	if err := Write(path, in); err != nil {
+		t.Fatal(err)
+	}
+	out, err := Load(Paths{Project: path})
+	if err != nil || out.Model != "m" || out.MaxAttempts != 2 || out.Timeout() != 10*time.Second {
+		t.Fatalf("round trip: %+v %v", out, err)
+	}
+}

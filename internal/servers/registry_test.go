@@ -1,0 +1,145 @@
+package servers
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/anvil-dev/anvil/internal/testfs"
+)
+
+// fakeTools lays out a tools directory with a TypeScript 7 tsc and the other
+// servers' binaries, the way install-servers.sh does.
+func fakeTools(t *testing.T) string {
+	dir := t.TempDir()
+	testfs.Write(t, dir, map[string]string{
+		"node/node_modules/typescript/package.json":         `{"name":"typescript","version":"7.0.2"}`,
+		"node/node_modules/typescript/bin/tsc":              "#!/bin/sh\n",
+		"bin/tsc":                                           "->../node/node_modules/typescript/bin/tsc",
+		"bin/typescript-language-server":                    "#!/bin/sh\n",
+		"bin/gopls":                                         "#!/bin/sh\n",
+		"ts-legacy/node_modules/typescript/lib/tsserver.js": "",
+	})
+	return dir
+}
+
+func noPath(string) (string, error) { return "", errors.New("not on PATH") }
+
+func TestResolve(t *testing.T) {
+	tools := fakeTools(t)
+	tests := []struct {
+		name     string
+		files    map[string]string
+		language string
+		want     string
+		wantPath string // suffix
+		wantErr  string
+	}{
+		{name: "no TypeScript pinned: native server", language: "typescript", want: "tsgo", wantPath: "bin/tsc"},
+		{name: "TypeScript 7 pinned", files: map[string]string{"package.json": `{"devDependencies":{"typescript":"^7.0.0"}}`}, language: "typescriptreact", want: "tsgo"},
+		{name: "TypeScript 5 pinned", files: map[string]string{"package.json": `{"devDependencies":{"typescript":"~5.4.2"}}`}, language: "typescript", want: "typescript-language-server"},
+		{name: "TypeScript 6 installed wins over the pin", files: map[string]string{
+			"package.json":                            `{"dependencies":{"typescript":"latest"}}`,
+			"node_modules/typescript/package.json":    `{"name":"typescript","version":"6.0.3"}`,
+			"node_modules/typescript/lib/tsserver.js": "",
+		}, language: "javascript", want: "typescript-language-server"},
+		{name: "project's own TypeScript 7 first", files: map[string]string{
+			"node_modules/typescript/package.json": `{"name":"typescript","version":"7.1.0"}`,
+			"node_modules/typescript/bin/tsc":      "#!/bin/sh\n",
+			"node_modules/.bin/tsc":                "->../typescript/bin/tsc",
+		}, language: "typescript", want: "tsgo", wantPath: "node_modules/.bin/tsc"},
+		{name: "go", language: "go", want: "gopls", wantPath: "bin/gopls"},
+		{name: "python server missing", language: "python", wantErr: "no language server found for python"},
+		{name: "no spec at all", language: "rust", wantErr: "no language server is configured for rust"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := testfs.Tree(t, tt.files)
+			r := NewRegistry(RegistryOptions{ToolsDir: tools, LookPath: noPath})
+			got, err := r.Resolve(root, tt.language)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Spec.Name != tt.want || !strings.HasSuffix(got.Path, tt.wantPath) {
+				t.Fatalf("got %s at %s, want %s at …%s", got.Spec.Name, got.Path, tt.want, tt.wantPath)
+			}
+			if got.Spec.Name == "typescript-language-server" {
+				ts := got.Spec.InitOptions["tsserver"].(map[string]any)["path"].(string)
+				if !strings.HasSuffix(ts, "typescript/lib/tsserver.js") {
+					t.Errorf("tsserver path = %q", ts)
+				}
+			}
+		})
+	}
+}
+
+// An old tsc on PATH is not taken for the native server.
+func TestResolveRejectsOldTsc(t *testing.T) {
+	old := testfs.Tree(t, map[string]string{
+		"lib/node_modules/typescript/package.json": `{"name":"typescript","version":"5.9.3"}`,
+		"lib/node_modules/typescript/bin/tsc":      "#!/bin/sh\n",
+		"bin/tsc":                                  "->../lib/node_modules/typescript/bin/tsc",
+	})
+	r := NewRegistry(RegistryOptions{LookPath: func(string) (string, error) { return filepath.Join(old, "bin", "tsc"), nil }})
+	_, err := r.Resolve(t.TempDir(), "typescript")
+	if err == nil || !strings.Contains(err.Error(), "is TypeScript 5.9.3") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestOverrides(t *testing.T) {
+	tools := fakeTools(t)
+	r := NewRegistry(RegistryOptions{ToolsDir: tools, LookPath: noPath, Overrides: []Spec{
+		{Name: "gopls", Args: []string{"-remote=auto"}},
+		{Name: "rust-analyzer", Command: filepath.Join(tools, "bin", "gopls"), Languages: []string{"rust"}, Mode: ModePush},
+	}})
+	g, err := r.Resolve(t.TempDir(), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(g.Spec.Args, " ") != "-remote=auto" || g.Spec.Mode != ModePushProgress || !g.Spec.ReportsDependants {
+		t.Errorf("override did not merge field by field: %+v", g.Spec)
+	}
+	if rs, err := r.Resolve(t.TempDir(), "rust"); err != nil || rs.Spec.Name != "rust-analyzer" {
+		t.Errorf("added server: %+v %v", rs, err)
+	}
+}
+
+func TestLanguageOf(t *testing.T) {
+	for path, want := range map[string]string{
+		"a.ts": "typescript", "b.TSX": "typescriptreact", "c.mjs": "javascript", "d.go": "go",
+		"e.pyi": "python", "README.md": "", "Makefile": "", "x.json": "",
+	} {
+		if got := LanguageOf(path); got != want {
+			t.Errorf("LanguageOf(%s) = %q, want %q", path, got, want)
+		}
+	}
+}
+
+func TestMajorOf(t *testing.T) {
+	for in, want := range map[string]int{"7.0.2": 7, "^5.4.0": 5, "~6.0": 6, ">=5": 5, "latest": 0, "*": 0, "": 0, "v4.9": 4} {
+		if got := majorOf(in); got != want {
+			t.Errorf("majorOf(%q) = %d, want %d", in, got, want)
+		}
+	}
+}
+
+func TestDefaultToolsDir(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	if got := DefaultToolsDir(env(map[string]string{"ANVIL_TOOLS_DIR": "/x"})); got != "/x" {
+		t.Error(got)
+	}
+	if got := DefaultToolsDir(env(map[string]string{"XDG_DATA_HOME": "/d", "HOME": "/h"})); got != "/d/anvil/tools" {
+		t.Error(got)
+	}
+	if got := DefaultToolsDir(env(map[string]string{"HOME": "/h"})); got != "/h/.local/share/anvil/tools" {
+		t.Error(got)
+	}
+}
