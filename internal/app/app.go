@@ -49,6 +49,7 @@ type App struct {
 	opts        Options
 	sessionBase string
 	logs        []*lazyFile
+	closers     []io.Closer
 
 	mu      sync.Mutex
 	session *session.Session
@@ -143,6 +144,9 @@ func (a *App) Close() error {
 	a.Parser.Close()
 	for _, f := range a.logs {
 		f.Close()
+	}
+	for _, c := range a.closers {
+		c.Close()
 	}
 	return nil
 }

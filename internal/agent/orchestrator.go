@@ -1,0 +1,221 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/anvil-dev/anvil/internal/event"
+	"github.com/anvil-dev/anvil/internal/plan"
+	"github.com/anvil-dev/anvil/internal/session"
+	"github.com/anvil-dev/anvil/internal/workspace"
+)
+
+// Decision is the user's answer at the approval gate.
+type Decision struct {
+	Kind     string // DecisionYes, DecisionNo or DecisionRevise
+	Feedback string // for DecisionRevise
+}
+
+// Decisions at the approval gate.
+const (
+	DecisionYes    = "yes"
+	DecisionNo     = "no"
+	DecisionRevise = "revise"
+)
+
+// Approver asks the user about a plan: the TUI, a terminal prompt, or
+// --yes. It blocks until the user answers or ctx ends.
+type Approver interface {
+	Approve(ctx context.Context, p *plan.Plan, revision int) (Decision, error)
+}
+
+// maxRevisions bounds the revise loop; past it the run stops unapproved.
+const maxRevisions = 10
+
+// Orchestrator runs a request end to end.
+type Orchestrator struct {
+	Root     *workspace.Root
+	Session  *session.Session
+	Planner  *Planner
+	Executor *Executor
+	Approver Approver
+	Events   event.Sink
+	// PlanOnly stops after the plan is shown; nothing is written.
+	PlanOnly    bool
+	TestCommand string
+}
+
+// Run handles request and reports the outcome as a Done event, which it
+// also returns. An error is returned only for failures outside the run's
+// control (cancellation, a provider that cannot be reached).
+func (o *Orchestrator) Run(ctx context.Context, request string) (event.Done, error) {
+	done, err := o.run(ctx, request)
+	if err != nil {
+		o.Events.Emit(event.Error{Message: err.Error()})
+		done = event.Done{Success: false, Summary: event.Summary{Request: request, Message: err.Error()}}
+	}
+	o.Events.Emit(done)
+	return done, err
+}
+
+func (o *Orchestrator) run(ctx context.Context, request string) (event.Done, error) {
+	pc := LoadContext(o.Root, request, o.TestCommand)
+	for _, p := range pc.Problems {
+		o.Events.Emit(event.Error{Message: "not attached: " + p})
+	}
+	cls := Classify(request)
+	o.Events.Emit(event.Phase{Name: "classify", Detail: cls.Reason})
+
+	var p *plan.Plan
+	if cls.Complex {
+		var ok bool
+		var err error
+		p, ok, err = o.planAndApprove(ctx, request, pc)
+		if err != nil || !ok {
+			return o.stopped(request, p, err)
+		}
+	} else {
+		p = o.directPlan(request, cls.Files)
+		if err := p.Check(o.Root); err != nil {
+			// A named file that cannot be used: let the Planner sort it out.
+			o.Events.Emit(event.Phase{Name: "classify", Detail: fmt.Sprintf("planning after all: %v", err)})
+			var ok bool
+			p, ok, err = o.planAndApprove(ctx, request, pc)
+			if err != nil || !ok {
+				return o.stopped(request, p, err)
+			}
+		} else {
+			o.Events.Emit(event.Plan{Plan: p})
+			if o.PlanOnly {
+				return o.stopped(request, p, nil)
+			}
+		}
+	}
+	if o.Session != nil {
+		_ = p.Save(o.Session.Path(session.PlanFile))
+	}
+
+	o.Events.Emit(event.Phase{Name: "execute", Detail: fmt.Sprintf("%d steps, %d files", len(p.Steps), len(p.Files()))})
+	todo := NewTodo(p.Steps, o.Events)
+	todo.Start()
+	exec := *o.Executor
+	exec.Progress = todo
+	res, err := exec.Execute(ctx, p, request, pc.Format())
+	if err != nil {
+		return event.Done{}, err
+	}
+	return o.report(request, p, res), nil
+}
+
+// planAndApprove runs the Planner and the approval gate until the user
+// says yes or no. ok is false when the run should stop without writing.
+func (o *Orchestrator) planAndApprove(ctx context.Context, request string, pc ProjectContext) (*plan.Plan, bool, error) {
+	req := PlanRequest{Request: request, Context: pc.Format()}
+	for revision := 0; revision <= maxRevisions; revision++ {
+		o.Events.Emit(event.Phase{Name: "plan", Detail: planDetail(revision)})
+		p, err := o.Planner.Plan(ctx, req)
+		if err != nil {
+			return nil, false, err
+		}
+		if o.Session != nil {
+			_ = p.Save(o.Session.Path(session.PlanFile))
+		}
+		o.Events.Emit(event.Plan{Plan: p, Revision: revision})
+		if o.PlanOnly {
+			return p, false, nil
+		}
+		o.Events.Emit(event.Phase{Name: "approve"})
+		d, err := o.Approver.Approve(ctx, p, revision)
+		if err != nil {
+			return p, false, err
+		}
+		o.Events.Emit(event.Approval{Decision: d.Kind, Feedback: d.Feedback})
+		switch d.Kind {
+		case DecisionYes:
+			return p, true, nil
+		case DecisionRevise:
+			req.Previous, req.Feedback = p, d.Feedback
+		default:
+			return p, false, nil
+		}
+	}
+	return nil, false, fmt.Errorf("stopped after %d revisions without approval", maxRevisions)
+}
+
+func planDetail(revision int) string {
+	if revision == 0 {
+		return "exploring the code read-only"
+	}
+	return fmt.Sprintf("revising (revision %d)", revision)
+}
+
+// directPlan is the plan of a simple request: its one named file and the
+// request as the only step.
+func (o *Orchestrator) directPlan(request string, files []string) *plan.Plan {
+	p := &plan.Plan{Goal: request, Context: "A simple request naming its file; no planning pass.", Steps: []string{request},
+		VerificationCriteria: []string{"no new errors in the changed file or its dependants"}}
+	for _, f := range files {
+		if rp, err := o.Root.Resolve(f); err == nil {
+			if _, err := os.Stat(rp.Abs); err == nil {
+				p.FilesToModify = append(p.FilesToModify, f)
+				continue
+			}
+		}
+		p.FilesToCreate = append(p.FilesToCreate, f)
+	}
+	return p
+}
+
+// stopped reports a run that ended before execution: declined, plan only,
+// or failed while planning.
+func (o *Orchestrator) stopped(request string, p *plan.Plan, err error) (event.Done, error) {
+	if err != nil {
+		return event.Done{}, err
+	}
+	s := event.Summary{Request: request, FilesChanged: []string{}}
+	switch {
+	case o.PlanOnly:
+		s.Message = "Plan only: nothing was written."
+		if p != nil {
+			s.VerificationCriteria = p.VerificationCriteria
+		}
+		return event.Done{Success: true, Summary: s}, nil
+	default:
+		s.Message = "Plan not approved: nothing was written."
+		return event.Done{Success: false, Summary: s}, nil
+	}
+}
+
+// report turns an execution into the run's summary.
+func (o *Orchestrator) report(request string, p *plan.Plan, res *ExecResult) event.Done {
+	s := event.Summary{Request: request, Attempts: res.Attempts, VerificationCriteria: p.VerificationCriteria, FilesChanged: []string{}}
+	if res.Last != nil {
+		for _, d := range res.Last.Preexisting {
+			s.Preexisting = append(s.Preexisting, d.String())
+		}
+	}
+	switch res.Outcome {
+	case Committed:
+		s.FilesChanged = res.Entry.Paths()
+		s.Message = fmt.Sprintf("Committed %d files after %d %s.", len(s.FilesChanged), res.Attempts, plural(res.Attempts, "attempt", "attempts"))
+		s.Undo = "anvil undo"
+		return event.Done{Success: true, Summary: s}
+	default:
+		s.Message = fmt.Sprintf("Nothing was written: %s.", res.Reason)
+		if res.Last != nil {
+			for _, d := range res.Last.New {
+				s.Diagnostics = append(s.Diagnostics, d.String())
+			}
+			for _, u := range res.Last.Unverified {
+				s.Diagnostics = append(s.Diagnostics, u.Path+": "+u.Reason)
+			}
+		}
+		return event.Done{Success: false, Summary: s}
+	}
+}
+
+// ErrDeclined is what a non-interactive approver returns when it may not
+// approve.
+var ErrDeclined = errors.New("the plan needs approval: run in a terminal, or pass --yes")

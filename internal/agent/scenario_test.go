@@ -1,0 +1,303 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/anvil-dev/anvil/internal/agent"
+	"github.com/anvil-dev/anvil/internal/app"
+	"github.com/anvil-dev/anvil/internal/demo"
+	"github.com/anvil-dev/anvil/internal/event"
+	"github.com/anvil-dev/anvil/internal/llm"
+	"github.com/anvil-dev/anvil/internal/llm/replay"
+	"github.com/anvil-dev/anvil/internal/plan"
+	"github.com/anvil-dev/anvil/internal/servers"
+	"github.com/anvil-dev/anvil/internal/testfs"
+)
+
+// scriptedUser answers the approval gate from a list.
+type scriptedUser struct {
+	mu        sync.Mutex
+	decisions []agent.Decision
+	asked     []*plan.Plan
+}
+
+func (u *scriptedUser) Approve(_ context.Context, p *plan.Plan, _ int) (agent.Decision, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.asked = append(u.asked, p)
+	if len(u.decisions) == 0 {
+		return agent.Decision{Kind: agent.DecisionNo}, nil
+	}
+	d := u.decisions[0]
+	u.decisions = u.decisions[1:]
+	return d, nil
+}
+
+// recorder keeps the requests a provider was sent.
+type recorder struct {
+	llm.Provider
+	mu   sync.Mutex
+	reqs []llm.Request
+}
+
+func (r *recorder) Stream(ctx context.Context, req llm.Request, d func(llm.Delta)) (*llm.Response, error) {
+	r.mu.Lock()
+	r.reqs = append(r.reqs, req)
+	r.mu.Unlock()
+	return r.Provider.Stream(ctx, req, d)
+}
+
+type run struct {
+	t      *testing.T
+	dir    string
+	events *event.Recorder
+	done   event.Done
+	err    error
+	user   *scriptedUser
+	prov   *recorder
+}
+
+func fixture(name string) string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "projects", name)
+}
+
+// runScript runs request on a copy of project with the given replay script
+// and approval decisions, against the real language servers.
+func runScript(t *testing.T, project string, script []byte, request string, decisions ...agent.Decision) *run {
+	t.Helper()
+	dir := testfs.Copy(t, project)
+	a, err := app.New(app.Options{Dir: dir, SessionBase: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	prov, err := replay.Parse(strings.NewReader(string(script)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &run{t: t, dir: dir, events: &event.Recorder{}, user: &scriptedUser{decisions: decisions}, prov: &recorder{Provider: prov}}
+	orch, err := a.Orchestrator(app.RunOptions{Provider: r.prov, Approver: r.user, Events: r.events})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	r.done, r.err = orch.Run(ctx, request)
+	if left := prov.Remaining(); left != 0 && r.err == nil {
+		t.Errorf("%d scripted turns were not used", left)
+	}
+	return r
+}
+
+func (r *run) shadows(commit bool) []event.Shadow {
+	var out []event.Shadow
+	for _, e := range r.events.Events() {
+		if s, ok := e.(event.Shadow); ok && s.Stage == "result" && s.Commit == commit {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (r *run) toolResults(name string) []event.ToolResult {
+	var out []event.ToolResult
+	for _, e := range r.events.Events() {
+		if tr, ok := e.(event.ToolResult); ok && tr.Name == name {
+			out = append(out, tr)
+		}
+	}
+	return out
+}
+
+// The demo's script on the clean fixture: the Planner explores and
+// submits, the first commit is rejected because auth.ts (an importer)
+// breaks, the second is clean, and the result passes tsc.
+func TestRenameScenario(t *testing.T) {
+	r := runScript(t, fixture("ts"), demo.Script(), demo.Request, agent.Decision{Kind: agent.DecisionYes})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if !r.done.Success {
+		t.Fatalf("run failed: %+v", r.done.Summary)
+	}
+	for _, name := range []string{"ast_search", "find_symbol", "read_file", "submit_plan"} {
+		if res := r.toolResults(name); len(res) == 0 || res[0].IsError {
+			t.Errorf("planner tool %s: %+v", name, res)
+		}
+	}
+	commits := r.shadows(true)
+	if len(commits) != 2 || commits[0].Verdict != "rejected" || commits[1].Verdict != "clean" {
+		t.Fatalf("commit validations: %+v", commits)
+	}
+	if commits[0].New[0].Path != "src/auth.ts" {
+		t.Errorf("first rejection should be in the importer auth.ts: %+v", commits[0].New)
+	}
+	if got := strings.Join(r.done.Summary.FilesChanged, ","); got != "src/auth.ts,src/db.ts,src/types.ts" {
+		t.Errorf("files changed: %s", got)
+	}
+	if r.done.Summary.Attempts != 2 {
+		t.Errorf("attempts = %d", r.done.Summary.Attempts)
+	}
+	tsc := exec.Command(filepath.Join(servers.DefaultToolsDir(os.Getenv), "bin", "tsc"), "--noEmit", "-p", r.dir)
+	if out, err := tsc.CombinedOutput(); err != nil {
+		t.Fatalf("tsc on the result: %v\n%s", err, out)
+	}
+	types, _ := os.ReadFile(filepath.Join(r.dir, "src/types.ts"))
+	if !strings.Contains(string(types), "interface Account") {
+		t.Errorf("types.ts: %s", types)
+	}
+	var todo event.Todo
+	for _, e := range r.events.Events() {
+		if td, ok := e.(event.Todo); ok {
+			todo = td
+		}
+	}
+	if len(todo.Items) != 3 || todo.Items[2].Status != "done" {
+		t.Errorf("todo list at the end: %+v", todo.Items)
+	}
+}
+
+func turnsJSONL(turns ...map[string]any) []byte {
+	var b strings.Builder
+	for _, t := range turns {
+		line, _ := json.Marshal(t)
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return []byte(b.String())
+}
+
+func toolTurn(agentName, id, name string, input any) map[string]any {
+	return map[string]any{"agent": agentName, "content": []map[string]any{{"type": "tool_use", "id": id, "name": name, "input": input}}}
+}
+
+func textTurn(agentName, text string) map[string]any {
+	return map[string]any{"agent": agentName, "content": []map[string]any{{"type": "text", "text": text}}}
+}
+
+var smallPlan = map[string]any{
+	"goal": "Add a comment", "context": "c", "files_to_modify": []string{"src/types.ts"}, "files_to_create": []string{},
+	"steps": []string{"edit types.ts"}, "verification_criteria": []string{"none"}, "risks": []string{"none"},
+}
+
+// The Planner has no write tool: a call to one is refused at dispatch and
+// nothing changes; answering "n" then writes nothing.
+func TestPlannerCannotWrite(t *testing.T) {
+	script := turnsJSONL(
+		toolTurn("planner", "w1", "write_file", map[string]any{"path": "src/types.ts", "content": "hacked"}),
+		toolTurn("planner", "s1", "submit_plan", smallPlan),
+	)
+	before := testfs.Snapshot(t, fixture("ts"))
+	r := runScript(t, fixture("ts"), script, "Add a comment to the User type and update the docs", agent.Decision{Kind: agent.DecisionNo})
+	res := r.toolResults("write_file")
+	if len(res) != 1 || !res[0].IsError || !strings.Contains(res[0].Preview, "not available to the planner") {
+		t.Fatalf("write_file result: %+v", res)
+	}
+	for _, req := range r.prov.reqs {
+		for _, d := range req.Tools {
+			if d.Name == "write_file" || d.Name == "edit_file" {
+				t.Errorf("the planner was shown %s", d.Name)
+			}
+		}
+	}
+	if r.done.Success || !strings.Contains(r.done.Summary.Message, "nothing was written") {
+		t.Errorf("done: %+v", r.done)
+	}
+	after := testfs.Snapshot(t, r.dir)
+	for p, c := range before {
+		if after[p] != c {
+			t.Errorf("%s changed", p)
+		}
+	}
+}
+
+// The Executor reads only the plan's files.
+func TestExecutorScopedReads(t *testing.T) {
+	script := turnsJSONL(
+		toolTurn("planner", "s1", "submit_plan", smallPlan),
+		toolTurn("executor", "r1", "read_file", map[string]any{"path": "src/db.ts"}),
+		toolTurn("executor", "r2", "read_file", map[string]any{"path": filepath.Join(fixture("ts"), "src", "auth.ts")}),
+		toolTurn("executor", "r3", "read_file", map[string]any{"path": "src/types.ts"}),
+		textTurn("executor", "I cannot do more."),
+	)
+	r := runScript(t, fixture("ts"), script, "Document the User type across the codebase", agent.Decision{Kind: agent.DecisionYes})
+	res := r.toolResults("read_file")
+	if len(res) != 3 || !res[0].IsError || !res[1].IsError || res[2].IsError {
+		t.Fatalf("read_file results: %+v", res)
+	}
+	if !strings.Contains(res[0].Preview, "outside the plan") {
+		t.Errorf("refusal: %s", res[0].Preview)
+	}
+	if r.done.Success {
+		t.Errorf("a run that committed nothing succeeded: %+v", r.done)
+	}
+}
+
+// "revise" sends the feedback and the previous plan back to the Planner;
+// the new plan is shown and must be approved again.
+func TestRevise(t *testing.T) {
+	revised := map[string]any{}
+	for k, v := range smallPlan {
+		revised[k] = v
+	}
+	revised["goal"] = "Add a comment, revised"
+	script := turnsJSONL(
+		toolTurn("planner", "s1", "submit_plan", smallPlan),
+		toolTurn("planner", "s2", "submit_plan", revised),
+	)
+	r := runScript(t, fixture("ts"), script, "Add comments across the codebase",
+		agent.Decision{Kind: agent.DecisionRevise, Feedback: "also mention the email field"},
+		agent.Decision{Kind: agent.DecisionNo})
+	if len(r.user.asked) != 2 || r.user.asked[1].Goal != "Add a comment, revised" {
+		t.Fatalf("approval asked %d times: %+v", len(r.user.asked), r.user.asked)
+	}
+	second := r.prov.reqs[len(r.prov.reqs)-1].Messages[0].TextContent()
+	if !strings.Contains(second, "also mention the email field") || !strings.Contains(second, "Goal: Add a comment") {
+		t.Errorf("revision prompt lacks the feedback or the previous plan:\n%s", second)
+	}
+	if r.done.Success {
+		t.Error("declined run succeeded")
+	}
+}
+
+// Three rejected commits end the run with the diagnostics, files untouched.
+func TestThreeRejections(t *testing.T) {
+	broken := "export interface Account { id: string }\n"
+	var turns []map[string]any
+	turns = append(turns, toolTurn("planner", "s1", "submit_plan", map[string]any{
+		"goal": "Rename", "context": "c", "files_to_modify": []string{"src/types.ts"}, "files_to_create": []string{},
+		"steps": []string{"rename"}, "verification_criteria": []string{"v"}, "risks": []string{"r"},
+	}))
+	for i := 1; i <= 3; i++ {
+		turns = append(turns,
+			toolTurn("executor", "w"+string(rune('0'+i)), "write_file", map[string]any{"path": "src/types.ts", "content": broken}),
+			toolTurn("executor", "c"+string(rune('0'+i)), "commit", map[string]any{}))
+	}
+	before := testfs.Snapshot(t, fixture("ts"))
+	r := runScript(t, fixture("ts"), turnsJSONL(turns...), "Rename User to Account everywhere", agent.Decision{Kind: agent.DecisionYes})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r.done.Success || r.done.Summary.Attempts != 3 || len(r.done.Summary.Diagnostics) == 0 {
+		t.Fatalf("done: %+v", r.done)
+	}
+	if !strings.Contains(strings.Join(r.done.Summary.Diagnostics, "\n"), "src/db.ts") {
+		t.Errorf("diagnostics should name the broken importers: %v", r.done.Summary.Diagnostics)
+	}
+	after := testfs.Snapshot(t, r.dir)
+	for p, c := range before {
+		if after[p] != c {
+			t.Errorf("%s changed", p)
+		}
+	}
+}

@@ -1,0 +1,159 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/event"
+	"github.com/anvil-dev/anvil/internal/shadow"
+	"github.com/anvil-dev/anvil/internal/workspace"
+)
+
+// Staging is the Executor's change set: edits accumulate here, each one
+// validated with the whole set so the model sees at once what it broke,
+// in which file; nothing reaches the disk until a clean commit. It
+// implements tools.Stager.
+type Staging struct {
+	root      *workspace.Root
+	validator *shadow.Validator
+	events    event.Sink
+	// allowed are the paths the Executor may write.
+	allowed map[string]bool
+
+	mu   sync.Mutex
+	set  *changeset.Set
+	last *shadow.Result
+}
+
+// NewStaging returns an empty change set that accepts writes to allowed.
+func NewStaging(root *workspace.Root, v *shadow.Validator, events event.Sink, allowed []string) *Staging {
+	s := &Staging{root: root, validator: v, events: events, allowed: map[string]bool{}, set: changeset.New()}
+	for _, p := range allowed {
+		s.allowed[p] = true
+	}
+	return s
+}
+
+// Staged returns path's staged content.
+func (s *Staging) Staged(path string) ([]byte, bool, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.set.Get(path)
+	if !ok {
+		return nil, false, false
+	}
+	return c.Content, c.Delete, true
+}
+
+// Paths returns the staged paths.
+func (s *Staging) Paths() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.set.Paths()
+}
+
+// Set returns the change set.
+func (s *Staging) Set() *changeset.Set {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.set
+}
+
+// Last returns the latest validation result, if any.
+func (s *Staging) Last() *shadow.Result {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last
+}
+
+// Allowed reports whether the Executor may write path (workspace-relative).
+func (s *Staging) Allowed(path string) bool { return s.allowed[path] }
+
+// Stage adds changes and validates the whole set. A path outside the plan
+// is refused and nothing is staged.
+func (s *Staging) Stage(ctx context.Context, specs []changeset.Spec) (string, error) {
+	for _, sp := range specs {
+		p, err := s.root.Resolve(sp.Path)
+		if err != nil {
+			return "", err
+		}
+		if !s.allowed[p.Rel] {
+			return "", fmt.Errorf("%s is not among the plan's files; nothing was staged", p.Rel)
+		}
+	}
+	s.mu.Lock()
+	for _, sp := range specs {
+		p, _ := s.root.Resolve(sp.Path)
+		c, ok := s.set.Get(p.Rel)
+		if !ok {
+			// The base is what the file held when first staged: the state
+			// the whole change is validated and committed against.
+			c = &changeset.Change{Path: p.Rel}
+			if err := c.ReadBase(s.root); err != nil {
+				s.mu.Unlock()
+				return "", fmt.Errorf("nothing was staged: %w", err)
+			}
+			s.set.Put(c)
+		}
+		c.Delete = sp.Delete
+		c.Content = nil
+		if sp.Content != nil {
+			c.Content = []byte(*sp.Content)
+		}
+		c.MatchLineEndings()
+		if c.Unchanged() {
+			s.set.Remove(p.Rel)
+		}
+	}
+	s.mu.Unlock()
+	res, err := s.Validate(ctx, 0, 0)
+	if err != nil {
+		return "", err
+	}
+	return s.stateReport(specs, res), nil
+}
+
+// Validate checks the whole set and emits the cycle. attempt is 0 for a
+// staging check and counts commits otherwise.
+func (s *Staging) Validate(ctx context.Context, attempt, maxAttempts int) (*shadow.Result, error) {
+	set := s.Set()
+	files := set.Paths()
+	s.events.Emit(event.Shadow{Attempt: attempt, MaxAttempts: maxAttempts, Files: files, Stage: "validating", Commit: attempt > 0})
+	res, err := s.validator.Validate(ctx, set, attempt)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.last = res
+	s.mu.Unlock()
+	s.events.Emit(event.Shadow{
+		Attempt: attempt, MaxAttempts: maxAttempts, Files: files, Stage: "result", Verdict: string(res.Verdict),
+		New: res.New, Preexisting: len(res.Preexisting), Summary: res.Summary(), Commit: attempt > 0,
+	})
+	return res, nil
+}
+
+func (s *Staging) stateReport(specs []changeset.Spec, res *shadow.Result) string {
+	var b strings.Builder
+	var names []string
+	for _, sp := range specs {
+		names = append(names, sp.Path)
+	}
+	fmt.Fprintf(&b, "staged %s; the change set now has %d %s.\n", strings.Join(names, ", "), s.Set().Len(), plural(s.Set().Len(), "file", "files"))
+	fmt.Fprintf(&b, "Validation of the whole change set: ")
+	res.Report(&b)
+	if res.Verdict == shadow.Clean {
+		b.WriteString("\nNo new errors so far. Continue with the plan, or commit when it is done.\n")
+	}
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

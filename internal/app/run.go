@@ -1,0 +1,76 @@
+package app
+
+import (
+	"os"
+
+	"github.com/anvil-dev/anvil/internal/agent"
+	"github.com/anvil-dev/anvil/internal/event"
+	"github.com/anvil-dev/anvil/internal/llm"
+	"github.com/anvil-dev/anvil/internal/session"
+	"github.com/anvil-dev/anvil/internal/tools"
+)
+
+// RunOptions configure one agent run.
+type RunOptions struct {
+	Provider llm.Provider
+	// Model overrides the provider's default model.
+	Model    string
+	Approver agent.Approver
+	Events   event.Sink
+	PlanOnly bool
+	// MaxAttempts overrides the config's commit attempts.
+	MaxAttempts int
+}
+
+// Orchestrator builds the agents of one run over the app's services: the
+// Planner with the read-only tools, the Executor with the shadow workspace
+// and the journal, both writing the session's transcript.
+func (a *App) Orchestrator(opts RunOptions) (*agent.Orchestrator, error) {
+	sess, err := a.Session()
+	if err != nil {
+		return nil, err
+	}
+	model := opts.Model
+	if model == "" {
+		model = a.Config.Model
+	}
+	if model == "" {
+		model = opts.Provider.Model()
+	}
+	events := opts.Events
+	if events == nil {
+		events = event.Discard{}
+	}
+	transcriptFile, err := os.OpenFile(sess.Path(session.TranscriptFile), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	a.closers = append(a.closers, transcriptFile)
+	base := agent.Loop{
+		Provider:   opts.Provider,
+		Model:      model,
+		Events:     events,
+		Meter:      agent.NewMeter(model),
+		Transcript: agent.NewTranscript(transcriptFile, a.opts.Now),
+	}
+	planner := &agent.Planner{Root: a.Root, Loop: base}
+	planner.Loop.Tools = a.Tools.Only(agent.PlannerToolNames()...)
+
+	readFile, _ := a.Tools.Get("read_file")
+	attempts := opts.MaxAttempts
+	if attempts == 0 {
+		attempts = a.Config.Attempts()
+	}
+	executor := &agent.Executor{
+		Root: a.Root, Validator: a.Validator, Journal: a.Journal, Session: sess,
+		Loop: base, ReadFile: readFile, MaxAttempts: attempts,
+		RenameSymbol: func(st tools.Stager) tools.Tool {
+			return tools.Adapt(tools.NewRenameSymbol(a.Root, a.Parser, a.Servers, st))
+		},
+	}
+	return &agent.Orchestrator{
+		Root: a.Root, Session: sess, Planner: planner, Executor: executor,
+		Approver: opts.Approver, Events: events, PlanOnly: opts.PlanOnly,
+		TestCommand: a.Config.TestCommand,
+	}, nil
+}
