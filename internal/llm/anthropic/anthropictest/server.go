@@ -1,0 +1,193 @@
+// Package anthropictest serves the Anthropic Messages API over HTTP from a
+// script of assistant turns, with server-sent-event streaming, so the real
+// SDK (and the anvil binary, through ANTHROPIC_BASE_URL) can be tested
+// without the network. Faults can be injected per request: an error status
+// with retry-after, or a stream cut off in the middle of a tool call.
+package anthropictest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+
+	"github.com/anvil-dev/anvil/internal/llm"
+)
+
+// Turn is one scripted reply.
+type Turn struct {
+	Content    []llm.Block
+	StopReason string
+}
+
+// Fault replaces the answer to one request.
+type Fault struct {
+	// Status, if set, is returned with an error body (e.g. 529, 429).
+	Status     int
+	RetryAfter string
+	// CutInTool, if set, streams the reply up to the middle of its first
+	// tool call's input and then drops the connection.
+	CutInTool bool
+}
+
+// Server is a fake Messages API.
+type Server struct {
+	*httptest.Server
+	mu       sync.Mutex
+	turns    []Turn
+	faults   map[int]Fault // by request number, from 1
+	requests []json.RawMessage
+	headers  []http.Header
+}
+
+// New starts a server that answers requests with turns, in order.
+func New(turns ...Turn) *Server {
+	s := &Server{turns: turns, faults: map[int]Fault{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.handle))
+	return s
+}
+
+// FailRequest makes request n (from 1) fail with f; the script does not
+// advance, so a retry gets the turn the failed request would have.
+func (s *Server) FailRequest(n int, f Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults[n] = f
+}
+
+// Requests returns the bodies received so far.
+func (s *Server) Requests() []json.RawMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]json.RawMessage(nil), s.requests...)
+}
+
+// Headers returns the headers of the requests received so far.
+func (s *Server) Headers() []http.Header {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]http.Header(nil), s.headers...)
+}
+
+func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/v1/messages" {
+		http.Error(w, `{"type":"error","error":{"type":"not_found_error","message":"no such endpoint"}}`, http.StatusNotFound)
+		return
+	}
+	body, _ := io.ReadAll(r.Body)
+	s.mu.Lock()
+	s.requests = append(s.requests, body)
+	s.headers = append(s.headers, r.Header.Clone())
+	n := len(s.requests)
+	fault, faulty := s.faults[n]
+	var turn Turn
+	exhausted := false
+	if !faulty || fault.CutInTool {
+		if len(s.turns) == 0 {
+			exhausted = true
+		} else {
+			turn = s.turns[0]
+			if !faulty {
+				s.turns = s.turns[1:]
+			}
+		}
+	}
+	s.mu.Unlock()
+
+	switch {
+	case faulty && fault.Status != 0:
+		if fault.RetryAfter != "" {
+			w.Header().Set("retry-after", fault.RetryAfter)
+		}
+		w.Header().Set("content-type", "application/json")
+		w.WriteHeader(fault.Status)
+		kind := "overloaded_error"
+		if fault.Status == http.StatusTooManyRequests {
+			kind = "rate_limit_error"
+		}
+		fmt.Fprintf(w, `{"type":"error","error":{"type":%q,"message":"injected %d"}}`, kind, fault.Status)
+		return
+	case exhausted:
+		w.Header().Set("content-type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, `{"type":"error","error":{"type":"invalid_request_error","message":"anthropictest: script exhausted"}}`)
+		return
+	}
+	streamTurn(w, turn, faulty && fault.CutInTool)
+}
+
+// streamTurn writes turn as the event stream the API sends.
+func streamTurn(w http.ResponseWriter, t Turn, cut bool) {
+	w.Header().Set("content-type", "text/event-stream")
+	w.Header().Set("cache-control", "no-cache")
+	flusher, _ := w.(http.Flusher)
+	send := func(name string, data any) {
+		b, _ := json.Marshal(data)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	send("message_start", map[string]any{"type": "message_start", "message": map[string]any{
+		"id": "msg_test", "type": "message", "role": "assistant", "model": "claude-test", "content": []any{},
+		"stop_reason": nil, "stop_sequence": nil,
+		"usage": map[string]any{"input_tokens": 100, "output_tokens": 1, "cache_read_input_tokens": 80, "cache_creation_input_tokens": 20},
+	}})
+	for i, b := range t.Content {
+		switch b.Type {
+		case llm.TypeText:
+			send("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "text", "text": ""}})
+			for _, piece := range split(b.Text, 3) {
+				send("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "text_delta", "text": piece}})
+			}
+		case llm.TypeToolUse:
+			send("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "tool_use", "id": b.ID, "name": b.Name, "input": map[string]any{}}})
+			input := string(b.Input)
+			if input == "" {
+				input = "{}"
+			}
+			parts := split(input, 3)
+			for j, piece := range parts {
+				if cut && j == len(parts)/2 {
+					// Drop the connection mid-input: the client sees a
+					// truncated stream.
+					if hj, ok := w.(http.Hijacker); ok {
+						conn, _, err := hj.Hijack()
+						if err == nil {
+							conn.Close()
+						}
+					}
+					return
+				}
+				send("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "input_json_delta", "partial_json": piece}})
+			}
+		}
+		send("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
+	}
+	stop := t.StopReason
+	if stop == "" {
+		stop = llm.StopEndTurn
+		if len((llm.Message{Content: t.Content}).ToolUses()) > 0 {
+			stop = llm.StopToolUse
+		}
+	}
+	send("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 42}})
+	send("message_stop", map[string]any{"type": "message_stop"})
+}
+
+// split cuts s into n pieces of similar length (on byte boundaries that
+// keep UTF-8 intact).
+func split(s string, n int) []string {
+	r := []rune(s)
+	if len(r) < n {
+		return []string{s}
+	}
+	var out []string
+	size := (len(r) + n - 1) / n
+	for i := 0; i < len(r); i += size {
+		out = append(out, string(r[i:min(i+size, len(r))]))
+	}
+	return out
+}
