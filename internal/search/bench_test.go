@@ -31,6 +31,8 @@ func BenchmarkSearch(b *testing.B) {
 	}{
 		{"regex", Query{Pattern: `func New[A-Z]\w*\(`}},
 		{"literal", Query{Pattern: "errors.New(", Literal: true}},
+		{"literal-i", Query{Pattern: "ERRORS.NEW(", Literal: true, CaseInsensitive: true}},
+		{"regex-noliteral", Query{Pattern: `[A-Z][a-z]+[0-9]{4}\b`}},
 	}
 	for _, q := range queries {
 		b.Run(q.name+"/rg-bare", func(b *testing.B) {

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -24,7 +25,7 @@ func compile(p *plan) (*matcher, error) {
 			return nil, newlineError(p.pattern)
 		}
 		if !p.fold {
-			return &matcher{lit: newFinder([]byte(p.pattern))}, nil
+			return &matcher{lit: newFinder([]byte(p.pattern), false)}, nil
 		}
 		return compileRegexp(p.pattern, "(?i)"+regexp.QuoteMeta(p.pattern))
 	}
@@ -51,13 +52,14 @@ func compileRegexp(pattern, expr string) (*matcher, error) {
 	}
 	tree = tree.Simplify()
 	if lit, ok := plainLiteral(tree); ok {
-		return &matcher{lit: newFinder([]byte(lit))}, nil
+		return &matcher{lit: newFinder([]byte(lit), false)}, nil
 	}
 	re, err := regexp.Compile(expr)
 	if err != nil {
 		return nil, &PatternError{Pattern: pattern, Msg: regexpMessage(err)}
 	}
-	return &matcher{re: re, lit: newFinder([]byte(requiredLiteral(tree)))}, nil
+	lit, fold := requiredLiteral(tree)
+	return &matcher{re: re, lit: newFinder([]byte(lit), fold)}, nil
 }
 
 func newlineError(pattern string) error {
@@ -103,14 +105,16 @@ func plainLiteral(re *syntax.Regexp) (string, bool) {
 	return "", false
 }
 
-// requiredLiteral returns the longest case-sensitive string that every match
-// of re contains, or "" if it finds none. Searching for it with bytes.Index
-// skips most of a file without running the regexp at all.
-func requiredLiteral(re *syntax.Regexp) string {
+// requiredLiteral returns a string that every match of re contains, the
+// rarest-looking it finds, or "" if it finds none. Searching for it with a [finder] skips
+// most of a file without running the regexp at all. With fold set, the
+// string is lower-case and may occur in any ASCII case: it comes from a
+// case-insensitive part of the pattern.
+func requiredLiteral(re *syntax.Regexp) (lit string, fold bool) {
 	switch re.Op {
 	case syntax.OpLiteral:
-		lit, _ := plainLiteral(re)
-		return lit
+		l, f, _ := literalOf(re)
+		return l, f
 	case syntax.OpCapture, syntax.OpPlus:
 		return requiredLiteral(re.Sub[0])
 	case syntax.OpRepeat:
@@ -118,26 +122,87 @@ func requiredLiteral(re *syntax.Regexp) string {
 			return requiredLiteral(re.Sub[0])
 		}
 	case syntax.OpConcat:
-		best, run := "", ""
+		var best, run piece
 		for _, sub := range re.Sub {
-			if lit, ok := plainLiteral(sub); ok && sub.Op == syntax.OpLiteral {
-				run += lit
-				continue
+			if sub.Op == syntax.OpLiteral {
+				if l, f, whole := literalOf(sub); whole {
+					run = run.join(piece{l, f})
+					continue
+				}
 			}
-			best = longer(best, run)
-			run = ""
-			best = longer(best, requiredLiteral(sub))
+			best, run = best.better(run), piece{}
+			best = best.better(requiredPiece(sub))
 		}
-		return longer(best, run)
+		best = best.better(run)
+		return best.lit, best.fold
 	}
-	return ""
+	return "", false
 }
 
-func longer(a, b string) string {
-	if len(b) > len(a) {
+func requiredPiece(re *syntax.Regexp) piece {
+	l, f := requiredLiteral(re)
+	return piece{l, f}
+}
+
+// piece is a required string and whether it is matched ignoring ASCII case.
+type piece struct {
+	lit  string
+	fold bool
+}
+
+func (a piece) join(b piece) piece {
+	if a.fold || b.fold {
+		return piece{strings.ToLower(a.lit + b.lit), true}
+	}
+	return piece{a.lit + b.lit, false}
+}
+
+// better returns the piece that is likely to be rarer in text: the one
+// whose rarest byte is rarer, then the longer.
+func (a piece) better(b piece) piece {
+	ra, rb := newFinder([]byte(a.lit), a.fold).rareRank(), newFinder([]byte(b.lit), b.fold).rareRank()
+	if rb > ra || (rb == ra && len(b.lit) > len(a.lit)) {
 		return b
 	}
 	return a
+}
+
+// literalOf returns the string an OpLiteral matches, or with whole false
+// the longest part of it usable as a required string. A case-insensitive
+// part is usable only when ASCII case is all its folding can change: not
+// with k and s, which also match the Kelvin sign and the long s, nor with
+// letters beyond ASCII.
+func literalOf(re *syntax.Regexp) (lit string, fold, whole bool) {
+	if hasRuneError(re.Rune) {
+		return "", false, false
+	}
+	if re.Flags&syntax.FoldCase == 0 {
+		return string(re.Rune), false, true
+	}
+	var best piece
+	start := 0
+	for i := 0; i <= len(re.Rune); i++ {
+		if i < len(re.Rune) && asciiFold(re.Rune[i]) {
+			continue
+		}
+		best = best.better(piece{strings.ToLower(string(re.Rune[start:i])), true})
+		start = i + 1
+	}
+	return best.lit, true, len(best.lit) == len(re.Rune)
+}
+
+// asciiFold reports whether every rune that r matches case-insensitively
+// is ASCII.
+func asciiFold(r rune) bool {
+	if r >= utf8.RuneSelf {
+		return false
+	}
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		if f >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // hasRuneError reports whether runes hold U+FFFD, which Go's regexp also

@@ -44,9 +44,12 @@ func TestSearchRequiredLiteral(t *testing.T) {
 	}{
 		{`foo`, "foo", true},
 		{`func New[A-Z]\w*\(`, "func New", false},
-		{`(?i)foo`, "", false},
+		{`(?i)foo`, "foo", false},
+		{`(?i)Foo(?-i)Bar`, "foobar", false},
+		{`(?i)kelvin`, "elvin", false},
+		{`(?i)café`, "caf", false},
 		{`a+bcd`, "bcd", false},
-		{`(hello)+ x`, "hello", false},
+		{`(hello)+ x`, " x", false}, // x looks rarer than any letter of hello
 		{`x?yz`, "yz", false},
 		{`foo|bar`, "", false},
 		{`\d+\.\d+`, ".", false},
@@ -112,14 +115,17 @@ func TestSearchFinder(t *testing.T) {
 	word := func(n int) []byte {
 		b := make([]byte, n)
 		for i := range b {
-			b[i] = "aeN(. "[rng.IntN(6)]
+			b[i] = "aAeNn(. "[rng.IntN(8)]
 		}
 		return b
 	}
 	for range 2000 {
 		s, lit := word(rng.IntN(40)), word(rng.IntN(5))
-		if got, want := newFinder(lit).index(s), bytes.Index(s, lit); got != want {
+		if got, want := newFinder(lit, false).index(s), bytes.Index(s, lit); got != want {
 			t.Fatalf("index(%q, %q) = %d, want %d", s, lit, got, want)
+		}
+		if got, want := newFinder(lit, true).index(s), bytes.Index(bytes.ToLower(s), bytes.ToLower(lit)); got != want {
+			t.Fatalf("fold index(%q, %q) = %d, want %d", s, lit, got, want)
 		}
 	}
 }

@@ -90,6 +90,7 @@ func agreeTree() map[string]string {
 		"we[ir]d/y/z.md":     "hit\n",
 		"we[ir]d/y/z.go":     "hit\n",
 		"-dash/file.txt":     "hit --files -v\n",
+		"fold.txt":           "\u212Aelvin\n\u017Ftop\nERRORS.new(x)\n",
 		"ctx.txt":            "1\n2\nhit 3\n4\n5\n6\nhit 7\nhit 8\n9\n10\n11\n12\n13\nhit 14\n",
 	}
 }
@@ -114,6 +115,9 @@ func TestSearchEnginesAgree(t *testing.T) {
 		{"literal dot", Query{Pattern: "a.b", Literal: true}},
 		{"case", Query{Pattern: "HIT", CaseInsensitive: true}},
 		{"literal case", Query{Pattern: "Hit 3", Literal: true, CaseInsensitive: true}},
+		{"case folds beyond ASCII", Query{Pattern: "kelvin|STOP", CaseInsensitive: true}},
+		{"literal case folds beyond ASCII", Query{Pattern: "kelvin", Literal: true, CaseInsensitive: true}},
+		{"case regex", Query{Pattern: `errors\.NEW\(\w\)`, CaseInsensitive: true}},
 		{"context", Query{Pattern: "hit", ContextLines: 2, Path: "ctx.txt"}},
 		{"context everywhere", Query{Pattern: "hit", ContextLines: 1}},
 		{"cap", Query{Pattern: "hit", MaxResults: 3}},
@@ -240,6 +244,19 @@ func TestSearchResults(t *testing.T) {
 			name: "case-insensitive",
 			o:    Query{Pattern: "NEWTHING", CaseInsensitive: true},
 			want: []Match{{Path: "main.go", Line: 5, Column: 6, Text: "func NewThing() {}"}},
+		},
+		{
+			name: "case folding beyond ASCII",
+			o:    Query{Pattern: "KELVIN|stop", CaseInsensitive: true, Path: "fold.txt"},
+			want: []Match{
+				{Path: "fold.txt", Line: 1, Column: 1, Text: "\u212Aelvin"},
+				{Path: "fold.txt", Line: 2, Column: 1, Text: "\u017Ftop"},
+			},
+		},
+		{
+			name: "case-insensitive literal",
+			o:    Query{Pattern: "errors.NEW(", Literal: true, CaseInsensitive: true, Path: "fold.txt"},
+			want: []Match{{Path: "fold.txt", Line: 3, Column: 1, Text: "ERRORS.new(x)"}},
 		},
 		{
 			name: "flag-like pattern",
