@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
-# Installs what Anvil's tests and the demo need beside Go: ripgrep (Debian
-# package) and the pinned language servers (scripts/install-servers.sh).
+# Installs what Anvil's tests and the demo need beside Go: ripgrep and patch
+# (Debian packages) and the pinned language servers (scripts/install-servers.sh).
 # Skips what is already present. apt needs root or sudo; without either, it
 # says what to install and goes on (text_search then uses its Go fallback).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
-if ! command -v rg >/dev/null 2>&1; then
+missing=()
+command -v rg >/dev/null 2>&1 || missing+=(ripgrep)
+command -v patch >/dev/null 2>&1 || missing+=(patch)   # the diff tests apply what they render
+if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=$(command -v sudo || true)
   if [ "$(id -u)" -eq 0 ] || [ -n "$sudo" ]; then
-    echo "installing ripgrep (apt)"
+    echo "installing ${missing[*]} (apt)"
     $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq ripgrep >/dev/null
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
   else
-    echo "ripgrep is missing and apt needs root: install the 'ripgrep' package" >&2
+    echo "missing ${missing[*]} and apt needs root: install those Debian packages" >&2
   fi
 fi
 

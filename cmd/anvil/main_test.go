@@ -8,6 +8,9 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/anvil-dev/anvil/internal/demo"
+	"github.com/anvil-dev/anvil/internal/llm/anthropic/anthropictest"
+	"github.com/anvil-dev/anvil/internal/llm/replay"
 	"github.com/anvil-dev/anvil/internal/servers"
 )
 
@@ -45,7 +48,48 @@ func TestScripts(t *testing.T) {
 			// under the scripts' own HOME.
 			env.Setenv("ANVIL_TOOLS_DIR", servers.DefaultToolsDir(os.Getenv))
 			env.Setenv("ANVIL_SESSION_DIR", filepath.Join(env.WorkDir, "sessions"))
+			// No provider unless a script sets one up.
+			for _, k := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL"} {
+				env.Setenv(k, "")
+			}
 			return nil
 		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"fakeanthropic": fakeAnthropic,
+			// demoproject DIR SCRIPT writes the bundled example project and
+			// its replay script, so scripts run on the demo's real content.
+			"demoproject": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 2 {
+					ts.Fatalf("usage: demoproject DIR SCRIPT")
+				}
+				ts.Check(os.MkdirAll(ts.MkAbs(args[0]), 0o755))
+				ts.Check(demo.Extract(ts.MkAbs(args[0])))
+				ts.Check(os.WriteFile(ts.MkAbs(args[1]), demo.Script(), 0o644))
+			},
+		},
 	})
+}
+
+// fakeAnthropic serves a replay script as the Anthropic Messages API (with
+// SSE streaming) and points the script's anvil at it through
+// ANTHROPIC_BASE_URL, so the run goes through the real SDK.
+//
+//	fakeanthropic SCRIPT.jsonl [fail529]
+func fakeAnthropic(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: fakeanthropic SCRIPT.jsonl [fail529]")
+	}
+	p, err := replay.Load(ts.MkAbs(args[0]))
+	ts.Check(err)
+	var turns []anthropictest.Turn
+	for _, t := range p.Turns() {
+		turns = append(turns, anthropictest.Turn{Content: t.Content, StopReason: t.StopReason})
+	}
+	srv := anthropictest.New(turns...)
+	if len(args) > 1 && args[1] == "fail529" {
+		srv.FailRequest(1, anthropictest.Fault{Status: 529, RetryAfter: "0"})
+	}
+	ts.Defer(srv.Close)
+	ts.Setenv("ANTHROPIC_BASE_URL", srv.URL)
+	ts.Setenv("ANTHROPIC_API_KEY", "test-key")
 }

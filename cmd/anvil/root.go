@@ -58,16 +58,33 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func newRootCmd() *cobra.Command {
+	var opts runOptions
 	cmd := &cobra.Command{
-		Use:   "anvil",
+		Use:   "anvil [flags] \"<request>\" [DIR]",
 		Short: "A terminal coding agent whose edits pass a language server before they reach your files",
 		Long: `Anvil plans a change with read-only tools, asks you to approve the plan, then
 makes the edits in a shadow workspace where real language servers check them.
 Only change sets that introduce no new errors are written to disk.`,
+		Example: `  anvil "Rename the User type to Account across all files" ./my-project
+  anvil --plan-only "Add retries to the HTTP client"
+  anvil --provider openai --model qwen2.5-coder "Add a JSDoc comment to fetchUser in src/api.ts"
+  anvil demo`,
 		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Args:          cobra.RangeArgs(0, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			dir := ""
+			if len(args) == 2 {
+				dir = args[1]
+			}
+			return runRequest(cmd, opts, args[0], dir)
+		},
 	}
+	addRunFlags(cmd, &opts)
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return badInput("%v (see 'anvil %s --help')", err, c.Name())
 	})

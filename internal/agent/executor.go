@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/aymanbagabas/go-udiff"
-
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/event"
 	"github.com/anvil-dev/anvil/internal/journal"
@@ -16,6 +14,7 @@ import (
 	"github.com/anvil-dev/anvil/internal/plan"
 	"github.com/anvil-dev/anvil/internal/session"
 	"github.com/anvil-dev/anvil/internal/shadow"
+	"github.com/anvil-dev/anvil/internal/textdiff"
 	"github.com/anvil-dev/anvil/internal/tools"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
@@ -221,7 +220,7 @@ func diffOf(changes []*changeset.Change) string {
 		if c.Delete {
 			to, newText = "/dev/null", ""
 		}
-		b.WriteString(udiff.Unified(from, to, string(c.Base), newText))
+		b.WriteString(textdiff.Unified(from, to, string(c.Base), newText))
 	}
 	return b.String()
 }

@@ -16,6 +16,7 @@ import (
 type Decision struct {
 	Kind     string // DecisionYes, DecisionNo or DecisionRevise
 	Feedback string // for DecisionRevise
+	Auto     bool   // decided without asking (--yes)
 }
 
 // Decisions at the approval gate.
@@ -45,6 +46,10 @@ type Orchestrator struct {
 	// PlanOnly stops after the plan is shown; nothing is written.
 	PlanOnly    bool
 	TestCommand string
+	// Provider, Model and Replayed describe the model for the session event.
+	Provider string
+	Model    string
+	Replayed bool
 }
 
 // Run handles request and reports the outcome as a Done event, which it
@@ -61,6 +66,11 @@ func (o *Orchestrator) Run(ctx context.Context, request string) (event.Done, err
 }
 
 func (o *Orchestrator) run(ctx context.Context, request string) (event.Done, error) {
+	sess := event.Session{Workspace: o.Root.Dir(), Request: request, Provider: o.Provider, Model: o.Model, Replayed: o.Replayed}
+	if o.Session != nil {
+		sess.ID, sess.Dir = o.Session.ID, o.Session.Dir
+	}
+	o.Events.Emit(sess)
 	pc := LoadContext(o.Root, request, o.TestCommand)
 	for _, p := range pc.Problems {
 		o.Events.Emit(event.Error{Message: "not attached: " + p})
@@ -131,7 +141,7 @@ func (o *Orchestrator) planAndApprove(ctx context.Context, request string, pc Pr
 		if err != nil {
 			return p, false, err
 		}
-		o.Events.Emit(event.Approval{Decision: d.Kind, Feedback: d.Feedback})
+		o.Events.Emit(event.Approval{Decision: d.Kind, Feedback: d.Feedback, Auto: d.Auto})
 		switch d.Kind {
 		case DecisionYes:
 			return p, true, nil

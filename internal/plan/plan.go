@@ -46,7 +46,7 @@ func (p *Plan) Check(root *workspace.Root) error {
 	}
 	seen := map[string]bool{}
 	norm := func(list []string, mustExist bool) []string {
-		var out []string
+		out := []string{}
 		for _, f := range list {
 			rp, err := root.Resolve(f)
 			if err != nil {

@@ -199,3 +199,11 @@ func chunks(s string, n int) []string {
 	}
 	return out
 }
+
+// Turns returns the script's turns, for serving them through another
+// wire protocol in tests.
+func (p *Provider) Turns() []Turn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]Turn(nil), p.turns...)
+}

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/anvil-dev/anvil/internal/agent"
+	"github.com/anvil-dev/anvil/internal/app"
+	"github.com/anvil-dev/anvil/internal/event"
+	"github.com/anvil-dev/anvil/internal/llm"
+	"github.com/anvil-dev/anvil/internal/llm/providers"
+	"github.com/anvil-dev/anvil/internal/ui"
+)
+
+// Exit codes of an agent run.
+const (
+	exitStopped     = 1   // declined, or the change could not be committed
+	exitRunError    = 2   // the run failed (provider unreachable, ...)
+	exitInterrupted = 130 // Ctrl-C
+)
+
+type runOptions struct {
+	dir         string
+	json        bool
+	yes         bool
+	planOnly    bool
+	provider    string
+	model       string
+	replay      string
+	maxAttempts int
+}
+
+func addRunFlags(cmd *cobra.Command, o *runOptions) {
+	f := cmd.Flags()
+	f.StringVarP(&o.dir, "dir", "C", "", "workspace root (default: DIR, or the current directory)")
+	f.BoolVar(&o.json, "json", false, "print events as NDJSON, one per line")
+	f.BoolVarP(&o.yes, "yes", "y", false, "approve plans without asking")
+	f.BoolVar(&o.planOnly, "plan-only", false, "stop after the plan is shown; nothing is written")
+	f.StringVar(&o.provider, "provider", "", "anthropic, openai or replay (default: from the environment)")
+	f.StringVar(&o.model, "model", "", "model name (default: config, then the provider's)")
+	f.StringVar(&o.replay, "replay", "", "JSONL script of model turns, with --provider replay")
+	f.IntVar(&o.maxAttempts, "max-attempts", 0, "commits the Executor may have rejected before giving up (default 3)")
+}
+
+// runRequest runs the agent on request in the workspace.
+func runRequest(cmd *cobra.Command, o runOptions, request, dirArg string) error {
+	dir := o.dir
+	if dir == "" {
+		dir = dirArg
+	}
+	if dir == "" {
+		dir = "."
+	}
+	if o.maxAttempts < 0 {
+		return badInput("--max-attempts must be positive")
+	}
+	a, err := app.New(app.Options{Dir: dir})
+	if err != nil {
+		return badInput("%v", err)
+	}
+	defer a.Close()
+	provider, err := providers.Select(providers.Choice{
+		Provider: firstSet(o.provider, a.Config.Provider), Model: firstSet(o.model, a.Config.Model),
+		BaseURL: a.Config.BaseURL, ReplayScript: o.replay,
+	}, os.Getenv)
+	if err != nil {
+		return badInput("%v", err)
+	}
+	return execute(cmd, a, provider, o, request)
+}
+
+// execute runs one request with a provider already chosen (shared with the
+// demo).
+func execute(cmd *cobra.Command, a *app.App, provider llm.Provider, o runOptions, request string) error {
+	if err := recoverCrashed(cmd, a); err != nil {
+		return err
+	}
+	ctx, stop := interruptible(cmd.Context(), cmd.ErrOrStderr())
+	defer stop()
+
+	events, approver := renderers(cmd, o)
+	orch, err := a.Orchestrator(app.RunOptions{
+		Provider: provider, Model: o.model, Approver: approver, Events: events,
+		PlanOnly: o.planOnly, MaxAttempts: o.maxAttempts,
+	})
+	if err != nil {
+		return err
+	}
+	done, err := orch.Run(ctx, request)
+	switch {
+	case errors.Is(err, context.Canceled):
+		return &exitError{code: exitInterrupted, err: errors.New("interrupted: nothing more was written; committed change sets can be undone with 'anvil undo'")}
+	case errors.Is(err, agent.ErrDeclined):
+		return &exitError{code: exitStopped, err: err}
+	case err != nil:
+		return &exitError{code: exitRunError}
+	case !done.Success:
+		return &exitError{code: exitStopped}
+	}
+	return nil
+}
+
+// renderers picks how events are shown and how plans are approved.
+func renderers(cmd *cobra.Command, o runOptions) (event.Sink, agent.Approver) {
+	var approver agent.Approver = ui.NewLineApprover(cmd.InOrStdin(), cmd.ErrOrStderr())
+	if o.yes {
+		approver = ui.AutoApprover{}
+	}
+	if o.json {
+		return ui.NewJSONL(cmd.OutOrStdout(), time.Now), approver
+	}
+	return ui.NewPlain(cmd.OutOrStdout()), approver
+}
+
+// interruptible returns a context cancelled by the first Ctrl-C (the run
+// stops at the next safe point: no file is ever half-written, since commits
+// are atomic); a second Ctrl-C exits at once.
+func interruptible(parent context.Context, stderr io.Writer) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(parent)
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case <-sig:
+			fmt.Fprintln(stderr, "\nanvil: stopping (Ctrl-C again to quit at once)")
+			cancel()
+		case <-ctx.Done():
+			return
+		}
+		select {
+		case <-sig:
+			os.Exit(exitInterrupted)
+		case <-time.After(10 * time.Second):
+		}
+	}()
+	return ctx, func() { signal.Stop(sig); cancel() }
+}
+
+func firstSet(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

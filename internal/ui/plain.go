@@ -1,0 +1,166 @@
+// Package ui renders a run's event stream for people and programs: a TUI
+// on a terminal, one readable line per event elsewhere, or NDJSON with
+// --json; and it asks the user to approve plans.
+package ui
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/anvil-dev/anvil/internal/event"
+)
+
+// Plain writes one readable line per event (a few for plans and
+// summaries), for logs and pipes. Streaming text is not echoed piece by
+// piece; each agent message is printed whole when it is complete.
+type Plain struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// NewPlain returns a plain renderer writing to w.
+func NewPlain(w io.Writer) *Plain { return &Plain{w: w} }
+
+// Emit renders e.
+func (p *Plain) Emit(e event.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	w := p.w
+	switch e := e.(type) {
+	case event.Session:
+		fmt.Fprintf(w, "anvil: %s\n", e.Request)
+		fmt.Fprintf(w, "workspace %s · %s %s · session %s\n", e.Workspace, e.Provider, e.Model, e.Dir)
+		if e.Replayed {
+			fmt.Fprintln(w, "note: the model's turns are replayed from a script; the tools, language servers and file writes are real")
+		}
+	case event.Phase:
+		if e.Detail != "" {
+			fmt.Fprintf(w, "== %s: %s\n", e.Name, e.Detail)
+		} else {
+			fmt.Fprintf(w, "== %s\n", e.Name)
+		}
+	case event.Message:
+		fmt.Fprintf(w, "%s: %s\n", e.Agent, oneLine(e.Text, 300))
+	case event.ToolCall:
+		fmt.Fprintf(w, "  → %s %s\n", e.Name, e.Summary)
+	case event.ToolResult:
+		status := "ok"
+		if e.IsError {
+			status = "error"
+		}
+		fmt.Fprintf(w, "  ← %s %s: %s\n", e.Name, status, oneLine(e.Preview, 160))
+	case event.Plan:
+		title := "Plan"
+		if e.Revision > 0 {
+			title = fmt.Sprintf("Plan (revision %d)", e.Revision)
+		}
+		fmt.Fprintf(w, "\n%s\n%s\n%s\n", title, strings.Repeat("─", len(title)), e.Plan.Markdown())
+	case event.Approval:
+		how := ""
+		if e.Auto {
+			how = " (--yes)"
+		}
+		fmt.Fprintf(w, "approval: %s%s", e.Decision, how)
+		if e.Feedback != "" {
+			fmt.Fprintf(w, ": %s", e.Feedback)
+		}
+		fmt.Fprintln(w)
+	case event.Shadow:
+		fmt.Fprintln(w, shadowLine(e))
+		for i, d := range e.New {
+			if i == 5 {
+				fmt.Fprintf(w, "    ... %d more\n", len(e.New)-5)
+				break
+			}
+			fmt.Fprintf(w, "    %s\n", d)
+		}
+	case event.Commit:
+		fmt.Fprintf(w, "committed %s (%s)\n", strings.Join(e.Files, ", "), e.Entry)
+		fmt.Fprint(w, e.Diff)
+	case event.Todo:
+		done := 0
+		for _, it := range e.Items {
+			if it.Status == "done" {
+				done++
+			}
+		}
+		fmt.Fprintf(w, "todo %d/%d", done, len(e.Items))
+		for i, it := range e.Items {
+			if it.Status == "in_progress" {
+				fmt.Fprintf(w, " · now: %d. %s", i+1, oneLine(it.Text, 80))
+				break
+			}
+		}
+		fmt.Fprintln(w)
+	case event.Error:
+		fmt.Fprintf(w, "error: %s\n", e.Message)
+	case event.Done:
+		fmt.Fprint(w, SummaryText(e))
+	}
+}
+
+// shadowLine is the one-line form of a validation cycle, shared by the
+// renderers: "shadow 2/3 · validating src/db.ts" or "rejected: ...".
+func shadowLine(e event.Shadow) string {
+	label := "shadow check"
+	if e.Commit {
+		label = fmt.Sprintf("shadow %d/%d", e.Attempt, e.MaxAttempts)
+	}
+	if e.Stage == "validating" {
+		return fmt.Sprintf("%s · validating %s", label, strings.Join(e.Files, ", "))
+	}
+	verdict := e.Summary
+	if e.Commit && e.Verdict == "clean" {
+		verdict += " → committing"
+	}
+	return fmt.Sprintf("%s · %s", label, verdict)
+}
+
+// SummaryText renders the end of a run.
+func SummaryText(d event.Done) string {
+	var b strings.Builder
+	s := d.Summary
+	status := "Done"
+	if !d.Success {
+		status = "Stopped"
+	}
+	fmt.Fprintf(&b, "\n%s: %s\n", status, s.Message)
+	if len(s.FilesChanged) > 0 {
+		fmt.Fprintf(&b, "  files changed: %s\n", strings.Join(s.FilesChanged, ", "))
+	}
+	if s.Attempts > 0 {
+		fmt.Fprintf(&b, "  commit attempts: %d\n", s.Attempts)
+	}
+	if len(s.Preexisting) > 0 {
+		fmt.Fprintf(&b, "  pre-existing errors left alone (%d):\n", len(s.Preexisting))
+		for _, p := range s.Preexisting {
+			fmt.Fprintf(&b, "    %s\n", p)
+		}
+	}
+	if len(s.Diagnostics) > 0 {
+		fmt.Fprintf(&b, "  why (%d):\n", len(s.Diagnostics))
+		for _, p := range s.Diagnostics {
+			fmt.Fprintf(&b, "    %s\n", p)
+		}
+	}
+	if len(s.VerificationCriteria) > 0 {
+		fmt.Fprintln(&b, "  verification criteria:")
+		for _, v := range s.VerificationCriteria {
+			fmt.Fprintf(&b, "    - %s\n", v)
+		}
+	}
+	if s.Undo != "" {
+		fmt.Fprintf(&b, "  undo with: %s\n", s.Undo)
+	}
+	return b.String()
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		s = s[:n-1] + "…"
+	}
+	return s
+}
