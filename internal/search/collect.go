@@ -87,7 +87,8 @@ type collector struct {
 	kept    []Match
 	total   int
 	files   int
-	stopped bool
+	stopped bool // the search reached its match bound
+	capped  bool // a file reached FileMatchBound
 }
 
 func newCollector(limit int) *collector { return &collector{limit: limit} }
@@ -97,6 +98,9 @@ func newCollector(limit int) *collector { return &collector{limit: limit} }
 func (c *collector) add(matches []Match, count int) {
 	if count == 0 {
 		return
+	}
+	if count >= FileMatchBound {
+		c.capped = true
 	}
 	c.total += count
 	c.files++
@@ -126,6 +130,7 @@ func (c *collector) finish(res *Result) {
 	res.TotalFiles = c.files
 	res.Truncated = c.total > len(c.kept)
 	res.Stopped = c.stopped
+	res.Capped = c.capped
 }
 
 // clip returns line as valid UTF-8 without its "\r", cut to a window around

@@ -3,11 +3,13 @@ package search
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
@@ -41,14 +43,26 @@ func TestSearchLargeFile(t *testing.T) {
 	for name, s := range engines(t, root) {
 		t.Run(name+"/every line", func(t *testing.T) {
 			res, alloc := searchMeasured(t, s, Query{Pattern: `needle \d+`, MaxResults: 100})
-			if !res.Stopped || res.TotalMatches < DefaultMatchBound || len(res.Matches) != 100 {
-				t.Errorf("stopped %v after %d matches, %d shown", res.Stopped, res.TotalMatches, len(res.Matches))
+			if !res.Capped || res.TotalMatches != FileMatchBound || len(res.Matches) != 100 {
+				t.Errorf("capped %v after %d matches, %d shown", res.Capped, res.TotalMatches, len(res.Matches))
 			}
 			if m := res.Matches[99]; m.Line != 100 || m.Column != 37 {
 				t.Errorf("100th match at %d:%d, want 100:37", m.Line, m.Column)
 			}
 			if alloc > allocLimit {
 				t.Errorf("allocated %d MB", alloc>>20)
+			}
+		})
+		t.Run(name+"/cancelled midway", func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+			defer cancel()
+			start := time.Now()
+			_, err := s.Search(ctx, Query{Pattern: `[a-z]+ [a-z]+, \w+ \d+9$`})
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("err = %v, want context.DeadlineExceeded", err)
+			}
+			if d := time.Since(start); d > time.Second {
+				t.Errorf("took %v to stop", d)
 			}
 		})
 		t.Run(name+"/last line", func(t *testing.T) {

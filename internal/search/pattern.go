@@ -63,7 +63,7 @@ func compileRegexp(pattern, expr string) (*matcher, error) {
 }
 
 func newlineError(pattern string) error {
-	return &PatternError{Pattern: pattern, Msg: `a line break ("\n") cannot be matched: matches never span lines`}
+	return &PatternError{Pattern: pattern, Msg: `a line break ("\n") cannot be matched: matches never span lines`, LineBreak: true}
 }
 
 // regexpMessage drops Go's "error parsing regexp: " prefix, which the

@@ -104,7 +104,9 @@ func (r *eventReader) event(line []byte, big *keyScan) error {
 		r.keep = r.glob == nil || r.glob.match(path)
 		r.b.reset(path)
 	case "match":
-		if !r.keep {
+		// With context lines, rg reports matching lines in the trailing
+		// context of its --max-count'th match as matches too.
+		if !r.keep || r.b.count >= FileMatchBound {
 			return nil
 		}
 		if r.b.full() {

@@ -50,7 +50,7 @@ func ripgrepFlags() []string {
 // goes through --regexp and the path after "--", so neither can be read as
 // a flag whatever it holds.
 func ripgrepArgs(p *plan, ignoreFile string) []string {
-	var args []string
+	args := []string{"--max-count", strconv.Itoa(FileMatchBound)}
 	if ignoreFile != "" {
 		args = append(args, "--ignore-file", ignoreFile)
 	}
@@ -136,7 +136,11 @@ func (s *Searcher) searchRipgrep(ctx context.Context, p *plan, col *collector) e
 	}
 	msg := strings.TrimSpace(stderr.String())
 	if strings.Contains(msg, "regex") {
-		return &PatternError{Pattern: p.pattern, Msg: patternMessage(msg)}
+		return &PatternError{
+			Pattern:   p.pattern,
+			Msg:       patternMessage(msg),
+			LineBreak: strings.Contains(msg, `literal '"\n"' is not allowed`),
+		}
 	}
 	return fmt.Errorf("search: ripgrep: %w: %s", waitErr, msg)
 }

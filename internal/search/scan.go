@@ -128,6 +128,9 @@ func (s *scanner) scan(ctx context.Context, f io.Reader) (binary bool, err error
 		if err := ctx.Err(); err != nil {
 			return false, err
 		}
+		if s.b.count >= FileMatchBound {
+			return false, nil // as far as rg's --max-count lets it read
+		}
 		keep := end
 		for i := 0; i < s.context && keep > 0; i++ {
 			keep = bytes.LastIndexByte(buf[:keep-1], '\n') + 1
@@ -160,7 +163,10 @@ func (s *scanner) region(buf []byte, start, line int) (next int, counting bool) 
 		s.flushAfter(buf, &afterOff, ls)
 		s.emitBefore(buf, ls, curLine)
 		s.b.addMatch(curLine, col, buf[ls:le])
-		s.emitted, s.afterUntil = curLine, curLine+s.context
+		s.emitted = curLine
+		if s.b.count == len(s.b.matches) { // kept: its after-context is wanted
+			s.afterUntil = curLine + s.context
+		}
 		afterOff = le + 1
 		pos = le + 1
 	}
@@ -199,9 +205,10 @@ func (s *scanner) flushAfter(buf []byte, off *int, limit int) {
 	}
 }
 
-// countRest counts the matching lines of buf[pos:] without looking at them.
+// countRest counts the matching lines of buf[pos:] without looking at them,
+// up to FileMatchBound for the file (rg's --max-count).
 func (s *scanner) countRest(buf []byte, pos int) {
-	for pos < len(buf) {
+	for pos < len(buf) && s.b.count < FileMatchBound {
 		_, le, _, ok := s.m.next(buf, pos)
 		if !ok {
 			return

@@ -21,13 +21,17 @@ import (
 )
 
 // Limits of one search. MaxResultsLimit and MaxContextLines bound what a
-// caller may ask for; DefaultMatchBound is where a search stops counting, so
-// that a pattern matching nearly every line of a huge tree answers quickly.
+// caller may ask for. DefaultMatchBound is where a search stops, so that a
+// pattern matching nearly every line of a huge tree answers quickly.
+// FileMatchBound is where the search of one file stops: ripgrep holds a
+// file's output in memory until the file is done, and a log of a million
+// matching lines would otherwise cost it hundreds of megabytes.
 const (
 	DefaultMaxResults = 100
 	MaxResultsLimit   = 1000
 	MaxContextLines   = 10
 	DefaultMatchBound = 100_000
+	FileMatchBound    = 10_000
 )
 
 // Engine names the implementation that ran a search.
@@ -105,7 +109,10 @@ type Result struct {
 	// totals are then lower bounds and Matches, while sorted, may not be the
 	// first ones of the whole tree.
 	Stopped bool
-	Engine  Engine
+	// Capped reports whether some file had FileMatchBound matching lines,
+	// the most counted in one file: the totals are then lower bounds.
+	Capped bool
+	Engine Engine
 }
 
 // PatternError reports a pattern the engine rejected. Msg is the engine's
@@ -113,6 +120,9 @@ type Result struct {
 type PatternError struct {
 	Pattern string
 	Msg     string
+	// LineBreak reports that the pattern was refused because it would match
+	// a line break ("\n"), which no match may span.
+	LineBreak bool
 }
 
 func (e *PatternError) Error() string { return fmt.Sprintf("invalid pattern %q: %s", e.Pattern, e.Msg) }

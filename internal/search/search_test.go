@@ -321,6 +321,28 @@ func TestSearchMatchBound(t *testing.T) {
 	}
 }
 
+func TestSearchFileBound(t *testing.T) {
+	root := newRoot(t, map[string]string{
+		"a.txt": strings.Repeat("m\n", FileMatchBound+2000),
+		"b.txt": "m\nm\n",
+	})
+	var results []*Result
+	for _, name := range []string{"ripgrep", "go"} {
+		res, err := engines(t, root)[name].Search(context.Background(), Query{Pattern: "m", MaxResults: 3, ContextLines: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Capped || res.Stopped || res.TotalMatches != FileMatchBound+2 || res.TotalFiles != 2 {
+			t.Errorf("%s: capped %v, stopped %v, %d matches in %d files", name, res.Capped, res.Stopped, res.TotalMatches, res.TotalFiles)
+		}
+		res.Engine = 0
+		results = append(results, res)
+	}
+	if !reflect.DeepEqual(results[0], results[1]) {
+		t.Errorf("engines disagree\nripgrep: %s\ngo:      %s", jsonOf(results[0]), jsonOf(results[1]))
+	}
+}
+
 func TestSearchErrors(t *testing.T) {
 	outside := t.TempDir()
 	files := map[string]string{"a.txt": "x\n", "link-out": "->" + outside, "sub/b.txt": "x\n"}
@@ -334,8 +356,8 @@ func TestSearchErrors(t *testing.T) {
 		{"unclosed group", Query{Pattern: "("}, isPatternError, "("},
 		{"bad repetition", Query{Pattern: "*a"}, isPatternError, "*a"},
 		{"bad range", Query{Pattern: "[z-a]"}, isPatternError, "z-a"},
-		{"line break", Query{Pattern: `a\nb`}, isPatternError, `\n`},
-		{"literal line break", Query{Pattern: "a\nb", Literal: true}, isPatternError, `\n`},
+		{"line break", Query{Pattern: `a\nb`}, isLineBreak, `\n`},
+		{"literal line break", Query{Pattern: "a\nb", Literal: true}, isLineBreak, `\n`},
 		{"dot-dot", Query{Pattern: "x", Path: ".."}, isOutside, ""},
 		{"absolute outside", Query{Pattern: "x", Path: "/etc"}, isOutside, ""},
 		{"symlink out", Query{Pattern: "x", Path: "link-out"}, isOutside, ""},
@@ -362,6 +384,11 @@ func TestSearchErrors(t *testing.T) {
 func isPatternError(err error) bool {
 	var pe *PatternError
 	return errors.As(err, &pe) && pe.Msg != ""
+}
+
+func isLineBreak(err error) bool {
+	var pe *PatternError
+	return errors.As(err, &pe) && pe.LineBreak
 }
 
 func isGlobError(err error) bool {

@@ -39,6 +39,7 @@ type TextSearchData struct {
 	TotalFiles   int            `json:"total_files"`   // files with a match
 	Truncated    bool           `json:"truncated"`     // more matches were found than shown
 	Stopped      bool           `json:"stopped"`       // the search stopped early: totals are lower bounds
+	Capped       bool           `json:"capped"`        // a file's count stopped at search.FileMatchBound: totals are lower bounds
 	Engine       string         `json:"engine"`        // "ripgrep" or "go"
 }
 
@@ -103,6 +104,7 @@ func (t *TextSearch) Run(ctx context.Context, p TextSearchParams) (Result, error
 		TotalFiles:   res.TotalFiles,
 		Truncated:    res.Truncated,
 		Stopped:      res.Stopped,
+		Capped:       res.Capped,
 		Engine:       res.Engine.String(),
 	}
 	return Result{Output: formatSearch(data, p, start.Rel), Data: data}, nil
@@ -138,6 +140,8 @@ func searchError(err error, p TextSearchParams) (Result, error) {
 	var ge *search.GlobError
 	var wpe *workspace.PathError
 	switch {
+	case errors.As(err, &pe) && pe.LineBreak:
+		return Errorf("pattern %q would match a line break, but matches never span lines; search for the text of one line", p.Pattern), nil
 	case errors.As(err, &pe) && p.Literal:
 		return Errorf("invalid pattern: %s", pe.Msg), nil
 	case errors.As(err, &pe):
@@ -216,14 +220,21 @@ func searchSummary(d TextSearchData, p TextSearchParams) string {
 	}
 	switch {
 	case d.Stopped:
-		return fmt.Sprintf("... search stopped after %s in %s; the %d shown are not necessarily the first in path order; %s\n",
-			matches(d.TotalMatches), files(d.TotalFiles), len(d.Matches), narrow)
+		return fmt.Sprintf("... search stopped after %s in %s (it stops at %s); the %d shown are not necessarily the first in path order; %s\n",
+			matches(d.TotalMatches), files(d.TotalFiles), commas(search.DefaultMatchBound), len(d.Matches), narrow)
 	case d.Truncated:
-		more := ""
+		total, more := matches(d.TotalMatches), ""
 		if n := d.TotalFiles - shownFiles; n > 0 {
-			more = fmt.Sprintf(" (%s more %s)", commas(n), plural(n, "file", "files"))
+			more = fmt.Sprintf("%s more %s", commas(n), plural(n, "file", "files"))
 		}
-		return fmt.Sprintf("... showing first %d of %s%s; %s\n", len(d.Matches), matches(d.TotalMatches), more, narrow)
+		if d.Capped {
+			total = "at least " + total
+			more = strings.TrimPrefix(more+"; ", "; ") + fmt.Sprintf("counting stops at %s lines per file", commas(search.FileMatchBound))
+		}
+		if more != "" {
+			more = " (" + more + ")"
+		}
+		return fmt.Sprintf("... showing first %d of %s%s; %s\n", len(d.Matches), total, more, narrow)
 	default:
 		return fmt.Sprintf("%s in %s\n", matches(d.TotalMatches), files(d.TotalFiles))
 	}

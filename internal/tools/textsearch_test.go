@@ -42,6 +42,8 @@ func TestTextSearch(t *testing.T) {
 		"many/1.txt":     "m\nm\n",
 		"many/2.txt":     "m\n",
 		"many/3.txt":     "m\nm\n",
+		"huge/log.txt":   strings.Repeat("event\n", search.FileMatchBound+10),
+		"huge/more.txt":  "event\n",
 		"link-out":       "->" + outside,
 		"link-file":      "->" + filepath.Join(outside, "x.txt"),
 		"dir/nested.txt": "Foo\n",
@@ -118,7 +120,8 @@ func TestTextSearch(t *testing.T) {
 			contains: []string{`no matches for "zzz" in b (files matching *.go)`, "regular expression", "case-sensitive"},
 		},
 		{name: "invalid regex", args: `{"pattern":"("}`, wantErr: true, contains: []string{`invalid regular expression "("`, "literal=true"}},
-		{name: "line break", args: `{"pattern":"a\\nb"}`, wantErr: true, contains: []string{"invalid regular expression"}},
+		{name: "line break", args: `{"pattern":"a\\nb"}`, wantErr: true, contains: []string{"would match a line break"}},
+		{name: "literal line break", args: `{"pattern":"a\nb","literal":true}`, wantErr: true, contains: []string{"would match a line break"}},
 		{name: "invalid glob", args: `{"pattern":"x","glob":"[a"}`, wantErr: true, contains: []string{`invalid glob "[a"`}},
 		{name: "dot-dot", args: `{"pattern":"x","path":".."}`, wantErr: true, contains: []string{"outside the workspace"}},
 		{name: "absolute outside", args: `{"pattern":"x","path":"/etc"}`, wantErr: true, contains: []string{"outside the workspace"}},
@@ -178,7 +181,7 @@ func TestTextSearchData(t *testing.T) {
 		}
 		want := fmt.Sprintf(`{"matches":[{"path":"a.txt","line":2,"column":5,"text":"two hit",`+
 			`"before":[{"line":1,"text":"one"}],"after":[{"line":3,"text":"three"}]}],`+
-			`"total_matches":1,"total_files":1,"truncated":false,"stopped":false,"engine":%q}`, engine)
+			`"total_matches":1,"total_files":1,"truncated":false,"stopped":false,"capped":false,"engine":%q}`, engine)
 		if string(got) != want {
 			t.Errorf("%s:\n got %s\nwant %s", engine, got, want)
 		}
