@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -59,6 +60,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func newRootCmd() *cobra.Command {
 	var opts runOptions
+	var listSlash bool
 	cmd := &cobra.Command{
 		Use:   "anvil [flags] \"<request>\" [DIR]",
 		Short: "A terminal coding agent whose edits pass a language server before they reach your files",
@@ -72,10 +74,16 @@ Only change sets that introduce no new errors are written to disk.`,
 		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.RangeArgs(0, 2),
+		Args:          slashOrRequestArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if listSlash {
+				return listCommands(cmd, firstSet(opts.dir, firstArg(args), "."))
+			}
 			if len(args) == 0 {
 				return cmd.Help()
+			}
+			if name, ok := strings.CutPrefix(args[0], "/"); ok {
+				return runSlash(cmd, opts, name, args[1:])
 			}
 			dir := ""
 			if len(args) == 2 {
@@ -85,11 +93,28 @@ Only change sets that introduce no new errors are written to disk.`,
 		},
 	}
 	addRunFlags(cmd, &opts)
+	cmd.Flags().BoolVar(&listSlash, "commands", false, "list the slash commands (.anvil/commands/*.md) and exit")
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return badInput("%v (see 'anvil %s --help')", err, c.Name())
 	})
 	cmd.AddCommand(newToolCmd(), newCheckCmd(), newUndoCmd(), newDemoCmd())
 	return cmd
+}
+
+// slashOrRequestArgs accepts a request and an optional directory, or a
+// slash command with any number of arguments.
+func slashOrRequestArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 && strings.HasPrefix(args[0], "/") {
+		return nil
+	}
+	return cobra.RangeArgs(0, 2)(cmd, args)
+}
+
+func firstArg(args []string) string {
+	if len(args) > 0 {
+		return args[0]
+	}
+	return ""
 }
 
 func version() string {
