@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -295,6 +296,55 @@ func TestThreeRejections(t *testing.T) {
 		t.Errorf("diagnostics should name the broken importers: %v", r.done.Summary.Diagnostics)
 	}
 	after := testfs.Snapshot(t, r.dir)
+	for p, c := range before {
+		if after[p] != c {
+			t.Errorf("%s changed", p)
+		}
+	}
+}
+
+// cancelAfter cancels the run (as Ctrl-C does) when the provider is asked
+// for its n-th turn.
+type cancelAfter struct {
+	llm.Provider
+	n      int
+	calls  int
+	cancel context.CancelFunc
+}
+
+func (c *cancelAfter) Stream(ctx context.Context, req llm.Request, d func(llm.Delta)) (*llm.Response, error) {
+	c.calls++
+	if c.calls == c.n {
+		c.cancel()
+		return nil, ctx.Err()
+	}
+	return c.Provider.Stream(ctx, req, d)
+}
+
+// Interrupting a run while the Executor works writes nothing and reports
+// the cancellation.
+func TestInterrupted(t *testing.T) {
+	dir := testfs.Copy(t, fixture("ts"))
+	before := testfs.Snapshot(t, dir)
+	a, err := app.New(app.Options{Dir: dir, SessionBase: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	prov, _ := replay.Parse(strings.NewReader(string(demo.Script())))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// Turn 9 is the Executor's second commit: the first was rejected, the
+	// fix to auth.ts is staged but nothing is written yet.
+	orch, err := a.Orchestrator(app.RunOptions{Provider: &cancelAfter{Provider: prov, n: 9, cancel: cancel}, Approver: &scriptedUser{decisions: []agent.Decision{{Kind: agent.DecisionYes}}}, Events: &event.Recorder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = orch.Run(ctx, demo.Request)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	after := testfs.Snapshot(t, dir)
 	for p, c := range before {
 		if after[p] != c {
 			t.Errorf("%s changed", p)
