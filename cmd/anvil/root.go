@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -77,7 +78,7 @@ Only change sets that introduce no new errors are written to disk.`,
 		Args:          slashOrRequestArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if listSlash {
-				return listCommands(cmd, firstSet(opts.dir, firstArg(args), "."))
+				return listCommands(cmd, cmp.Or(opts.dir, firstArg(args), "."))
 			}
 			if len(args) == 0 {
 				return cmd.Help()

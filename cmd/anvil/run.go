@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -68,7 +69,7 @@ func runRequest(cmd *cobra.Command, o runOptions, request, dirArg string) error 
 	}
 	defer a.Close()
 	provider, err := providers.Select(providers.Choice{
-		Provider: firstSet(o.provider, a.Config.Provider), Model: firstSet(o.model, a.Config.Model),
+		Provider: cmp.Or(o.provider, a.Config.Provider), Model: cmp.Or(o.model, a.Config.Model),
 		BaseURL: a.Config.BaseURL, ReplayScript: o.replay,
 	}, os.Getenv)
 	if err != nil {
@@ -142,13 +143,4 @@ func interruptible(parent context.Context, stderr io.Writer) (context.Context, f
 		}
 	}()
 	return ctx, func() { signal.Stop(sig); cancel() }
-}
-
-func firstSet(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

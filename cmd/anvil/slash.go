@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,7 +29,7 @@ func runSlash(cmd *cobra.Command, o runOptions, name string, rest []string) erro
 	default:
 		args, dir = strings.Join(rest[:len(rest)-1], " "), rest[len(rest)-1]
 	}
-	ws := firstSet(o.dir, dir, ".")
+	ws := cmp.Or(o.dir, dir, ".")
 	c, err := slash.Find(commandDirs(ws), name)
 	if err != nil {
 		return badInput("%v", err)

@@ -6,6 +6,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"os"
@@ -73,7 +74,7 @@ func New(opts Options) (*App, error) {
 		return nil, err
 	}
 	a := &App{Root: root, Config: cfg, opts: opts}
-	a.sessionBase = firstNonEmpty(opts.SessionBase, opts.Getenv("ANVIL_SESSION_DIR"), cfg.SessionDir, session.DefaultBase)
+	a.sessionBase = cmp.Or(opts.SessionBase, opts.Getenv("ANVIL_SESSION_DIR"), cfg.SessionDir, session.DefaultBase)
 	// Server stderr and the shadow log go to the session directory, created
 	// when something first writes there.
 	serverLog := a.sessionFile("servers.log")
@@ -149,15 +150,6 @@ func (a *App) Close() error {
 		c.Close()
 	}
 	return nil
-}
-
-func firstNonEmpty(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // lazyFile opens its file on the first write, so runs that never start a

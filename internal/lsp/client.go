@@ -10,7 +10,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -348,10 +347,4 @@ func (t *tailBuffer) String() string {
 		s = "…" + s[len(s)-2000:]
 	}
 	return s
-}
-
-// rawJSON marshals v, for logging and registration options.
-func rawJSON(v any) json.RawMessage {
-	b, _ := json.Marshal(v)
-	return b
 }

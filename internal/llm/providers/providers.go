@@ -4,6 +4,7 @@
 package providers
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 
@@ -56,9 +57,9 @@ func Select(c Choice, getenv func(string) string) (llm.Provider, error) {
 		if key == "" {
 			return nil, errors.New("--provider anthropic needs ANTHROPIC_API_KEY")
 		}
-		return anthropic.New(anthropic.Options{APIKey: key, BaseURL: first(getenv("ANTHROPIC_BASE_URL"), c.BaseURL), Model: c.Model}), nil
+		return anthropic.New(anthropic.Options{APIKey: key, BaseURL: cmp.Or(getenv("ANTHROPIC_BASE_URL"), c.BaseURL), Model: c.Model}), nil
 	case "openai":
-		base := first(getenv("OPENAI_BASE_URL"), c.BaseURL)
+		base := cmp.Or(getenv("OPENAI_BASE_URL"), c.BaseURL)
 		if base == "" && getenv("OPENAI_API_KEY") == "" {
 			return nil, errors.New("--provider openai needs OPENAI_BASE_URL (a compatible server) or OPENAI_API_KEY")
 		}
@@ -68,20 +69,11 @@ func Select(c Choice, getenv func(string) string) (llm.Provider, error) {
 		}
 		return openai.New(openai.Options{APIKey: getenv("OPENAI_API_KEY"), BaseURL: base, Model: model}), nil
 	case "replay":
-		path := first(c.ReplayScript, getenv("ANVIL_REPLAY"))
+		path := cmp.Or(c.ReplayScript, getenv("ANVIL_REPLAY"))
 		if path == "" {
 			return nil, errors.New("--provider replay needs a script: --replay FILE or ANVIL_REPLAY")
 		}
 		return replay.Load(path)
 	}
 	return nil, fmt.Errorf("unknown provider %q: use anthropic, openai or replay", name)
-}
-
-func first(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
