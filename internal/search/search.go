@@ -9,6 +9,15 @@
 // Both skip binary files (any NUL byte), match within single lines and
 // return the same [Result], sorted by path and line, so no caller needs to
 // know which engine ran.
+//
+// Known differences, all at the edges: ripgrep 13 honours .rgignore files,
+// which only its --no-ignore (dropping .gitignore too) turns off; inside a
+// git repository nested below the start, ripgrep stops applying the
+// .gitignore files of the directories between the start and it. RE2 and
+// ripgrep's regex syntax differ on a few forms: Go rejects nested
+// repetition (a**) and counts over 1000, ripgrep 13 rejects (?<name>...)
+// and \Q...\E, and Go's \b is ASCII-only (its \d, \s and \w are made
+// Unicode-aware, as ripgrep's are).
 package search
 
 import (
