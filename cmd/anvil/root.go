@@ -98,7 +98,7 @@ Only change sets that introduce no new errors are written to disk.`,
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return badInput("%v (see 'anvil %s --help')", err, c.Name())
 	})
-	cmd.AddCommand(newToolCmd(), newCheckCmd(), newUndoCmd(), newDemoCmd())
+	cmd.AddCommand(newToolCmd(), newCheckCmd(), newUndoCmd(), newDemoCmd(), newInitCmd(), newDoctorCmd(), newConfigCmd())
 	return cmd
 }
 

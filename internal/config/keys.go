@@ -1,0 +1,265 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/anvil-dev/anvil/internal/session"
+)
+
+// Key is one top-level setting that 'anvil config' reads and writes and
+// that 'anvil init' and 'anvil doctor' reuse. Server tables are not keys:
+// they are edited by hand as [servers.NAME] tables.
+type Key struct {
+	Name        string
+	Description string
+	// Default is the value in effect when no file sets the key, as text;
+	// "" when the default is decided elsewhere (the provider, the model).
+	Default string
+
+	get   func(Config) string // "" when unset
+	value func(Config) any    // the TOML value to write
+	parse func(*Config, string) error
+	clear func(*Config)
+}
+
+// Get returns the key's value in c as text, "" when c does not set it.
+func (k Key) Get(c Config) string { return k.get(c) }
+
+// Line returns the key's assignment in c as it appears in a TOML file
+// (languages = ["go", "typescript"]), or "" when c does not set it.
+func (k Key) Line(c Config) string {
+	if k.Get(c) == "" {
+		return ""
+	}
+	line, err := encodeLine(k.Name, k.value(c))
+	if err != nil { // unreachable: every value type encodes
+		return k.Name + " = " + k.Get(c)
+	}
+	return line
+}
+
+// Set validates value and stores it in c. The error says what is allowed.
+func (k Key) Set(c *Config, value string) error {
+	if err := k.parse(c, strings.TrimSpace(value)); err != nil {
+		return &ValueError{Key: k.Name, Value: value, Reason: err.Error()}
+	}
+	return nil
+}
+
+// Validate reports whether value is acceptable for the key, without
+// storing it anywhere.
+func (k Key) Validate(value string) error {
+	var scratch Config
+	return k.Set(&scratch, value)
+}
+
+// Clear removes the key from c, so the next layer or the default applies.
+func (k Key) Clear(c *Config) { k.clear(c) }
+
+// ValueError is a value a key does not accept.
+type ValueError struct {
+	Key, Value string
+	Reason     string // what the key accepts
+}
+
+func (e *ValueError) Error() string {
+	return fmt.Sprintf("bad value %q for %s: %s", e.Value, e.Key, e.Reason)
+}
+
+// UnknownKeyError names a key that is not in [Keys].
+type UnknownKeyError struct{ Name string }
+
+func (e *UnknownKeyError) Error() string {
+	if e.Name == "servers" || strings.HasPrefix(e.Name, "servers.") {
+		return fmt.Sprintf("%s is not a key: language servers are [servers.NAME] tables, edited by hand in %s or the user config file", e.Name, ProjectFile)
+	}
+	return fmt.Sprintf("unknown key %q (known keys: %s)", e.Name, strings.Join(KeyNames(), ", "))
+}
+
+// Keys returns every settable key, in display order.
+func Keys() []Key {
+	return []Key{
+		{
+			Name: "provider", Description: "model provider: anthropic, openai or replay (unset: chosen from the environment)",
+			get: func(c Config) string { return c.Provider }, value: func(c Config) any { return c.Provider },
+			parse: func(c *Config, v string) error {
+				switch v {
+				case "anthropic", "openai", "replay":
+					c.Provider = v
+					return nil
+				}
+				return fmt.Errorf("provider must be one of anthropic, openai, replay")
+			},
+			clear: func(c *Config) { c.Provider = "" },
+		},
+		{
+			Name: "model", Description: "model name (unset: the provider's default)",
+			get: func(c Config) string { return c.Model }, value: func(c Config) any { return c.Model },
+			parse: func(c *Config, v string) error {
+				if v == "" {
+					return fmt.Errorf("model must not be empty")
+				}
+				c.Model = v
+				return nil
+			},
+			clear: func(c *Config) { c.Model = "" },
+		},
+		{
+			Name: "base_url", Description: "the provider's API address, e.g. a local OpenAI-compatible server (the provider's environment variable wins)",
+			get: func(c Config) string { return c.BaseURL }, value: func(c Config) any { return c.BaseURL },
+			parse: func(c *Config, v string) error {
+				u, err := url.Parse(v)
+				if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+					return fmt.Errorf("base_url must be an http:// or https:// URL")
+				}
+				c.BaseURL = v
+				return nil
+			},
+			clear: func(c *Config) { c.BaseURL = "" },
+		},
+		{
+			Name: "max_attempts", Description: "commits the Executor may have rejected before it gives up",
+			Default: strconv.Itoa(DefaultMaxAttempts),
+			get: func(c Config) string {
+				if c.MaxAttempts == 0 {
+					return ""
+				}
+				return strconv.Itoa(c.MaxAttempts)
+			},
+			value: func(c Config) any { return c.MaxAttempts },
+			parse: func(c *Config, v string) error {
+				n, err := strconv.Atoi(v)
+				if err != nil || n <= 0 {
+					return fmt.Errorf("max_attempts must be a positive integer")
+				}
+				c.MaxAttempts = n
+				return nil
+			},
+			clear: func(c *Config) { c.MaxAttempts = 0 },
+		},
+		{
+			Name: "validation_timeout", Description: "bound on one shadow validation, as a Go duration (45s, 2m)",
+			Default: DefaultValidationTimeout.String(),
+			get: func(c Config) string {
+				if c.ValidationTimeout.Duration == 0 {
+					return ""
+				}
+				return c.ValidationTimeout.String()
+			},
+			value: func(c Config) any { return c.ValidationTimeout },
+			parse: func(c *Config, v string) error {
+				d, err := time.ParseDuration(v)
+				if err != nil || d <= 0 {
+					return fmt.Errorf("validation_timeout must be a Go duration greater than zero, such as 45s or 2m")
+				}
+				c.ValidationTimeout = Duration{d}
+				return nil
+			},
+			clear: func(c *Config) { c.ValidationTimeout = Duration{} },
+		},
+		{
+			Name: "session_dir", Description: "base directory of session directories (ANVIL_SESSION_DIR wins)",
+			Default: session.DefaultBase,
+			get:     func(c Config) string { return c.SessionDir }, value: func(c Config) any { return c.SessionDir },
+			parse: func(c *Config, v string) error {
+				// A relative path would depend on where anvil happens to run,
+				// and undo must find the journals of earlier runs.
+				if !filepath.IsAbs(v) {
+					return fmt.Errorf("session_dir must be an absolute path")
+				}
+				c.SessionDir = filepath.Clean(v)
+				return nil
+			},
+			clear: func(c *Config) { c.SessionDir = "" },
+		},
+		{
+			Name: "test_command", Description: "how the project runs its tests (shown to the agents)",
+			get: func(c Config) string { return c.TestCommand }, value: func(c Config) any { return c.TestCommand },
+			parse: func(c *Config, v string) error {
+				if v == "" {
+					return fmt.Errorf("test_command must not be empty")
+				}
+				c.TestCommand = v
+				return nil
+			},
+			clear: func(c *Config) { c.TestCommand = "" },
+		},
+		{
+			Name: "languages", Description: "the project's languages, comma-separated (go,typescript); unset: detected from the files",
+			get: func(c Config) string { return strings.Join(c.Languages, ",") }, value: func(c Config) any { return c.Languages },
+			parse: func(c *Config, v string) error {
+				langs, err := ParseLanguages(v)
+				if err != nil {
+					return err
+				}
+				c.Languages = langs
+				return nil
+			},
+			clear: func(c *Config) { c.Languages = nil },
+		},
+	}
+}
+
+// languageID is what a language name may look like: an LSP language id.
+var languageID = regexp.MustCompile(`^[a-z][a-z0-9_+-]*$`)
+
+// ParseLanguages splits a comma-separated list of language ids, dropping
+// empty items and duplicates.
+func ParseLanguages(v string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, l := range strings.Split(v, ",") {
+		l = strings.ToLower(strings.TrimSpace(l))
+		if l == "" || seen[l] {
+			continue
+		}
+		if !languageID.MatchString(l) {
+			return nil, fmt.Errorf("languages must be language ids such as go, typescript, python (got %q)", l)
+		}
+		seen[l] = true
+		out = append(out, l)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("languages must name at least one language, e.g. go,typescript")
+	}
+	return out, nil
+}
+
+// KeyNames returns the names of [Keys].
+func KeyNames() []string {
+	var out []string
+	for _, k := range Keys() {
+		out = append(out, k.Name)
+	}
+	return out
+}
+
+// LookupKey returns the key called name or an [*UnknownKeyError].
+func LookupKey(name string) (Key, error) {
+	for _, k := range Keys() {
+		if k.Name == name {
+			return k, nil
+		}
+	}
+	return Key{}, &UnknownKeyError{Name: name}
+}
+
+// Check validates every key c sets, so that a hand-edited file with a bad
+// value is caught before a run trips over it.
+func Check(c Config) []error {
+	var errs []error
+	for _, k := range Keys() {
+		if v := k.Get(c); v != "" {
+			if err := k.Validate(v); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errs
+}

@@ -1,0 +1,87 @@
+package config
+
+import "sort"
+
+// Source says where a setting's effective value comes from.
+type Source string
+
+// Sources, from strongest to weakest.
+const (
+	SourceProject Source = "project"
+	SourceUser    Source = "user"
+	SourceDefault Source = "default"
+)
+
+// String returns the source's name.
+func (s Source) String() string { return string(s) }
+
+// Layers are the two config files read separately, so that a setting can
+// be traced to the file that sets it. [Load] gives only the merged result.
+type Layers struct {
+	Paths   Paths
+	User    Config
+	Project Config
+}
+
+// ReadFile reads one config file; a missing file is an empty config. Errors
+// name the file.
+func ReadFile(path string) (Config, error) { return readFile(path) }
+
+// ReadLayers reads both files of p.
+func ReadLayers(p Paths) (Layers, error) {
+	l := Layers{Paths: p}
+	var err error
+	if l.User, err = readFile(p.User); err != nil {
+		return Layers{}, err
+	}
+	if l.Project, err = readFile(p.Project); err != nil {
+		return Layers{}, err
+	}
+	return l, nil
+}
+
+// Merged returns the effective config, as [Load] would.
+func (l Layers) Merged() Config { return merge(l.User, l.Project) }
+
+// Setting is a key's effective value and where it comes from.
+type Setting struct {
+	Key         string `json:"key"`
+	Value       string `json:"value"` // "" when unset and without a default
+	Source      Source `json:"source"`
+	Description string `json:"description"`
+}
+
+// Setting returns the effective value of k: the project's if it sets k,
+// else the user's, else the default.
+func (l Layers) Setting(k Key) Setting {
+	s := Setting{Key: k.Name, Description: k.Description}
+	switch {
+	case k.Get(l.Project) != "":
+		s.Value, s.Source = k.Get(l.Project), SourceProject
+	case k.Get(l.User) != "":
+		s.Value, s.Source = k.Get(l.User), SourceUser
+	default:
+		s.Value, s.Source = k.Default, SourceDefault
+	}
+	return s
+}
+
+// Settings returns the setting of every key, in [Keys] order.
+func (l Layers) Settings() []Setting {
+	var out []Setting
+	for _, k := range Keys() {
+		out = append(out, l.Setting(k))
+	}
+	return out
+}
+
+// ServerNames returns the names of the [servers.NAME] tables both files
+// define, sorted.
+func (l Layers) ServerNames() []string {
+	var out []string
+	for name := range l.Merged().Servers {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}

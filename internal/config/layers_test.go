@@ -1,0 +1,88 @@
+package config
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/anvil-dev/anvil/internal/testfs"
+)
+
+func TestLayersPrecedence(t *testing.T) {
+	t.Parallel()
+	dir := testfs.Tree(t, map[string]string{
+		"user/anvil/config.toml": "model = \"user-model\"\nprovider = \"openai\"\nmax_attempts = 5\n[servers.gopls]\nargs = [\"-v\"]\n",
+		"ws/.anvil/config.toml":  "model = \"project-model\"\nlanguages = [\"go\"]\n[servers.pyright]\ncommand = \"basedpyright-langserver\"\n",
+	})
+	p := Paths{User: filepath.Join(dir, "user/anvil/config.toml"), Project: filepath.Join(dir, "ws/.anvil/config.toml")}
+	l, err := ReadLayers(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		key    string
+		value  string
+		source Source
+	}{
+		{"model", "project-model", SourceProject},    // both set it: the project wins
+		{"provider", "openai", SourceUser},           // only the user sets it
+		{"max_attempts", "5", SourceUser},            //
+		{"languages", "go", SourceProject},           // only the project sets it
+		{"validation_timeout", "30s", SourceDefault}, // nobody: the default
+		{"session_dir", "/tmp/anvil", SourceDefault},
+		{"base_url", "", SourceDefault}, // no default either
+	}
+	for _, tt := range tests {
+		t.Run(tt.key, func(t *testing.T) {
+			k, err := LookupKey(tt.key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := l.Setting(k)
+			if got.Value != tt.value || got.Source != tt.source {
+				t.Errorf("Setting(%s) = %q from %s, want %q from %s", tt.key, got.Value, got.Source, tt.value, tt.source)
+			}
+		})
+	}
+	if got := len(l.Settings()); got != len(Keys()) {
+		t.Errorf("Settings has %d entries, want %d", got, len(Keys()))
+	}
+	if names := l.ServerNames(); len(names) != 2 || names[0] != "gopls" || names[1] != "pyright" {
+		t.Errorf("ServerNames = %v", names)
+	}
+	if m := l.Merged(); m.Model != "project-model" || m.Attempts() != 5 {
+		t.Errorf("Merged = %+v", m)
+	}
+}
+
+func TestSetInFileThenLayers(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := Paths{User: filepath.Join(dir, "user.toml"), Project: filepath.Join(dir, "ws/.anvil/config.toml")}
+	model, _ := LookupKey("model")
+	if err := SetInFile(p.User, model, "from-user"); err != nil {
+		t.Fatal(err)
+	}
+	check := func(value string, source Source) {
+		t.Helper()
+		l, err := ReadLayers(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := l.Setting(model); s.Value != value || s.Source != source {
+			t.Errorf("model = %q from %s, want %q from %s", s.Value, s.Source, value, source)
+		}
+	}
+	check("from-user", SourceUser)
+	if err := SetInFile(p.Project, model, "from-project"); err != nil {
+		t.Fatal(err)
+	}
+	check("from-project", SourceProject)
+	if err := UnsetInFile(p.Project, model); err != nil {
+		t.Fatal(err)
+	}
+	check("from-user", SourceUser)
+	if err := UnsetInFile(p.User, model); err != nil {
+		t.Fatal(err)
+	}
+	check("", SourceDefault)
+}
