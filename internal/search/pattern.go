@@ -229,6 +229,9 @@ func (m *matcher) next(buf []byte, pos int) (start, end, col int, ok bool) {
 			return 0, 0, 0, false
 		}
 		s, e := pos+loc[0], pos+loc[1]
+		if s == len(buf) && buf[s-1] == '\n' {
+			return 0, 0, 0, false // an empty match after the last line, as (?m)^$ finds
+		}
 		start, end = lineAt(buf, s)
 		if e <= end {
 			return start, end, s - start + 1, true

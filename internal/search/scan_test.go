@@ -17,7 +17,7 @@ import (
 // context cross buffer boundaries everywhere.
 func TestSearchScannerBuffers(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	patterns := []string{"ab", `a+b`, `^b`, `b$`, `x*`, `a.{0,3}b`, `\s+b`}
+	patterns := []string{"ab", `a+b`, `^b`, `b$`, `x*`, `a.{0,3}b`, `\s+b`, `^$`, `^ *$`, `$`}
 	for round := range 300 {
 		content := randomText(rng)
 		pattern := patterns[round%len(patterns)]

@@ -90,6 +90,8 @@ func agreeTree() map[string]string {
 		"we[ir]d/y/z.md":     "hit\n",
 		"we[ir]d/y/z.go":     "hit\n",
 		"-dash/file.txt":     "hit --files -v\n",
+		"empty.txt":          "",
+		"blank.txt":          "\n\nx\n\n",
 		"fold.txt":           "\u212Aelvin\n\u017Ftop\nERRORS.new(x)\n",
 		"ctx.txt":            "1\n2\nhit 3\n4\n5\n6\nhit 7\nhit 8\n9\n10\n11\n12\n13\nhit 14\n",
 	}
@@ -136,6 +138,9 @@ func TestSearchEnginesAgree(t *testing.T) {
 		{"alternation", Query{Pattern: `NewThing|naïve`}},
 		{"regex with literal", Query{Pattern: `func New[A-Z]\w*\(`}},
 		{"empty match", Query{Pattern: `x*`, Path: "ctx.txt"}},
+		{"empty lines", Query{Pattern: `^$`}},
+		{"end of line before CR", Query{Pattern: `hit$`}},
+		{"word boundary", Query{Pattern: `\bhit\b`, Glob: "*.txt"}},
 		{"no match", Query{Pattern: "zzz-nothing"}},
 	}
 	for _, q := range queries {
