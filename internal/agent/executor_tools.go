@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/tools"
+	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
 // scopedRead is read_file limited to the plan's files: the path is resolved
@@ -127,31 +129,45 @@ func (t *editFile) Run(ctx context.Context, p EditFileParams) (tools.Result, err
 	return tools.Result{Output: fmt.Sprintf("replaced %d occurrence(s) in %s.\n%s", n, rel, state)}, nil
 }
 
-// current returns the staged or on-disk content of a plan file, or the tool
-// error to answer with.
-func (s *Staging) current(path string) (string, []byte, *tools.Result) {
+// resolveWritable resolves path and checks it is one of the plan's files,
+// or returns the tool error to answer with.
+func (s *Staging) resolveWritable(path string) (string, *tools.Result) {
 	rp, err := s.root.Resolve(path)
 	if err != nil {
 		r := tools.Errorf("%v", err)
-		return "", nil, &r
+		return "", &r
 	}
 	if !s.Allowed(rp.Rel) {
 		r := tools.Errorf("%s is not among the plan's files; the Executor may change only %s", rp.Rel, strings.Join(sortedKeys(s.allowed), ", "))
-		return "", nil, &r
+		return "", &r
 	}
-	if content, deleted, ok := s.Staged(rp.Rel); ok {
+	return rp.Rel, nil
+}
+
+// current returns the staged or on-disk content of a plan file, or the tool
+// error to answer with.
+func (s *Staging) current(path string) (string, []byte, *tools.Result) {
+	rel, res := s.resolveWritable(path)
+	if res != nil {
+		return "", nil, res
+	}
+	if content, deleted, ok := s.Staged(rel); ok {
 		if deleted {
-			r := tools.Errorf("%s is staged for deletion", rp.Rel)
+			r := tools.Errorf("%s is staged for deletion", rel)
 			return "", nil, &r
 		}
-		return rp.Rel, content, nil
+		return rel, content, nil
 	}
-	data, err := os.ReadFile(rp.Abs)
+	data, err := os.ReadFile(workspacePath(s.root, rel))
 	if err != nil {
-		r := tools.Errorf("%s cannot be read (%v); new files are created with write_file", rp.Rel, err)
+		r := tools.Errorf("%s cannot be read (%v); new files are created with write_file", rel, err)
 		return "", nil, &r
 	}
-	return rp.Rel, data, nil
+	return rel, data, nil
+}
+
+func workspacePath(root *workspace.Root, rel string) string {
+	return filepath.Join(root.Dir(), filepath.FromSlash(rel))
 }
 
 // WriteFileParams are the arguments of write_file.
@@ -168,14 +184,11 @@ func (t *writeFile) Description() string {
 }
 
 func (t *writeFile) Run(ctx context.Context, p WriteFileParams) (tools.Result, error) {
-	rp, err := t.staging.root.Resolve(p.Path)
-	if err != nil {
-		return tools.Errorf("%v", err), nil
+	rel, res := t.staging.resolveWritable(p.Path)
+	if res != nil {
+		return *res, nil
 	}
-	if !t.staging.Allowed(rp.Rel) {
-		return tools.Errorf("%s is not among the plan's files; the Executor may write only %s", rp.Rel, strings.Join(sortedKeys(t.staging.allowed), ", ")), nil
-	}
-	state, err := t.staging.Stage(ctx, []changeset.Spec{{Path: rp.Rel, Content: &p.Content}})
+	state, err := t.staging.Stage(ctx, []changeset.Spec{{Path: rel, Content: &p.Content}})
 	if err != nil {
 		return tools.Errorf("%v", err), nil
 	}

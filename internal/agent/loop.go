@@ -78,8 +78,11 @@ func (l *Loop) Run(ctx context.Context, msgs []llm.Message) ([]llm.Message, Outc
 		resp, err := l.Provider.Stream(ctx, llm.Request{
 			Agent: l.Agent, Model: l.Model, System: l.System, Messages: msgs, Tools: defs, MaxTokens: DefaultMaxTokens,
 		}, func(d llm.Delta) {
-			if d.Kind == llm.DeltaText {
+			switch d.Kind {
+			case llm.DeltaText:
 				l.Events.Emit(event.MessageDelta{Agent: l.Agent, Text: d.Text})
+			case llm.DeltaRetry:
+				l.Events.Emit(event.Retry{Agent: l.Agent})
 			}
 		})
 		if err != nil {

@@ -2,8 +2,8 @@ package agent_test
 
 import (
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"

@@ -186,6 +186,12 @@ type Done struct {
 	Summary Summary `json:"summary"`
 }
 
+// Retry says a model call broke off and is being made again; a renderer
+// showing the agent's streaming text drops what it showed of this turn.
+type Retry struct {
+	Agent string `json:"agent"`
+}
+
 // Error is a failure the user should see.
 type Error struct {
 	Message string `json:"message"`
@@ -205,3 +211,4 @@ func (Todo) Type() string         { return "todo" }
 func (Usage) Type() string        { return "usage" }
 func (Done) Type() string         { return "done" }
 func (Error) Type() string        { return "error" }
+func (Retry) Type() string        { return "retry" }

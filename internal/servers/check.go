@@ -175,18 +175,24 @@ func (cy *cycle) pull(ctx context.Context) error {
 	if _, err := cy.applyOverlays(ctx); err != nil {
 		return err
 	}
+	after := cy.afterPaths()
+	if err := cy.pullAll(ctx, after, cy.res.After); err != nil {
+		return fmt.Errorf("diagnostics after the change: %w", err)
+	}
+	cy.res.Checked = after
+	return nil
+}
+
+// afterPaths are the files to diagnose after the change: the changed
+// files that still exist, and the dependants.
+func (cy *cycle) afterPaths() []string {
 	var after []string
 	for _, f := range cy.req.Files {
 		if !f.Delete {
 			after = append(after, f.Path)
 		}
 	}
-	after = append(after, cy.req.Dependants...)
-	if err := cy.pullAll(ctx, after, cy.res.After); err != nil {
-		return fmt.Errorf("diagnostics after the change: %w", err)
-	}
-	cy.res.Checked = after
-	return nil
+	return append(after, cy.req.Dependants...)
 }
 
 // pullAll pulls paths with a few requests in flight and stores the answers.
@@ -321,13 +327,7 @@ func (cy *cycle) push(ctx context.Context) error {
 	if _, err := cy.applyOverlays(ctx); err != nil {
 		return err
 	}
-	var after []string
-	for _, f := range cy.req.Files {
-		if !f.Delete {
-			after = append(after, f.Path)
-		}
-	}
-	after = append(after, cy.req.Dependants...)
+	after := cy.afterPaths()
 	if err := cy.settlePush(ctx, quiet); err != nil {
 		return fmt.Errorf("diagnostics after the change: %w", err)
 	}

@@ -96,6 +96,8 @@ func (p *Plain) Emit(e event.Event) {
 		fmt.Fprintln(w)
 	case event.Error:
 		fmt.Fprintf(w, "error: %s\n", e.Message)
+	case event.Retry:
+		fmt.Fprintf(w, "%s: the model's answer broke off; asking again\n", e.Agent)
 	case event.Done:
 		fmt.Fprint(w, SummaryText(e))
 	}

@@ -56,7 +56,7 @@ func New(opts Options) *Provider {
 		opts.StreamRetries = 2
 	}
 	if opts.Backoff == nil {
-		opts.Backoff = func(n int) time.Duration { return time.Second << (n - 1) }
+		opts.Backoff = llm.Backoff
 	}
 	reqOpts := []option.RequestOption{option.WithAPIKey(opts.APIKey), option.WithMaxRetries(opts.MaxRetries)}
 	if opts.BaseURL != "" {
@@ -77,25 +77,10 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, onDelta func(llm
 	if err != nil {
 		return nil, err
 	}
-	for attempt := 0; ; attempt++ {
-		resp, err := p.once(ctx, params, onDelta)
-		if err == nil {
-			return resp, nil
-		}
-		if ctx.Err() != nil || !errors.Is(err, errCutOff) || attempt >= p.opts.StreamRetries {
-			return nil, err
-		}
-		onDelta(llm.Delta{Kind: llm.DeltaRetry})
-		select {
-		case <-time.After(p.opts.Backoff(attempt + 1)):
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
+	return llm.RetryCutOff(ctx, p.opts.StreamRetries, p.opts.Backoff, onDelta, func() (*llm.Response, error) {
+		return p.once(ctx, params, onDelta)
+	})
 }
-
-// errCutOff marks a stream that ended before its message did.
-var errCutOff = errors.New("the response stream was cut off")
 
 func (p *Provider) once(ctx context.Context, params sdk.MessageNewParams, onDelta func(llm.Delta)) (*llm.Response, error) {
 	stream := p.client.Messages.NewStreaming(ctx, params)
@@ -105,7 +90,7 @@ func (p *Provider) once(ctx context.Context, params sdk.MessageNewParams, onDelt
 	for stream.Next() {
 		ev := stream.Current()
 		if err := msg.Accumulate(ev); err != nil {
-			return nil, fmt.Errorf("%w: %v", errCutOff, err)
+			return nil, fmt.Errorf("%w: %v", llm.ErrCutOff, err)
 		}
 		switch e := ev.AsAny().(type) {
 		case sdk.ContentBlockStartEvent:
@@ -125,10 +110,10 @@ func (p *Provider) once(ctx context.Context, params sdk.MessageNewParams, onDelt
 		if errors.As(err, &apiErr) || ctx.Err() != nil {
 			return nil, fmt.Errorf("anthropic: %w", err)
 		}
-		return nil, fmt.Errorf("%w: %v", errCutOff, err)
+		return nil, fmt.Errorf("%w: %v", llm.ErrCutOff, err)
 	}
 	if !stopped {
-		return nil, errCutOff
+		return nil, llm.ErrCutOff
 	}
 	return convert(msg)
 }

@@ -56,7 +56,7 @@ func New(opts Options) *Provider {
 		opts.StreamRetries = 2
 	}
 	if opts.Backoff == nil {
-		opts.Backoff = func(n int) time.Duration { return time.Second << (n - 1) }
+		opts.Backoff = llm.Backoff
 	}
 	key := opts.APIKey
 	if key == "" {
@@ -79,26 +79,12 @@ func New(opts Options) *Provider {
 func (p *Provider) Name() string  { return "openai" }
 func (p *Provider) Model() string { return p.opts.Model }
 
-var errCutOff = errors.New("the response stream was cut off")
-
 // Stream runs one call, retrying a stream that is cut off.
 func (p *Provider) Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (*llm.Response, error) {
 	params := p.params(req)
-	for attempt := 0; ; attempt++ {
-		resp, err := p.once(ctx, params, onDelta)
-		if err == nil {
-			return resp, nil
-		}
-		if ctx.Err() != nil || !errors.Is(err, errCutOff) || attempt >= p.opts.StreamRetries {
-			return nil, err
-		}
-		onDelta(llm.Delta{Kind: llm.DeltaRetry})
-		select {
-		case <-time.After(p.opts.Backoff(attempt + 1)):
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
+	return llm.RetryCutOff(ctx, p.opts.StreamRetries, p.opts.Backoff, onDelta, func() (*llm.Response, error) {
+		return p.once(ctx, params, onDelta)
+	})
 }
 
 func (p *Provider) once(ctx context.Context, params sdk.ChatCompletionNewParams, onDelta func(llm.Delta)) (*llm.Response, error) {
@@ -128,10 +114,10 @@ func (p *Provider) once(ctx context.Context, params sdk.ChatCompletionNewParams,
 		if errors.As(err, &apiErr) || ctx.Err() != nil {
 			return nil, fmt.Errorf("openai: %w", err)
 		}
-		return nil, fmt.Errorf("%w: %v", errCutOff, err)
+		return nil, fmt.Errorf("%w: %v", llm.ErrCutOff, err)
 	}
 	if !finished || len(acc.Choices) == 0 {
-		return nil, errCutOff
+		return nil, llm.ErrCutOff
 	}
 	choice := acc.Choices[0]
 	msg := llm.Message{Role: llm.Assistant}
