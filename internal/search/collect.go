@@ -85,6 +85,7 @@ func (b *fileBuilder) addContext(line int, text []byte) {
 type collector struct {
 	limit   int
 	kept    []Match
+	worst   string // once kept is full: the path of its last match
 	total   int
 	files   int
 	stopped bool // the search reached its match bound
@@ -105,18 +106,25 @@ func (c *collector) add(matches []Match, count int) {
 	c.total += count
 	c.files++
 	c.kept = append(c.kept, matches...)
-	if len(c.kept) >= 4*c.limit {
+	if len(c.kept) >= 2*c.limit {
 		c.compact()
 	}
+}
+
+// wants reports whether a file at path could have matches among the first
+// limit; when not, its matches need only be counted.
+func (c *collector) wants(path string) bool {
+	return c.worst == "" || path <= c.worst
 }
 
 func (c *collector) compact() {
 	slices.SortFunc(c.kept, func(a, b Match) int {
 		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
 	})
-	if len(c.kept) > c.limit {
+	if len(c.kept) >= c.limit {
 		clear(c.kept[c.limit:]) // let the dropped texts be collected
 		c.kept = c.kept[:c.limit]
+		c.worst = c.kept[c.limit-1].Path
 	}
 }
 

@@ -24,6 +24,7 @@ type eventReader struct {
 	bound   int
 	maxLine int
 	b       fileBuilder
+	limit   int  // matches kept per file
 	keep    bool // the current file passes the glob filter
 	summary bool // rg finished its search and printed its summary
 	line    []byte
@@ -36,6 +37,7 @@ func newEventReader(r io.Reader, p *plan, col *collector, bound int) *eventReade
 		col:     col,
 		bound:   bound,
 		maxLine: maxEventLine,
+		limit:   p.maxResults,
 		b:       fileBuilder{limit: p.maxResults, context: p.context},
 	}
 }
@@ -99,6 +101,10 @@ func (r *eventReader) event(line []byte, big *keyScan) error {
 		path := strings.TrimPrefix(string(raw), "./")
 		r.keep = r.glob == nil || r.glob.match(path)
 		r.b.reset(path)
+		r.b.limit = r.limit
+		if !r.col.wants(path) {
+			r.b.limit = 0 // only counted: no need to decode its lines
+		}
 	case "match":
 		// With context lines, rg reports matching lines in the trailing
 		// context of its --max-count'th match as matches too.
