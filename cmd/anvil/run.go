@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/anvil-dev/anvil/internal/agent"
 	"github.com/anvil-dev/anvil/internal/app"
@@ -19,6 +20,7 @@ import (
 	"github.com/anvil-dev/anvil/internal/llm"
 	"github.com/anvil-dev/anvil/internal/llm/providers"
 	"github.com/anvil-dev/anvil/internal/ui"
+	"github.com/anvil-dev/anvil/internal/ui/tui"
 )
 
 // Exit codes of an agent run.
@@ -86,8 +88,15 @@ func execute(cmd *cobra.Command, a *app.App, provider llm.Provider, o runOptions
 	}
 	ctx, stop := interruptible(cmd.Context(), cmd.ErrOrStderr())
 	defer stop()
+	// The TUI reads Ctrl-C as a key (the terminal is in raw mode, so no
+	// SIGINT comes) and stops the run through this cancel.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 
-	events, approver := renderers(cmd, o)
+	events, approver, screen := renderers(ctx, cancel, cmd, o)
+	if screen != nil {
+		defer screen.Close()
+	}
 	orch, err := a.Orchestrator(app.RunOptions{
 		Provider: provider, Model: o.model, Approver: approver, Events: events,
 		PlanOnly: o.planOnly, MaxAttempts: o.maxAttempts,
@@ -96,6 +105,14 @@ func execute(cmd *cobra.Command, a *app.App, provider llm.Provider, o runOptions
 		return err
 	}
 	done, err := orch.Run(ctx, request)
+	if screen != nil {
+		// The screen stays until the user leaves it; then the summary is
+		// printed on the normal screen. A failure of the screen itself does
+		// not change what the run did, so it is only reported.
+		if werr := screen.Wait(); werr != nil {
+			fmt.Fprintln(cmd.ErrOrStderr(), "anvil:", werr)
+		}
+	}
 	switch {
 	case errors.Is(err, context.Canceled):
 		return &exitError{code: exitInterrupted, err: errors.New("interrupted: nothing more was written; committed change sets can be undone with 'anvil undo'")}
@@ -109,16 +126,55 @@ func execute(cmd *cobra.Command, a *app.App, provider llm.Provider, o runOptions
 	return nil
 }
 
-// renderers picks how events are shown and how plans are approved.
-func renderers(cmd *cobra.Command, o runOptions) (event.Sink, agent.Approver) {
+// renderers picks how events are shown and how plans are approved: the
+// TUI when stdout is a terminal that can draw it, NDJSON with --json, one
+// line per event otherwise. screen is the TUI, or nil; the caller waits
+// for it once the run has returned. cancel stops the run (the TUI's
+// Ctrl-C).
+func renderers(ctx context.Context, cancel func(), cmd *cobra.Command, o runOptions) (_ event.Sink, _ agent.Approver, screen *tui.UI) {
 	var approver agent.Approver = ui.NewLineApprover(cmd.InOrStdin(), cmd.ErrOrStderr())
 	if o.yes {
 		approver = ui.AutoApprover{}
 	}
-	if o.json {
-		return ui.NewJSONL(cmd.OutOrStdout(), time.Now), approver
+	switch {
+	case o.json:
+		return ui.NewJSONL(cmd.OutOrStdout(), time.Now), approver, nil
+	case useTUI(cmd.OutOrStdout(), os.Getenv):
+		opts := tui.Options{
+			Output: cmd.OutOrStdout(),
+			Cancel: cancel,
+			// A second Ctrl-C: the terminal is restored by then.
+			Abort: func() {
+				fmt.Fprintln(cmd.ErrOrStderr(), "anvil: interrupted; committed change sets can be undone with 'anvil undo'")
+				os.Exit(exitInterrupted)
+			},
+			NoColor: os.Getenv("NO_COLOR") != "",
+		}
+		// Keys come from the process's stdin, or from the terminal itself
+		// when stdin is redirected; another reader is a test's.
+		if in := cmd.InOrStdin(); in != io.Reader(os.Stdin) {
+			opts.Input = in
+		}
+		screen = tui.Start(ctx, opts)
+		if !o.yes {
+			approver = screen.Approver()
+		}
+		return screen.Sink(), approver, screen
 	}
-	return ui.NewPlain(cmd.OutOrStdout()), approver
+	return ui.NewPlain(cmd.OutOrStdout()), approver, nil
+}
+
+// useTUI reports whether the TUI can draw on out: it must be a terminal
+// whose TERM is set and not "dumb" (a dumb terminal cannot move the
+// cursor). NO_COLOR does not turn the TUI off: it asks for no colour, and
+// the TUI draws without colour then.
+func useTUI(out io.Writer, getenv func(string) string) bool {
+	f, ok := out.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return false
+	}
+	t := getenv("TERM")
+	return t != "" && t != "dumb"
 }
 
 // interruptible returns a context cancelled by the first Ctrl-C (the run

@@ -1,0 +1,240 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/anvil-dev/anvil/internal/event"
+)
+
+// block is one entry of the transcript: a message, a tool call, a
+// validation cycle, the plan, a commit. render draws it at a width (spin
+// is the spinner's current frame); live reports whether it shows the
+// spinner and so has to be drawn again on every frame.
+type block interface {
+	render(width int, st *Styles, spin string) string
+	live() bool
+}
+
+// transcript is the scrolling history of the run, in the order events
+// arrived. Blocks that change later (a tool call getting its result, a
+// validation getting its verdict, streamed text getting whole) are updated
+// in place. Renders are cached per block and dropped when the block
+// changes or the width does, so a spinner frame redraws only the running
+// blocks.
+type transcript struct {
+	st     *Styles
+	blocks []block
+	cache  []string // cache[i] is blocks[i] rendered at width; "" when stale
+	width  int
+	spin   string
+	starts []int // the line where each block starts, from the latest Render
+
+	tools    map[string]*toolBlock // calls waiting for their result, by ID
+	lastTool *toolBlock            // the latest call still waiting, if any
+	streams  map[string]*textBlock // text still streaming, by agent
+	checking *shadowBlock          // the validation waiting for its verdict
+	lastPlan *planBlock
+	// toCommit is the last clean validation of a commit, marked
+	// "committed" when the commit event follows.
+	toCommit *shadowBlock
+}
+
+func newTranscript(st *Styles) transcript {
+	return transcript{st: st, tools: map[string]*toolBlock{}, streams: map[string]*textBlock{}}
+}
+
+// add appends b.
+func (t *transcript) add(b block) {
+	t.blocks = append(t.blocks, b)
+	t.cache = append(t.cache, "")
+}
+
+// changed drops the cached render of b. Blocks change near the end, so
+// the search starts there.
+func (t *transcript) changed(b block) {
+	for i := len(t.blocks) - 1; i >= 0; i-- {
+		if t.blocks[i] == b {
+			t.cache[i] = ""
+			return
+		}
+	}
+}
+
+// setSpin sets the spinner frame and reports whether any block shows it.
+func (t *transcript) setSpin(frame string) bool {
+	t.spin = frame
+	for _, b := range t.blocks {
+		if b.live() {
+			return true
+		}
+	}
+	return false
+}
+
+// Render draws the whole transcript at width.
+func (t *transcript) Render(width int) string {
+	if width != t.width {
+		t.width = width
+		clear(t.cache)
+	}
+	parts := make([]string, len(t.blocks))
+	t.starts = t.starts[:0]
+	line := 0
+	for i, b := range t.blocks {
+		switch {
+		case b.live():
+			parts[i] = b.render(width, t.st, t.spin)
+		case t.cache[i] == "":
+			t.cache[i] = b.render(width, t.st, t.spin)
+			fallthrough
+		default:
+			parts[i] = t.cache[i]
+		}
+		t.starts = append(t.starts, line)
+		line += strings.Count(parts[i], "\n") + 1
+	}
+	return strings.Join(parts, "\n")
+}
+
+// lineOf returns the line where b starts in the latest Render, or -1.
+func (t *transcript) lineOf(b block) int {
+	for i := len(t.blocks) - 1; i >= 0; i-- {
+		if t.blocks[i] == b && i < len(t.starts) {
+			return t.starts[i]
+		}
+	}
+	return -1
+}
+
+// delta appends streamed text to the agent's current message.
+func (t *transcript) delta(e event.MessageDelta) {
+	b := t.streams[e.Agent]
+	if b == nil {
+		b = &textBlock{agent: e.Agent, streaming: true}
+		t.streams[e.Agent] = b
+		t.add(b)
+	}
+	b.text += e.Text
+	t.changed(b)
+}
+
+// retry drops what the agent streamed of a turn that broke off: the turn
+// is made again and streams anew.
+func (t *transcript) retry(e event.Retry) {
+	b := t.streams[e.Agent]
+	delete(t.streams, e.Agent)
+	for i := len(t.blocks) - 1; i >= 0 && b != nil; i-- {
+		if t.blocks[i] == b {
+			t.blocks = append(t.blocks[:i], t.blocks[i+1:]...)
+			t.cache = append(t.cache[:i], t.cache[i+1:]...)
+			break
+		}
+	}
+	t.note(e.Agent+": the model's answer broke off; asking again", t.st.Warn.Render)
+}
+
+// message replaces the agent's streamed text by the whole message.
+func (t *transcript) message(e event.Message) {
+	b := t.streams[e.Agent]
+	delete(t.streams, e.Agent)
+	if b == nil {
+		if strings.TrimSpace(e.Text) == "" {
+			return
+		}
+		b = &textBlock{agent: e.Agent}
+		t.add(b)
+	}
+	b.text, b.streaming = e.Text, false
+	t.changed(b)
+}
+
+func (t *transcript) toolCall(e event.ToolCall) {
+	b := &toolBlock{call: e}
+	t.tools[e.ID] = b
+	t.lastTool = b
+	t.add(b)
+}
+
+func (t *transcript) toolResult(e event.ToolResult) {
+	b := t.tools[e.ID]
+	delete(t.tools, e.ID)
+	if b == nil {
+		// A result without its call: show it on its own rather than lose it.
+		b = &toolBlock{call: event.ToolCall{Agent: e.Agent, ID: e.ID, Name: e.Name}}
+		t.add(b)
+	}
+	b.result = &e
+	if t.lastTool == b {
+		t.lastTool = nil
+	}
+	t.changed(b)
+}
+
+// shadow starts a validation cycle or gives the open one its verdict. A
+// cycle that a tool call started (staging an edit, committing) is drawn
+// under that call, before its result.
+func (t *transcript) shadow(e event.Shadow) {
+	if e.Stage == "validating" || t.checking == nil {
+		b := &shadowBlock{ev: e, owner: t.lastTool}
+		if b.owner != nil {
+			b.owner.checks = append(b.owner.checks, b)
+		} else {
+			t.add(b)
+		}
+		t.checking = b
+		if e.Stage == "validating" {
+			t.changed(b.shown())
+			return
+		}
+	}
+	b := t.checking
+	t.checking = nil
+	b.ev = e
+	if e.Commit && e.Verdict == "clean" {
+		t.toCommit = b
+	}
+	t.changed(b.shown())
+}
+
+// commit marks the validation that let the change set through and shows
+// the diff.
+func (t *transcript) commit(e event.Commit) {
+	if b := t.toCommit; b != nil {
+		b.committed = true
+		t.changed(b.shown())
+		t.toCommit = nil
+	}
+	t.add(&commitBlock{ev: e})
+}
+
+func (t *transcript) plan(e event.Plan) {
+	b := &planBlock{ev: e}
+	t.lastPlan = b
+	t.add(b)
+}
+
+// note appends a line of text drawn with style.
+func (t *transcript) note(text string, style func(...string) string) {
+	t.add(&noteBlock{text: text, style: style})
+}
+
+// stop marks every unfinished block as cut short: the run has ended, so
+// no result or verdict will come and no spinner should keep turning.
+func (t *transcript) stop() {
+	for _, b := range t.tools {
+		b.cut = true
+		t.changed(b)
+	}
+	clear(t.tools)
+	t.lastTool = nil
+	if b := t.checking; b != nil {
+		b.cut = true
+		t.changed(b.shown())
+		t.checking = nil
+	}
+	for _, b := range t.streams {
+		b.streaming = false
+		t.changed(b)
+	}
+	clear(t.streams)
+}
