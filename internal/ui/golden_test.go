@@ -52,7 +52,7 @@ func sampleRun() []event.Event {
 		event.Error{Message: "not attached: @missing.ts: no such file"},
 		event.Done{Success: true, Summary: event.Summary{
 			Request: "Rename the User type to Account", FilesChanged: []string{"src/db.ts", "src/types.ts"}, Attempts: 2,
-			Preexisting: []string{"src/orders.ts:9:28: error [2339]: Property 'size' does not exist on type 'Order[]'."},
+			Preexisting:          []string{"src/orders.ts:9:28: error [2339]: Property 'size' does not exist on type 'Order[]'."},
 			VerificationCriteria: []string{"No new type errors"}, Message: "Committed 2 files after 2 attempts.", Undo: "anvil undo",
 		}},
 	}

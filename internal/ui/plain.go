@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/anvil-dev/anvil/internal/event"
 )
@@ -161,8 +162,13 @@ func SummaryText(d event.Done) string {
 
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > n {
-		s = s[:n-1] + "…"
+	if len(s) <= n {
+		return s
 	}
-	return s
+	// Cut on a rune boundary so a multi-byte character is never split.
+	cut := n - 1
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
