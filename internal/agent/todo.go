@@ -16,13 +16,13 @@ type Todo struct {
 	events event.Sink
 }
 
-// NewTodo returns a list of steps, all pending.
+// NewTodo returns a list of steps, all pending; it is emitted when work
+// starts ([Todo.Start]).
 func NewTodo(steps []string, events event.Sink) *Todo {
 	t := &Todo{events: events}
 	for _, s := range steps {
 		t.items = append(t.items, event.TodoItem{Text: s, Status: "pending"})
 	}
-	t.emit()
 	return t
 }
 
