@@ -30,6 +30,12 @@ type CheckRequest struct {
 	// Dependants are other files (absolute paths) to diagnose before and
 	// after, for servers that do not report dependants themselves.
 	Dependants []string
+	// BaselineKey identifies the state of the files on disk (the caller's
+	// fingerprint of sizes and modification times). While it stays the
+	// same, pull servers reuse the dependants' diagnostics from before
+	// instead of asking again: they describe the disk, which has not
+	// changed. Empty disables the reuse.
+	BaselineKey string
 	// AfterOverlay, if set, is called once the overlays have been sent;
 	// tests use it to crash a server in the middle of a check.
 	AfterOverlay func()
@@ -168,9 +174,22 @@ func (cy *cycle) pull(ctx context.Context) error {
 			before = append(before, f.Path)
 		}
 	}
-	before = append(before, cy.req.Dependants...)
+	// The changed files are always pulled (that pull is also what makes
+	// pyright apply their didOpen); the dependants' baselines come from the
+	// cache while the disk has not changed.
+	cache := cy.server.baselineFor(cy.req.BaselineKey, cy.client)
+	for _, p := range cy.req.Dependants {
+		if d, ok := cache[p]; ok {
+			cy.res.Before[p] = d
+		} else {
+			before = append(before, p)
+		}
+	}
 	if err := cy.pullAll(ctx, before, cy.res.Before); err != nil {
 		return fmt.Errorf("diagnostics before the change: %w", err)
+	}
+	for _, p := range cy.req.Dependants {
+		cache[p] = cy.res.Before[p]
 	}
 	if _, err := cy.applyOverlays(ctx); err != nil {
 		return err
@@ -225,27 +244,19 @@ func (cy *cycle) pullAll(ctx context.Context, paths []string, into map[string][]
 	return nil
 }
 
-// pushProgress: open the changed files as they are on disk and wait for the
-// "diagnosing" work to end; then send the overlays and wait again. The
-// server publishes every file whose diagnostics changed, open or not, so
-// every published file counts as checked; files it never published have
-// none.
+// pushProgress: the baseline is what the server last published for each
+// file once its "diagnosing" work is done; then the overlays are sent and
+// the work waited for again. The server publishes every file whose
+// diagnostics changed, open or not, so every published file counts as
+// checked; files it never published have none.
 func (cy *cycle) pushProgress(ctx context.Context) error {
 	const work = "diagnosing"
 	c := cy.client
 	// The initial load plus one diagnosis per modification sent so far.
 	settled := func() int { return 1 + c.Modifications() }
-	// Let work from earlier cycles (their restores) finish first.
-	if err := c.WaitWorkDone(ctx, work, settled()); err != nil {
-		return fmt.Errorf("waiting for earlier diagnosis: %w", err)
-	}
-	for _, f := range cy.req.Files {
-		if f.OldExists {
-			if err := cy.open(ctx, f.Path, f.Language, string(f.Old)); err != nil {
-				return err
-			}
-		}
-	}
+	// Once earlier work (the previous cycle's restore) is done, every file's
+	// latest publish describes the disk: that is the baseline, with no need
+	// to open the changed files as they are first and wait for a diagnosis.
 	if err := c.WaitWorkDone(ctx, work, settled()); err != nil {
 		return fmt.Errorf("diagnostics before the change: %w", err)
 	}

@@ -67,3 +67,20 @@ func (s *Server) Diagnose(ctx context.Context, files []string) (map[string][]lsp
 	}
 	return res.Before, nil
 }
+
+// NotifyDiskChanges tells a running server that files changed on disk
+// (absolute path → 1 created, 2 changed, 3 deleted). A server not yet
+// started needs nothing: it will read the disk as it is.
+func (s *Server) NotifyDiskChanges(ctx context.Context, changes map[string]int) {
+	s.busy.Lock()
+	defer s.busy.Unlock()
+	c := s.current()
+	if c == nil || !c.Alive() {
+		return
+	}
+	uris := make(map[lsp.DocumentURI]int, len(changes))
+	for p, t := range changes {
+		uris[lsp.URIFromPath(p)] = t
+	}
+	_ = c.DidChangeWatchedFiles(ctx, uris)
+}

@@ -35,6 +35,25 @@ type Server struct {
 	lastErr  error
 
 	busy sync.Mutex // one check or query at a time
+
+	// baseline caches dependants' diagnostics of the disk state named by
+	// baselineKey, as answered by baselineFrom; guarded by busy.
+	baselineKey  string
+	baselineFrom *lsp.Client
+	baseline     map[string][]lsp.Diagnostic
+}
+
+// baselineFor returns the baseline cache for key as c answers it, emptied
+// when the key changed (the disk did), the server was restarted, or the key
+// is empty. Callers hold busy.
+func (s *Server) baselineFor(key string, c *lsp.Client) map[string][]lsp.Diagnostic {
+	if key == "" {
+		return map[string][]lsp.Diagnostic{} // never reused
+	}
+	if key != s.baselineKey || c != s.baselineFrom || s.baseline == nil {
+		s.baselineKey, s.baselineFrom, s.baseline = key, c, map[string][]lsp.Diagnostic{}
+	}
+	return s.baseline
 }
 
 func newServer(resolved Resolved, root string, log io.Writer, timeout time.Duration) *Server {

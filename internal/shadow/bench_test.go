@@ -646,8 +646,13 @@ func BenchmarkImportGraph(b *testing.B) {
 			}
 			parser := syntax.New(syntax.Options{})
 			b.Cleanup(parser.Close)
+			// Each call scans the disk, as a validation does.
 			dependants := func(g *ImportGraph) {
-				deps, _, err := g.Dependants(context.Background(), []string{p.file}, 200)
+				snap, _, err := (&diskWatcher{root: root}).scan(context.Background())
+				if err != nil {
+					b.Fatal(err)
+				}
+				deps, _, err := g.Dependants(context.Background(), snap, []string{p.file}, 200)
 				if err != nil || len(deps) == 0 {
 					b.Fatalf("dependants of %s: %d, %v", p.file, len(deps), err)
 				}

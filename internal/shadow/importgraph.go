@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/anvil-dev/anvil/internal/syntax"
 	"github.com/anvil-dev/anvil/internal/workspace"
@@ -30,8 +29,7 @@ type ImportGraph struct {
 }
 
 type fileImports struct {
-	size    int64
-	modTime time.Time
+	stat    FileStat
 	targets []string // resolved, workspace-relative
 }
 
@@ -43,10 +41,10 @@ func NewImportGraph(root *workspace.Root, parser *syntax.Parser) *ImportGraph {
 	return &ImportGraph{root: root, parser: parser, cache: map[string]fileImports{}}
 }
 
-// Dependants returns the files that import any of files, then the files
-// that import those, breadth first (nearest first), up to limit. capped
-// reports that more were left out.
-func (g *ImportGraph) Dependants(ctx context.Context, files []string, limit int) ([]string, bool, error) {
+// Dependants returns the files of snap that import any of files, then the
+// files that import those, breadth first (nearest first), up to limit.
+// capped reports that more were left out.
+func (g *ImportGraph) Dependants(ctx context.Context, snap *Snapshot, files []string, limit int) ([]string, bool, error) {
 	families := map[string]bool{}
 	for _, f := range files {
 		if fam := family(f); fam != "" {
@@ -56,7 +54,7 @@ func (g *ImportGraph) Dependants(ctx context.Context, files []string, limit int)
 	if len(families) == 0 {
 		return nil, false, nil
 	}
-	importers, err := g.reverse(ctx, families)
+	importers, err := g.reverse(ctx, snap, families)
 	if err != nil {
 		return nil, false, err
 	}
@@ -85,55 +83,44 @@ func (g *ImportGraph) Dependants(ctx context.Context, files []string, limit int)
 }
 
 // reverse builds target → importers for the files of the given families.
-func (g *ImportGraph) reverse(ctx context.Context, families map[string]bool) (map[string][]string, error) {
-	start, err := g.root.Resolve(".")
-	if err != nil {
-		return nil, err
-	}
-	var files []workspace.Entry
-	err = g.root.Walk(ctx, start, workspace.WalkOptions{}, func(e workspace.Entry) error {
-		if !e.IsDir() && e.Mode.IsRegular() && families[family(e.Rel)] {
-			files = append(files, e)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
+func (g *ImportGraph) reverse(ctx context.Context, snap *Snapshot, families map[string]bool) (map[string][]string, error) {
 	exists := map[string]bool{}
-	for _, e := range files {
-		exists[e.Rel] = true
+	var files []string
+	for _, p := range snap.Sorted() {
+		exists[p] = true
+		if families[family(p)] {
+			files = append(files, p)
+		}
 	}
 	rev := map[string][]string{}
-	for _, e := range files {
+	for _, rel := range files {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		for _, t := range g.importsOf(ctx, e, exists) {
-			rev[t] = append(rev[t], e.Rel)
+		for _, t := range g.importsOf(ctx, rel, snap.Files[rel], exists) {
+			rev[t] = append(rev[t], rel)
 		}
 	}
 	return rev, nil
 }
 
-// importsOf returns the workspace files e imports, from the cache when the
-// file has not changed.
-func (g *ImportGraph) importsOf(ctx context.Context, e workspace.Entry, exists map[string]bool) []string {
-	info, err := os.Stat(e.Abs)
-	if err != nil || info.Size() > maxImportScanSize {
+// importsOf returns the workspace files rel imports, from the cache when
+// the file has not changed.
+func (g *ImportGraph) importsOf(ctx context.Context, rel string, st FileStat, exists map[string]bool) []string {
+	if st.Size > maxImportScanSize {
 		return nil
 	}
 	g.mu.Lock()
-	c, ok := g.cache[e.Rel]
+	c, ok := g.cache[rel]
 	g.mu.Unlock()
-	if ok && c.size == info.Size() && c.modTime.Equal(info.ModTime()) {
+	if ok && c.stat == st {
 		return c.targets
 	}
-	src, err := os.ReadFile(e.Abs)
+	src, err := os.ReadFile(st.Abs)
 	if err != nil || workspace.IsBinary(src) {
 		return nil
 	}
-	lang, ok := syntax.LanguageForPath(e.Rel)
+	lang, ok := syntax.LanguageForPath(rel)
 	if !ok {
 		return nil
 	}
@@ -144,11 +131,11 @@ func (g *ImportGraph) importsOf(ctx context.Context, e workspace.Entry, exists m
 	var targets []string
 	for _, s := range syms {
 		for _, spec := range specifiers(s) {
-			targets = append(targets, resolveImport(e.Rel, spec, s.Ident, exists)...)
+			targets = append(targets, resolveImport(rel, spec, s.Ident, exists)...)
 		}
 	}
 	g.mu.Lock()
-	g.cache[e.Rel] = fileImports{size: info.Size(), modTime: info.ModTime(), targets: targets}
+	g.cache[rel] = fileImports{stat: st, targets: targets}
 	g.mu.Unlock()
 	return targets
 }

@@ -26,10 +26,11 @@ import (
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
-// DependantFinder finds the files that depend on (import, directly or
-// through other files) the given ones. Paths are workspace-relative.
+// DependantFinder finds the files of a snapshot that depend on (import,
+// directly or through other files) the given ones. Paths are
+// workspace-relative.
 type DependantFinder interface {
-	Dependants(ctx context.Context, files []string, limit int) (deps []string, capped bool, err error)
+	Dependants(ctx context.Context, snap *Snapshot, files []string, limit int) (deps []string, capped bool, err error)
 }
 
 // Options configure a Validator.
@@ -54,6 +55,7 @@ type Validator struct {
 	servers *servers.Manager
 	deps    DependantFinder
 	opts    Options
+	disk    *diskWatcher
 }
 
 // New returns a validator. deps may be nil, in which case only the changed
@@ -68,7 +70,7 @@ func New(root *workspace.Root, mgr *servers.Manager, deps DependantFinder, opts 
 	if opts.Clock == nil {
 		opts.Clock = time.Now
 	}
-	return &Validator{root: root, servers: mgr, deps: deps, opts: opts}
+	return &Validator{root: root, servers: mgr, deps: deps, opts: opts, disk: &diskWatcher{root: root}}
 }
 
 // group is the part of a change set one server checks.
@@ -113,10 +115,14 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 
 	ctx, cancel := context.WithTimeout(ctx, v.opts.Timeout)
 	defer cancel()
+	snap, err := v.syncDisk(ctx)
+	if err != nil {
+		return nil, err
+	}
 	outcomes := make([]groupOutcome, len(order))
 	var wg sync.WaitGroup
 	for i, name := range order {
-		wg.Go(func() { outcomes[i] = v.checkGroup(ctx, groups[name]) })
+		wg.Go(func() { outcomes[i] = v.checkGroup(ctx, snap, groups[name]) })
 	}
 	wg.Wait()
 
@@ -158,7 +164,26 @@ type groupOutcome struct {
 	notes                  []string
 }
 
-func (v *Validator) checkGroup(ctx context.Context, g *group) groupOutcome {
+// syncDisk snapshots the workspace and tells the running servers about the
+// files that changed on disk since the last validation.
+func (v *Validator) syncDisk(ctx context.Context) (*Snapshot, error) {
+	snap, changes, err := v.disk.scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("scanning the workspace: %w", err)
+	}
+	if len(changes) > 0 {
+		abs := make(map[string]int, len(changes))
+		for rel, typ := range changes {
+			abs[filepath.Join(v.root.Dir(), filepath.FromSlash(rel))] = typ
+		}
+		for _, s := range v.servers.Running() {
+			s.NotifyDiskChanges(ctx, abs)
+		}
+	}
+	return snap, nil
+}
+
+func (v *Validator) checkGroup(ctx context.Context, snap *Snapshot, g *group) groupOutcome {
 	spec := g.server.Spec()
 	out := groupOutcome{info: ServerInfo{Language: g.lang, Name: spec.Name}}
 	req := servers.CheckRequest{}
@@ -177,13 +202,14 @@ func (v *Validator) checkGroup(ctx context.Context, g *group) groupOutcome {
 		})
 	}
 	if !spec.ReportsDependants && v.deps != nil {
-		deps, capped, err := v.deps.Dependants(ctx, rels, v.opts.MaxDependants)
+		deps, capped, err := v.deps.Dependants(ctx, snap, rels, v.opts.MaxDependants)
 		if err != nil {
 			out.notes = append(out.notes, fmt.Sprintf("%s: finding dependants failed (%v); only the changed files were checked", spec.Name, err))
 		}
 		if capped {
 			out.notes = append(out.notes, fmt.Sprintf("%s: checked the %d nearest dependants only", spec.Name, len(deps)))
 		}
+		req.BaselineKey = snap.Fingerprint
 		for _, d := range deps {
 			if servers.LanguageOf(d) != "" {
 				if s, err := v.servers.ForFile(d); err == nil && s == g.server {

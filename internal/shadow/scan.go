@@ -1,0 +1,106 @@
+package shadow
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"sort"
+	"sync"
+
+	"github.com/anvil-dev/anvil/internal/workspace"
+)
+
+// Snapshot is the state of the workspace's files at one moment: every file
+// the ignore rules let through, with its size and modification time.
+type Snapshot struct {
+	Files map[string]FileStat // by workspace-relative path
+	// Fingerprint names this state; it differs as soon as any file is added,
+	// removed, resized or modified.
+	Fingerprint string
+}
+
+// FileStat is what a snapshot records of a file.
+type FileStat struct {
+	Size    int64
+	ModTime int64 // UnixNano
+	Abs     string
+}
+
+// Sorted returns the snapshot's paths in order.
+func (s *Snapshot) Sorted() []string {
+	out := make([]string, 0, len(s.Files))
+	for p := range s.Files {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// File change types, as workspace/didChangeWatchedFiles numbers them.
+const (
+	FileCreated = 1
+	FileChanged = 2
+	FileDeleted = 3
+)
+
+// diskWatcher notices what changed on disk between validations (the user
+// editing while Anvil runs, or Anvil's own commits), so the language
+// servers can be told: they cache closed files and would otherwise check
+// a change against contents that are gone.
+type diskWatcher struct {
+	root *workspace.Root
+	mu   sync.Mutex
+	prev *Snapshot
+}
+
+// scan walks the workspace and returns its snapshot and the changes since
+// the previous scan (none on the first).
+func (w *diskWatcher) scan(ctx context.Context) (*Snapshot, map[string]int, error) {
+	start, err := w.root.Resolve(".")
+	if err != nil {
+		return nil, nil, err
+	}
+	snap := &Snapshot{Files: map[string]FileStat{}}
+	err = w.root.Walk(ctx, start, workspace.WalkOptions{}, func(e workspace.Entry) error {
+		if e.IsDir() || !e.Mode.IsRegular() {
+			return nil
+		}
+		if info, err := os.Stat(e.Abs); err == nil {
+			snap.Files[e.Rel] = FileStat{Size: info.Size(), ModTime: info.ModTime().UnixNano(), Abs: e.Abs}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	h := sha256.New()
+	for _, p := range snap.Sorted() {
+		f := snap.Files[p]
+		fmt.Fprintf(h, "%s\x00%d\x00%d\n", p, f.Size, f.ModTime)
+	}
+	snap.Fingerprint = hex.EncodeToString(h.Sum(nil))
+
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	changes := map[string]int{}
+	if w.prev != nil && w.prev.Fingerprint != snap.Fingerprint {
+		for p, f := range snap.Files {
+			old, ok := w.prev.Files[p]
+			switch {
+			case !ok:
+				changes[p] = FileCreated
+			case old.Size != f.Size || old.ModTime != f.ModTime:
+				changes[p] = FileChanged
+			}
+		}
+		for p := range w.prev.Files {
+			if _, ok := snap.Files[p]; !ok {
+				changes[p] = FileDeleted
+			}
+		}
+	}
+	w.prev = snap
+	return snap, changes, nil
+}
