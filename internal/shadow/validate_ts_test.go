@@ -154,4 +154,3 @@ func TestValidateTypeScriptLegacy(t *testing.T) {
 	expect(t, res, Rejected, "src/auth.ts")
 	expect(t, h.validate(map[string]string{"src/db.ts": h.read("src/db.ts") + "\nexport const version = 1;\n"}), Clean)
 }
-
