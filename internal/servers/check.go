@@ -30,6 +30,11 @@ type CheckRequest struct {
 	// Dependants are other files (absolute paths) to diagnose before and
 	// after, for servers that do not report dependants themselves.
 	Dependants []string
+	// DirectDependants is how many of Dependants (the first ones) import a
+	// changed file themselves. Pull servers check the changed files and
+	// these first, and stop there if they already have new errors: the
+	// change is rejected either way, and rejections come back fast.
+	DirectDependants int
 	// BaselineKey identifies the state of the files on disk (the caller's
 	// fingerprint of sizes and modification times). While it stays the
 	// same, pull servers reuse the dependants' diagnostics from before
@@ -49,6 +54,9 @@ type CheckResult struct {
 	After  map[string][]lsp.Diagnostic
 	// Checked lists the files whose after-state the server reported on.
 	Checked []string
+	// Skipped counts dependants left unchecked because the nearer files
+	// already had new errors.
+	Skipped int
 }
 
 // Check runs one cycle: diagnostics of the current state, the proposed
@@ -195,11 +203,40 @@ func (cy *cycle) pull(ctx context.Context) error {
 		return err
 	}
 	after := cy.afterPaths()
-	if err := cy.pullAll(ctx, after, cy.res.After); err != nil {
+	near := len(after) - len(cy.req.Dependants) + cy.req.DirectDependants
+	if err := cy.pullAll(ctx, after[:near], cy.res.After); err != nil {
+		return fmt.Errorf("diagnostics after the change: %w", err)
+	}
+	cy.res.Checked = after[:near]
+	if gainedErrors(cy.res.Before, cy.res.After) {
+		cy.res.Skipped = len(after) - near
+		return nil
+	}
+	if err := cy.pullAll(ctx, after[near:], cy.res.After); err != nil {
 		return fmt.Errorf("diagnostics after the change: %w", err)
 	}
 	cy.res.Checked = after
 	return nil
+}
+
+// gainedErrors reports whether some file has more errors after than before,
+// which means at least one error is new, whatever the pairing finds.
+func gainedErrors(before, after map[string][]lsp.Diagnostic) bool {
+	count := func(ds []lsp.Diagnostic) int {
+		n := 0
+		for _, d := range ds {
+			if d.IsError() {
+				n++
+			}
+		}
+		return n
+	}
+	for p, ds := range after {
+		if count(ds) > count(before[p]) {
+			return true
+		}
+	}
+	return false
 }
 
 // afterPaths are the files to diagnose after the change: the changed

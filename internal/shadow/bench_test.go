@@ -652,9 +652,9 @@ func BenchmarkImportGraph(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				deps, _, err := g.Dependants(context.Background(), snap, []string{p.file}, 200)
-				if err != nil || len(deps) == 0 {
-					b.Fatalf("dependants of %s: %d, %v", p.file, len(deps), err)
+				deps, err := g.Dependants(context.Background(), snap, []string{p.file}, 200)
+				if err != nil || len(deps.Files) == 0 {
+					b.Fatalf("dependants of %s: %d, %v", p.file, len(deps.Files), err)
 				}
 			}
 			b.Run("first", func(b *testing.B) {

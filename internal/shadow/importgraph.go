@@ -41,10 +41,20 @@ func NewImportGraph(root *workspace.Root, parser *syntax.Parser) *ImportGraph {
 	return &ImportGraph{root: root, parser: parser, cache: map[string]fileImports{}}
 }
 
+// Dependants are the files that depend on a change, nearest first.
+type Dependants struct {
+	Files []string
+	// Direct is how many of Files (the first ones) import a changed file
+	// themselves; the rest import those, and so on.
+	Direct int
+	// Capped reports that the limit left some out.
+	Capped bool
+}
+
 // Dependants returns the files of snap that import any of files, then the
-// files that import those, breadth first (nearest first), up to limit.
-// capped reports that more were left out.
-func (g *ImportGraph) Dependants(ctx context.Context, snap *Snapshot, files []string, limit int) ([]string, bool, error) {
+// files that import those, level by level, up to limit.
+func (g *ImportGraph) Dependants(ctx context.Context, snap *Snapshot, files []string, limit int) (Dependants, error) {
+	var d Dependants
 	families := map[string]bool{}
 	for _, f := range files {
 		if fam := family(f); fam != "" {
@@ -52,34 +62,39 @@ func (g *ImportGraph) Dependants(ctx context.Context, snap *Snapshot, files []st
 		}
 	}
 	if len(families) == 0 {
-		return nil, false, nil
+		return d, nil
 	}
 	importers, err := g.reverse(ctx, snap, families)
 	if err != nil {
-		return nil, false, err
+		return d, err
 	}
 	seen := map[string]bool{}
 	for _, f := range files {
 		seen[f] = true
 	}
-	var out []string
-	queue := append([]string(nil), files...)
-	for len(queue) > 0 {
-		next := queue[0]
-		queue = queue[1:]
-		for _, imp := range importers[next] {
-			if seen[imp] {
-				continue
+	level := files
+	for depth := 1; len(level) > 0; depth++ {
+		var next []string
+		for _, f := range level {
+			for _, imp := range importers[f] {
+				if seen[imp] {
+					continue
+				}
+				seen[imp] = true
+				if len(d.Files) == limit {
+					d.Capped = true
+					return d, nil
+				}
+				d.Files = append(d.Files, imp)
+				next = append(next, imp)
 			}
-			seen[imp] = true
-			if len(out) == limit {
-				return out, true, nil
-			}
-			out = append(out, imp)
-			queue = append(queue, imp)
 		}
+		if depth == 1 {
+			d.Direct = len(d.Files)
+		}
+		level = next
 	}
-	return out, false, nil
+	return d, nil
 }
 
 // reverse builds target → importers for the files of the given families.

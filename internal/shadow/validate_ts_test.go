@@ -55,9 +55,14 @@ func TestValidateTypeScript(t *testing.T) {
 		if d.Line != 9 || d.Code != "2322" || !strings.Contains(d.LineText, "return user;") {
 			t.Fatalf("want TS2322 at auth.ts:9 on 'return user;', got %+v", d)
 		}
-		if !contains(res.CheckedFiles, "src/main.ts") {
-			t.Errorf("transitive dependant main.ts not checked: %v", res.CheckedFiles)
-		}
+	})
+
+	t.Run("edit that breaks only a transitive dependant", func(t *testing.T) {
+		// A new required field: db.ts and auth.ts (direct importers of
+		// types.ts) still compile; main.ts builds a User literal through
+		// saveUser without importing types.ts, and breaks.
+		res := h.validate(map[string]string{"src/types.ts": strings.Replace(h.read("src/types.ts"), "  email: string;\n}", "  email: string;\n  age: number;\n}", 1)})
+		expect(t, res, Rejected, "src/main.ts")
 	})
 
 	t.Run("the same error a second time beside the pre-existing one", func(t *testing.T) {
@@ -94,6 +99,11 @@ func TestValidateTypeScript(t *testing.T) {
 	t.Run("partial rename breaks importers", func(t *testing.T) {
 		res := h.validate(map[string]string{"src/types.ts": wordUser.ReplaceAllString(h.read("src/types.ts"), "Account")})
 		expect(t, res, Rejected, "src/auth.ts", "src/db.ts")
+		// db.ts and auth.ts import types.ts and already break, so the files
+		// that only import them need not be checked to reject the change.
+		if contains(res.CheckedFiles, "src/main.ts") || len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "2 further dependants were not checked") {
+			t.Errorf("transitive dependants after direct ones broke: checked %v, notes %v", res.CheckedFiles, res.Notes)
+		}
 	})
 
 	t.Run("created file", func(t *testing.T) {

@@ -30,7 +30,7 @@ import (
 // directly or through other files) the given ones. Paths are
 // workspace-relative.
 type DependantFinder interface {
-	Dependants(ctx context.Context, snap *Snapshot, files []string, limit int) (deps []string, capped bool, err error)
+	Dependants(ctx context.Context, snap *Snapshot, files []string, limit int) (Dependants, error)
 }
 
 // Options configure a Validator.
@@ -202,18 +202,19 @@ func (v *Validator) checkGroup(ctx context.Context, snap *Snapshot, g *group) gr
 		})
 	}
 	if !spec.ReportsDependants && v.deps != nil {
-		deps, capped, err := v.deps.Dependants(ctx, snap, rels, v.opts.MaxDependants)
+		deps, err := v.deps.Dependants(ctx, snap, rels, v.opts.MaxDependants)
 		if err != nil {
 			out.notes = append(out.notes, fmt.Sprintf("%s: finding dependants failed (%v); only the changed files were checked", spec.Name, err))
 		}
-		if capped {
-			out.notes = append(out.notes, fmt.Sprintf("%s: checked the %d nearest dependants only", spec.Name, len(deps)))
+		if deps.Capped {
+			out.notes = append(out.notes, fmt.Sprintf("%s: checked the %d nearest dependants only", spec.Name, len(deps.Files)))
 		}
 		req.BaselineKey = snap.Fingerprint
-		for _, d := range deps {
-			if servers.LanguageOf(d) != "" {
-				if s, err := v.servers.ForFile(d); err == nil && s == g.server {
-					req.Dependants = append(req.Dependants, filepath.Join(v.root.Dir(), filepath.FromSlash(d)))
+		for i, d := range deps.Files {
+			if s, err := v.servers.ForFile(d); err == nil && s == g.server {
+				req.Dependants = append(req.Dependants, filepath.Join(v.root.Dir(), filepath.FromSlash(d)))
+				if i < deps.Direct {
+					req.DirectDependants++
 				}
 			}
 		}
@@ -267,6 +268,9 @@ func (v *Validator) checkGroup(ctx context.Context, snap *Snapshot, g *group) gr
 		if rel, err := v.root.Rel(abs); err == nil {
 			out.checked = append(out.checked, rel)
 		}
+	}
+	if cr.Skipped > 0 {
+		out.notes = append(out.notes, fmt.Sprintf("%s: new errors in the changed files or their direct importers, so %d further dependants were not checked", spec.Name, cr.Skipped))
 	}
 	return out
 }
