@@ -127,3 +127,23 @@ if [ -x scripts/bench-search.sh ] && [ "$rounds" -gt 0 ]; then
   echo
   scripts/bench-search.sh "$rounds"
 fi
+
+echo
+echo "Parsing (ast_search's tree-sitter layer, internal/syntax):"
+echo
+go test -run '^$' -bench '^BenchmarkSyntax' -benchtime 5x ./internal/syntax 2>&1 | tee "$raw/syntax.txt" >&2
+awk '
+/^BenchmarkSyntax(Parse|Symbols)\// {
+	split($1, p, "/"); sub(/-[0-9]+$/, "", p[2])
+	what = (p[1] == "BenchmarkSyntaxParse") ? "parse" : "parse + extract every kind, uncached"
+	rows[++n] = sprintf("| %s | %s | %s MB/s |", p[2], what, $5)
+}
+/^BenchmarkSyntaxFunctionsDir\// {
+	split($1, p, "/"); sub(/-[0-9]+$/, "", p[2])
+	rows[++n] = sprintf("| functions in GOROOT/src/net/http (%s files) | %s cache | %.1f ms |", $5, p[2], $3 / 1e6)
+}
+END {
+	print "| input | what | speed |"
+	print "|---|---|---:|"
+	for (i = 1; i <= n; i++) print rows[i]
+}' "$raw/syntax.txt"

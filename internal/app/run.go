@@ -1,9 +1,12 @@
 package app
 
 import (
+	"context"
 	"os"
+	"time"
 
 	"github.com/anvil-dev/anvil/internal/agent"
+	"github.com/anvil-dev/anvil/internal/detect"
 	"github.com/anvil-dev/anvil/internal/event"
 	"github.com/anvil-dev/anvil/internal/llm"
 	"github.com/anvil-dev/anvil/internal/session"
@@ -53,6 +56,7 @@ func (a *App) Orchestrator(opts RunOptions) (*agent.Orchestrator, error) {
 		Meter:      agent.NewMeter(model),
 		Transcript: agent.NewTranscript(transcriptFile, a.opts.Now),
 	}
+	a.prewarm()
 	planner := &agent.Planner{Root: a.Root, Loop: base}
 	planner.Loop.Tools = a.Tools.Only(agent.PlannerToolNames()...)
 
@@ -74,4 +78,22 @@ func (a *App) Orchestrator(opts RunOptions) (*agent.Orchestrator, error) {
 		TestCommand: a.Config.TestCommand,
 		Provider:    opts.Provider.Name(), Model: model, Replayed: opts.Provider.Name() == "replay",
 	}, nil
+}
+
+// prewarm starts the language servers of the project's languages in the
+// background, so that they are up (gopls has loaded the workspace, pyright
+// has registered pull diagnostics) by the time the Planner asks find_symbol
+// or the Executor stages its first edit.
+func (a *App) prewarm() {
+	langs := a.Config.Languages
+	if len(langs) == 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if p, err := detect.Scan(ctx, a.Root); err == nil {
+			langs = p.Names()
+		}
+	}
+	// The servers' own lifetime is the manager's; this context only bounds
+	// their start.
+	a.Servers.Prewarm(context.Background(), langs...)
 }
