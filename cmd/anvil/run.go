@@ -86,7 +86,20 @@ func execute(cmd *cobra.Command, a *app.App, provider llm.Provider, o runOptions
 	if err := recoverCrashed(cmd, a); err != nil {
 		return err
 	}
-	ctx, stop := interruptible(cmd.Context(), cmd.ErrOrStderr())
+	// The screen is made after the signal handler, which may need to take
+	// it down: a signal from outside (kill, a CI timeout) must end the run
+	// even when the TUI is waiting for a key.
+	var screen *tui.UI
+	ctx, stop := interruptible(cmd.Context(), cmd.ErrOrStderr(), signalHooks{
+		stopping: func() {
+			if screen != nil {
+				screen.Close()
+			}
+		},
+		// A second signal exits without the orderly shutdown; the servers'
+		// process groups are killed first so none outlives Anvil.
+		abort: a.Servers.KillAll,
+	})
 	defer stop()
 	// The TUI reads Ctrl-C as a key (the terminal is in raw mode, so no
 	// SIGINT comes) and stops the run through this cancel.
@@ -177,26 +190,44 @@ func useTUI(out io.Writer, getenv func(string) string) bool {
 	return t != "" && t != "dumb"
 }
 
-// interruptible returns a context cancelled by the first Ctrl-C (the run
-// stops at the next safe point: no file is ever half-written, since commits
-// are atomic); a second Ctrl-C exits at once.
-func interruptible(parent context.Context, stderr io.Writer) (context.Context, func()) {
+// signalHooks say what the first and second signal (SIGINT, SIGTERM) do
+// beyond cancelling the run.
+type signalHooks struct {
+	// stopping runs on the first signal, e.g. to take down the TUI, which
+	// would otherwise wait for a key nobody will press.
+	stopping func()
+	// abort runs on the second, just before exiting: it must be quick.
+	abort func()
+}
+
+// interruptible returns a context cancelled by the first SIGINT or SIGTERM
+// (the run stops at the next safe point: no file is ever half-written,
+// since commits are atomic); a second one, whenever it comes, runs
+// hooks.abort and exits at once.
+func interruptible(parent context.Context, stderr io.Writer, hooks signalHooks) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(parent)
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	finished := make(chan struct{})
 	go func() {
 		select {
 		case <-sig:
-			fmt.Fprintln(stderr, "\nanvil: stopping (Ctrl-C again to quit at once)")
+			fmt.Fprintln(stderr, "\nanvil: stopping (again to quit at once)")
 			cancel()
-		case <-ctx.Done():
+			if hooks.stopping != nil {
+				hooks.stopping()
+			}
+		case <-finished:
 			return
 		}
 		select {
 		case <-sig:
+			if hooks.abort != nil {
+				hooks.abort()
+			}
 			os.Exit(exitInterrupted)
-		case <-time.After(10 * time.Second):
+		case <-finished:
 		}
 	}()
-	return ctx, func() { signal.Stop(sig); cancel() }
+	return ctx, func() { signal.Stop(sig); close(finished); cancel() }
 }

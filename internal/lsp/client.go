@@ -96,6 +96,8 @@ func Start(ctx context.Context, cfg Config) (*Client, error) {
 	cmd.Env = append(os.Environ(), cfg.Env...)
 	// A process group of its own, so that killing the server also kills the
 	// helpers it spawns (tsc's native binary, tsserver, gopls telemetry).
+	// If Anvil dies without shutting servers down, they see their stdin
+	// close and exit (TestNoServerOutlivesAnvil kills anvil to check).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var errOut io.Writer = c.stderr
 	if cfg.Log != nil {

@@ -109,3 +109,13 @@ func (m *Manager) Shutdown(ctx context.Context) {
 	}
 	wg.Wait()
 }
+
+// KillAll kills every server's process group at once, without the
+// shutdown handshake: for a process about to exit on a second interrupt,
+// so that no server outlives it.
+func (m *Manager) KillAll() {
+	for _, s := range m.Running() {
+		s.stopLife()
+		s.Kill()
+	}
+}
