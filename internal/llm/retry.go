@@ -36,3 +36,29 @@ func RetryCutOff(ctx context.Context, retries int, backoff func(n int) time.Dura
 
 // Backoff doubles from one second: 1s, 2s, 4s...
 func Backoff(n int) time.Duration { return time.Second << (n - 1) }
+
+// Retries is how a provider retries: its SDK's request retries (rate
+// limits, overload, 5xx, honouring retry-after) and RetryCutOff's stream
+// retries.
+type Retries struct {
+	// MaxRetries bounds the SDK's retries of a failed request; zero means 4.
+	MaxRetries int
+	// StreamRetries bounds retries of a stream cut off midway; zero means 2.
+	StreamRetries int
+	// Backoff is the wait before the n-th stream retry; nil means [Backoff].
+	Backoff func(n int) time.Duration
+}
+
+// WithDefaults fills the zero fields.
+func (r Retries) WithDefaults() Retries {
+	if r.MaxRetries == 0 {
+		r.MaxRetries = 4
+	}
+	if r.StreamRetries == 0 {
+		r.StreamRetries = 2
+	}
+	if r.Backoff == nil {
+		r.Backoff = Backoff
+	}
+	return r
+}

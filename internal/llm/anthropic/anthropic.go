@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -29,13 +28,8 @@ type Options struct {
 	APIKey  string
 	BaseURL string // ANTHROPIC_BASE_URL, or a proxy
 	Model   string
-	// MaxRetries bounds the SDK's retries of a failed request; zero means 4.
-	MaxRetries int
-	// StreamRetries bounds retries of a stream cut off midway; zero means 2.
-	StreamRetries int
-	HTTPClient    *http.Client
-	// Backoff is the wait before the n-th stream retry; nil means 1s, 2s, 4s...
-	Backoff func(n int) time.Duration
+	llm.Retries
+	HTTPClient *http.Client
 }
 
 // Provider calls the Messages API.
@@ -49,15 +43,7 @@ func New(opts Options) *Provider {
 	if opts.Model == "" {
 		opts.Model = DefaultModel
 	}
-	if opts.MaxRetries == 0 {
-		opts.MaxRetries = 4
-	}
-	if opts.StreamRetries == 0 {
-		opts.StreamRetries = 2
-	}
-	if opts.Backoff == nil {
-		opts.Backoff = llm.Backoff
-	}
+	opts.Retries = opts.Retries.WithDefaults()
 	reqOpts := []option.RequestOption{option.WithAPIKey(opts.APIKey), option.WithMaxRetries(opts.MaxRetries)}
 	if opts.BaseURL != "" {
 		reqOpts = append(reqOpts, option.WithBaseURL(opts.BaseURL))

@@ -32,7 +32,7 @@ func request() llm.Request {
 }
 
 func newProvider(srv *anthropictest.Server) *Provider {
-	return New(Options{APIKey: "test-key", BaseURL: srv.URL, Model: "claude-test", Backoff: func(int) time.Duration { return time.Millisecond }})
+	return New(Options{APIKey: "test-key", BaseURL: srv.URL, Model: "claude-test", Retries: llm.Retries{Backoff: func(int) time.Duration { return time.Millisecond }}})
 }
 
 func TestStreamToolUse(t *testing.T) {

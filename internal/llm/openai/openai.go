@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -30,12 +29,8 @@ type Options struct {
 	APIKey  string
 	BaseURL string // e.g. http://localhost:11434/v1/
 	Model   string
-	// MaxRetries bounds the SDK's retries (429, 5xx); zero means 4.
-	MaxRetries int
-	// StreamRetries bounds retries of a stream cut off midway; zero means 2.
-	StreamRetries int
-	HTTPClient    *http.Client
-	Backoff       func(n int) time.Duration
+	llm.Retries
+	HTTPClient *http.Client
 }
 
 // Provider calls a Chat Completions API.
@@ -49,15 +44,7 @@ func New(opts Options) *Provider {
 	if opts.Model == "" {
 		opts.Model = DefaultModel
 	}
-	if opts.MaxRetries == 0 {
-		opts.MaxRetries = 4
-	}
-	if opts.StreamRetries == 0 {
-		opts.StreamRetries = 2
-	}
-	if opts.Backoff == nil {
-		opts.Backoff = llm.Backoff
-	}
+	opts.Retries = opts.Retries.WithDefaults()
 	key := opts.APIKey
 	if key == "" {
 		key = "not-needed" // local servers accept any key; the SDK wants one

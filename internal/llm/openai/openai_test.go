@@ -79,7 +79,7 @@ func newChatServer(t *testing.T) *chatServer {
 func TestStreamToolCall(t *testing.T) {
 	srv := newChatServer(t)
 	srv.failures = 1
-	p := New(Options{BaseURL: srv.URL + "/v1", Model: "qwen2.5-coder", Backoff: func(int) time.Duration { return time.Millisecond }})
+	p := New(Options{BaseURL: srv.URL + "/v1", Model: "qwen2.5-coder", Retries: llm.Retries{Backoff: func(int) time.Duration { return time.Millisecond }}})
 	var text strings.Builder
 	resp, err := p.Stream(context.Background(), llm.Request{
 		System: "You plan.",
