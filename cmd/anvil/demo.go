@@ -50,6 +50,8 @@ the summary. The plan is approved automatically unless --ask is given.`,
 			err = execute(cmd, a, provider, o, demo.Request)
 			if keep {
 				fmt.Fprintf(cmd.ErrOrStderr(), "the example project is kept in %s\n", dir)
+			} else {
+				fmt.Fprintln(cmd.ErrOrStderr(), "the example project was removed; run 'anvil demo --keep' to look at it, or undo there")
 			}
 			return err
 		},

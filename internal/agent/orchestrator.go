@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/anvil-dev/anvil/internal/event"
 	"github.com/anvil-dev/anvil/internal/plan"
@@ -211,6 +212,9 @@ func (o *Orchestrator) report(request string, p *plan.Plan, res *ExecResult) eve
 		s.FilesChanged = res.Entry.Paths()
 		s.Message = fmt.Sprintf("Committed %d files after %d %s.", len(s.FilesChanged), res.Attempts, plural(res.Attempts, "attempt", "attempts"))
 		s.Undo = "anvil undo"
+		if wd, err := os.Getwd(); err != nil || !sameDir(wd, o.Root.Dir()) {
+			s.Undo += " -C " + o.Root.Dir()
+		}
 		return event.Done{Success: true, Summary: s}
 	default:
 		s.Message = fmt.Sprintf("Nothing was written: %s.", res.Reason)
@@ -229,3 +233,10 @@ func (o *Orchestrator) report(request string, p *plan.Plan, res *ExecResult) eve
 // ErrDeclined is what a non-interactive approver returns when it may not
 // approve.
 var ErrDeclined = errors.New("the plan needs approval: run in a terminal, or pass --yes")
+
+// sameDir reports whether two paths name the same directory.
+func sameDir(a, b string) bool {
+	ra, errA := filepath.EvalSymlinks(a)
+	rb, errB := filepath.EvalSymlinks(b)
+	return errA == nil && errB == nil && ra == rb
+}
