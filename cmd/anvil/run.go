@@ -212,11 +212,13 @@ func interruptible(parent context.Context, stderr io.Writer, hooks signalHooks) 
 	go func() {
 		select {
 		case <-sig:
-			fmt.Fprintln(stderr, "\nanvil: stopping (again to quit at once)")
 			cancel()
+			// Take the TUI down before writing, so the message lands on the
+			// normal screen rather than under the next redraw.
 			if hooks.stopping != nil {
 				hooks.stopping()
 			}
+			fmt.Fprintln(stderr, "\nanvil: stopping (again to quit at once)")
 		case <-finished:
 			return
 		}
