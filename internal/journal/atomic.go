@@ -130,30 +130,25 @@ func pruneDirs(r *os.Root, dirs []string) {
 	}
 }
 
-// syncDir fsyncs directory dir, which makes the creation, rename or removal
-// of its entries durable. Windows cannot fsync a directory, and there
-// renames are journaled by NTFS itself.
+// syncDir fsyncs directory dir of the workspace, which makes the creation,
+// rename or removal of its entries durable.
 func syncDir(r *os.Root, dir string) error {
-	if runtime.GOOS == "windows" {
-		return nil
-	}
-	d, err := r.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return syncOpened(func() (*os.File, error) { return r.Open(dir) })
 }
 
-// syncPath fsyncs the directory at the absolute path dir.
+// syncPath fsyncs the directory at the absolute path dir (in the journal,
+// outside the workspace).
 func syncPath(dir string) error {
+	return syncOpened(func() (*os.File, error) { return os.Open(dir) })
+}
+
+// syncOpened opens a directory and fsyncs it. Windows cannot fsync a
+// directory, and there renames are journaled by NTFS itself.
+func syncOpened(open func() (*os.File, error)) error {
 	if runtime.GOOS == "windows" {
 		return nil
 	}
-	d, err := os.Open(dir)
+	d, err := open()
 	if err != nil {
 		return err
 	}
