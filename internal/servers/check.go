@@ -168,24 +168,33 @@ func (cy *cycle) restore() {
 
 // pull: ask for each file's diagnostics before and after; an answer
 // reflects the notifications sent before the request, for open and closed
-// files alike. The changed files are first opened with their disk content
-// and the overlays sent as didChange: pyright applies a didOpen lazily, so
-// a dependant pulled right after opening a file with new content can still
-// see the old one, while a didChange is seen at once.
+// files alike.
 func (cy *cycle) pull(ctx context.Context) error {
+	// Every "before" describes the disk, so it comes from the cache while
+	// the disk is unchanged. A server that applies didOpen lazily (pyright)
+	// is the exception for the changed files: they are opened with their
+	// disk content and pulled, and that pull is what makes the server take
+	// the open in before the new content arrives as a didChange.
+	lazy := cy.server.resolved.Spec.LazyOpen
+	cache := cy.server.baselineFor(cy.req.BaselineKey, cy.client)
 	var before []string
 	for _, f := range cy.req.Files {
-		if f.OldExists {
+		if !f.OldExists {
+			continue
+		}
+		if lazy {
 			if err := cy.open(ctx, f.Path, f.Language, string(f.Old)); err != nil {
 				return err
 			}
 			before = append(before, f.Path)
+			continue
+		}
+		if d, ok := cache[f.Path]; ok {
+			cy.res.Before[f.Path] = d
+		} else {
+			before = append(before, f.Path) // a closed file: its disk state
 		}
 	}
-	// The changed files are always pulled (that pull is also what makes
-	// pyright apply their didOpen); the dependants' baselines come from the
-	// cache while the disk has not changed.
-	cache := cy.server.baselineFor(cy.req.BaselineKey, cy.client)
 	for _, p := range cy.req.Dependants {
 		if d, ok := cache[p]; ok {
 			cy.res.Before[p] = d
@@ -196,8 +205,8 @@ func (cy *cycle) pull(ctx context.Context) error {
 	if err := cy.pullAll(ctx, before, cy.res.Before); err != nil {
 		return fmt.Errorf("diagnostics before the change: %w", err)
 	}
-	for _, p := range cy.req.Dependants {
-		cache[p] = cy.res.Before[p]
+	for p, d := range cy.res.Before {
+		cache[p] = d
 	}
 	if _, err := cy.applyOverlays(ctx); err != nil {
 		return err

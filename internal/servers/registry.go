@@ -55,7 +55,8 @@ func Defaults() []Spec {
 			Settings: map[string]any{"python": map[string]any{"analysis": map[string]any{
 				"diagnosticMode": "workspace", "autoSearchPaths": true, "useLibraryCodeForTypes": true,
 			}}},
-			Mode: ModePull,
+			Mode:     ModePull,
+			LazyOpen: true,
 		},
 	}
 }
@@ -127,6 +128,9 @@ func merge(d, o Spec) Spec {
 	}
 	if o.Mode != "" {
 		d.Mode = o.Mode
+	}
+	if o.LazyOpen {
+		d.LazyOpen = true
 	}
 	if o.ReportsDependants {
 		d.ReportsDependants = true

@@ -53,6 +53,12 @@ type Spec struct {
 	// change affects (gopls); otherwise Anvil finds the importers and asks
 	// about them.
 	ReportsDependants bool `json:"reports_dependants,omitempty" toml:"reports_dependants"`
+	// LazyOpen is true for pull servers that apply a didOpen only when next
+	// asked about that file (pyright): a dependant pulled right after a
+	// file is opened with new content can still see the old one, so a
+	// check opens changed files with their disk content, pulls them, and
+	// only then sends the new content as a didChange.
+	LazyOpen bool `json:"lazy_open,omitempty" toml:"lazy_open"`
 	// Quiet is the quiet period a push-mode check waits after the last
 	// publish; 0 means 150 ms.
 	Quiet time.Duration `json:"quiet,omitempty" toml:"quiet"`

@@ -62,19 +62,17 @@ func (w *diskWatcher) scan(ctx context.Context) (*Snapshot, map[string]int, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	snap := &Snapshot{Files: map[string]FileStat{}}
+	var entries []workspace.Entry
 	err = w.root.Walk(ctx, start, workspace.WalkOptions{}, func(e workspace.Entry) error {
-		if e.IsDir() || !e.Mode.IsRegular() {
-			return nil
-		}
-		if info, err := os.Stat(e.Abs); err == nil {
-			snap.Files[e.Rel] = FileStat{Size: info.Size(), ModTime: info.ModTime().UnixNano(), Abs: e.Abs}
+		if !e.IsDir() && e.Mode.IsRegular() {
+			entries = append(entries, e)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, nil, err
 	}
+	snap := &Snapshot{Files: statAll(entries)}
 	h := sha256.New()
 	for _, p := range snap.Sorted() {
 		f := snap.Files[p]
@@ -103,4 +101,31 @@ func (w *diskWatcher) scan(ctx context.Context) (*Snapshot, map[string]int, erro
 	}
 	w.prev = snap
 	return snap, changes, nil
+}
+
+// statAll stats entries with a few goroutines: on a large tree the stats
+// are most of a scan, and they spread over cores.
+func statAll(entries []workspace.Entry) map[string]FileStat {
+	stats := make([]FileStat, len(entries))
+	ok := make([]bool, len(entries))
+	workers := min(4, len(entries))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(entries); i += workers {
+				if info, err := os.Stat(entries[i].Abs); err == nil {
+					stats[i] = FileStat{Size: info.Size(), ModTime: info.ModTime().UnixNano(), Abs: entries[i].Abs}
+					ok[i] = true
+				}
+			}
+		})
+	}
+	wg.Wait()
+	files := make(map[string]FileStat, len(entries))
+	for i, e := range entries {
+		if ok[i] {
+			files[e.Rel] = stats[i]
+		}
+	}
+	return files
 }
