@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -95,8 +96,16 @@ func cleanValidationError(err error) string {
 	msg := err.Error()
 	msg = strings.TrimPrefix(msg, "validating root: ")
 	msg = strings.ReplaceAll(msg, "validating /properties/", "")
+	// Bounds come out as rationals ("minimum: 0/1 is less than 1.000000").
+	msg = boundRE.ReplaceAllString(msg, "$2 is below the minimum, $3")
+	msg = upperBoundRE.ReplaceAllString(msg, "$2 is above the maximum, $3")
 	return msg
 }
+
+var (
+	boundRE      = regexp.MustCompile(`(minimum): (-?[\d.]+)(?:/1)? is less than (-?\d+)(?:\.0+)?`)
+	upperBoundRE = regexp.MustCompile(`(maximum): (-?[\d.]+)(?:/1)? is greater than (-?\d+)(?:\.0+)?`)
+)
 
 // portableSchema rewrites the inferred schema into the form every provider
 // accepts: "additionalProperties": false rather than {"not": {}}.
