@@ -6,7 +6,6 @@ import (
 	"os"
 	"regexp"
 	"sync"
-	"time"
 
 	"github.com/anvil-dev/anvil/internal/lsp"
 )
@@ -65,37 +64,75 @@ type CheckResult struct {
 // the change as unverified) when the server cannot start, crashes or does
 // not settle before ctx ends.
 func (s *Server) Check(ctx context.Context, req CheckRequest) (CheckResult, error) {
+	return s.cycle(ctx, req, true)
+}
+
+// cycle runs the "before" half of a check and, when change is set, the
+// overlays and the "after" half, then restores the server's view.
+func (s *Server) cycle(ctx context.Context, req CheckRequest, change bool) (CheckResult, error) {
 	s.busy.Lock()
 	defer s.busy.Unlock()
 	c, err := s.Client(ctx)
 	if err != nil {
 		return CheckResult{}, err
 	}
-	cyc := &cycle{server: s, client: c, req: req, res: CheckResult{
+	cy := &cycle{server: s, client: c, req: req, mode: s.resolved.Spec.Mode, res: CheckResult{
 		Before: map[string][]lsp.Diagnostic{}, After: map[string][]lsp.Diagnostic{},
 	}}
-	defer cyc.restore()
-	switch s.resolved.Spec.Mode {
+	defer cy.restore()
+	err = cy.before(ctx)
+	if err == nil && change {
+		err = cy.applyOverlays(ctx)
+		if err == nil {
+			err = cy.after(ctx)
+		}
+	}
+	if err != nil && !c.Alive() {
+		return cy.res, c.ExitError()
+	}
+	return cy.res, err
+}
+
+// before collects the diagnostics of the files as they are on disk, the
+// way the server's mode allows.
+func (cy *cycle) before(ctx context.Context) error {
+	var err error
+	switch cy.mode {
 	case ModePull:
-		err = cyc.pull(ctx)
+		err = cy.pullBefore(ctx)
 	case ModePushProgress:
-		err = cyc.pushProgress(ctx)
+		err = cy.pushProgressBefore(ctx)
 	default:
-		err = cyc.push(ctx)
+		err = cy.pushBefore(ctx)
 	}
 	if err != nil {
-		if !c.Alive() {
-			return cyc.res, c.ExitError()
-		}
-		return cyc.res, err
+		return fmt.Errorf("diagnostics before the change: %w", err)
 	}
-	return cyc.res, nil
+	return nil
+}
+
+// after collects the diagnostics once the overlays are in.
+func (cy *cycle) after(ctx context.Context) error {
+	var err error
+	switch cy.mode {
+	case ModePull:
+		err = cy.pullAfter(ctx)
+	case ModePushProgress:
+		err = cy.pushProgressAfter(ctx)
+	default:
+		err = cy.pushAfter(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("diagnostics after the change: %w", err)
+	}
+	return nil
 }
 
 // cycle is the state of one Check.
 type cycle struct {
 	server *Server
 	client *lsp.Client
+	mode   Mode
 	req    CheckRequest
 	res    CheckResult
 	opened []lsp.DocumentURI // documents this cycle opened, to close after
@@ -136,20 +173,17 @@ func (cy *cycle) open(ctx context.Context, path, language, text string) error {
 	return nil
 }
 
-// applyOverlays sends every change as an overlay and returns how many
-// notifications that took.
-func (cy *cycle) applyOverlays(ctx context.Context) (int, error) {
-	n := 0
+// applyOverlays sends every change as an overlay.
+func (cy *cycle) applyOverlays(ctx context.Context) error {
 	for _, f := range cy.req.Files {
 		if err := cy.open(ctx, f.Path, f.Language, overlayText(f)); err != nil {
-			return n, err
+			return err
 		}
-		n++
 	}
 	if cy.req.AfterOverlay != nil {
 		cy.req.AfterOverlay()
 	}
-	return n, nil
+	return nil
 }
 
 // restore closes what the cycle opened, on the server that is running now
@@ -166,10 +200,10 @@ func (cy *cycle) restore() {
 	}
 }
 
-// pull: ask for each file's diagnostics before and after; an answer
+// Pull mode asks for each file's diagnostics before and after; an answer
 // reflects the notifications sent before the request, for open and closed
 // files alike.
-func (cy *cycle) pull(ctx context.Context) error {
+func (cy *cycle) pullBefore(ctx context.Context) error {
 	// Every "before" describes the disk, so it comes from the cache while
 	// the disk is unchanged. A server that applies didOpen lazily (pyright)
 	// is the exception for the changed files: they are opened with their
@@ -203,18 +237,21 @@ func (cy *cycle) pull(ctx context.Context) error {
 		}
 	}
 	if err := cy.pullAll(ctx, before, cy.res.Before); err != nil {
-		return fmt.Errorf("diagnostics before the change: %w", err)
+		return err
 	}
 	for p, d := range cy.res.Before {
 		cache[p] = d
 	}
-	if _, err := cy.applyOverlays(ctx); err != nil {
-		return err
-	}
+	return nil
+}
+
+// pullAfter pulls the changed files and their direct importers first, and
+// the rest only if those gained no errors.
+func (cy *cycle) pullAfter(ctx context.Context) error {
 	after := cy.afterPaths()
 	near := len(after) - len(cy.req.Dependants) + cy.req.DirectDependants
 	if err := cy.pullAll(ctx, after[:near], cy.res.After); err != nil {
-		return fmt.Errorf("diagnostics after the change: %w", err)
+		return err
 	}
 	cy.res.Checked = after[:near]
 	if gainedErrors(cy.res.Before, cy.res.After) {
@@ -222,7 +259,7 @@ func (cy *cycle) pull(ctx context.Context) error {
 		return nil
 	}
 	if err := cy.pullAll(ctx, after[near:], cy.res.After); err != nil {
-		return fmt.Errorf("diagnostics after the change: %w", err)
+		return err
 	}
 	cy.res.Checked = after
 	return nil
@@ -290,41 +327,34 @@ func (cy *cycle) pullAll(ctx context.Context, paths []string, into map[string][]
 	return nil
 }
 
-// pushProgress: the baseline is what the server last published for each
-// file once its "diagnosing" work is done; then the overlays are sent and
-// the work waited for again. The server publishes every file whose
-// diagnostics changed, open or not, so every published file counts as
-// checked; files it never published have none.
-func (cy *cycle) pushProgress(ctx context.Context) error {
-	const work = "diagnosing"
-	c := cy.client
-	// The initial load plus one diagnosis per modification sent so far.
-	settled := func() int { return 1 + c.Modifications() }
+// Push-progress mode (gopls): the baseline is what the server last
+// published for each file once its "diagnosing" work is done; after the
+// overlays the work is waited for again. The server publishes every file
+// whose diagnostics changed, open or not, so every published file counts
+// as checked; files it never published have none.
+func (cy *cycle) pushProgressBefore(ctx context.Context) error {
 	// Once earlier work (the previous cycle's restore) is done, every file's
-	// latest publish describes the disk: that is the baseline, with no need
-	// to open the changed files as they are first and wait for a diagnosis.
-	if err := c.WaitWorkDone(ctx, work, settled()); err != nil {
-		return fmt.Errorf("diagnostics before the change: %w", err)
-	}
-	before := c.PublishedAll()
-	if _, err := cy.applyOverlays(ctx); err != nil {
+	// latest publish describes the disk.
+	if err := cy.waitDiagnosed(ctx); err != nil {
 		return err
 	}
-	if err := c.WaitWorkDone(ctx, work, settled()); err != nil {
-		return fmt.Errorf("diagnostics after the change: %w", err)
+	for p, pub := range cy.client.PublishedAll() {
+		cy.res.Before[p] = pub.Diagnostics
 	}
-	after := c.PublishedAll()
+	return nil
+}
 
+func (cy *cycle) pushProgressAfter(ctx context.Context) error {
+	if err := cy.waitDiagnosed(ctx); err != nil {
+		return err
+	}
 	deleted := map[string]bool{}
 	for _, f := range cy.req.Files {
 		if f.Delete {
 			deleted[f.Path] = true
 		}
 	}
-	for p, pub := range before {
-		cy.res.Before[p] = pub.Diagnostics
-	}
-	for p, pub := range after {
+	for p, pub := range cy.client.PublishedAll() {
 		if deleted[p] {
 			continue
 		}
@@ -340,12 +370,17 @@ func (cy *cycle) pushProgress(ctx context.Context) error {
 	return nil
 }
 
-// push: servers that publish only for open files, with no end marker. Open
-// the changed files and the dependants and wait for quiet; send the
-// overlays and wait for quiet again.
-func (cy *cycle) push(ctx context.Context) error {
+// waitDiagnosed waits for the initial load and one "diagnosing" report per
+// modification sent so far to have run to their end.
+func (cy *cycle) waitDiagnosed(ctx context.Context) error {
+	return cy.client.WaitWorkDone(ctx, "diagnosing", 1+cy.client.Modifications())
+}
+
+// Push mode: servers that publish only for open files, with no end
+// marker. The changed files and the dependants are opened and the server
+// waited on; after the overlays, it is waited on again.
+func (cy *cycle) pushBefore(ctx context.Context) error {
 	c := cy.client
-	quiet := cy.server.resolved.Spec.quiet()
 	var watched []string
 	mark := c.PublishSeq()
 	for _, f := range cy.req.Files {
@@ -370,37 +405,37 @@ func (cy *cycle) push(ctx context.Context) error {
 	// seconds while the server loads the project, far past any quiet period.
 	for _, p := range watched {
 		if _, err := c.WaitPublished(ctx, p, func(pub lsp.Published) bool { return pub.Seq > mark }); err != nil {
-			return fmt.Errorf("diagnostics before the change: none for %s: %w", p, err)
+			return fmt.Errorf("none for %s: %w", p, err)
 		}
 	}
-	if err := cy.settlePush(ctx, quiet); err != nil {
-		return fmt.Errorf("diagnostics before the change: %w", err)
+	if err := cy.waitQuiet(ctx); err != nil {
+		return err
 	}
 	for _, p := range watched {
 		pub, _ := c.Published(p)
 		cy.res.Before[p] = pub.Diagnostics
 	}
+	return nil
+}
 
-	if _, err := cy.applyOverlays(ctx); err != nil {
+func (cy *cycle) pushAfter(ctx context.Context) error {
+	if err := cy.waitQuiet(ctx); err != nil {
 		return err
 	}
 	after := cy.afterPaths()
-	if err := cy.settlePush(ctx, quiet); err != nil {
-		return fmt.Errorf("diagnostics after the change: %w", err)
-	}
 	for _, p := range after {
-		pub, _ := c.Published(p)
+		pub, _ := cy.client.Published(p)
 		cy.res.After[p] = pub.Diagnostics
 	}
 	cy.res.Checked = after
 	return nil
 }
 
-// settlePush waits for the server to go quiet: no publish for the spec's
-// quiet period. A push-only server without versions or progress gives
-// nothing better; waiting for one publish per file is not enough either,
-// since typescript-language-server does not re-publish a file whose
-// diagnostics did not change.
-func (cy *cycle) settlePush(ctx context.Context, quiet time.Duration) error {
-	return cy.client.WaitQuiet(ctx, quiet)
+// waitQuiet waits for no publish during the spec's quiet period. A
+// push-only server without progress reports gives nothing better; waiting
+// for one publish per file is not enough either, since
+// typescript-language-server does not re-publish a file whose diagnostics
+// did not change.
+func (cy *cycle) waitQuiet(ctx context.Context) error {
+	return cy.client.WaitQuiet(ctx, cy.server.resolved.Spec.quiet())
 }

@@ -50,8 +50,9 @@ func (s *Server) Query(ctx context.Context, docs []Doc, fn func(c *lsp.Client) e
 }
 
 // Diagnose returns the current diagnostics of files (absolute paths), as on
-// disk. For servers that report every file (gopls), the result also holds
-// every other file with diagnostics.
+// disk: the "before" half of a check, with nothing changed. For servers
+// that report every file (gopls), the result also holds every other file
+// with diagnostics.
 func (s *Server) Diagnose(ctx context.Context, files []string) (map[string][]lsp.Diagnostic, error) {
 	req := CheckRequest{}
 	for _, p := range files {
@@ -61,7 +62,7 @@ func (s *Server) Diagnose(ctx context.Context, files []string) (map[string][]lsp
 		}
 		req.Files = append(req.Files, FileChange{Path: p, Language: LanguageOf(p), Old: data, OldExists: true, New: data})
 	}
-	res, err := s.Check(ctx, req)
+	res, err := s.cycle(ctx, req, false)
 	if err != nil {
 		return nil, err
 	}
