@@ -29,10 +29,3 @@ func (m *Meter) Add(agent string, u llm.Usage, events event.Sink) {
 	price, known := llm.PriceOf(m.model)
 	events.Emit(event.Usage{Agent: agent, Turn: u, Total: total, Cost: price.Cost(total), CostKnown: known})
 }
-
-// Total returns the usage so far.
-func (m *Meter) Total() llm.Usage {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.total
-}

@@ -65,15 +65,4 @@ func (t *Todo) Items() []event.TodoItem {
 	return append([]event.TodoItem(nil), t.items...)
 }
 
-// Done counts the finished steps.
-func (t *Todo) Done() int {
-	n := 0
-	for _, it := range t.Items() {
-		if it.Status == "done" {
-			n++
-		}
-	}
-	return n
-}
-
 func (t *Todo) emit() { t.events.Emit(event.Todo{Items: t.Items()}) }

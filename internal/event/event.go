@@ -33,16 +33,6 @@ type Discard struct{}
 // Emit does nothing.
 func (Discard) Emit(Event) {}
 
-// Fanout sends each event to every sink, in order.
-type Fanout []Sink
-
-// Emit sends e to each sink.
-func (f Fanout) Emit(e Event) {
-	for _, s := range f {
-		s.Emit(e)
-	}
-}
-
 // Recorder keeps every event, for tests and transcripts.
 type Recorder struct {
 	mu     sync.Mutex

@@ -112,14 +112,6 @@ func (c *Client) WaitPublished(ctx context.Context, path string, ok func(Publish
 	return got, err
 }
 
-// WorkBegun returns how many work-done progress reports whose title starts
-// with word have begun so far.
-func (c *Client) WorkBegun(word string) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.state.workBegun[word]
-}
-
 // WaitWorkDone blocks until at least total progress reports whose title
 // starts with word have begun, and none of them is still running.
 //
@@ -169,14 +161,6 @@ func (c *Client) WaitQuiet(ctx context.Context, quiet time.Duration) error {
 			return c.ExitError()
 		}
 	}
-}
-
-// Registered reports whether the server registered method dynamically.
-func (c *Client) Registered(method string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	_, ok := c.state.registrations[method]
-	return ok
 }
 
 // WaitRegistered blocks until the server has registered method.

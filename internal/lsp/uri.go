@@ -3,7 +3,6 @@ package lsp
 import (
 	"net/url"
 	"path/filepath"
-	"strings"
 )
 
 // URIFromPath returns the file:// URI of an absolute path.
@@ -19,13 +18,4 @@ func (u DocumentURI) Path() string {
 		return ""
 	}
 	return filepath.FromSlash(parsed.Path)
-}
-
-// Equal compares two URIs after decoding, since servers differ in which
-// characters they percent-encode (e.g. ':' or '@').
-func (u DocumentURI) Equal(v DocumentURI) bool {
-	if u == v {
-		return true
-	}
-	return strings.EqualFold(u.Path(), v.Path()) && u.Path() != ""
 }
