@@ -1,11 +1,6 @@
 package search
 
 import (
-	"bufio"
-	"bytes"
-	"context"
-	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -33,12 +28,12 @@ import (
 //     are repeated here even though rg reads them too.
 //
 // Walk drops every rule collected so far when it meets an ignored directory
-// on the way down to the start; this does the same, asking Walk which
-// directories are ignored. A file named as the start needs no rules: both
+// on the way down to the start; this does the same, asking
+// [workspace.Root.Ignored]. A file named as the start needs no rules: both
 // engines search it whatever they say.
-func (s *Searcher) ripgrepIgnores(ctx context.Context, p *plan) ([]byte, error) {
+func (s *Searcher) ripgrepIgnores(p *plan) []byte {
 	if p.isFile {
-		return nil, nil
+		return nil
 	}
 	dir := s.root.Dir()
 	var rules []string
@@ -46,58 +41,25 @@ func (s *Searcher) ripgrepIgnores(ctx context.Context, p *plan) ([]byte, error) 
 	rules = appendPatterns(rules, filepath.Join(dir, filepath.FromSlash(workspace.IgnoreFile)), ".")
 	rules = appendPatterns(rules, filepath.Join(dir, ".gitignore"), ".")
 	if p.start.Rel != "." {
-		parent := "."
+		cur := "."
 		for _, name := range strings.Split(p.start.Rel, "/") {
-			cur := path.Join(parent, name)
-			visible, err := s.visible(ctx, parent, cur)
-			if err != nil {
-				return nil, err
-			}
-			if !visible {
+			cur = path.Join(cur, name)
+			if s.root.Ignored(cur, true) {
 				rules = rules[:0]
 			}
 			rules = appendPatterns(rules, filepath.Join(dir, filepath.FromSlash(cur), ".gitignore"), cur)
-			parent = cur
 		}
 	}
 	if len(rules) == 0 {
-		return nil, nil
-	}
-	return []byte(strings.Join(rules, "\n") + "\n"), nil
-}
-
-// visible reports whether Walk, listing the directory parent, shows its
-// child directory rel, i.e. whether the ignore rules leave rel in.
-func (s *Searcher) visible(ctx context.Context, parent, rel string) (bool, error) {
-	start := workspace.Path{Abs: filepath.Join(s.root.Dir(), filepath.FromSlash(parent)), Rel: parent}
-	found := false
-	err := s.root.Walk(ctx, start, workspace.WalkOptions{MaxDepth: 1}, func(e workspace.Entry) error {
-		switch {
-		case e.Rel == rel:
-			found = true
-			return fs.SkipAll
-		case e.Rel > rel:
-			return fs.SkipAll // entries come in lexical order
-		}
 		return nil
-	})
-	return found, err
+	}
+	return []byte(strings.Join(rules, "\n") + "\n")
 }
 
 // appendPatterns appends the patterns of the ignore file at file, found in
-// the root-relative directory dir, rewritten relative to the root. Lines are
-// read as workspace reads them: "\r" trimmed, blanks and comments skipped.
+// the root-relative directory dir, rewritten relative to the root.
 func appendPatterns(rules []string, file, dir string) []string {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return rules
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		line := strings.TrimRight(sc.Text(), "\r")
-		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
-			continue
-		}
+	for _, line := range workspace.IgnorePatterns(file) {
 		if r := rootRelative(line, dir); r != "" {
 			rules = append(rules, r)
 		}

@@ -76,12 +76,8 @@ func ripgrepArgs(p *plan, ignoreFile string) []string {
 // searchRipgrep runs rg with JSON output and feeds its events to col. rg is
 // killed when ctx ends or when the match bound is reached.
 func (s *Searcher) searchRipgrep(ctx context.Context, p *plan, col *collector) error {
-	ignores, err := s.ripgrepIgnores(ctx, p)
-	if err != nil {
-		return err
-	}
 	ignoreFile := ""
-	if ignores != nil {
+	if ignores := s.ripgrepIgnores(p); ignores != nil {
 		f, err := os.CreateTemp("", "anvil-rg-ignore-*")
 		if err != nil {
 			return fmt.Errorf("search: ripgrep ignore file: %w", err)

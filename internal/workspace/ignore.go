@@ -74,18 +74,30 @@ func (r ignoreRules) ignored(rel string, isDir bool) bool {
 }
 
 func readPatterns(file string, domain []string) []gitignore.Pattern {
+	var ps []gitignore.Pattern
+	for _, line := range IgnorePatterns(file) {
+		ps = append(ps, gitignore.ParsePattern(line, domain))
+	}
+	return ps
+}
+
+// IgnorePatterns returns the patterns of the ignore file at file
+// (.gitignore syntax), as the workspace reads them: one a line, without a
+// trailing "\r", blank lines and comments left out. A file that cannot be
+// read has none.
+func IgnorePatterns(file string) []string {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil
 	}
-	var ps []gitignore.Pattern
+	var lines []string
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
 		line := strings.TrimRight(sc.Text(), "\r")
 		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
 			continue
 		}
-		ps = append(ps, gitignore.ParsePattern(line, domain))
+		lines = append(lines, line)
 	}
-	return ps
+	return lines
 }

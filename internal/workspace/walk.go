@@ -65,6 +65,20 @@ func (r *Root) rulesFor(rel string) ignoreRules {
 	return rules
 }
 
+// Ignored reports whether the ignore rules leave the entry at rel
+// (slash-separated, relative to the root) out of a walk of its parent
+// directory, that is whether [Root.Walk] started there would skip it. The
+// rules are the ones Walk applies inside the parent, dropped at an ignored
+// directory on the way down as for an ignored start, so an entry below an
+// ignored directory may be reported as not ignored. The root is never
+// ignored; a .git directory always is.
+func (r *Root) Ignored(rel string, isDir bool) bool {
+	if rel == "." || rel == "" {
+		return false
+	}
+	return r.rulesFor(path.Dir(rel)).ignored(rel, isDir)
+}
+
 func (r *Root) walkDir(ctx context.Context, abs, rel string, depth int, rules ignoreRules, opts WalkOptions, fn func(Entry) error) error {
 	if err := ctx.Err(); err != nil {
 		return err

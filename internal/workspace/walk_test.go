@@ -3,6 +3,9 @@ package workspace
 import (
 	"context"
 	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -30,8 +33,11 @@ func walkAll(t *testing.T, root *Root, start string, opts WalkOptions) []string 
 	return got
 }
 
-func TestWalkIgnoreRules(t *testing.T) {
-	dir := testfs.Tree(t, map[string]string{
+// ignoreTree exercises the ignore rules: each kind of ignore file, nested
+// .gitignore files (one in an ignored directory), negations, anchored
+// patterns and a symlink.
+func ignoreTree() map[string]string {
+	return map[string]string{
 		".gitignore":        "*.log\nbuild/\n!keep.log\n/rooted.txt\n",
 		".git/HEAD":         "ref: refs/heads/main\n",
 		".git/info/exclude": "excluded.txt\n",
@@ -43,6 +49,8 @@ func TestWalkIgnoreRules(t *testing.T) {
 		"excluded.txt":      "x",
 		"main.go":           "x",
 		"build/out.js":      "x",
+		"build/.gitignore":  "*.tmp\n",
+		"build/x.tmp":       "x",
 		"secrets/key":       "x",
 		"src/rooted.txt":    "kept: the pattern is anchored at the root",
 		"src/.gitignore":    "gen/\n!important.log\n*.tmp\n",
@@ -54,7 +62,11 @@ func TestWalkIgnoreRules(t *testing.T) {
 		"src/lib/c.tmp":     "x",
 		"other/b.tmp":       "not ignored: src/.gitignore does not reach here",
 		"link":              "->src",
-	})
+	}
+}
+
+func TestWalkIgnoreRules(t *testing.T) {
+	dir := testfs.Tree(t, ignoreTree())
 	root, err := New(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -72,6 +84,89 @@ func TestWalkIgnoreRules(t *testing.T) {
 	wantSrc := []string{"src/.gitignore", "src/important.log", "src/lib/", "src/lib/a.ts", "src/rooted.txt"}
 	if got := walkAll(t, root, "src", WalkOptions{}); !reflect.DeepEqual(got, wantSrc) {
 		t.Errorf("walk src:\n got %q\nwant %q", got, wantSrc)
+	}
+}
+
+func TestIgnored(t *testing.T) {
+	dir := testfs.Tree(t, ignoreTree())
+	root, err := New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		rel   string
+		isDir bool
+		want  bool
+	}{
+		{".", true, false},
+		{"main.go", false, false},
+		{"a.log", false, true},
+		{"keep.log", false, false},
+		{"rooted.txt", false, true},
+		{"src/rooted.txt", false, false},
+		{"excluded.txt", false, true},
+		{"secrets", true, true},
+		{".git", true, true},
+		{"src/gen", true, true},
+		{"src/other.log", false, true},
+		{"src/important.log", false, false},
+		{"src/lib/c.tmp", false, true},
+		{"other/b.tmp", false, false},
+		{"build", true, true},
+		// Below an ignored directory only its own ignore files apply.
+		{"build/out.js", false, false},
+		{"build/x.tmp", false, true},
+	}
+	for _, tt := range tests {
+		if got := root.Ignored(tt.rel, tt.isDir); got != tt.want {
+			t.Errorf("Ignored(%q, %v) = %v, want %v", tt.rel, tt.isDir, got, tt.want)
+		}
+	}
+
+	// In every directory, ignored ones included, Walk lists exactly the
+	// entries Ignored leaves in.
+	err = filepath.WalkDir(dir, func(abs string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		rel, err := root.Rel(abs)
+		if err != nil {
+			return err
+		}
+		entries, err := os.ReadDir(abs)
+		if err != nil {
+			return err
+		}
+		var want []string
+		for _, e := range entries {
+			child := path.Join(rel, e.Name())
+			if !root.Ignored(child, e.IsDir()) {
+				if e.IsDir() {
+					child += "/"
+				}
+				want = append(want, child)
+			}
+		}
+		if got := walkAll(t, root, rel, WalkOptions{MaxDepth: 1}); !reflect.DeepEqual(got, want) {
+			t.Errorf("walk of %s:\n got %q\nwant %q", rel, got, want)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestIgnorePatterns(t *testing.T) {
+	dir := testfs.Tree(t, map[string]string{
+		"ignore": "a\r\n# comment\n\n  \n!b\n\\#c\nd/ \ntrailing\r",
+	})
+	want := []string{"a", "!b", `\#c`, "d/ ", "trailing"}
+	if got := IgnorePatterns(filepath.Join(dir, "ignore")); !reflect.DeepEqual(got, want) {
+		t.Errorf("IgnorePatterns = %q, want %q", got, want)
+	}
+	if got := IgnorePatterns(filepath.Join(dir, "missing")); got != nil {
+		t.Errorf("IgnorePatterns(missing) = %q, want none", got)
 	}
 }
 
