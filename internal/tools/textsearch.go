@@ -125,7 +125,7 @@ func checkSearchPath(start workspace.Path, given string) (Result, bool) {
 		return fileError(given, err), false
 	}
 	defer f.Close()
-	head := make([]byte, 8000)
+	head := make([]byte, workspace.SniffLen)
 	n, _ := io.ReadFull(f, head)
 	if workspace.IsBinary(head[:n]) {
 		return Errorf("%s is a binary file; text_search only searches text", start.Rel), false
