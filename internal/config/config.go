@@ -4,6 +4,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -117,33 +118,27 @@ func DefaultPaths(workspace string, getenv func(string) string) Paths {
 // Load reads both files (a missing file is empty) and merges them, the
 // project's values over the user's.
 func Load(p Paths) (Config, error) {
-	user, err := readFile(p.User)
+	l, err := ReadLayers(p)
 	if err != nil {
 		return Config{}, err
 	}
-	project, err := readFile(p.Project)
-	if err != nil {
-		return Config{}, err
-	}
-	return merge(user, project), nil
+	return l.Merged(), nil
 }
 
-func readFile(path string) (Config, error) {
-	var c Config
+// ReadFile reads one config file; a missing file, or path "", is an empty
+// config. Errors name the file.
+func ReadFile(path string) (Config, error) {
 	if path == "" {
-		return c, nil
+		return Config{}, nil
 	}
-	md, err := toml.DecodeFile(path, &c)
+	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Config{}, nil
 	}
 	if err != nil {
 		return Config{}, fmt.Errorf("config %s: %w", path, err)
 	}
-	if undecoded := md.Undecoded(); len(undecoded) > 0 {
-		return Config{}, fmt.Errorf("config %s: unknown key %q", path, undecoded[0].String())
-	}
-	return c, nil
+	return decode(path, data)
 }
 
 // merge lays the set fields of over on base.
@@ -185,22 +180,12 @@ func merge(base, over Config) Config {
 	return out
 }
 
-// Write saves c to path as TOML, creating the directory.
-func Write(path string, c Config) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+// write saves c to path as TOML, atomically and keeping the mode of the
+// file it replaces, as [writeFileAtomic] does.
+func write(path string, c Config) error {
+	var b bytes.Buffer
+	if err := toml.NewEncoder(&b).Encode(c); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".config-*.toml")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if err := toml.NewEncoder(f).Encode(c); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return writeFileAtomic(path, b.Bytes())
 }

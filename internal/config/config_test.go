@@ -58,7 +58,7 @@ func TestLoadErrors(t *testing.T) {
 func TestWriteRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "a", "config.toml")
 	in := Config{Model: "m", MaxAttempts: 2, ValidationTimeout: Duration{10 * time.Second}}
-	if err := Write(path, in); err != nil {
+	if err := write(path, in); err != nil {
 		t.Fatal(err)
 	}
 	out, err := Load(Paths{Project: path})

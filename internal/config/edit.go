@@ -50,7 +50,7 @@ func editFile(path string, k Key, change func(*Config) error) error {
 	// when its result does not read back as intended, rewrite the file from
 	// the decoded values instead, which is right but drops comments.
 	if got, err := decode(path, edited); err != nil || !reflect.DeepEqual(got, want) {
-		return Write(path, want)
+		return write(path, want)
 	}
 	return writeFileAtomic(path, edited)
 }

@@ -127,7 +127,7 @@ func TestSetInFileFallsBackOnLayoutsItCannotEdit(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "config.toml")
 	// A quoted key is valid TOML the line editor does not recognise; the
 	// result must still be right.
-	if err := os.WriteFile(path, []byte("\"model\" = \"old\"\n"), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte("\"model\" = \"old\"\n"), 0o640); err != nil {
 		t.Fatal(err)
 	}
 	model, _ := LookupKey("model")
@@ -137,5 +137,8 @@ func TestSetInFileFallsBackOnLayoutsItCannotEdit(t *testing.T) {
 	c, err := ReadFile(path)
 	if err != nil || c.Model != "new" {
 		t.Fatalf("after fallback: %+v %v", c, err)
+	}
+	if info, _ := os.Stat(path); info.Mode().Perm() != 0o640 {
+		t.Errorf("mode = %v, want the old 0640", info.Mode().Perm())
 	}
 }

@@ -23,18 +23,14 @@ type Layers struct {
 	Project Config
 }
 
-// ReadFile reads one config file; a missing file is an empty config. Errors
-// name the file.
-func ReadFile(path string) (Config, error) { return readFile(path) }
-
 // ReadLayers reads both files of p.
 func ReadLayers(p Paths) (Layers, error) {
 	l := Layers{Paths: p}
 	var err error
-	if l.User, err = readFile(p.User); err != nil {
+	if l.User, err = ReadFile(p.User); err != nil {
 		return Layers{}, err
 	}
-	if l.Project, err = readFile(p.Project); err != nil {
+	if l.Project, err = ReadFile(p.Project); err != nil {
 		return Layers{}, err
 	}
 	return l, nil
