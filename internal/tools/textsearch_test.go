@@ -89,6 +89,11 @@ func TestTextSearch(t *testing.T) {
 			contains: []string{"many/1.txt:1:1: m\nmany/1.txt:2:1: m\n\n... showing first 2 of 5 matches (2 more files); narrow with path or glob, or raise max_results (up to 1000)\n"},
 		},
 		{
+			name:     "capped file",
+			args:     `{"pattern":"^event$","path":"huge","max_results":1}`,
+			contains: []string{"\n... showing first 1 of at least 10,001 matches (1 more file; counting stops at 10,000 lines per file); narrow with path or glob, or raise max_results (up to 1000)\n"},
+		},
+		{
 			name: "single file",
 			args: `{"pattern":"Foo","path":"dir/nested.txt"}`,
 			want: "dir/nested.txt:1:1: Foo\n\n1 match in 1 file\n",
