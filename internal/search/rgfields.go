@@ -109,13 +109,16 @@ func hex4(s []byte) (rune, bool) {
 	return rune(n), err == nil
 }
 
-// lineFields returns the numbers after "line_number": and the first
-// "start": (the first submatch's) in a complete message. Neither key can
-// occur inside a JSON string, where every quote is escaped, so the first
-// occurrence of each is the field.
+// lineKeys are the keys whose numbers lineFields and keyScan read, in the
+// order rg prints them: the line number, then the first submatch's start.
+// Neither can occur inside a JSON string, where every quote is escaped, so
+// the first occurrence of each is the field.
+var lineKeys = [...]string{`"line_number":`, `"start":`}
+
+// lineFields returns the numbers after the lineKeys in a complete message.
 func lineFields(line []byte) []int {
 	var vals []int
-	for _, key := range [...]string{`"line_number":`, `"start":`} {
+	for _, key := range lineKeys {
 		i := bytes.Index(line, []byte(key))
 		if i < 0 {
 			break
@@ -143,12 +146,9 @@ type keyScan struct {
 	vals    []int
 }
 
-func newKeyScan() *keyScan { return &keyScan{} }
-
 func (ks *keyScan) feed(p []byte) {
-	scanKeys := [...]string{`"line_number":`, `"start":`}
 	for _, c := range p {
-		if ks.k >= len(scanKeys) {
+		if ks.k >= len(lineKeys) {
 			return
 		}
 		if ks.inNum {
@@ -160,7 +160,7 @@ func (ks *keyScan) feed(p []byte) {
 			ks.k, ks.matched, ks.num, ks.inNum = ks.k+1, 0, 0, false
 			continue
 		}
-		key := scanKeys[ks.k]
+		key := lineKeys[ks.k]
 		switch {
 		case c == key[ks.matched]:
 			ks.matched++

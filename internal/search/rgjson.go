@@ -71,7 +71,7 @@ func (r *eventReader) readLine() (line []byte, big *keyScan, err error) {
 		case big != nil:
 			big.feed(seg)
 		case len(r.line)+len(seg) > r.maxLine:
-			big = newKeyScan()
+			big = &keyScan{}
 			big.feed(r.line)
 			big.feed(seg)
 			r.line = append(r.line, seg[:r.maxLine-len(r.line)]...)
