@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"bytes"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -59,6 +60,30 @@ func ByteColumn(text []byte, pos Position) int {
 		return pos.Character + 1
 	}
 	return off - start + 1
+}
+
+// Line returns 0-based line n of text without its line ending ("\n" or
+// "\r\n"), and whether text has that line.
+func Line(text []byte, n int) (string, bool) {
+	start := lineStart(text, n)
+	if start < 0 || n < 0 {
+		return "", false
+	}
+	line := text[start:]
+	if j := bytes.IndexByte(line, '\n'); j >= 0 {
+		line = line[:j]
+	}
+	return string(bytes.TrimSuffix(line, []byte("\r"))), true
+}
+
+// ByteOffset returns the offset of a 0-based line and 1-based byte column
+// in text, clamped to the text.
+func ByteOffset(text []byte, line, column int) int {
+	start := lineStart(text, line)
+	if start < 0 {
+		return len(text)
+	}
+	return min(start+max(column, 1)-1, len(text))
 }
 
 // lineStart returns the byte offset where line begins, or -1 past the end.

@@ -90,3 +90,20 @@ func TestLookupSection(t *testing.T) {
 		t.Error("flat or missing sections")
 	}
 }
+
+func TestLineAndByteOffset(t *testing.T) {
+	text := []byte("ab\r\ncd\n\nlast")
+	for n, want := range []string{"ab", "cd", "", "last"} {
+		if got, ok := Line(text, n); !ok || got != want {
+			t.Errorf("Line(%d) = %q, %v; want %q", n, got, ok, want)
+		}
+	}
+	if _, ok := Line(text, 4); ok {
+		t.Error("Line past the end reported a line")
+	}
+	for _, tt := range []struct{ line, col, want int }{{0, 1, 0}, {1, 2, 5}, {3, 4, 11}, {3, 99, 12}, {9, 1, 12}} {
+		if got := ByteOffset(text, tt.line, tt.col); got != tt.want {
+			t.Errorf("ByteOffset(%d, %d) = %d, want %d", tt.line, tt.col, got, tt.want)
+		}
+	}
+}

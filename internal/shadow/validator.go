@@ -313,25 +313,16 @@ func toDiags(rel string, text []byte, ds []lsp.Diagnostic) []Diag {
 			Code:     d.CodeString(),
 			Source:   d.Source,
 			Message:  d.Message,
-			LineText: lineText(text, d.Range.Start.Line),
+			LineText: lineOr(text, d.Range.Start.Line),
 		})
 	}
 	return out
 }
 
-func lineText(text []byte, line int) string {
-	for i := 0; i < line; i++ {
-		j := strings.IndexByte(string(text), '\n')
-		if j < 0 {
-			return ""
-		}
-		text = text[j+1:]
-	}
-	s := string(text)
-	if j := strings.IndexByte(s, '\n'); j >= 0 {
-		s = s[:j]
-	}
-	return strings.TrimRight(s, "\r")
+// lineOr returns 0-based line n of text, or "" past its end.
+func lineOr(text []byte, n int) string {
+	line, _ := lsp.Line(text, n)
+	return line
 }
 
 func sortDiags(ds []Diag) {

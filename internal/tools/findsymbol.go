@@ -119,7 +119,7 @@ func (t *FindSymbol) report(ctx context.Context, site symbolSite, name string) (
 			if err != nil {
 				return err
 			}
-			pos := lsp.PositionAt(data, byteOffset(data, site.Line, site.Column))
+			pos := lsp.PositionAt(data, lsp.ByteOffset(data, site.Line-1, site.Column))
 			uri := lsp.URIFromPath(abs)
 			if defs, err = c.Definition(ctx, uri, pos); err != nil {
 				return err
@@ -195,28 +195,6 @@ func (t *FindSymbol) toSites(locs []lsp.Location, limit int) ([]symbolSite, int)
 		out = out[:limit]
 	}
 	return out, omitted
-}
-
-// byteOffset returns the offset of a 1-based line and byte column.
-func byteOffset(data []byte, line, column int) int {
-	off := 0
-	for l := 1; l < line; l++ {
-		i := indexByteFrom(data, '\n', off)
-		if i < 0 {
-			return len(data)
-		}
-		off = i + 1
-	}
-	return min(off+column-1, len(data))
-}
-
-func indexByteFrom(data []byte, b byte, from int) int {
-	for i := from; i < len(data); i++ {
-		if data[i] == b {
-			return i
-		}
-	}
-	return -1
 }
 
 var identRE = regexp.MustCompile(`[\p{L}_$][\p{L}\p{N}_$]*`)

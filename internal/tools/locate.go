@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/anvil-dev/anvil/internal/lsp"
 	"github.com/anvil-dev/anvil/internal/syntax"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
@@ -149,22 +150,7 @@ func workspaceAbs(root *workspace.Root, rel string) string {
 }
 
 // lineOf returns 1-based line n of data without its line ending.
-func lineOf(data []byte, n int) (string, bool) {
-	if n < 1 {
-		return "", false
-	}
-	for i := 1; i < n; i++ {
-		j := bytes.IndexByte(data, '\n')
-		if j < 0 {
-			return "", false
-		}
-		data = data[j+1:]
-	}
-	if j := bytes.IndexByte(data, '\n'); j >= 0 {
-		data = data[:j]
-	}
-	return strings.TrimRight(string(data), "\r"), true
-}
+func lineOf(data []byte, n int) (string, bool) { return lsp.Line(data, n-1) }
 
 // identColumn returns the 1-based column of the first whole-word occurrence
 // of name in line at or after column from, or 0.

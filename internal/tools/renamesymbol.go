@@ -85,7 +85,7 @@ func (t *RenameSymbol) Run(ctx context.Context, p RenameSymbolParams) (Result, e
 		if err != nil {
 			return err
 		}
-		pos := lsp.PositionAt(data, byteOffset(data, site.Line, site.Column))
+		pos := lsp.PositionAt(data, lsp.ByteOffset(data, site.Line-1, site.Column))
 		edit, err = c.Rename(ctx, lsp.URIFromPath(abs), pos, p.NewName)
 		return err
 	})
