@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -30,11 +31,7 @@ func (t *scopedRead) Description() string {
 func (t *scopedRead) InputSchema() json.RawMessage { return t.inner.InputSchema() }
 
 func (t *scopedRead) Call(ctx context.Context, args json.RawMessage) (tools.Result, error) {
-	var p struct {
-		Path      string `json:"path"`
-		StartLine int    `json:"start_line"`
-		EndLine   int    `json:"end_line"`
-	}
+	var p tools.ReadFileParams
 	if err := json.Unmarshal(args, &p); err != nil || p.Path == "" {
 		return t.inner.Call(ctx, args) // let the tool explain the arguments
 	}
@@ -49,33 +46,12 @@ func (t *scopedRead) Call(ctx context.Context, args json.RawMessage) (tools.Resu
 		if deleted {
 			return tools.Errorf("%s is staged for deletion", rp.Rel), nil
 		}
-		return readStaged(rp.Rel, content, p.StartLine, p.EndLine), nil
+		return tools.ReadText(ctx, rp.Rel+" (staged)", bytes.NewReader(content), p)
 	}
 	if _, err := os.Stat(rp.Abs); err != nil {
 		return tools.Errorf("%s does not exist yet; create it with write_file", rp.Rel), nil
 	}
 	return t.inner.Call(ctx, args)
-}
-
-// readStaged numbers the staged content like read_file does.
-func readStaged(rel string, content []byte, start, end int) tools.Result {
-	lines := strings.SplitAfter(string(content), "\n")
-	if len(lines) > 0 && lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	start = max(start, 1)
-	if end == 0 || end > len(lines) {
-		end = len(lines)
-	}
-	if start > len(lines) && len(lines) > 0 {
-		return tools.Errorf("start_line %d is past the end of %s (staged), which has %d lines", start, rel, len(lines))
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s (staged): lines %d-%d of %d\n", rel, start, end, len(lines))
-	for i := start; i <= end; i++ {
-		fmt.Fprintf(&b, "%6d\t%s", i, strings.TrimRight(lines[i-1], "\n")+"\n")
-	}
-	return tools.Result{Output: b.String()}
 }
 
 func sortedKeys(m map[string]bool) []string {

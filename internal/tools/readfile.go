@@ -55,12 +55,8 @@ func (t *ReadFile) Name() string        { return "read_file" }
 func (t *ReadFile) Description() string { return readFileDescription }
 
 func (t *ReadFile) Run(ctx context.Context, p ReadFileParams) (Result, error) {
-	if p.StartLine < 0 || p.EndLine < 0 {
-		return Errorf("start_line and end_line must be positive (lines are numbered from 1)"), nil
-	}
-	start := max(p.StartLine, 1)
-	if p.EndLine != 0 && p.EndLine < start {
-		return Errorf("end_line %d is before start_line %d", p.EndLine, start), nil
+	if res, ok := checkRange(p); !ok {
+		return res, nil
 	}
 	path, res, ok := resolveFile(t.root, p.Path)
 	if !ok {
@@ -71,19 +67,39 @@ func (t *ReadFile) Run(ctx context.Context, p ReadFileParams) (Result, error) {
 		return fileError(p.Path, err), nil
 	}
 	defer f.Close()
+	return ReadText(ctx, path.Rel, f, p)
+}
 
-	br := bufio.NewReaderSize(f, 64<<10)
+func checkRange(p ReadFileParams) (Result, bool) {
+	if p.StartLine < 0 || p.EndLine < 0 {
+		return Errorf("start_line and end_line must be positive (lines are numbered from 1)"), false
+	}
+	if p.EndLine != 0 && p.EndLine < max(p.StartLine, 1) {
+		return Errorf("end_line %d is before start_line %d", p.EndLine, max(p.StartLine, 1)), false
+	}
+	return Result{}, true
+}
+
+// ReadText answers a read_file request from r, text that label names (a
+// file's path, or a staged version of it): the same numbering, limits and
+// errors as reading the file. p.Path is not used.
+func ReadText(ctx context.Context, label string, r io.Reader, p ReadFileParams) (Result, error) {
+	if res, ok := checkRange(p); !ok {
+		return res, nil
+	}
+	start := max(p.StartLine, 1)
+	br := bufio.NewReaderSize(r, 64<<10)
 	head, _ := br.Peek(8000)
 	if workspace.IsBinary(head) {
-		return Errorf("%s is a binary file; read_file only reads text", path.Rel), nil
+		return Errorf("%s is a binary file; read_file only reads text", label), nil
 	}
 	data, err := readLines(ctx, br, start, p.EndLine)
 	if err != nil {
-		return Result{}, fmt.Errorf("read %s: %w", path.Rel, err)
+		return Result{}, fmt.Errorf("read %s: %w", label, err)
 	}
-	data.Path = path.Rel
+	data.Path = label
 	if start > data.TotalLines && !(start == 1 && data.TotalLines == 0) {
-		return Errorf("start_line %d is past the end of %s, which has %d lines", start, path.Rel, data.TotalLines), nil
+		return Errorf("start_line %d is past the end of %s, which has %d lines", start, label, data.TotalLines), nil
 	}
 	return Result{Output: formatRead(data), Data: data}, nil
 }
