@@ -72,32 +72,46 @@ func (s *Staging) Last() *shadow.Result {
 // Allowed reports whether the Executor may write path (workspace-relative).
 func (s *Staging) Allowed(path string) bool { return s.allowed[path] }
 
-// Stage adds changes and validates the whole set. A path outside the plan
-// is refused and nothing is staged.
+// Stage adds changes and validates the whole set. A path outside the plan,
+// or a file that cannot be staged (a directory, a binary file), refuses the
+// whole call: nothing is staged.
 func (s *Staging) Stage(ctx context.Context, specs []changeset.Spec) (string, error) {
-	for _, sp := range specs {
+	if err := s.apply(specs); err != nil {
+		return "", err
+	}
+	res, err := s.Validate(ctx, 0, 0)
+	if err != nil {
+		return "", err
+	}
+	return s.stateReport(specs, res), nil
+}
+
+// apply checks every spec, then stages them all.
+func (s *Staging) apply(specs []changeset.Spec) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	changes := make([]*changeset.Change, len(specs))
+	for i, sp := range specs {
 		p, err := s.root.Resolve(sp.Path)
 		if err != nil {
-			return "", err
+			return err
 		}
 		if !s.allowed[p.Rel] {
-			return "", fmt.Errorf("%s is not among the plan's files; nothing was staged", p.Rel)
+			return fmt.Errorf("%s is not among the plan's files; nothing was staged", p.Rel)
 		}
-	}
-	s.mu.Lock()
-	for _, sp := range specs {
-		p, _ := s.root.Resolve(sp.Path)
 		c, ok := s.set.Get(p.Rel)
 		if !ok {
 			// The base is what the file held when first staged: the state
 			// the whole change is validated and committed against.
 			c = &changeset.Change{Path: p.Rel}
 			if err := c.ReadBase(s.root); err != nil {
-				s.mu.Unlock()
-				return "", fmt.Errorf("nothing was staged: %w", err)
+				return fmt.Errorf("nothing was staged: %w", err)
 			}
-			s.set.Put(c)
 		}
+		changes[i] = c
+	}
+	for i, sp := range specs {
+		c := changes[i]
 		c.Delete = sp.Delete
 		c.Content = nil
 		if sp.Content != nil {
@@ -105,15 +119,12 @@ func (s *Staging) Stage(ctx context.Context, specs []changeset.Spec) (string, er
 		}
 		c.MatchLineEndings()
 		if c.Unchanged() {
-			s.set.Remove(p.Rel)
+			s.set.Remove(c.Path)
+		} else {
+			s.set.Put(c)
 		}
 	}
-	s.mu.Unlock()
-	res, err := s.Validate(ctx, 0, 0)
-	if err != nil {
-		return "", err
-	}
-	return s.stateReport(specs, res), nil
+	return nil
 }
 
 // Validate checks the whole set and emits the cycle. attempt is 0 for a
