@@ -79,7 +79,7 @@ func (e *UnknownKeyError) Error() string {
 	if e.Name == "servers" || strings.HasPrefix(e.Name, "servers.") {
 		return fmt.Sprintf("%s is not a key: language servers are [servers.NAME] tables, edited by hand in %s or the user config file", e.Name, ProjectFile)
 	}
-	return fmt.Sprintf("unknown key %q (known keys: %s)", e.Name, strings.Join(KeyNames(), ", "))
+	return fmt.Sprintf("unknown key %q (known keys: %s)", e.Name, strings.Join(keyNames(), ", "))
 }
 
 // Keys returns every settable key, in display order.
@@ -231,8 +231,8 @@ func ParseLanguages(v string) ([]string, error) {
 	return out, nil
 }
 
-// KeyNames returns the names of [Keys].
-func KeyNames() []string {
+// keyNames returns the names of [Keys].
+func keyNames() []string {
 	var out []string
 	for _, k := range Keys() {
 		out = append(out, k.Name)

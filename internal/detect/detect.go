@@ -24,10 +24,6 @@ type Project struct {
 	IgnoreDirs []string `json:"ignore_dirs"`
 	// TestCommand is the likely test command, "" when none was recognised.
 	TestCommand string `json:"test_command"`
-	// SourceFiles counts the files of any known language that were seen.
-	SourceFiles int `json:"source_files"`
-	// Truncated is true when the scan stopped at [MaxFiles].
-	Truncated bool `json:"truncated"`
 }
 
 // Language is one detected language and the evidence for it.
@@ -48,9 +44,9 @@ func (p Project) Names() []string {
 	return out
 }
 
-// MaxFiles bounds a scan, so that init and doctor stay quick in a huge
+// maxFiles bounds a scan, so that init and doctor stay quick in a huge
 // tree; the languages of the first files seen are a fair sample.
-const MaxFiles = 50_000
+const maxFiles = 50_000
 
 // minShare is the share of the source files a language without a marker
 // needs to count: a few helper scripts do not make a Go project a Python
@@ -87,6 +83,7 @@ func ignorable(name string) bool {
 func Scan(ctx context.Context, root *workspace.Root) (Project, error) {
 	var p Project
 	counts := map[string]int{}
+	total := 0 // source files of any known language
 	proposed := map[string]bool{}
 	start, err := root.Resolve(".")
 	if err != nil {
@@ -112,9 +109,8 @@ func Scan(ctx context.Context, root *workspace.Root) (Project, error) {
 			return nil
 		}
 		counts[lang]++
-		p.SourceFiles++
-		if p.SourceFiles >= MaxFiles {
-			p.Truncated = true
+		total++
+		if total >= maxFiles {
 			return fs.SkipAll
 		}
 		return nil
@@ -122,12 +118,12 @@ func Scan(ctx context.Context, root *workspace.Root) (Project, error) {
 	if err != nil {
 		return Project{}, err
 	}
-	p.Languages = languages(root.Dir(), counts, p.SourceFiles)
+	p.Languages = languages(root.Dir(), counts, total)
 	for pat := range proposed {
 		p.IgnoreDirs = append(p.IgnoreDirs, pat)
 	}
 	sort.Strings(p.IgnoreDirs)
-	p.TestCommand = TestCommand(root.Dir(), p.Names())
+	p.TestCommand = testCommand(root.Dir(), p.Names())
 	return p, nil
 }
 

@@ -10,10 +10,10 @@ import (
 // npmPlaceholder is the test script 'npm init' writes, which only fails.
 const npmPlaceholder = "no test specified"
 
-// TestCommand guesses how the project in dir runs its tests, trying the
+// testCommand guesses how the project in dir runs its tests, trying the
 // languages in order (most files first) and returning the first it
 // recognises, or "".
-func TestCommand(dir string, languages []string) string {
+func testCommand(dir string, languages []string) string {
 	for _, l := range languages {
 		var cmd string
 		switch l {

@@ -70,7 +70,7 @@ type Entry struct {
 	// changed after the crash. Their old content is still in the entry.
 	Kept []string `json:"kept,omitempty"`
 
-	dir string
+	dir string // holds the manifest and the saved contents
 }
 
 // File is one file of an entry: its state before and after the commit.
@@ -83,7 +83,8 @@ type File struct {
 	Mode fs.FileMode `json:"mode,omitempty"`
 	// BeforeHash is the [changeset.Hash] of the content before the commit.
 	BeforeHash string `json:"before_hash,omitempty"`
-	// Saved is where that content is kept, relative to [Entry.Dir].
+	// Saved is where that content is kept, relative to the entry's
+	// directory.
 	Saved string `json:"saved,omitempty"`
 	// Deleted reports whether the commit removes the file.
 	Deleted bool `json:"deleted,omitempty"`
@@ -91,10 +92,6 @@ type File struct {
 	AfterHash string      `json:"after_hash,omitempty"`
 	AfterMode fs.FileMode `json:"after_mode,omitempty"`
 }
-
-// Dir returns the entry's directory, which holds its manifest and the saved
-// contents.
-func (e *Entry) Dir() string { return e.dir }
 
 // Paths returns the entry's files.
 func (e *Entry) Paths() []string {

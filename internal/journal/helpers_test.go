@@ -153,8 +153,8 @@ func (f *fixture) read(rel string) string {
 // entries returns the workspace's journal entries.
 func (f *fixture) entries() []*Entry {
 	f.t.Helper()
-	es, err := f.j.Entries(context.Background())
-	if err != nil {
+	es, problems, err := scan(f.base, f.dir)
+	if err := errors.Join(append(problems, err)...); err != nil {
 		f.t.Fatal(err)
 	}
 	return es

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -46,19 +45,6 @@ func New(root *workspace.Root, sessionsBase string, now func() time.Time) *Journ
 		now = time.Now
 	}
 	return &Journal{root: root, base: filepath.Clean(sessionsBase), now: now}
-}
-
-// Entries returns the workspace's entries in every session, oldest first.
-// Unreadable manifests are reported in a joined error beside the entries.
-func (j *Journal) Entries(ctx context.Context) ([]*Entry, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	entries, problems, err := scan(j.base, j.root.Dir())
-	if err != nil {
-		return nil, err
-	}
-	return entries, errors.Join(problems...)
 }
 
 // lock takes the workspace's lock, waiting for another process to release it

@@ -20,9 +20,8 @@ const DefaultBase = "/tmp/anvil"
 
 // Session is one run's directory.
 type Session struct {
-	ID   string
-	Dir  string
-	Base string
+	ID  string
+	Dir string
 }
 
 // New creates a new session directory under base (DefaultBase if empty).
@@ -40,7 +39,7 @@ func New(base string, now time.Time) (*Session, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("session directory: %w", err)
 	}
-	return &Session{ID: id, Dir: dir, Base: base}, nil
+	return &Session{ID: id, Dir: dir}, nil
 }
 
 // Path returns the path of name inside the session directory.
