@@ -47,6 +47,7 @@ func TestTextSearch(t *testing.T) {
 		"link-out":       "->" + outside,
 		"link-file":      "->" + filepath.Join(outside, "x.txt"),
 		"dir/nested.txt": "Foo\n",
+		".git/config":    "[core]\n",
 	})
 	tests := []struct {
 		name     string
@@ -134,7 +135,7 @@ func TestTextSearch(t *testing.T) {
 		{name: "file symlink out", args: `{"pattern":"x","path":"link-file"}`, wantErr: true, contains: []string{"outside the workspace"}},
 		{name: "missing", args: `{"pattern":"x","path":"nope"}`, wantErr: true, contains: []string{"nope does not exist"}},
 		{name: "binary named", args: `{"pattern":"Foo","path":"img.png"}`, wantErr: true, contains: []string{"img.png is a binary file"}},
-		{name: "inside .git", args: `{"pattern":"x","path":".git"}`, wantErr: true, contains: []string{".git"}},
+		{name: "inside .git", args: `{"pattern":"x","path":".git"}`, wantErr: true, contains: []string{".git: the .git directory is never searched"}},
 		{name: "empty pattern", args: `{"pattern":""}`, wantErr: true},
 		{name: "max_results too big", args: `{"pattern":"x","max_results":5000}`, wantErr: true, contains: []string{"max_results"}},
 		{name: "context_lines too big", args: `{"pattern":"x","context_lines":11}`, wantErr: true, contains: []string{"context_lines"}},
