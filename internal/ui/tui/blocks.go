@@ -75,16 +75,18 @@ type toolBlock struct {
 	call   event.ToolCall
 	result *event.ToolResult
 	cut    bool           // the run ended before the result came
-	checks []*shadowBlock // validation cycles the call ran
+	checks []*shadowCheck // validation cycles the call ran
 }
 
-func (b *toolBlock) live() bool {
-	for _, c := range b.checks {
-		if c.live() {
-			return true
-		}
+// live reports whether the call still runs; so do its cycles, if any.
+func (b *toolBlock) live() bool { return b.result == nil && !b.cut }
+
+// running returns the call's cycle still waiting for its verdict, or nil.
+func (b *toolBlock) running() *shadowCheck {
+	if n := len(b.checks); n > 0 && b.checks[n-1].ev.Stage == "validating" {
+		return b.checks[n-1]
 	}
-	return b.result == nil && !b.cut
+	return nil
 }
 
 func (b *toolBlock) render(width int, st *Styles, spin string) string {
@@ -100,7 +102,7 @@ func (b *toolBlock) render(width int, st *Styles, spin string) string {
 	head := fmt.Sprintf("  %s %s %s %s", mark, st.Faint.Render(b.call.Agent+" ·"), st.Tool.Render(b.call.Name), ui.OneLine(clean(b.call.Summary), 400))
 	out := []string{clip(head, width)}
 	for _, c := range b.checks {
-		out = append(out, c.render(width, st, spin))
+		out = append(out, c.render(width, st, spin, b.live()))
 	}
 	if b.result == nil {
 		return strings.Join(out, "\n")
@@ -137,49 +139,40 @@ func (b *toolBlock) render(width int, st *Styles, spin string) string {
 // shadowDiags is how many of a rejected cycle's new diagnostics are shown.
 const shadowDiags = 3
 
-// shadowBlock is a validation cycle of the change set in the shadow
-// workspace: "validating" with a spinner, then the verdict and the first
-// new diagnostics, then "→ committed" once the commit is written.
-type shadowBlock struct {
+// shadowCheck is a validation cycle of the change set in the shadow
+// workspace, drawn under the tool call that ran it: "validating" with a
+// spinner, then the verdict and the first new diagnostics, then
+// "→ committed" once the commit is written.
+type shadowCheck struct {
 	ev        event.Shadow
 	committed bool
-	cut       bool       // the run ended before the verdict came
-	owner     *toolBlock // the call that ran it, which draws it; nil: drawn alone
 }
 
-// shown returns the transcript's block that draws b.
-func (b *shadowBlock) shown() block {
-	if b.owner != nil {
-		return b.owner
-	}
-	return b
-}
-
-func (b *shadowBlock) live() bool { return b.ev.Stage == "validating" && !b.cut }
-
-func (b *shadowBlock) render(width int, st *Styles, spin string) string {
-	line := clean(ui.ShadowLine(b.ev))
+// render draws the cycle; live reports whether its call still runs, so
+// that a cycle whose verdict never came stops spinning with the call.
+func (c *shadowCheck) render(width int, st *Styles, spin string, live bool) string {
+	line := clean(ui.ShadowLine(c.ev))
 	var mark string
 	style := st.Faint
 	switch {
-	case b.ev.Stage == "validating" && b.cut:
+	case c.ev.Stage == "validating" && !live:
 		mark, line = "·", line+" (stopped)"
-	case b.ev.Stage == "validating":
+	case c.ev.Stage == "validating":
 		mark, style = spin, st.Warn
-	case b.ev.Verdict == "clean":
+	case c.ev.Verdict == "clean":
 		mark, style = "✓", st.OK
-		if b.committed {
+		if c.committed {
 			line = strings.TrimSuffix(line, " → committing") + " → committed"
 		}
-	case b.ev.Verdict == "rejected":
+	case c.ev.Verdict == "rejected":
 		mark, style = "✗", st.Error
 	default: // unverified: never taken as clean
 		mark, style = "?", st.Warn
 	}
 	out := []string{style.Render(clip("    "+mark+" "+line, width))}
-	for i, d := range b.ev.New {
+	for i, d := range c.ev.New {
 		if i == shadowDiags {
-			out = append(out, st.Faint.Render(clip(fmt.Sprintf("        … %d more", len(b.ev.New)-shadowDiags), width)))
+			out = append(out, st.Faint.Render(clip(fmt.Sprintf("        … %d more", len(c.ev.New)-shadowDiags), width)))
 			break
 		}
 		out = append(out, st.Faint.Render(clip("        "+clean(d.String()), width)))

@@ -4,10 +4,11 @@ import (
 	"strings"
 
 	"github.com/anvil-dev/anvil/internal/event"
+	"github.com/anvil-dev/anvil/internal/ui"
 )
 
-// block is one entry of the transcript: a message, a tool call, a
-// validation cycle, the plan, a commit. render draws it at a width (spin
+// block is one entry of the transcript: a message, a tool call with the
+// validation cycles it ran, the plan, a commit. render draws it at a width (spin
 // is the spinner's current frame); live reports whether it shows the
 // spinner and so has to be drawn again on every frame.
 type block interface {
@@ -16,8 +17,8 @@ type block interface {
 }
 
 // transcript is the scrolling history of the run, in the order events
-// arrived. Blocks that change later (a tool call getting its result, a
-// validation getting its verdict, streamed text getting whole) are updated
+// arrived. Blocks that change later (a tool call getting a validation
+// cycle, a verdict or its result, streamed text getting whole) are updated
 // in place. Renders are cached per block and dropped when the block
 // changes or the width does, so a spinner frame redraws only the running
 // blocks.
@@ -29,18 +30,16 @@ type transcript struct {
 	spin   string
 	starts []int // the line where each block starts, from the latest Render
 
-	tools    map[string]*toolBlock // calls waiting for their result, by ID
-	lastTool *toolBlock            // the latest call still waiting, if any
+	// open is the tool call still waiting for its result, if any. The
+	// loop runs a turn's calls one after another, so there is at most one,
+	// and the validation cycles the staging emits belong to it.
+	open     *toolBlock
 	streams  map[string]*textBlock // text still streaming, by agent
-	checking *shadowBlock          // the validation waiting for its verdict
 	lastPlan *planBlock
-	// toCommit is the last clean validation of a commit, marked
-	// "committed" when the commit event follows.
-	toCommit *shadowBlock
 }
 
 func newTranscript(st *Styles) transcript {
-	return transcript{st: st, tools: map[string]*toolBlock{}, streams: map[string]*textBlock{}}
+	return transcript{st: st, streams: map[string]*textBlock{}}
 }
 
 // add appends b.
@@ -150,59 +149,49 @@ func (t *transcript) message(e event.Message) {
 
 func (t *transcript) toolCall(e event.ToolCall) {
 	b := &toolBlock{call: e}
-	t.tools[e.ID] = b
-	t.lastTool = b
+	t.open = b
 	t.add(b)
 }
 
 func (t *transcript) toolResult(e event.ToolResult) {
-	b := t.tools[e.ID]
-	delete(t.tools, e.ID)
-	if b == nil {
+	b := t.open
+	if b != nil && b.call.ID == e.ID {
+		t.open = nil
+	} else {
 		// A result without its call: show it on its own rather than lose it.
 		b = &toolBlock{call: event.ToolCall{Agent: e.Agent, ID: e.ID, Name: e.Name}}
 		t.add(b)
 	}
 	b.result = &e
-	if t.lastTool == b {
-		t.lastTool = nil
+	t.changed(b)
+}
+
+// shadow adds a validation cycle to the open call, whose staging or
+// commit runs it, or gives the call's running cycle its verdict.
+func (t *transcript) shadow(e event.Shadow) {
+	b := t.open
+	if b == nil {
+		// Not inside a tool call, which the staging never does: show the
+		// line rather than lose it.
+		t.note(ui.ShadowLine(e), t.st.Faint.Render)
+		return
+	}
+	if c := b.running(); c != nil && e.Stage != "validating" {
+		c.ev = e
+	} else {
+		b.checks = append(b.checks, &shadowCheck{ev: e})
 	}
 	t.changed(b)
 }
 
-// shadow starts a validation cycle or gives the open one its verdict. A
-// cycle that a tool call started (staging an edit, committing) is drawn
-// under that call, before its result.
-func (t *transcript) shadow(e event.Shadow) {
-	if e.Stage == "validating" || t.checking == nil {
-		b := &shadowBlock{ev: e, owner: t.lastTool}
-		if b.owner != nil {
-			b.owner.checks = append(b.owner.checks, b)
-		} else {
-			t.add(b)
-		}
-		t.checking = b
-		if e.Stage == "validating" {
-			t.changed(b.shown())
-			return
-		}
-	}
-	b := t.checking
-	t.checking = nil
-	b.ev = e
-	if e.Commit && e.Verdict == "clean" {
-		t.toCommit = b
-	}
-	t.changed(b.shown())
-}
-
-// commit marks the validation that let the change set through and shows
-// the diff.
+// commit marks the validation that let the change set through, the last
+// cycle of the commit call, and shows the diff.
 func (t *transcript) commit(e event.Commit) {
-	if b := t.toCommit; b != nil {
-		b.committed = true
-		t.changed(b.shown())
-		t.toCommit = nil
+	if b := t.open; b != nil && len(b.checks) > 0 {
+		if c := b.checks[len(b.checks)-1]; c.ev.Commit && c.ev.Verdict == "clean" {
+			c.committed = true
+			t.changed(b)
+		}
 	}
 	t.add(&commitBlock{ev: e})
 }
@@ -221,16 +210,10 @@ func (t *transcript) note(text string, style func(...string) string) {
 // stop marks every unfinished block as cut short: the run has ended, so
 // no result or verdict will come and no spinner should keep turning.
 func (t *transcript) stop() {
-	for _, b := range t.tools {
+	if b := t.open; b != nil {
 		b.cut = true
 		t.changed(b)
-	}
-	clear(t.tools)
-	t.lastTool = nil
-	if b := t.checking; b != nil {
-		b.cut = true
-		t.changed(b.shown())
-		t.checking = nil
+		t.open = nil
 	}
 	for _, b := range t.streams {
 		b.streaming = false

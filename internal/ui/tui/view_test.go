@@ -185,6 +185,27 @@ func TestToolCallSpinsUntilItsResult(t *testing.T) {
 	}
 }
 
+func TestValidationEndsWithItsCall(t *testing.T) {
+	t.Parallel()
+	m := newModel(Options{})
+	m.Update(teaSize(80, 20))
+	// The validator failed: no verdict comes, and the call's result says so.
+	apply(m,
+		event.ToolCall{Agent: "executor", ID: "1", Name: "edit_file", Summary: "path=a.ts"},
+		event.Shadow{Files: []string{"a.ts"}, Stage: "validating"},
+	)
+	if !m.tr.setSpin("*") {
+		t.Fatal("a running validation does not show the spinner")
+	}
+	m.layout()
+	mustContain(t, screenText(m), "* shadow check · validating a.ts")
+	apply(m, event.ToolResult{Agent: "executor", ID: "1", Name: "edit_file", IsError: true, Preview: "edit_file failed: the language server went away"})
+	if m.tr.setSpin("*") {
+		t.Error("a validation still spins after its call's result")
+	}
+	mustContain(t, screenText(m), "· shadow check · validating a.ts (stopped)")
+}
+
 func TestRunOutputCannotMoveTheCursor(t *testing.T) {
 	t.Parallel()
 	m := newModel(Options{})
