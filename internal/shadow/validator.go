@@ -221,8 +221,9 @@ func (v *Validator) checkGroup(ctx context.Context, snap *Snapshot, g *group) gr
 	}
 
 	cr, err := g.server.Check(ctx, req)
-	out.info.Version = g.server.Info().Version
-	if info := g.server.Info(); info.Name != "" {
+	info := g.server.Info()
+	out.info.Version = info.Version
+	if info.Name != "" {
 		out.info.Name = info.Name
 	}
 	if err != nil {
@@ -243,6 +244,9 @@ func (v *Validator) checkGroup(ctx context.Context, snap *Snapshot, g *group) gr
 		paths[p] = true
 	}
 	for abs := range paths {
+		if !hasError(cr.Before[abs]) && !hasError(cr.After[abs]) {
+			continue // warnings only (gopls reports every such file): nothing to pair
+		}
 		rel, err := v.root.Rel(abs)
 		if err != nil {
 			continue // a server reporting on a file outside the workspace (a dependency)
@@ -317,6 +321,15 @@ func toDiags(rel string, text []byte, ds []lsp.Diagnostic) []Diag {
 		})
 	}
 	return out
+}
+
+func hasError(ds []lsp.Diagnostic) bool {
+	for _, d := range ds {
+		if d.IsError() {
+			return true
+		}
+	}
+	return false
 }
 
 // lineOr returns 0-based line n of text, or "" past its end.
