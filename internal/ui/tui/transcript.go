@@ -21,14 +21,17 @@ type block interface {
 // cycle, a verdict or its result, streamed text getting whole) are updated
 // in place. Renders are cached per block and dropped when the block
 // changes or the width does, so a spinner frame redraws only the running
-// blocks.
+// blocks; the whole is joined again only when a block changed, so a key
+// press or a scroll redraws nothing.
 type transcript struct {
 	st     *Styles
 	blocks []block
 	cache  []string // cache[i] is blocks[i] rendered at width; "" when stale
 	width  int
 	spin   string
-	starts []int // the line where each block starts, from the latest Render
+	starts []int  // the line where each block starts, from the latest Render
+	view   string // the latest Render
+	stale  bool   // a block changed since the latest Render
 
 	// open is the tool call still waiting for its result, if any. The
 	// loop runs a turn's calls one after another, so there is at most one,
@@ -46,6 +49,7 @@ func newTranscript(st *Styles) transcript {
 func (t *transcript) add(b block) {
 	t.blocks = append(t.blocks, b)
 	t.cache = append(t.cache, "")
+	t.stale = true
 }
 
 // changed drops the cached render of b. Blocks change near the end, so
@@ -54,6 +58,7 @@ func (t *transcript) changed(b block) {
 	for i := len(t.blocks) - 1; i >= 0; i-- {
 		if t.blocks[i] == b {
 			t.cache[i] = ""
+			t.stale = true
 			return
 		}
 	}
@@ -64,17 +69,23 @@ func (t *transcript) setSpin(frame string) bool {
 	t.spin = frame
 	for _, b := range t.blocks {
 		if b.live() {
+			t.stale = true
 			return true
 		}
 	}
 	return false
 }
 
-// Render draws the whole transcript at width.
-func (t *transcript) Render(width int) string {
+// Render draws the whole transcript at width and reports whether it
+// changed since the previous Render.
+func (t *transcript) Render(width int) (string, bool) {
 	if width != t.width {
 		t.width = width
 		clear(t.cache)
+		t.stale = true
+	}
+	if !t.stale {
+		return t.view, false
 	}
 	parts := make([]string, len(t.blocks))
 	t.starts = t.starts[:0]
@@ -92,7 +103,8 @@ func (t *transcript) Render(width int) string {
 		t.starts = append(t.starts, line)
 		line += strings.Count(parts[i], "\n") + 1
 	}
-	return strings.Join(parts, "\n")
+	t.view, t.stale = strings.Join(parts, "\n"), false
+	return t.view, true
 }
 
 // lineOf returns the line where b starts in the latest Render, or -1.
@@ -126,6 +138,7 @@ func (t *transcript) retry(e event.Retry) {
 		if t.blocks[i] == b {
 			t.blocks = append(t.blocks[:i], t.blocks[i+1:]...)
 			t.cache = append(t.cache[:i], t.cache[i+1:]...)
+			t.stale = true
 			break
 		}
 	}

@@ -28,7 +28,11 @@ func (m *model) layout() {
 	}
 	m.vp.SetWidth(m.width)
 	m.vp.SetHeight(max(free, 1))
-	m.vp.SetContent(m.tr.Render(m.width))
+	// Setting the content measures every line; only a changed transcript
+	// needs it.
+	if content, changed := m.tr.Render(m.width); changed {
+		m.vp.SetContent(content)
+	}
 	if m.showPlan {
 		m.showPlan = false
 		if top := m.tr.lineOf(m.tr.lastPlan); top >= 0 && m.vp.TotalLineCount()-top > m.vp.Height() {

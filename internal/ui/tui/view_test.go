@@ -206,6 +206,34 @@ func TestValidationEndsWithItsCall(t *testing.T) {
 	mustContain(t, screenText(m), "· shadow check · validating a.ts (stopped)")
 }
 
+func TestTranscriptIsJoinedOnlyWhenItChanged(t *testing.T) {
+	t.Parallel()
+	m := newModel(Options{})
+	m.Update(teaSize(80, 20))
+	apply(m, recordedRun()[:8]...)
+	if _, changed := m.tr.Render(80); changed {
+		t.Error("Render after layout reports a change, with no event in between")
+	}
+	m.Update(keyPress("pgup"))
+	if _, changed := m.tr.Render(80); changed {
+		t.Error("a scrolling key changed the transcript")
+	}
+	if m.tr.setSpin("*") {
+		t.Fatal("something spins after the call's result")
+	}
+	if _, changed := m.tr.Render(80); changed {
+		t.Error("a spinner frame with nothing running changed the transcript")
+	}
+	apply(m, event.ToolCall{Agent: "planner", ID: "2", Name: "read_file", Summary: "path=a.ts"})
+	m.tr.setSpin("+")
+	if got, changed := m.tr.Render(80); !changed || !strings.Contains(ansi.Strip(got), "+ planner · read_file path=a.ts") {
+		t.Errorf("a spinner frame did not redraw the running call: changed = %v\n%s", changed, got)
+	}
+	if _, changed := m.tr.Render(100); !changed {
+		t.Error("a new width did not redraw the transcript")
+	}
+}
+
 func TestRunOutputCannotMoveTheCursor(t *testing.T) {
 	t.Parallel()
 	m := newModel(Options{})
