@@ -73,13 +73,14 @@ func usesPytest(dir string) bool {
 			return true
 		}
 	}
-	for f, section := range map[string]string{"pyproject.toml": "[tool.pytest", "setup.cfg": "[tool:pytest]", "tox.ini": "[pytest]"} {
+	for f, section := range map[string]string{"setup.cfg": "[tool:pytest]", "tox.ini": "[pytest]"} {
 		if data, err := os.ReadFile(filepath.Join(dir, f)); err == nil && strings.Contains(string(data), section) {
 			return true
 		}
 	}
+	// In pyproject.toml, a [tool.pytest...] table or a dependency on it.
 	if data, err := os.ReadFile(filepath.Join(dir, "pyproject.toml")); err == nil && strings.Contains(string(data), "pytest") {
-		return true // a dependency on it
+		return true
 	}
 	info, err := os.Stat(filepath.Join(dir, "tests"))
 	return err == nil && info.IsDir()

@@ -118,7 +118,7 @@ type Options struct {
 	// LookPath finds commands; nil means exec.LookPath.
 	LookPath func(string) (string, error)
 	// ServerTimeout bounds each language server's start and readiness;
-	// zero means 60 s, the bound a run uses.
+	// zero means the bound a run uses, the server manager's default (60 s).
 	ServerTimeout time.Duration
 }
 
@@ -130,9 +130,6 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	}
 	if opts.LookPath == nil {
 		opts.LookPath = exec.LookPath
-	}
-	if opts.ServerTimeout == 0 {
-		opts.ServerTimeout = 60 * time.Second
 	}
 	root, err := workspace.New(opts.Dir)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -108,10 +109,8 @@ func projectLanguages(ctx context.Context, root *workspace.Root, cfg config.Conf
 // the fix text.
 func specNameFor(r *servers.Registry, lang string) string {
 	for _, s := range r.Specs() {
-		for _, l := range s.Languages {
-			if l == lang {
-				return s.Name
-			}
+		if slices.Contains(s.Languages, lang) {
+			return s.Name
 		}
 	}
 	return "NAME"
@@ -143,8 +142,7 @@ func (st *startResult) run(ctx context.Context, root string, registry *servers.R
 		st.err = err
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	// The server bounds its own start by the Manager's StartTimeout.
 	begin := time.Now()
 	_, st.err = s.Client(ctx)
 	st.elapsed = time.Since(begin)

@@ -1,11 +1,9 @@
 package doctor
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"os/exec"
-	"strings"
 	"time"
 )
 
@@ -62,6 +60,6 @@ func firstLine(ctx context.Context, path string, args ...string) (string, error)
 	if err != nil {
 		return "", err
 	}
-	line, _ := bufio.NewReader(bytes.NewReader(out)).ReadString('\n')
-	return strings.TrimSpace(line), nil
+	line, _, _ := bytes.Cut(out, []byte("\n"))
+	return string(bytes.TrimSpace(line)), nil
 }
