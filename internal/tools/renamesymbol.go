@@ -109,7 +109,7 @@ func (t *RenameSymbol) Run(ctx context.Context, p RenameSymbolParams) (Result, e
 		fmt.Fprintf(&b, "  %s\n", s.Path)
 	}
 	if t.stager == nil {
-		b.WriteString("(not staged: no change set in this context; data.changes is a change set for 'anvil check')\n")
+		b.WriteString("(not staged: no change set in this context; {\"changes\": data.changes} is a change set for 'anvil check')\n")
 		return Result{Output: b.String(), Data: data}, nil
 	}
 	state, err := t.stager.Stage(ctx, specs)
