@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"slices"
 	"strings"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
@@ -103,6 +104,54 @@ func (b *base) sig(from, body *sitter.Node) string {
 		end = body.StartByte()
 	}
 	return oneLine(b.src[from.StartByte():end])
+}
+
+// calleeGrammar names the node types and fields from which a grammar
+// builds the callee of a call, for [base.callee]. An empty node type is one
+// the grammar lacks.
+type calleeGrammar struct {
+	member, object, property string // obj.prop: the node type and its fields
+	call                     string // a call, with its callee in field "function"
+	index, indexed           string // obj[i]: the node type and its object field
+	// wrappers are node types whose first named child is the callee:
+	// parentheses, and in some grammars await or a turbofish.
+	wrappers []string
+	funcLit  string // an anonymous function (Go's func_literal), named "func"
+}
+
+// callee names the function that n, a call's callee, denotes: the chain
+// of member accesses, calls and subscripts that leads to it, with
+// arguments and indices dropped ("this.pool.query", "client.Do().Body.Close",
+// "items[].map"). Anything else is named by its source.
+func (b *base) callee(g *calleeGrammar, n *sitter.Node) string {
+	if n == nil {
+		return ""
+	}
+	switch k := n.Kind(); {
+	case k == g.member:
+		return b.callee(g, field(n, g.object)) + "." + b.text(field(n, g.property))
+	case k == g.call:
+		return b.callee(g, field(n, "function")) + "()"
+	case k == g.index:
+		return b.callee(g, field(n, g.indexed)) + "[]"
+	case k == g.funcLit:
+		return "func"
+	case slices.Contains(g.wrappers, k):
+		if n.NamedChildCount() > 0 {
+			return b.callee(g, n.NamedChild(0))
+		}
+	}
+	return b.flat(n)
+}
+
+// addCall records call n, named by the callee in its function field.
+func (b *base) addCall(g *calleeGrammar, n *sitter.Node) {
+	fn := field(n, "function")
+	if fn == nil {
+		return
+	}
+	name := b.callee(g, fn)
+	b.add(Call, n, name, lastSegment(name), "", b.flat(n))
 }
 
 // field returns n's child in the named field, or nil.

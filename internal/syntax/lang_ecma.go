@@ -396,7 +396,7 @@ func (x *ecmaExtractor) call(n *sitter.Node) {
 	if fn == nil {
 		return
 	}
-	name := x.callee(fn)
+	name := x.callee(&ecmaCallee, fn)
 	x.add(Call, n, name, lastSegment(strings.TrimSuffix(name, "()")), "", x.flat(n))
 	// require("x") and import("x") load modules too.
 	if name == "require" || name == "import" {
@@ -409,28 +409,12 @@ func (x *ecmaExtractor) call(n *sitter.Node) {
 	}
 }
 
-// callee names the function a call invokes, dropping arguments:
-// "this.pool.query", "fn().catch", "items[].map".
-func (x *ecmaExtractor) callee(n *sitter.Node) string {
-	if n == nil {
-		return ""
-	}
-	switch n.Kind() {
-	case "member_expression":
-		return x.callee(field(n, "object")) + "." + x.text(field(n, "property"))
-	case "call_expression":
-		if fn := field(n, "function"); fn != nil {
-			return x.callee(fn) + "()"
-		}
-	case "subscript_expression":
-		return x.callee(field(n, "object")) + "[]"
-	case "await_expression", "parenthesized_expression", "non_null_expression":
-		// `await db.query<T>()` parses as a call of an await expression.
-		if n.NamedChildCount() > 0 {
-			return x.callee(n.NamedChild(0))
-		}
-	}
-	return x.flat(n)
+var ecmaCallee = calleeGrammar{
+	member: "member_expression", object: "object", property: "property",
+	call:  "call_expression",
+	index: "subscript_expression", indexed: "object",
+	// `await db.query<T>()` parses as a call of an await expression.
+	wrappers: []string{"await_expression", "parenthesized_expression", "non_null_expression"},
 }
 
 // firstChildOfKind returns n's first named child of node type kind.

@@ -95,13 +95,16 @@ func (x *goExtractor) handle(capture string, n *sitter.Node) {
 	case "var":
 		x.specs(n, "var")
 	case "call":
-		fn := field(n, "function")
-		if fn == nil {
-			return
-		}
-		name := x.callee(fn)
-		x.add(Call, n, name, lastSegment(name), "", x.flat(n))
+		x.addCall(&goCallee, n)
 	}
+}
+
+var goCallee = calleeGrammar{
+	member: "selector_expression", object: "operand", property: "field",
+	call:  "call_expression",
+	index: "index_expression", indexed: "operand",
+	wrappers: []string{"parenthesized_expression"},
+	funcLit:  "func_literal",
 }
 
 // export records id as an export if it is exported.
@@ -226,29 +229,6 @@ func (x *goExtractor) specs(n *sitter.Node, kw string) []*sitter.Node {
 		}
 	}
 	return specs
-}
-
-// callee names the function a call invokes: "fmt.Errorf", "s.mu.Lock",
-// "client.Do().Body.Close".
-func (x *goExtractor) callee(n *sitter.Node) string {
-	if n == nil {
-		return ""
-	}
-	switch n.Kind() {
-	case "selector_expression":
-		return x.callee(field(n, "operand")) + "." + x.text(field(n, "field"))
-	case "call_expression":
-		return x.callee(field(n, "function")) + "()"
-	case "index_expression":
-		return x.callee(field(n, "operand")) + "[]"
-	case "parenthesized_expression":
-		if n.NamedChildCount() > 0 {
-			return x.callee(n.NamedChild(0))
-		}
-	case "func_literal":
-		return "func"
-	}
-	return x.flat(n)
 }
 
 // containsKind reports whether n or a descendant has node type kind.

@@ -71,13 +71,15 @@ func (x *pyExtractor) handle(capture string, n *sitter.Node) {
 		x.add(Type, n, id, id, "", x.flat(n))
 		x.publish(n, id, x.flat(n))
 	case "call":
-		fn := field(n, "function")
-		if fn == nil {
-			return
-		}
-		name := x.callee(fn)
-		x.add(Call, n, name, lastSegment(name), "", x.flat(n))
+		x.addCall(&pyCallee, n)
 	}
+}
+
+var pyCallee = calleeGrammar{
+	member: "attribute", object: "object", property: "attribute",
+	call:  "call",
+	index: "subscript", indexed: "value",
+	wrappers: []string{"parenthesized_expression"},
 }
 
 // definition returns the signature of a def or class: its decorators, if
@@ -278,24 +280,4 @@ func (x *pyExtractor) finish() []Symbol {
 		return append(x.syms, x.all...)
 	}
 	return append(x.syms, x.public...)
-}
-
-// callee names the function a call invokes: "self.repo.get", "app.route".
-func (x *pyExtractor) callee(n *sitter.Node) string {
-	if n == nil {
-		return ""
-	}
-	switch n.Kind() {
-	case "attribute":
-		return x.callee(field(n, "object")) + "." + x.text(field(n, "attribute"))
-	case "call":
-		return x.callee(field(n, "function")) + "()"
-	case "subscript":
-		return x.callee(field(n, "value")) + "[]"
-	case "parenthesized_expression":
-		if n.NamedChildCount() > 0 {
-			return x.callee(n.NamedChild(0))
-		}
-	}
-	return x.flat(n)
 }

@@ -85,12 +85,7 @@ func (x *rustExtractor) handle(capture string, n *sitter.Node) {
 			x.add(Function, n, id+"!", id, "", "macro_rules! "+id)
 		}
 	case "call":
-		fn := field(n, "function")
-		if fn == nil {
-			return
-		}
-		name := x.callee(fn)
-		x.add(Call, n, name, lastSegment(name), "", x.flat(n))
+		x.addCall(&rustCallee, n)
 	case "macro_call":
 		name := x.flat(field(n, "macro")) + "!"
 		x.add(Call, n, name, lastSegment(name), "", x.flat(n))
@@ -160,23 +155,11 @@ func (x *rustExtractor) use(n *sitter.Node) {
 	x.export(n, ident, ident, "", sig)
 }
 
-// callee names the function a call invokes: "self.data.get",
-// "HashMap::new", "self.data.get().cloned".
-func (x *rustExtractor) callee(n *sitter.Node) string {
-	if n == nil {
-		return ""
-	}
-	switch n.Kind() {
-	case "field_expression":
-		return x.callee(field(n, "value")) + "." + x.text(field(n, "field"))
-	case "call_expression":
-		return x.callee(field(n, "function")) + "()"
-	case "generic_function": // parse::<u32>
-		return x.callee(field(n, "function"))
-	case "parenthesized_expression":
-		if n.NamedChildCount() > 0 {
-			return x.callee(n.NamedChild(0))
-		}
-	}
-	return x.flat(n)
+// rustCallee has no subscript: the grammar's index_expression names no
+// fields, so `v[0]()` is named by its source. A turbofish
+// (`parse::<u32>`) is dropped.
+var rustCallee = calleeGrammar{
+	member: "field_expression", object: "value", property: "field",
+	call:     "call_expression",
+	wrappers: []string{"parenthesized_expression", "generic_function"},
 }
