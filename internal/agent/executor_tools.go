@@ -6,13 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/tools"
-	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
 // scopedRead is read_file limited to the plan's files: the path is resolved
@@ -134,16 +132,12 @@ func (s *Staging) current(path string) (string, []byte, *tools.Result) {
 		}
 		return rel, content, nil
 	}
-	data, err := os.ReadFile(workspacePath(s.root, rel))
+	data, err := os.ReadFile(s.root.Abs(rel))
 	if err != nil {
 		r := tools.Errorf("%s cannot be read (%v); new files are created with write_file", rel, err)
 		return "", nil, &r
 	}
 	return rel, data, nil
-}
-
-func workspacePath(root *workspace.Root, rel string) string {
-	return filepath.Join(root.Dir(), filepath.FromSlash(rel))
 }
 
 // WriteFileParams are the arguments of write_file.

@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -174,7 +173,7 @@ func (v *Validator) syncDisk(ctx context.Context) (*Snapshot, error) {
 	if len(changes) > 0 {
 		abs := make(map[string]int, len(changes))
 		for rel, typ := range changes {
-			abs[filepath.Join(v.root.Dir(), filepath.FromSlash(rel))] = typ
+			abs[v.root.Abs(rel)] = typ
 		}
 		for _, s := range v.servers.Running() {
 			s.NotifyDiskChanges(ctx, abs)
@@ -193,7 +192,7 @@ func (v *Validator) checkGroup(ctx context.Context, snap *Snapshot, g *group) gr
 	changed := map[string]*changeset.Change{} // by absolute path
 	var rels []string
 	for _, c := range g.changes {
-		abs := filepath.Join(v.root.Dir(), filepath.FromSlash(c.Path))
+		abs := v.root.Abs(c.Path)
 		changed[abs] = c
 		rels = append(rels, c.Path)
 		req.Files = append(req.Files, servers.FileChange{
@@ -212,7 +211,7 @@ func (v *Validator) checkGroup(ctx context.Context, snap *Snapshot, g *group) gr
 		req.BaselineKey = snap.Fingerprint
 		for i, d := range deps.Files {
 			if s, err := v.servers.ForFile(d); err == nil && s == g.server {
-				req.Dependants = append(req.Dependants, filepath.Join(v.root.Dir(), filepath.FromSlash(d)))
+				req.Dependants = append(req.Dependants, v.root.Abs(d))
 				if i < deps.Direct {
 					req.DirectDependants++
 				}

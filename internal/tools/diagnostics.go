@@ -79,7 +79,7 @@ func (t *Diagnostics) Run(ctx context.Context, p DiagnosticsParams) (Result, err
 	for srv, rels := range groups {
 		abs := make([]string, len(rels))
 		for i, rel := range rels {
-			abs[i] = workspaceAbs(t.root, rel)
+			abs[i] = t.root.Abs(rel)
 		}
 		got, err := srv.Diagnose(ctx, abs)
 		if err != nil {

@@ -110,7 +110,7 @@ func (t *FindSymbol) sites(ctx context.Context, p FindSymbolParams) ([]symbolSit
 // tree-sitter and text search when there is none.
 func (t *FindSymbol) report(ctx context.Context, site symbolSite, name string) (SymbolReport, error) {
 	rep := SymbolReport{Site: site}
-	abs := workspaceAbs(t.loc.root, site.Path)
+	abs := t.loc.root.Abs(site.Path)
 	srv, err := t.servers.ForFile(site.Path)
 	if err == nil {
 		var defs, refs []lsp.Location
@@ -201,7 +201,7 @@ var identRE = regexp.MustCompile(`[\p{L}_$][\p{L}\p{N}_$]*`)
 
 // wordAt returns the identifier at site's line and column.
 func (t *FindSymbol) wordAt(site symbolSite) string {
-	data, err := os.ReadFile(workspaceAbs(t.loc.root, site.Path))
+	data, err := os.ReadFile(t.loc.root.Abs(site.Path))
 	if err != nil {
 		return ""
 	}

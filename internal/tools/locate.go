@@ -100,7 +100,7 @@ func (l locator) declarations(ctx context.Context, name, under string) ([]symbol
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		data, err := os.ReadFile(workspaceAbs(l.root, rel))
+		data, err := os.ReadFile(l.root.Abs(rel))
 		if err != nil || len(data) > maxParseSize || !bytes.Contains(data, word) {
 			continue // cheap filter: most files never mention the name
 		}
@@ -139,14 +139,6 @@ func isDeclaration(k syntax.Kind) bool {
 		return false
 	}
 	return true
-}
-
-func workspaceAbs(root *workspace.Root, rel string) string {
-	p, err := root.Resolve(rel)
-	if err != nil {
-		return ""
-	}
-	return p.Abs
 }
 
 // lineOf returns 1-based line n of data without its line ending.

@@ -89,7 +89,7 @@ func ReadText(ctx context.Context, label string, r io.Reader, p ReadFileParams) 
 	}
 	start := max(p.StartLine, 1)
 	br := bufio.NewReaderSize(r, 64<<10)
-	head, _ := br.Peek(8000)
+	head, _ := br.Peek(workspace.SniffLen)
 	if workspace.IsBinary(head) {
 		return Errorf("%s is a binary file; read_file only reads text", label), nil
 	}

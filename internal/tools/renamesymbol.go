@@ -63,7 +63,7 @@ func (t *RenameSymbol) Run(ctx context.Context, p RenameSymbolParams) (Result, e
 	if err != nil {
 		return Errorf("cannot rename in %s: %v", site.Path, err), nil
 	}
-	abs := workspaceAbs(t.loc.root, site.Path)
+	abs := t.loc.root.Abs(site.Path)
 	// Open every staged file with its staged content, so the server renames
 	// what the change set holds, not what is on disk.
 	docs := []servers.Doc{{Path: abs}}
@@ -74,7 +74,7 @@ func (t *RenameSymbol) Run(ctx context.Context, p RenameSymbolParams) (Result, e
 				if rel == site.Path {
 					docs[0].Text = &text
 				} else {
-					docs = append(docs, servers.Doc{Path: workspaceAbs(t.loc.root, rel), Text: &text})
+					docs = append(docs, servers.Doc{Path: t.loc.root.Abs(rel), Text: &text})
 				}
 			}
 		}

@@ -99,6 +99,13 @@ func (r *Root) Resolve(p string) (Path, error) {
 	return Path{Abs: real, Rel: r.rel(real)}, nil
 }
 
+// Abs returns the absolute path of rel, a slash-separated path relative to
+// the root that came from [Root.Resolve] or a walk. It does not confine rel:
+// paths from elsewhere go through Resolve.
+func (r *Root) Abs(rel string) string {
+	return filepath.Join(r.dir, filepath.FromSlash(rel))
+}
+
 // Rel returns abs relative to the root, slash-separated, or an error if abs
 // is not inside the root. abs is taken as is: symlinks are not followed.
 func (r *Root) Rel(abs string) (string, error) {

@@ -96,3 +96,16 @@ func TestNewRejectsFile(t *testing.T) {
 		t.Fatal("New(missing) succeeded")
 	}
 }
+
+func TestAbs(t *testing.T) {
+	root, err := New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := root.Abs("src/a.ts"), filepath.Join(root.Dir(), "src", "a.ts"); got != want {
+		t.Errorf("Abs = %q, want %q", got, want)
+	}
+	if root.Abs(".") != root.Dir() {
+		t.Errorf("Abs(.) = %q", root.Abs("."))
+	}
+}
