@@ -38,7 +38,7 @@ type model struct {
 	// the gate.
 	showPlan bool
 	spin     spinner.Model
-	clock    time.Time // the time of the latest tick, for the status bar
+	clock    time.Time // the latest tick, or the run's end, for the status bar
 
 	tr       transcript
 	todo     todoList

@@ -17,24 +17,21 @@ type statusBar struct {
 	model    string
 	phase    string
 	start    time.Time
-	end      time.Time // when the run ended; zero while it runs
 	usage    event.Usage
 	hasUsage bool
-	stopping bool
+	stopping bool // the run is stopping and has not ended yet
 }
 
-// Render draws the bar across width at time now, with as many of hints
+// Render draws the bar across width at time now (the model stops its
+// clock when the run ends), with as many of hints
 // (most important first) on the right as fit.
 func (s *statusBar) Render(width int, now time.Time, hints ...string) string {
 	model := s.model
 	if model == "" {
 		model = "anvil"
 	}
-	if !s.end.IsZero() {
-		now = s.end
-	}
 	phase := s.phase
-	if s.stopping && s.end.IsZero() {
+	if s.stopping {
 		phase = "stopping…"
 	}
 	parts := []string{model, phase, now.Sub(s.start).Round(time.Second).String()}

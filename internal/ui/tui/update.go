@@ -135,8 +135,8 @@ func (m *model) stop() {
 func (m *model) end() tea.Cmd {
 	if !m.over {
 		m.over = true
-		m.status.end = m.now()
-		m.clock = m.status.end
+		m.clock = m.now() // the last tick: the elapsed time stops here
+		m.status.stopping = false
 		m.tr.stop()
 		m.gate.Close()
 	}

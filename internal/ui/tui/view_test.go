@@ -277,6 +277,25 @@ func TestStatusBar(t *testing.T) {
 	}
 }
 
+func TestStatusBarAfterStopping(t *testing.T) {
+	t.Parallel()
+	m := newModel(Options{})
+	m.Update(teaSize(100, 20))
+	apply(m, recordedRun()[:2]...)
+	statusLine := func() string {
+		lines := strings.Split(screenText(m), "\n")
+		return lines[len(lines)-1]
+	}
+	m.Update(stoppingMsg{})
+	if got := statusLine(); !strings.HasPrefix(got, " replay · stopping… · ") {
+		t.Errorf("status bar while stopping = %q", got)
+	}
+	apply(m, event.Done{Summary: event.Summary{Message: "context canceled"}})
+	if got := statusLine(); !strings.HasPrefix(got, " replay · stopped · ") {
+		t.Errorf("status bar after the run = %q", got)
+	}
+}
+
 func TestDiffColours(t *testing.T) {
 	t.Parallel()
 	st := DefaultStyles()
