@@ -67,8 +67,13 @@ func (b *base) finish() []Symbol            { return b.syms }
 
 // add records a symbol located at the start of at.
 func (b *base) add(k Kind, at *sitter.Node, name, ident, container, sig string) {
+	b.syms = append(b.syms, symbolAt(k, at, name, ident, container, sig))
+}
+
+// symbolAt returns a symbol located at the start of at.
+func symbolAt(k Kind, at *sitter.Node, name, ident, container, sig string) Symbol {
 	pos := at.StartPosition()
-	b.syms = append(b.syms, Symbol{
+	return Symbol{
 		Kind:      k,
 		Name:      name,
 		Ident:     ident,
@@ -76,7 +81,7 @@ func (b *base) add(k Kind, at *sitter.Node, name, ident, container, sig string) 
 		Line:      int(pos.Row) + 1,
 		Column:    int(pos.Column) + 1,
 		Signature: sig,
-	})
+	}
 }
 
 // text returns n's source.
@@ -195,6 +200,19 @@ func childrenByField(n *sitter.Node, name string) []*sitter.Node {
 	return out
 }
 
+// firstChildOfKind returns n's first named child of node type kind, or nil.
+func firstChildOfKind(n *sitter.Node, kind string) *sitter.Node {
+	if n == nil {
+		return nil
+	}
+	for _, c := range namedChildren(n) {
+		if c.Kind() == kind {
+			return c
+		}
+	}
+	return nil
+}
+
 // hasChild reports whether n has an anonymous child token with text tok,
 // such as "default" in an export or "async" before a def.
 func hasChild(n *sitter.Node, tok string) bool {
@@ -217,6 +235,11 @@ func lastSegment(name string) string {
 		name = name[i+1:]
 	}
 	return name
+}
+
+// trimSig drops a statement's trailing semicolon from a signature.
+func trimSig(s string) string {
+	return strings.TrimSpace(strings.TrimSuffix(s, ";"))
 }
 
 // stripTypeArgs removes generic arguments from a type name: "Store<K, V>"

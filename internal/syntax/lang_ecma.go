@@ -80,31 +80,21 @@ type ecmaExtractor struct {
 func (x *ecmaExtractor) handle(capture string, n *sitter.Node) {
 	switch capture {
 	case "function":
-		name := field(n, "name")
-		if name == nil {
-			return
-		}
-		id := x.text(name)
-		x.add(Function, n, id, id, "", x.declSig(n, field(n, "body")))
+		x.named(Function, n, field(n, "body"))
 	case "declarator":
 		x.declarator(n)
 	case "class":
-		name := field(n, "name")
-		if name == nil {
-			return
-		}
-		id := x.text(name)
-		x.add(Class, n, id, id, "", x.declSig(n, field(n, "body")))
+		x.named(Class, n, field(n, "body"))
 	case "method":
-		x.member(n, field(n, "name"), n, field(n, "body"))
+		x.member(n, field(n, "name"), field(n, "body"))
 	case "field":
 		name := field(n, "name") // TypeScript
 		if name == nil {
 			name = field(n, "property") // JavaScript
 		}
-		x.member(n, name, n, field(field(n, "value"), "body"))
+		x.member(n, name, field(field(n, "value"), "body"))
 	case "pair":
-		x.member(n, field(n, "key"), n, field(field(n, "value"), "body"))
+		x.member(n, field(n, "key"), field(field(n, "value"), "body"))
 	case "interface":
 		x.named(Interface, n, field(n, "body"))
 	case "type":
@@ -184,9 +174,9 @@ func (x *ecmaExtractor) declarator(n *sitter.Node) {
 	}
 }
 
-// member adds a method: a class or object member whose name node is name,
-// declared by decl, with the given body.
-func (x *ecmaExtractor) member(n, name, decl, body *sitter.Node) {
+// member adds a method: a class or object member n whose name node is
+// name, with the given body.
+func (x *ecmaExtractor) member(n, name, body *sitter.Node) {
 	if name == nil {
 		return
 	}
@@ -199,7 +189,7 @@ func (x *ecmaExtractor) member(n, name, decl, body *sitter.Node) {
 	if container != "" {
 		qual = container + "." + id
 	}
-	x.add(Method, decl, qual, id, container, trimSig(x.sig(decl, body)))
+	x.add(Method, n, qual, id, container, trimSig(x.sig(n, body)))
 }
 
 // container names the class, interface, object type or object literal
@@ -235,11 +225,7 @@ func (x *ecmaExtractor) importStatement(n *sitter.Node) {
 	src := field(n, "source")
 	if src == nil {
 		// import x = require("y"): the source sits in the require clause.
-		for _, c := range namedChildren(n) {
-			if c.Kind() == "import_require_clause" {
-				src = field(c, "source")
-			}
-		}
+		src = field(firstChildOfKind(n, "import_require_clause"), "source")
 	}
 	if src == nil {
 		return
@@ -262,10 +248,8 @@ func (x *ecmaExtractor) importStatement(n *sitter.Node) {
 }
 
 func (x *ecmaExtractor) export(n *sitter.Node) {
-	stmt := trimSig(x.flat(n))
-	isDefault := hasChild(n, "default")
 	if d := field(n, "declaration"); d != nil {
-		x.exportDeclaration(n, d, isDefault)
+		x.exportDeclaration(n, d, hasChild(n, "default"))
 		return
 	}
 	if v := field(n, "value"); v != nil {
@@ -288,6 +272,7 @@ func (x *ecmaExtractor) export(n *sitter.Node) {
 		x.add(Export, n, "default", ident, "", trimSig(x.sig(n, body)))
 		return
 	}
+	stmt := trimSig(x.flat(n))
 	found := false
 	for _, c := range namedChildren(n) {
 		switch c.Kind() {
@@ -415,19 +400,4 @@ var ecmaCallee = calleeGrammar{
 	index: "subscript_expression", indexed: "object",
 	// `await db.query<T>()` parses as a call of an await expression.
 	wrappers: []string{"await_expression", "parenthesized_expression", "non_null_expression"},
-}
-
-// firstChildOfKind returns n's first named child of node type kind.
-func firstChildOfKind(n *sitter.Node, kind string) *sitter.Node {
-	for _, c := range namedChildren(n) {
-		if c.Kind() == kind {
-			return c
-		}
-	}
-	return nil
-}
-
-// trimSig drops a statement's trailing semicolon from a signature.
-func trimSig(s string) string {
-	return strings.TrimSpace(strings.TrimSuffix(s, ";"))
 }

@@ -2,6 +2,7 @@ package syntax
 
 import (
 	"path"
+	"slices"
 	"unicode"
 	"unicode/utf8"
 
@@ -176,22 +177,16 @@ func isTopLevel(spec *sitter.Node) bool {
 // enum when it counts with iota.
 func (x *goExtractor) constDecl(n *sitter.Node) {
 	specs := x.specs(n, "const")
-	var first *sitter.Node
-	iota := false
-	for _, s := range specs {
-		if first == nil {
-			first = s
-		}
-		if v := field(s, "value"); v != nil && containsKind(v, "iota") {
-			iota = true
-		}
-	}
-	if !iota || first == nil {
+	usesIota := slices.ContainsFunc(specs, func(s *sitter.Node) bool {
+		v := field(s, "value")
+		return v != nil && containsKind(v, "iota")
+	})
+	if !usesIota {
 		return
 	}
-	name := x.text(field(first, "type"))
+	name := x.text(field(specs[0], "type"))
 	if name == "" {
-		name = x.text(field(first, "name"))
+		name = x.text(field(specs[0], "name"))
 	}
 	x.add(Enum, n, name, name, "", x.flat(n))
 }

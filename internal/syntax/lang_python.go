@@ -245,8 +245,7 @@ func (x *pyExtractor) allNames(list *sitter.Node) {
 			continue
 		}
 		id := x.stringValue(c)
-		x.all = append(x.all, Symbol{Kind: Export, Name: id, Ident: id, Signature: "__all__ entry " + x.flat(c)})
-		x.setPos(&x.all[len(x.all)-1], c)
+		x.all = append(x.all, symbolAt(Export, c, id, id, "", "__all__ entry "+x.flat(c)))
 	}
 }
 
@@ -266,13 +265,7 @@ func (x *pyExtractor) publish(at *sitter.Node, id, sig string) {
 	if strings.HasPrefix(id, "_") {
 		return
 	}
-	x.public = append(x.public, Symbol{Kind: Export, Name: id, Ident: id, Signature: sig})
-	x.setPos(&x.public[len(x.public)-1], at)
-}
-
-func (x *pyExtractor) setPos(s *Symbol, n *sitter.Node) {
-	pos := n.StartPosition()
-	s.Line, s.Column = int(pos.Row)+1, int(pos.Column)+1
+	x.public = append(x.public, symbolAt(Export, at, id, id, "", sig))
 }
 
 func (x *pyExtractor) finish() []Symbol {

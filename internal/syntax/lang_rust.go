@@ -60,12 +60,10 @@ func (x *rustExtractor) handle(capture string, n *sitter.Node) {
 		x.item(Enum, n)
 	case "interface":
 		x.item(Interface, n)
-	case "type", "variable":
-		k := Type
-		if capture == "variable" {
-			k = Variable
-		}
-		x.item(k, n)
+	case "type":
+		x.item(Type, n)
+	case "variable":
+		x.item(Variable, n)
 	case "import":
 		x.use(n)
 	case "extern_crate":

@@ -117,25 +117,6 @@ func LanguageForPath(path string) (Language, bool) {
 	return 0, false
 }
 
-// Extensions returns the file extensions of l, each with its leading dot.
-func (l Language) Extensions() []string {
-	switch l {
-	case TypeScript:
-		return []string{".ts", ".mts", ".cts"}
-	case TSX:
-		return []string{".tsx"}
-	case JavaScript:
-		return []string{".js", ".jsx", ".mjs", ".cjs"}
-	case Go:
-		return []string{".go"}
-	case Python:
-		return []string{".py", ".pyi"}
-	case Rust:
-		return []string{".rs"}
-	}
-	return nil
-}
-
 // grammar returns the tree-sitter language for l. The grammars are static C
 // data, so the wrappers need no freeing.
 func (l Language) grammar() *sitter.Language {
