@@ -79,33 +79,26 @@ func (o *Orchestrator) run(ctx context.Context, request string) (event.Done, err
 	cls := Classify(request)
 	o.Events.Emit(event.Phase{Name: "classify", Detail: cls.Reason})
 
+	// A simple request goes straight to the Executor with a plan of its
+	// named file, unless that file cannot be used; then it is planned.
 	var p *plan.Plan
-	if cls.Complex {
-		var ok bool
-		var err error
-		p, ok, err = o.planAndApprove(ctx, request, pc)
-		if err != nil || !ok {
-			return o.stopped(request, p, err)
-		}
-	} else {
+	if !cls.Complex {
 		p = o.directPlan(request, cls.Files)
 		if err := p.Check(o.Root); err != nil {
-			// A named file that cannot be used: let the Planner sort it out.
 			o.Events.Emit(event.Phase{Name: "classify", Detail: fmt.Sprintf("planning after all: %v", err)})
-			var ok bool
-			p, ok, err = o.planAndApprove(ctx, request, pc)
-			if err != nil || !ok {
-				return o.stopped(request, p, err)
-			}
+			p = nil
 		} else {
-			o.Events.Emit(event.Plan{Plan: p})
-			if o.PlanOnly {
-				return o.stopped(request, p, nil)
-			}
+			o.showPlan(p, 0)
 		}
 	}
-	if o.Session != nil {
-		_ = p.Save(o.Session.Path(session.PlanFile))
+	if p == nil {
+		var ok bool
+		var err error
+		if p, ok, err = o.planAndApprove(ctx, request, pc); err != nil || !ok {
+			return o.stopped(request, p, err)
+		}
+	} else if o.PlanOnly {
+		return o.stopped(request, p, nil)
 	}
 
 	o.Events.Emit(event.Phase{Name: "execute", Detail: fmt.Sprintf("%d steps, %d files", len(p.Steps), len(p.Files()))})
@@ -130,10 +123,7 @@ func (o *Orchestrator) planAndApprove(ctx context.Context, request string, pc Pr
 		if err != nil {
 			return nil, false, err
 		}
-		if o.Session != nil {
-			_ = p.Save(o.Session.Path(session.PlanFile))
-		}
-		o.Events.Emit(event.Plan{Plan: p, Revision: revision})
+		o.showPlan(p, revision)
 		if o.PlanOnly {
 			return p, false, nil
 		}
@@ -153,6 +143,14 @@ func (o *Orchestrator) planAndApprove(ctx context.Context, request string, pc Pr
 		}
 	}
 	return nil, false, fmt.Errorf("stopped after %d revisions without approval", maxRevisions)
+}
+
+// showPlan saves the plan as the session's plan.json and emits it.
+func (o *Orchestrator) showPlan(p *plan.Plan, revision int) {
+	if o.Session != nil {
+		_ = p.Save(o.Session.Path(session.PlanFile))
+	}
+	o.Events.Emit(event.Plan{Plan: p, Revision: revision})
 }
 
 func planDetail(revision int) string {

@@ -351,3 +351,31 @@ func TestInterrupted(t *testing.T) {
 		}
 	}
 }
+
+// A request naming one file and no cross-cutting word skips the Planner and
+// the gate: the Executor works on that file alone.
+func TestSimpleRequestSkipsPlanning(t *testing.T) {
+	script := turnsJSONL(
+		toolTurn("executor", "e1", "edit_file", map[string]any{"path": "src/types.ts", "old_string": "export interface Order {", "new_string": "/** A purchase. */\nexport interface Order {"}),
+		toolTurn("executor", "c1", "commit", map[string]any{"message": "doc Order"}),
+	)
+	r := runScript(t, fixture("ts"), script, "Add a doc comment to Order in src/types.ts")
+	if r.err != nil || !r.done.Success {
+		t.Fatalf("run: %v %+v", r.err, r.done)
+	}
+	if len(r.user.asked) != 0 {
+		t.Error("a simple request went through the approval gate")
+	}
+	for _, req := range r.prov.reqs {
+		if req.Agent != "executor" {
+			t.Errorf("the %s was asked", req.Agent)
+		}
+	}
+	if got := strings.Join(r.done.Summary.FilesChanged, ","); got != "src/types.ts" {
+		t.Errorf("files changed: %s", got)
+	}
+	data, _ := os.ReadFile(filepath.Join(r.dir, "src/types.ts"))
+	if !strings.Contains(string(data), "/** A purchase. */") {
+		t.Errorf("types.ts: %s", data)
+	}
+}
