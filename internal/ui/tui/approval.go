@@ -55,7 +55,7 @@ func (a *approver) Approve(ctx context.Context, p *plan.Plan, revision int) (age
 // declines, r opens a text area for the feedback, where Enter sends it and
 // Esc goes back to y / n / r.
 type gate struct {
-	st       *Styles
+	st       *styles
 	reply    chan<- agent.Decision // nil while no plan waits
 	revision int
 	editing  bool
@@ -63,7 +63,7 @@ type gate struct {
 	warning  string
 }
 
-func newGate(st *Styles) gate {
+func newGate(st *styles) gate {
 	in := textarea.New()
 	in.ShowLineNumbers = false
 	in.Prompt = "> "

@@ -19,7 +19,7 @@ type noteBlock struct {
 
 func (b *noteBlock) live() bool { return false }
 
-func (b *noteBlock) render(width int, _ *Styles, _ string) string {
+func (b *noteBlock) render(width int, _ *styles, _ string) string {
 	return styleLines(strings.Join(wrap(clean(b.text), width), "\n"), b.style)
 }
 
@@ -28,7 +28,7 @@ type phaseBlock struct{ ev event.Phase }
 
 func (b *phaseBlock) live() bool { return false }
 
-func (b *phaseBlock) render(width int, st *Styles, _ string) string {
+func (b *phaseBlock) render(width int, st *styles, _ string) string {
 	title := "── " + b.ev.Name
 	if b.ev.Detail != "" {
 		title += " · " + ui.OneLine(clean(b.ev.Detail), 200)
@@ -47,7 +47,7 @@ type textBlock struct {
 
 func (b *textBlock) live() bool { return false }
 
-func (b *textBlock) render(width int, st *Styles, _ string) string {
+func (b *textBlock) render(width int, st *styles, _ string) string {
 	text := strings.TrimSpace(clean(b.text))
 	if b.streaming {
 		text += "▍"
@@ -89,7 +89,7 @@ func (b *toolBlock) running() *shadowCheck {
 	return nil
 }
 
-func (b *toolBlock) render(width int, st *Styles, spin string) string {
+func (b *toolBlock) render(width int, st *styles, spin string) string {
 	mark := st.Warn.Render(spin)
 	switch {
 	case b.cut:
@@ -150,7 +150,7 @@ type shadowCheck struct {
 
 // render draws the cycle; live reports whether its call still runs, so
 // that a cycle whose verdict never came stops spinning with the call.
-func (c *shadowCheck) render(width int, st *Styles, spin string, live bool) string {
+func (c *shadowCheck) render(width int, st *styles, spin string, live bool) string {
 	line := clean(ui.ShadowLine(c.ev))
 	var mark string
 	style := st.Faint
@@ -186,7 +186,7 @@ type summaryBlock struct{ ev event.Done }
 
 func (b *summaryBlock) live() bool { return false }
 
-func (b *summaryBlock) render(width int, st *Styles, _ string) string {
+func (b *summaryBlock) render(width int, st *styles, _ string) string {
 	text := strings.TrimLeft(clean(ui.SummaryText(b.ev)), "\n")
 	head, rest, _ := strings.Cut(text, "\n")
 	style := st.OK

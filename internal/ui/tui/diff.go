@@ -12,7 +12,7 @@ type commitBlock struct{ ev event.Commit }
 
 func (b *commitBlock) live() bool { return false }
 
-func (b *commitBlock) render(width int, st *Styles, _ string) string {
+func (b *commitBlock) render(width int, st *styles, _ string) string {
 	head := clean(fmt.Sprintf("● committed %s (%s)", strings.Join(b.ev.Files, ", "), b.ev.Entry))
 	lines := []string{st.OK.Bold(true).Render(clip(head, width))}
 	if d := strings.TrimRight(b.ev.Diff, "\n"); d != "" {
@@ -24,7 +24,7 @@ func (b *commitBlock) render(width int, st *Styles, _ string) string {
 // renderDiff colours a unified diff line by line: file headers bold, hunk
 // headers cyan, additions green, deletions red. Long lines are cut at the
 // width rather than wrapped, since a wrapped line would lose its +/- column.
-func renderDiff(diff string, width int, st *Styles) string {
+func renderDiff(diff string, width int, st *styles) string {
 	lines := strings.Split(clean(diff), "\n")
 	for i, l := range lines {
 		style := diffStyle(l, st)
@@ -35,7 +35,7 @@ func renderDiff(diff string, width int, st *Styles) string {
 
 // diffStyle picks the style of one diff line. The headers are tested
 // first: "--- a/x" and "+++ b/x" also start with "-" and "+".
-func diffStyle(l string, st *Styles) func(...string) string {
+func diffStyle(l string, st *styles) func(...string) string {
 	switch {
 	case strings.HasPrefix(l, "--- "), strings.HasPrefix(l, "+++ "),
 		strings.HasPrefix(l, "diff "), strings.HasPrefix(l, "index "):

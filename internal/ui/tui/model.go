@@ -26,7 +26,7 @@ type (
 // components, which are plain structs drawn with Render(width); Update does
 // no I/O: cancelling the run and answering the gate happen in commands.
 type model struct {
-	st     *Styles
+	st     *styles
 	cancel func()
 	now    func() time.Time
 
@@ -54,11 +54,8 @@ type model struct {
 }
 
 func newModel(opts Options) *model {
-	st := opts.Styles
-	if st == nil {
-		d := DefaultStyles()
-		st = &d
-	}
+	d := defaultStyles()
+	st := &d
 	now := opts.Now
 	if now == nil {
 		now = time.Now

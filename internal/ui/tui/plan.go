@@ -15,7 +15,7 @@ type planBlock struct{ ev event.Plan }
 
 func (b *planBlock) live() bool { return false }
 
-func (b *planBlock) render(width int, st *Styles, _ string) string {
+func (b *planBlock) render(width int, st *styles, _ string) string {
 	p := b.ev.Plan
 	if p == nil {
 		return ""

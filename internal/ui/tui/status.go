@@ -13,7 +13,7 @@ import (
 // statusBar is the bottom line: model · phase · elapsed · tokens · cost,
 // and on the right the keys that matter now.
 type statusBar struct {
-	st       *Styles
+	st       *styles
 	model    string
 	phase    string
 	start    time.Time

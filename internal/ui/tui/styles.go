@@ -2,16 +2,16 @@ package tui
 
 import "charm.land/lipgloss/v2"
 
-// Styles are the looks of the TUI. They are built once, held by the model
+// styles are the looks of the TUI. They are built once, held by the model
 // and handed to each component, never read from package variables, so a
-// test or a caller can swap them as a whole.
+// component's test renders with styles of its own.
 //
 // The default styles use the 16 basic ANSI colours, which every terminal
 // theme remaps to something legible on its own background; that spares a
 // background-colour query at start-up. Under NO_COLOR the program's colour
 // profile drops the colours and keeps bold, faint and reverse, which is
 // enough to tell the parts apart.
-type Styles struct {
+type styles struct {
 	Title lipgloss.Style // the request, at the top
 	Faint lipgloss.Style // secondary text: workspace, previews, hints
 	Phase lipgloss.Style // the divider that opens a phase
@@ -42,10 +42,10 @@ type Styles struct {
 	StatusBar lipgloss.Style
 }
 
-// DefaultStyles returns the styles the CLI uses.
-func DefaultStyles() Styles {
+// defaultStyles returns the styles the CLI uses.
+func defaultStyles() styles {
 	s := lipgloss.NewStyle
-	return Styles{
+	return styles{
 		Title: s().Bold(true),
 		Faint: s().Faint(true),
 		Phase: s().Foreground(lipgloss.Magenta).Bold(true),

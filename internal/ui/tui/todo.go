@@ -11,7 +11,7 @@ import (
 // todoList is the plan's steps and their state, pinned above the status
 // bar while the Executor works through them.
 type todoList struct {
-	st    *Styles
+	st    *styles
 	items []event.TodoItem
 }
 

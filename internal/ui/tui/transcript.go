@@ -12,7 +12,7 @@ import (
 // is the spinner's current frame); live reports whether it shows the
 // spinner and so has to be drawn again on every frame.
 type block interface {
-	render(width int, st *Styles, spin string) string
+	render(width int, st *styles, spin string) string
 	live() bool
 }
 
@@ -24,7 +24,7 @@ type block interface {
 // blocks; the whole is joined again only when a block changed, so a key
 // press or a scroll redraws nothing.
 type transcript struct {
-	st     *Styles
+	st     *styles
 	blocks []block
 	cache  []string // cache[i] is blocks[i] rendered at width; "" when stale
 	width  int
@@ -41,7 +41,7 @@ type transcript struct {
 	lastPlan *planBlock
 }
 
-func newTranscript(st *Styles) transcript {
+func newTranscript(st *styles) transcript {
 	return transcript{st: st, streams: map[string]*textBlock{}}
 }
 

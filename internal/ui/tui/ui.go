@@ -50,8 +50,6 @@ type Options struct {
 	Abort func()
 	// NoColor drops colours (NO_COLOR) but keeps bold, faint and reverse.
 	NoColor bool
-	// Styles replaces [DefaultStyles].
-	Styles *Styles
 	// Now is the clock of the elapsed time; nil means time.Now.
 	Now func() time.Time
 	// ProgramOptions are added last, for tests (a fixed window size, say).

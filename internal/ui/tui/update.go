@@ -230,7 +230,7 @@ func approvalText(e event.Approval) string {
 	return s
 }
 
-func approvalStyle(e event.Approval, st *Styles) func(...string) string {
+func approvalStyle(e event.Approval, st *styles) func(...string) string {
 	switch e.Decision {
 	case "yes":
 		return st.OK.Render

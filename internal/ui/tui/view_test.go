@@ -253,7 +253,7 @@ func TestRunOutputCannotMoveTheCursor(t *testing.T) {
 
 func TestStatusBar(t *testing.T) {
 	t.Parallel()
-	st := DefaultStyles()
+	st := defaultStyles()
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name string
@@ -298,7 +298,7 @@ func TestStatusBarAfterStopping(t *testing.T) {
 
 func TestDiffColours(t *testing.T) {
 	t.Parallel()
-	st := DefaultStyles()
+	st := defaultStyles()
 	got := strings.Split(renderDiff(strings.TrimRight(demoDiff, "\n"), 80, &st), "\n")
 	want := []string{
 		st.DiffHeader.Render("--- a/src/auth.ts"),
