@@ -103,16 +103,22 @@ func newCache(maxEntries, maxEntryBytes, maxTreeBytes int, closeTree func(*sitte
 // symbols returns a copy of the extracted symbols cached for key, if any.
 // It counts a hit only when it answers; otherwise the caller goes on to
 // tree, which counts the hit or miss.
+//
+// The entry is read after c.mu is released: its symbols wait on e.mu while
+// another caller extracts them, and copying them may take a while, neither
+// of which should hold up lookups of other files.
 func (c *cache) symbols(key cacheKey) ([]Symbol, bool) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	e, ok := c.entries.Get(key)
+	c.mu.Unlock()
 	if !ok {
 		return nil, false
 	}
 	syms, ok := e.cachedSymbols()
 	if ok {
+		c.mu.Lock()
 		c.hits++
+		c.mu.Unlock()
 	}
 	return syms, ok
 }
