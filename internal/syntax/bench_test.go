@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -31,10 +30,21 @@ func (in benchInput) size() int64 {
 	return n
 }
 
+// netHTTPDir returns GOROOT's src/net/http. GOROOT comes from the go
+// command: runtime.GOROOT is deprecated, and empty in a -trimpath build.
+func netHTTPDir(b *testing.B) string {
+	b.Helper()
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skipf("go env GOROOT: %v", err)
+	}
+	return filepath.Join(strings.TrimSpace(string(out)), "src", "net", "http")
+}
+
 // goInputs returns the non-test Go files of net/http in GOROOT.
 func goInputs(b *testing.B) benchInput {
 	b.Helper()
-	dir := filepath.Join(runtime.GOROOT(), "src", "net", "http")
+	dir := netHTTPDir(b)
 	matches, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 	in := benchInput{name: "go-net-http", lang: Go}
 	for _, m := range matches {
@@ -142,7 +152,7 @@ func BenchmarkSyntaxSymbols(b *testing.B) {
 // Parser per search, warm with one that has seen the files.
 func BenchmarkSyntaxFunctionsDir(b *testing.B) {
 	ctx := context.Background()
-	dir := filepath.Join(runtime.GOROOT(), "src", "net", "http")
+	dir := netHTTPDir(b)
 	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 	if len(files) == 0 {
 		b.Skipf("no Go sources under %s", dir)

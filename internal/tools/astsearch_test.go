@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -334,7 +334,12 @@ func TestASTGlob(t *testing.T) {
 // net/http, as the model would: walk, read, parse with the worker pool,
 // filter. Cold uses a new Parser per search; warm reuses one.
 func BenchmarkASTSearchFunctions(b *testing.B) {
-	root, err := workspace.New(filepath.Join(runtime.GOROOT(), "src", "net", "http"))
+	// GOROOT from the go command: runtime.GOROOT is deprecated.
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skipf("go env GOROOT: %v", err)
+	}
+	root, err := workspace.New(filepath.Join(strings.TrimSpace(string(goroot)), "src", "net", "http"))
 	if err != nil {
 		b.Skip(err)
 	}
