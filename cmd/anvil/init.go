@@ -41,9 +41,10 @@ func newInitCmd() *cobra.Command {
 
 Languages are detected from file extensions and marker files (go.mod,
 tsconfig.json, package.json, pyproject.toml, Cargo.toml); the directories
-proposed for .anvil/ignore are node_modules, dist, build, .venv, target and
-vendor when present and not ignored already; the test command comes from
-go.mod, package.json's test script or the pytest configuration.
+proposed for .anvil/ignore are node_modules (at any depth), dist, build,
+.venv, target and vendor (at the root) when present and not ignored already;
+the test command comes from go.mod, package.json's test script, the pytest
+configuration or Cargo.toml.
 
 On a terminal, init asks about each of them, with the detected values
 filled in. Otherwise, or with --yes, it uses the flags, and the detected

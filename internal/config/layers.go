@@ -71,8 +71,8 @@ func (l Layers) Settings() []Setting {
 	return out
 }
 
-// ServerNames returns the names of the [servers.NAME] tables both files
-// define, sorted.
+// ServerNames returns the names of the [servers.NAME] tables either file
+// defines, sorted.
 func (l Layers) ServerNames() []string {
 	var out []string
 	for name := range l.Merged().Servers {

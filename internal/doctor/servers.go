@@ -20,8 +20,8 @@ import (
 const installHint = "run scripts/install-servers.sh (it installs the servers into %s/bin), or set command in [servers.%s] of .anvil/config.toml to the binary"
 
 // checkServers finds the server of each language (the config's languages,
-// else the detected ones), starts each server once through a Manager, as a
-// run would, and shuts them all down.
+// else the detected ones), starts each server once, in parallel, as a run
+// would, and shuts them all down.
 func checkServers(ctx context.Context, root *workspace.Root, cfg config.Config, opts Options) []Check {
 	langs, from, err := projectLanguages(ctx, root, cfg)
 	if err != nil {
