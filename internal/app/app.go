@@ -50,7 +50,6 @@ type App struct {
 	opts        Options
 	sessionBase string
 	logs        []*lazyFile
-	closers     []io.Closer
 
 	mu      sync.Mutex
 	session *session.Session
@@ -145,9 +144,6 @@ func (a *App) Close() error {
 	a.Parser.Close()
 	for _, f := range a.logs {
 		f.Close()
-	}
-	for _, c := range a.closers {
-		c.Close()
 	}
 	return nil
 }

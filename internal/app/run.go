@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"os"
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/agent"
@@ -44,11 +43,7 @@ func (a *App) Orchestrator(opts RunOptions) (*agent.Orchestrator, error) {
 	if events == nil {
 		events = event.Discard{}
 	}
-	transcriptFile, err := os.OpenFile(sess.Path(session.TranscriptFile), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	a.closers = append(a.closers, transcriptFile)
+	transcriptFile := a.sessionFile(session.TranscriptFile)
 	base := agent.Loop{
 		Provider:   opts.Provider,
 		Model:      model,
