@@ -110,9 +110,9 @@ type astRequest struct {
 	// those whose grammar compiled it remain, in queries.
 	langs   []syntax.Language
 	queries map[syntax.Language]*syntax.Query
-	// rejected holds each language whose grammar refused the query, with
-	// tree-sitter's error.
-	rejected map[syntax.Language]error
+	// rejected holds the languages whose grammar refused the query, in
+	// the order of langs.
+	rejected []syntax.Language
 }
 
 func (r *astRequest) close() {
@@ -212,13 +212,12 @@ func parseASTParams(p ASTSearchParams) (*astRequest, Result, bool) {
 // whose grammar accepts it; it fails only if none does.
 func (r *astRequest) compile() (Result, bool) {
 	r.queries = make(map[syntax.Language]*syntax.Query)
-	r.rejected = make(map[syntax.Language]error)
 	var errs []string
 	var ok []syntax.Language
 	for _, l := range r.langs {
 		q, err := syntax.NewQuery(l, r.query)
 		if err != nil {
-			r.rejected[l] = err
+			r.rejected = append(r.rejected, l)
 			errs = append(errs, err.Error())
 			continue
 		}

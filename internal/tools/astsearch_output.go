@@ -3,8 +3,6 @@ package tools
 import (
 	"fmt"
 	"strings"
-
-	"github.com/anvil-dev/anvil/internal/syntax"
 )
 
 // gather moves the per-file results into data, in path order, up to the cap.
@@ -28,12 +26,9 @@ func gather(data *ASTSearchData, files []astFile, req *astRequest) {
 		}
 	}
 	if len(req.rejected) > 0 {
-		// In a fixed order, so the note reads the same every time.
-		var names []string
-		for _, l := range syntax.Languages() {
-			if req.rejected[l] != nil {
-				names = append(names, l.String())
-			}
+		names := make([]string, len(req.rejected))
+		for i, l := range req.rejected {
+			names[i] = l.String()
 		}
 		data.Warnings = append(data.Warnings, fmt.Sprintf("the query does not compile for %s, so those files were not searched", strings.Join(names, ", ")))
 	}
