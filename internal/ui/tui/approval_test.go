@@ -39,14 +39,15 @@ func TestGate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t, Options{}, 100, 40)
-			h.emit(recordedRun()[:10]...) // up to the plan
+			evs := recordedRun()[:10] // up to the plan
+			h.emit(evs...)
 			type result struct {
 				d   agent.Decision
 				err error
 			}
 			got := make(chan result, 1)
 			go func() {
-				d, err := h.approver().Approve(context.Background(), demoPlan(), 0)
+				d, err := h.approver().Approve(context.Background(), planOf(evs), 0)
 				got <- result{d, err}
 			}()
 			h.waitAsked(t)
@@ -59,7 +60,7 @@ func TestGate(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatal("no answer from the gate")
 			}
-			h.keys("ctrl+c", "ctrl+c")
+			h.quit()
 			if m := h.final(t); m.gate.Active() {
 				t.Error("the gate is still open after the answer")
 			}
@@ -88,6 +89,7 @@ func TestApproveEndsWithContext(t *testing.T) {
 		_, err := h.approver().Approve(ctx, demoPlan(), 0)
 		errc <- err
 	}()
+	h.waitAsked(t)
 	cancel()
 	select {
 	case err := <-errc:
@@ -97,7 +99,7 @@ func TestApproveEndsWithContext(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Approve did not return when its context ended")
 	}
-	h.keys("ctrl+c", "ctrl+c")
+	h.quit()
 	if m := h.final(t); m.gate.Active() {
 		t.Error("the gate stayed open for a request nobody waits for")
 	}

@@ -72,6 +72,10 @@ func (h *harness) keys(keys ...string) {
 	}
 }
 
+// quit ends the program once what was pushed before has reached the
+// model, which it leaves as it is (Ctrl-C would close the gate, say).
+func (h *harness) quit() { h.fwd.push(tea.QuitMsg{}) }
+
 // typeText pushes one key press per character of s.
 func (h *harness) typeText(s string) {
 	for _, r := range s {
@@ -195,6 +199,17 @@ func recordedRun() []event.Event {
 			VerificationCriteria: p.VerificationCriteria, Message: "Committed 3 files after 1 attempt.", Undo: "anvil undo",
 		}},
 	}
+}
+
+// planOf returns the plan of the first Plan event of evs, which the
+// orchestrator then asks about: the gate shows it without drawing it again.
+func planOf(evs []event.Event) *plan.Plan {
+	for _, e := range evs {
+		if p, ok := e.(event.Plan); ok {
+			return p.Plan
+		}
+	}
+	return nil
 }
 
 // mustContain fails for each want missing from got.

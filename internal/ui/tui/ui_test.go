@@ -78,7 +78,7 @@ func TestUIRunsARunAndPrintsTheSummary(t *testing.T) {
 	go func() {
 		defer close(answered)
 		var err error
-		if d, err = u.Approver().Approve(context.Background(), demoPlan(), 0); err != nil {
+		if d, err = u.Approver().Approve(context.Background(), planOf(evs), 0); err != nil {
 			t.Error(err)
 		}
 	}()

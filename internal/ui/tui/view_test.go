@@ -72,7 +72,7 @@ func TestEveryLineFitsTheScreen(t *testing.T) {
 			m.Update(teaSize(size[0], size[1]))
 			evs := recordedRun()
 			apply(m, evs[:10]...)
-			m.Update(askMsg{plan: demoPlan(), reply: make(chan agent.Decision, 1)})
+			m.Update(askMsg{plan: planOf(evs), reply: make(chan agent.Decision, 1)})
 			check := func(stage string) {
 				t.Helper()
 				lines := strings.Split(m.View().Content, "\n")
@@ -132,9 +132,13 @@ func TestGateBringsPlanTopIntoView(t *testing.T) {
 	t.Parallel()
 	m := newModel(Options{})
 	m.Update(teaSize(80, 20)) // too short for the whole plan
-	apply(m, recordedRun()[:10]...)
-	m.Update(askMsg{plan: demoPlan(), reply: make(chan agent.Decision, 1)})
+	evs := recordedRun()[:10]
+	apply(m, evs...)
+	m.Update(askMsg{plan: planOf(evs), reply: make(chan agent.Decision, 1)})
 	mustContain(t, screenText(m), "Goal: Rename the User type", "Approve this plan?")
+	if n := strings.Count(ansi.Strip(m.tr.view), "Goal: "); n != 1 {
+		t.Errorf("the plan is drawn %d times, want once", n)
+	}
 }
 
 func TestStreamingTextIsReplacedByTheMessage(t *testing.T) {
