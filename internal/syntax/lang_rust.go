@@ -14,7 +14,9 @@ import (
 //   - classes: structs and unions. Rust has no classes; structs carry the
 //     data and, through impls, the methods that classes do elsewhere.
 //   - interfaces: traits.
-//   - types: type aliases, associated types included.
+//   - types: type aliases, including associated types defined in impls
+//     (`type Item = u32;`); a trait's declarations (`type Item;`) are not
+//     type items and are left out.
 //   - enums: enums.
 //   - imports: use declarations, named by path (`std::fmt::{self,
 //     Display}` as written; for `a::B as C` the path a::B and Ident C),

@@ -59,8 +59,9 @@ type ASTSkipped struct {
 	Reason string `json:"reason"` // "too large", "binary" or "unreadable"
 }
 
-// ASTSearchData is the structured result of ast_search. Exactly one of
-// Symbols and Captures is set, as the call gave kind or query.
+// ASTSearchData is the structured result of ast_search. At most one of
+// Symbols and Captures is set: Symbols for a kind, Captures for a query;
+// neither when nothing was found.
 type ASTSearchData struct {
 	Symbols  []ASTSymbol  `json:"symbols,omitempty"`
 	Captures []ASTCapture `json:"captures,omitempty"`

@@ -58,8 +58,8 @@ impl Cache {
 fn helper() -> u32 { 1 }
 `
 
-// astTool builds ast_search over a workspace holding files, plus a
-// directory outside it, and returns the tool and the workspace.
+// astTool builds ast_search over a new workspace holding files, and
+// returns the tool and the workspace.
 func astTool(t *testing.T, files map[string]string) (Tool, *workspace.Root) {
 	t.Helper()
 	root := newRoot(t, files)
