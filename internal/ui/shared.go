@@ -9,5 +9,6 @@ import "github.com/anvil-dev/anvil/internal/event"
 func ShadowLine(e event.Shadow) string { return shadowLine(e) }
 
 // OneLine collapses the whitespace of s (newlines included) to single
-// spaces and cuts it to at most n bytes, as the plain renderer does.
+// spaces, as the plain renderer does. A result longer than n bytes is cut
+// on a rune boundary before its nth byte and ends with "…".
 func OneLine(s string, n int) string { return oneLine(s, n) }
