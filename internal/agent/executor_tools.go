@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -38,7 +40,7 @@ func (t *scopedRead) Call(ctx context.Context, args json.RawMessage) (tools.Resu
 		return tools.Errorf("%v", err), nil
 	}
 	if !t.staging.Allowed(rp.Rel) {
-		return tools.Errorf("%s is outside the plan: the Executor may read only %s", rp.Rel, strings.Join(sortedKeys(t.staging.allowed), ", ")), nil
+		return tools.Errorf("%s is outside the plan: the Executor may read only %s", rp.Rel, strings.Join(slices.Sorted(maps.Keys(t.staging.allowed)), ", ")), nil
 	}
 	if content, deleted, ok := t.staging.Staged(rp.Rel); ok {
 		if deleted {
@@ -50,15 +52,6 @@ func (t *scopedRead) Call(ctx context.Context, args json.RawMessage) (tools.Resu
 		return tools.Errorf("%s does not exist yet; create it with write_file", rp.Rel), nil
 	}
 	return t.inner.Call(ctx, args)
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // EditFileParams are the arguments of edit_file.
@@ -112,7 +105,7 @@ func (s *Staging) resolveWritable(path string) (string, *tools.Result) {
 		return "", &r
 	}
 	if !s.Allowed(rp.Rel) {
-		r := tools.Errorf("%s is not among the plan's files; the Executor may change only %s", rp.Rel, strings.Join(sortedKeys(s.allowed), ", "))
+		r := tools.Errorf("%s is not among the plan's files; the Executor may change only %s", rp.Rel, strings.Join(slices.Sorted(maps.Keys(s.allowed)), ", "))
 		return "", &r
 	}
 	return rp.Rel, nil

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -113,7 +114,7 @@ func (t *Diagnostics) Run(ctx context.Context, p DiagnosticsParams) (Result, err
 			}
 		}
 		for _, rel := range rels {
-			if !contains(data.Checked, rel) {
+			if !slices.Contains(data.Checked, rel) {
 				data.Checked = append(data.Checked, rel) // checked, nothing to report
 			}
 		}
@@ -175,15 +176,6 @@ func (t *Diagnostics) sourceFiles(ctx context.Context, paths []string) ([]string
 		}
 	}
 	return files, capped, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func formatDiagnostics(d DiagnosticsData) string {
