@@ -1,16 +1,15 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/anvil-dev/anvil/internal/config"
+	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
 type configOptions struct {
@@ -98,20 +97,14 @@ func keyHelp() string {
 	return b.String()
 }
 
-// configPaths returns the two files for opts.dir, which must exist.
+// configPaths returns the two files for the workspace opts.dir, which must
+// exist; the project file's path is the one a run reads.
 func configPaths(opts configOptions) (config.Paths, error) {
-	info, err := os.Stat(opts.dir)
+	root, err := workspace.New(opts.dir)
 	if err != nil {
-		return config.Paths{}, badInput("workspace %s: %v", opts.dir, errors.Unwrap(err))
+		return config.Paths{}, badInput("%v", err)
 	}
-	if !info.IsDir() {
-		return config.Paths{}, badInput("workspace %s: not a directory", opts.dir)
-	}
-	abs, err := filepath.Abs(opts.dir)
-	if err != nil {
-		return config.Paths{}, badInput("workspace %s: %v", opts.dir, err)
-	}
-	return config.DefaultPaths(abs, os.Getenv), nil
+	return config.DefaultPaths(root.Dir(), os.Getenv), nil
 }
 
 // readLayers reads both files; a file that does not parse is bad input.
