@@ -17,16 +17,12 @@ type noteBlock struct {
 	style func(...string) string
 }
 
-func (b *noteBlock) live() bool { return false }
-
 func (b *noteBlock) render(width int, _ *styles, _ string) string {
 	return styleLines(strings.Join(wrap(clean(b.text), width), "\n"), b.style)
 }
 
 // phaseBlock opens a phase with a divider across the screen.
 type phaseBlock struct{ ev event.Phase }
-
-func (b *phaseBlock) live() bool { return false }
 
 func (b *phaseBlock) render(width int, st *styles, _ string) string {
 	title := "── " + b.ev.Name
@@ -44,8 +40,6 @@ type textBlock struct {
 	text      string
 	streaming bool
 }
-
-func (b *textBlock) live() bool { return false }
 
 func (b *textBlock) render(width int, st *styles, _ string) string {
 	text := strings.TrimSpace(clean(b.text))
@@ -183,8 +177,6 @@ func (c *shadowCheck) render(width int, st *styles, spin string, live bool) stri
 // summaryBlock is the end of the run, worded as the plain renderer words
 // it.
 type summaryBlock struct{ ev event.Done }
-
-func (b *summaryBlock) live() bool { return false }
 
 func (b *summaryBlock) render(width int, st *styles, _ string) string {
 	text := strings.TrimLeft(clean(ui.SummaryText(b.ev)), "\n")

@@ -10,8 +10,6 @@ import (
 // commitBlock is a change set written to disk and its unified diff.
 type commitBlock struct{ ev event.Commit }
 
-func (b *commitBlock) live() bool { return false }
-
 func (b *commitBlock) render(width int, st *styles, _ string) string {
 	head := clean(fmt.Sprintf("● committed %s (%s)", strings.Join(b.ev.Files, ", "), b.ev.Entry))
 	lines := []string{st.OK.Bold(true).Render(clip(head, width))}

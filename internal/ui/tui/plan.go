@@ -13,8 +13,6 @@ import (
 // wondering whether a field was lost.
 type planBlock struct{ ev event.Plan }
 
-func (b *planBlock) live() bool { return false }
-
 func (b *planBlock) render(width int, st *styles, _ string) string {
 	p := b.ev.Plan
 	if p == nil {

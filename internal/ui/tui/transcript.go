@@ -8,20 +8,19 @@ import (
 )
 
 // block is one entry of the transcript: a message, a tool call with the
-// validation cycles it ran, the plan, a commit. render draws it at a width (spin
-// is the spinner's current frame); live reports whether it shows the
-// spinner and so has to be drawn again on every frame.
+// validation cycles it ran, the plan, a commit. render draws it at a width
+// (spin is the spinner's current frame, which only the open tool call
+// shows).
 type block interface {
 	render(width int, st *styles, spin string) string
-	live() bool
 }
 
 // transcript is the scrolling history of the run, in the order events
 // arrived. Blocks that change later (a tool call getting a validation
 // cycle, a verdict or its result, streamed text getting whole) are updated
 // in place. Renders are cached per block and dropped when the block
-// changes or the width does, so a spinner frame redraws only the running
-// blocks; the whole is joined again only when a block changed, so a key
+// changes or the width does, so a spinner frame redraws only the open
+// call; the whole is joined again only when a block changed, so a key
 // press or a scroll redraws nothing.
 type transcript struct {
 	st     *styles
@@ -64,16 +63,15 @@ func (t *transcript) changed(b block) {
 	}
 }
 
-// setSpin sets the spinner frame and reports whether any block shows it.
+// setSpin sets the spinner frame and reports whether a block shows it:
+// the open tool call, the only block that runs.
 func (t *transcript) setSpin(frame string) bool {
 	t.spin = frame
-	for _, b := range t.blocks {
-		if b.live() {
-			t.stale = true
-			return true
-		}
+	if t.open == nil {
+		return false
 	}
-	return false
+	t.stale = true
+	return true
 }
 
 // Render draws the whole transcript at width and reports whether it
@@ -92,7 +90,7 @@ func (t *transcript) Render(width int) (string, bool) {
 	line := 0
 	for i, b := range t.blocks {
 		switch {
-		case b.live():
+		case b == t.open:
 			parts[i] = b.render(width, t.st, t.spin)
 		case t.cache[i] == "":
 			t.cache[i] = b.render(width, t.st, t.spin)
