@@ -13,8 +13,8 @@
 // The program uses the alternate screen, so that a long run does not push
 // the user's scrollback away and the transcript can be scrolled in place.
 // What would be lost on leaving it, the outcome, is printed on the normal
-// screen afterwards: [UI.Wait] prints the summary, worded as the plain
-// renderer words it.
+// screen afterwards: once the program ends, the summary is printed there,
+// worded as the plain renderer words it, before [UI.Wait] returns.
 package tui
 
 import (
