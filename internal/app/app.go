@@ -6,7 +6,6 @@
 package app
 
 import (
-	"cmp"
 	"context"
 	"io"
 	"os"
@@ -73,7 +72,7 @@ func New(opts Options) (*App, error) {
 		return nil, err
 	}
 	a := &App{Root: root, Config: cfg, opts: opts}
-	a.sessionBase = cmp.Or(opts.SessionBase, opts.Getenv("ANVIL_SESSION_DIR"), cfg.SessionDir, session.DefaultBase)
+	a.sessionBase, _ = session.Base(opts.SessionBase, opts.Getenv, cfg.SessionDir)
 	// Server stderr and the shadow log go to the session directory, created
 	// when something first writes there.
 	serverLog := a.sessionFile("servers.log")

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -49,7 +48,7 @@ func checkServers(ctx context.Context, root *workspace.Root, cfg config.Config, 
 		case errors.As(err, &ns):
 			c.Status = Fail
 			c.Detail = fmt.Sprintf("no language server found for %s (%s); tried %s", lang, from, strings.Join(ns.Tried, "; "))
-			c.Fix = fmt.Sprintf(installHint, toolsDir, specNameFor(registry, lang))
+			c.Fix = fmt.Sprintf(installHint, toolsDir, ns.Servers[0])
 		case err != nil:
 			c.Status, c.Detail = Fail, err.Error()
 		default:
@@ -103,17 +102,6 @@ func projectLanguages(ctx context.Context, root *workspace.Root, cfg config.Conf
 		return nil, "", err
 	}
 	return p.Names(), "detected", nil
-}
-
-// specNameFor names the server the registry would try first for lang, for
-// the fix text.
-func specNameFor(r *servers.Registry, lang string) string {
-	for _, s := range r.Specs() {
-		if slices.Contains(s.Languages, lang) {
-			return s.Name
-		}
-	}
-	return "NAME"
 }
 
 // startResult is the outcome of starting one server.

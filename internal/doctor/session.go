@@ -1,7 +1,6 @@
 package doctor
 
 import (
-	"cmp"
 	"errors"
 	"io/fs"
 	"os"
@@ -14,14 +13,7 @@ import (
 // undo and crash recovery rely on lives, can be written: it creates and
 // removes a file there (and the base itself, if doctor had to create it).
 func checkSession(cfg config.Config, getenv func(string) string) Check {
-	base := cmp.Or(getenv("ANVIL_SESSION_DIR"), cfg.SessionDir, session.DefaultBase)
-	from := "default"
-	switch {
-	case getenv("ANVIL_SESSION_DIR") != "":
-		from = "ANVIL_SESSION_DIR"
-	case cfg.SessionDir != "":
-		from = "session_dir in the config"
-	}
+	base, from := session.Base("", getenv, cfg.SessionDir)
 	c := Check{Group: GroupSession, Name: "session dir"}
 	if err := probeWritable(base); err != nil {
 		c.Status, c.Detail = Fail, base+" ("+from+") is not writable: "+err.Error()

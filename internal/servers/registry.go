@@ -156,7 +156,10 @@ type Resolved struct {
 // NoServerError says no usable server was found for a language.
 type NoServerError struct {
 	Language string
-	Tried    []string // what was looked for, and where
+	// Servers names the servers that would serve the language here, in the
+	// order they were looked for; Tried says what was looked for, and where.
+	Servers []string
+	Tried   []string
 }
 
 func (e *NoServerError) Error() string {
@@ -175,6 +178,7 @@ func (r *Registry) Resolve(root, language string) (Resolved, error) {
 		if path != "" {
 			return Resolved{Spec: spec, Path: path}, nil
 		}
+		noServer.Servers = append(noServer.Servers, spec.Name)
 		noServer.Tried = append(noServer.Tried, tried)
 	}
 	return Resolved{}, noServer

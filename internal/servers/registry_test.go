@@ -143,3 +143,14 @@ func TestDefaultToolsDir(t *testing.T) {
 		t.Error(got)
 	}
 }
+
+// A missing server is named as the one the project would use: for a
+// TypeScript 5 project, typescript-language-server, not the native server.
+func TestNoServerNamesTheChosenServer(t *testing.T) {
+	root := testfs.Tree(t, map[string]string{"package.json": `{"devDependencies":{"typescript":"^5.4.0"}}`})
+	_, err := NewRegistry(RegistryOptions{LookPath: noPath}).Resolve(root, "typescript")
+	var ns *NoServerError
+	if !errors.As(err, &ns) || len(ns.Servers) != 1 || ns.Servers[0] != "typescript-language-server" {
+		t.Fatalf("err = %v (%+v)", err, ns)
+	}
+}

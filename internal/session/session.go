@@ -18,6 +18,21 @@ import (
 // DefaultBase is where session directories go unless configured otherwise.
 const DefaultBase = "/tmp/anvil"
 
+// Base picks the directory sessions go under: an explicit override, then
+// $ANVIL_SESSION_DIR, then the config's session_dir, then DefaultBase;
+// from says which, for messages.
+func Base(override string, getenv func(string) string, configured string) (base, from string) {
+	switch {
+	case override != "":
+		return override, "set for this run"
+	case getenv("ANVIL_SESSION_DIR") != "":
+		return getenv("ANVIL_SESSION_DIR"), "ANVIL_SESSION_DIR"
+	case configured != "":
+		return configured, "session_dir in the config"
+	}
+	return DefaultBase, "default"
+}
+
 // Session is one run's directory.
 type Session struct {
 	ID  string
