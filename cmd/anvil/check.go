@@ -102,7 +102,7 @@ func runCheck(cmd *cobra.Command, opts checkOptions, file string) error {
 	} else {
 		res.Report(out)
 		if committed != nil {
-			fmt.Fprintf(out, "\nCommitted %d %s (undo with 'anvil undo').\n", len(committed.Files), pluralFiles(len(committed.Files)))
+			fmt.Fprintf(out, "\nCommitted %d %s (undo with 'anvil undo').\n", len(committed.Files), pluralWord(len(committed.Files), "file"))
 		} else if opts.commit && res.Verdict != shadow.Clean {
 			fmt.Fprintln(out, "\nNothing written: only a clean change set is committed.")
 		}
@@ -172,11 +172,4 @@ func recoverCrashed(cmd *cobra.Command, a *app.App) error {
 		fmt.Fprintln(cmd.ErrOrStderr())
 	}
 	return nil
-}
-
-func pluralFiles(n int) string {
-	if n == 1 {
-		return "file"
-	}
-	return "files"
 }

@@ -180,7 +180,7 @@ func appendMissing(first []string, more ...string) []string {
 func describeLanguages(p detect.Project) string {
 	var parts []string
 	for _, l := range p.Languages {
-		evidence := []string{fmt.Sprintf("%d %s", l.Files, pluralFiles(l.Files))}
+		evidence := []string{fmt.Sprintf("%d %s", l.Files, pluralWord(l.Files, "file"))}
 		evidence = append(evidence, l.Markers...)
 		parts = append(parts, fmt.Sprintf("%s (%s)", l.Name, strings.Join(evidence, ", ")))
 	}

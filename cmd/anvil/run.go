@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/anvil-dev/anvil/internal/agent"
 	"github.com/anvil-dev/anvil/internal/app"
@@ -182,8 +181,7 @@ func renderers(ctx context.Context, cancel func(), cmd *cobra.Command, o runOpti
 // cursor). NO_COLOR does not turn the TUI off: it asks for no colour, and
 // the TUI draws without colour then.
 func useTUI(out io.Writer, getenv func(string) string) bool {
-	f, ok := out.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
+	if !streamIsTerminal(out) {
 		return false
 	}
 	t := getenv("TERM")

@@ -35,7 +35,7 @@ since. Run it again to undo the commit before that.`,
 			case err != nil:
 				return &exitError{code: exitFailure, err: err}
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "Undid %s (%s): restored %d %s\n", e.ID, e.Message, len(e.Files), pluralFiles(len(e.Files)))
+			fmt.Fprintf(cmd.OutOrStdout(), "Undid %s (%s): restored %d %s\n", e.ID, e.Message, len(e.Files), pluralWord(len(e.Files), "file"))
 			for _, p := range e.Paths() {
 				fmt.Fprintf(cmd.OutOrStdout(), "  %s\n", p)
 			}
