@@ -32,9 +32,9 @@ func (p *Plain) Emit(e event.Event) {
 	switch e := e.(type) {
 	case event.Session:
 		fmt.Fprintf(w, "anvil: %s\n", e.Request)
-		fmt.Fprintf(w, "workspace %s · %s %s · session %s\n", e.Workspace, e.Provider, e.Model, e.Dir)
+		fmt.Fprintln(w, WorkspaceLine(e))
 		if e.Replayed {
-			fmt.Fprintln(w, "note: the model's turns are replayed from a script; the tools, language servers and file writes are real")
+			fmt.Fprintln(w, "note: "+ReplayNote)
 		}
 	case event.Phase:
 		if e.Detail != "" {
@@ -43,7 +43,7 @@ func (p *Plain) Emit(e event.Event) {
 			fmt.Fprintf(w, "== %s\n", e.Name)
 		}
 	case event.Message:
-		fmt.Fprintf(w, "%s: %s\n", e.Agent, oneLine(e.Text, 300))
+		fmt.Fprintf(w, "%s: %s\n", e.Agent, OneLine(e.Text, 300))
 	case event.ToolCall:
 		fmt.Fprintf(w, "  → %s %s\n", e.Name, e.Summary)
 	case event.ToolResult:
@@ -51,7 +51,7 @@ func (p *Plain) Emit(e event.Event) {
 		if e.IsError {
 			status = "error"
 		}
-		fmt.Fprintf(w, "  ← %s %s: %s\n", e.Name, status, oneLine(e.Preview, 160))
+		fmt.Fprintf(w, "  ← %s %s: %s\n", e.Name, status, OneLine(e.Preview, 160))
 	case event.Plan:
 		title := "Plan"
 		if e.Revision > 0 {
@@ -69,7 +69,7 @@ func (p *Plain) Emit(e event.Event) {
 		}
 		fmt.Fprintln(w)
 	case event.Shadow:
-		fmt.Fprintln(w, shadowLine(e))
+		fmt.Fprintln(w, ShadowLine(e))
 		for i, d := range e.New {
 			if i == 5 {
 				fmt.Fprintf(w, "    ... %d more\n", len(e.New)-5)
@@ -78,7 +78,7 @@ func (p *Plain) Emit(e event.Event) {
 			fmt.Fprintf(w, "    %s\n", d)
 		}
 	case event.Commit:
-		fmt.Fprintf(w, "committed %s (%s)\n", strings.Join(e.Files, ", "), e.Entry)
+		fmt.Fprintln(w, CommitLine(e))
 		fmt.Fprint(w, e.Diff)
 	case event.Todo:
 		done := 0
@@ -90,7 +90,7 @@ func (p *Plain) Emit(e event.Event) {
 		fmt.Fprintf(w, "todo %d/%d", done, len(e.Items))
 		for i, it := range e.Items {
 			if it.Status == "in_progress" {
-				fmt.Fprintf(w, " · now: %d. %s", i+1, oneLine(it.Text, 80))
+				fmt.Fprintf(w, " · now: %d. %s", i+1, OneLine(it.Text, 80))
 				break
 			}
 		}
@@ -104,9 +104,10 @@ func (p *Plain) Emit(e event.Event) {
 	}
 }
 
-// shadowLine is the one-line form of a validation cycle, shared by the
-// renderers: "shadow 2/3 · validating src/db.ts" or "rejected: ...".
-func shadowLine(e event.Shadow) string {
+// ShadowLine is the one-line form of a validation cycle, shared by the
+// renderers: "shadow 2/3 · validating src/db.ts", "shadow check ·
+// rejected: 1 new error in src/auth.ts".
+func ShadowLine(e event.Shadow) string {
 	label := "shadow check"
 	if e.Commit {
 		label = fmt.Sprintf("shadow %d/%d", e.Attempt, e.MaxAttempts)
@@ -160,7 +161,10 @@ func SummaryText(d event.Done) string {
 	return b.String()
 }
 
-func oneLine(s string, n int) string {
+// OneLine collapses the whitespace of s (newlines included) to single
+// spaces. A result longer than n bytes is cut on a rune boundary before its
+// nth byte and ends with "…".
+func OneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) <= n {
 		return s
@@ -171,4 +175,17 @@ func oneLine(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// ReplayNote says what is and is not real in a replayed run.
+const ReplayNote = "the model's turns are replayed from a script; the tools, language servers and file writes are real"
+
+// WorkspaceLine describes a session: workspace, model and session directory.
+func WorkspaceLine(e event.Session) string {
+	return fmt.Sprintf("workspace %s · %s %s · session %s", e.Workspace, e.Provider, e.Model, e.Dir)
+}
+
+// CommitLine says which files a commit wrote, and its journal entry.
+func CommitLine(e event.Commit) string {
+	return fmt.Sprintf("committed %s (%s)", strings.Join(e.Files, ", "), e.Entry)
 }

@@ -1,17 +1,17 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/anvil-dev/anvil/internal/event"
+	"github.com/anvil-dev/anvil/internal/ui"
 )
 
 // commitBlock is a change set written to disk and its unified diff.
 type commitBlock struct{ ev event.Commit }
 
 func (b *commitBlock) render(width int, st *styles, _ string) string {
-	head := clean(fmt.Sprintf("● committed %s (%s)", strings.Join(b.ev.Files, ", "), b.ev.Entry))
+	head := clean("● " + ui.CommitLine(b.ev))
 	lines := []string{st.OK.Bold(true).Render(clip(head, width))}
 	if d := strings.TrimRight(b.ev.Diff, "\n"); d != "" {
 		lines = append(lines, renderDiff(d, width, st))

@@ -1,12 +1,11 @@
 package tui
 
 import (
-	"fmt"
-
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/anvil-dev/anvil/internal/event"
+	"github.com/anvil-dev/anvil/internal/ui"
 )
 
 // Update routes a message to the component it concerns, then lays the
@@ -166,9 +165,9 @@ func (m *model) apply(ev event.Event) tea.Cmd {
 	case event.Session:
 		m.status.model = e.Model
 		m.tr.note("anvil: "+e.Request, st.Title.Render)
-		m.tr.note(fmt.Sprintf("workspace %s · %s %s · session %s", e.Workspace, e.Provider, e.Model, e.Dir), st.Faint.Render)
+		m.tr.note(ui.WorkspaceLine(e), st.Faint.Render)
 		if e.Replayed {
-			m.tr.note("the model's turns are replayed from a script; the tools, language servers and file writes are real", st.Faint.Render)
+			m.tr.note(ui.ReplayNote, st.Faint.Render)
 		}
 	case event.Phase:
 		m.status.phase = e.Name
