@@ -79,8 +79,9 @@ func New(opts Options) (*App, error) {
 	shadowLog := a.sessionFile(session.ShadowLogFile)
 
 	registry := servers.NewRegistry(servers.RegistryOptions{
-		Overrides: cfg.ServerSpecs(),
-		ToolsDir:  servers.DefaultToolsDir(opts.Getenv),
+		Overrides:        cfg.ServerSpecs(),
+		ToolsDir:         servers.DefaultToolsDir(opts.Getenv),
+		TypeScriptEngine: servers.Engine(cfg.TypeScriptEngine),
 	})
 	a.Servers = servers.NewManager(root.Dir(), registry, servers.ManagerOptions{Log: serverLog})
 	a.Parser = syntax.New(syntax.Options{})

@@ -40,6 +40,9 @@ type Config struct {
 	TestCommand string `toml:"test_command,omitempty"`
 	// Languages are the project's languages, as detected by 'anvil init'.
 	Languages []string `toml:"languages,omitempty"`
+	// TypeScriptEngine chooses how TypeScript projects pinned to version 6
+	// or older are checked: "auto" (unset), "native" or "tsserver".
+	TypeScriptEngine string `toml:"typescript_engine,omitempty"`
 	// Servers override or add language servers by name.
 	Servers map[string]servers.Spec `toml:"servers,omitempty"`
 }
@@ -167,6 +170,9 @@ func merge(base, over Config) Config {
 	}
 	if over.Languages != nil {
 		out.Languages = over.Languages
+	}
+	if over.TypeScriptEngine != "" {
+		out.TypeScriptEngine = over.TypeScriptEngine
 	}
 	if len(over.Servers) > 0 {
 		out.Servers = map[string]servers.Spec{}

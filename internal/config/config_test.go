@@ -12,7 +12,7 @@ import (
 func TestLoadMerges(t *testing.T) {
 	dir := testfs.Tree(t, map[string]string{
 		"user/anvil/config.toml": "model = \"user-model\"\nprovider = \"anthropic\"\nmax_attempts = 5\n[servers.gopls]\nargs = [\"-v\"]\n",
-		"ws/.anvil/config.toml":  "model = \"project-model\"\nvalidation_timeout = \"45s\"\n[servers.pyright]\ncommand = \"basedpyright-langserver\"\nquiet = \"2s\"\n",
+		"ws/.anvil/config.toml":  "model = \"project-model\"\nvalidation_timeout = \"45s\"\n[servers.pyright]\ncommand = \"basedpyright-langserver\"\nmode = \"pull\"\n",
 	})
 	p := DefaultPaths(filepath.Join(dir, "ws"), func(k string) string {
 		if k == "XDG_CONFIG_HOME" {
@@ -27,7 +27,7 @@ func TestLoadMerges(t *testing.T) {
 	if c.Model != "project-model" || c.Provider != "anthropic" || c.Attempts() != 5 || c.Timeout() != 45*time.Second {
 		t.Errorf("merged: %+v", c)
 	}
-	if len(c.Servers) != 2 || c.Servers["pyright"].Command != "basedpyright-langserver" || c.Servers["pyright"].Quiet != 2*time.Second {
+	if len(c.Servers) != 2 || c.Servers["pyright"].Command != "basedpyright-langserver" || c.Servers["pyright"].Mode != "pull" {
 		t.Errorf("servers: %+v", c.Servers)
 	}
 	names := map[string]bool{}

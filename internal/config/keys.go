@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/session"
 )
 
@@ -189,6 +190,20 @@ func Keys() []Key {
 				return nil
 			},
 			clear: func(c *Config) { c.TestCommand = "" },
+		},
+		{
+			Name: "typescript_engine", Description: "how projects pinned to TypeScript 6 or older are checked: auto (tsserver of the project's own TypeScript), native (TypeScript 7's server) or tsserver",
+			Default: string(servers.EngineAuto),
+			get:     func(c Config) string { return c.TypeScriptEngine }, value: func(c Config) any { return c.TypeScriptEngine },
+			parse: func(c *Config, v string) error {
+				switch servers.Engine(v) {
+				case servers.EngineAuto, servers.EngineNative, servers.EngineTSServer:
+					c.TypeScriptEngine = v
+					return nil
+				}
+				return fmt.Errorf("typescript_engine must be one of auto, native, tsserver")
+			},
+			clear: func(c *Config) { c.TypeScriptEngine = "" },
 		},
 		{
 			Name: "languages", Description: "the project's languages, comma-separated (go,typescript); unset: detected from the files",

@@ -132,7 +132,7 @@ func (st *startResult) run(ctx context.Context, root string, registry *servers.R
 	}
 	// The server bounds its own start by the Manager's StartTimeout.
 	begin := time.Now()
-	_, st.err = s.Client(ctx)
+	st.err = s.Start(ctx)
 	st.elapsed = time.Since(begin)
 	if st.err == nil {
 		info := s.Info()

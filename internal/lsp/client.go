@@ -3,9 +3,12 @@
 // keeps the documents it has opened in sync, records pushed diagnostics and
 // progress, and pulls diagnostics where the server supports it.
 //
-// A Client owns its subprocess. The process lives on a background context of
-// its own, not on the context that started it; Shutdown (or Kill) ends it.
-// Every request takes a context and gets a deadline from it, or a default.
+// A Client owns its subprocess (an [proc.Process]: killed with Anvil, and
+// with everything it started). The process lives on no context; Shutdown
+// (or Kill) ends it. Every request and every notification takes a context:
+// a request gets a deadline from it, or a default, and a write the server
+// does not read before the context ends is abandoned, and the server with
+// it, since a half-sent message leaves the connection unusable.
 package lsp
 
 import (
@@ -14,14 +17,13 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"os"
-	"os/exec"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/anvil-dev/anvil/internal/proc"
 )
 
 // ErrExited is returned by requests made to a server whose process has ended.
@@ -33,9 +35,13 @@ type Config struct {
 	Name    string
 	Command string
 	Args    []string
-	// Dir is the workspace root: the process's working directory, rootUri and
-	// the single workspace folder.
+	// Dir is the workspace root: the process's working directory and
+	// rootUri.
 	Dir string
+	// Folders are the workspace folders announced to the server; empty
+	// means Dir alone. Servers that load one project per folder (gopls and
+	// nested Go modules) need each project root among them.
+	Folders []string
 	// Env is added to the environment the server inherits.
 	Env []string
 	// InitOptions is sent as initializationOptions.
@@ -53,15 +59,13 @@ type Config struct {
 // Client is a running language server.
 type Client struct {
 	cfg    Config
-	cmd    *exec.Cmd
+	proc   *proc.Process
 	conn   *jsonrpc2.Conn
 	nextID atomic.Uint64
 	// mods counts the notifications sent that change the server's view of
 	// the workspace (see [Client.Modifications]).
-	mods    atomic.Int64
-	stderr  *tailBuffer
-	exited  chan struct{} // closed when the process has ended
-	exitErr error         // set before exited is closed
+	mods   atomic.Int64
+	stderr *proc.Tail
 
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced on every state change
@@ -85,44 +89,25 @@ func Start(ctx context.Context, cfg Config) (*Client, error) {
 	}
 	c := &Client{
 		cfg:     cfg,
-		stderr:  newTailBuffer(16 << 10),
-		exited:  make(chan struct{}),
+		stderr:  proc.NewTail(16 << 10),
 		changed: make(chan struct{}),
 		state:   newState(),
 		docs:    map[DocumentURI]*document{},
 	}
-	cmd := exec.Command(cfg.Command, cfg.Args...)
-	cmd.Dir = cfg.Dir
-	cmd.Env = append(os.Environ(), cfg.Env...)
-	// A process group of its own, so that killing the server also kills the
-	// helpers it spawns (tsc's native binary, tsserver, gopls telemetry).
-	// If Anvil dies without shutting servers down, they see their stdin
-	// close and exit (TestNoServerOutlivesAnvil kills anvil to check).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var errOut io.Writer = c.stderr
 	if cfg.Log != nil {
 		errOut = io.MultiWriter(c.stderr, cfg.Log)
 	}
-	cmd.Stderr = errOut
-	stdin, err := cmd.StdinPipe()
+	p, err := proc.Start(proc.Spec{Path: cfg.Command, Args: cfg.Args, Dir: cfg.Dir, Env: cfg.Env, Stderr: errOut})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", cfg.Name, err)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", cfg.Name, err)
-	}
-	c.cmd = cmd
+	c.proc = p
 	go func() {
-		err := cmd.Wait()
-		c.exitErr = err
-		close(c.exited)
+		<-p.Exited()
 		c.broadcast()
 	}()
-	stream := jsonrpc2.NewBufferedStream(pipeRWC{stdout, stdin}, jsonrpc2.VSCodeObjectCodec{})
+	stream := jsonrpc2.NewBufferedStream(pipeRWC{p.Stdout(), p.Stdin()}, jsonrpc2.VSCodeObjectCodec{})
 	// The library logs protocol noise (a closed pipe when the server dies)
 	// through its logger; send it where the server's stderr goes.
 	logOut := cfg.Log
@@ -149,31 +134,25 @@ func (c *Client) Info() ServerInfo {
 }
 
 // PID returns the server's process id.
-func (c *Client) PID() int { return c.cmd.Process.Pid }
+func (c *Client) PID() int { return c.proc.PID() }
+
+// Isolation says how the server's process is tied to Anvil.
+func (c *Client) Isolation() proc.Isolation { return c.proc.Isolation() }
 
 // Exited returns a channel closed when the server process has ended.
-func (c *Client) Exited() <-chan struct{} { return c.exited }
+func (c *Client) Exited() <-chan struct{} { return c.proc.Exited() }
 
 // Alive reports whether the server process is still running.
-func (c *Client) Alive() bool {
-	select {
-	case <-c.exited:
-		return false
-	default:
-		return true
-	}
-}
+func (c *Client) Alive() bool { return c.proc.Alive() }
 
 // ExitError describes how the process ended, with the tail of its stderr.
 func (c *Client) ExitError() error {
-	select {
-	case <-c.exited:
-	default:
+	if c.proc.Alive() {
 		return nil
 	}
 	msg := fmt.Sprintf("%s exited", c.cfg.Name)
-	if c.exitErr != nil {
-		msg += ": " + c.exitErr.Error()
+	if err := c.proc.Err(); err != nil {
+		msg += ": " + err.Error()
 	}
 	if tail := c.stderr.String(); tail != "" {
 		msg += "; stderr: " + tail
@@ -181,40 +160,51 @@ func (c *Client) ExitError() error {
 	return fmt.Errorf("%w: %s", ErrExited, msg)
 }
 
-// Shutdown asks the server to exit (shutdown, then exit) and waits a bounded
-// time before killing its process group. Safe to call more than once.
+// Shutdown asks the server to exit (shutdown, then exit) and kills it if it
+// has not within a bound: 2 s for the shutdown answer and 2 s more for the
+// exit, less if ctx ends first. It returns once the process is reaped.
+// Safe to call more than once.
 func (c *Client) Shutdown(ctx context.Context) error {
+	defer c.conn.Close()
 	if !c.Alive() {
-		c.conn.Close()
 		return nil
 	}
-	// Each stage gets a short bound of its own: a hung server must not hold
-	// Anvil's exit for long.
 	sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	err := c.call(sctx, "shutdown", nil, nil)
-	cancel()
 	if err == nil {
-		_ = c.conn.Notify(ctx, "exit", nil)
+		_ = c.notify(sctx, "exit", nil)
 	}
-	select {
-	case <-c.exited:
-	case <-time.After(2 * time.Second):
-		c.Kill()
-	case <-ctx.Done():
-		c.Kill()
-	}
-	c.conn.Close()
+	cancel()
+	c.proc.Stop(ctx, 2*time.Second)
 	return nil
 }
 
-// Kill ends the server's process group at once and waits for it to exit.
+// Kill ends the server's process, and everything it started, at once and
+// returns once it is reaped.
 func (c *Client) Kill() {
-	if c.cmd.Process != nil {
-		_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
-		_ = c.cmd.Process.Kill()
-	}
-	<-c.exited
+	c.proc.Kill()
 	c.conn.Close()
+}
+
+// send runs fn, which writes one message to the server, bounded by ctx:
+// if ctx ends while the write is still blocked (the server stopped
+// reading), the write is abandoned and the server killed.
+func (c *Client) send(ctx context.Context, fn func() error) error {
+	var mu sync.Mutex
+	sent := false
+	stop := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !sent {
+			c.proc.AbortWrites()
+		}
+	})
+	err := fn()
+	mu.Lock()
+	sent = true
+	mu.Unlock()
+	stop()
+	return err
 }
 
 // call sends a request and waits for its answer. A cancelled request is
@@ -229,13 +219,23 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 		defer cancel()
 	}
 	id := jsonrpc2.ID{Num: c.nextID.Add(1)}
-	w, err := c.conn.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
+	var w jsonrpc2.Waiter
+	err := c.send(ctx, func() (err error) {
+		w, err = c.conn.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
+		return err
+	})
 	if err != nil {
 		return c.connError(method, err)
 	}
 	err = w.Wait(ctx, result)
 	if ctx.Err() != nil {
-		_ = c.conn.Notify(context.Background(), "$/cancelRequest", map[string]any{"id": id.Num})
+		// Bounded like any write: a server that stopped reading gets
+		// killed rather than holding this caller.
+		cctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_ = c.send(cctx, func() error {
+			return c.conn.Notify(cctx, "$/cancelRequest", map[string]any{"id": id.Num})
+		})
+		cancel()
 		return fmt.Errorf("%s %s: %w", c.cfg.Name, method, ctx.Err())
 	}
 	if err != nil {
@@ -248,7 +248,7 @@ func (c *Client) notify(ctx context.Context, method string, params any) error {
 	if !c.Alive() {
 		return c.ExitError()
 	}
-	if err := c.conn.Notify(ctx, method, params); err != nil {
+	if err := c.send(ctx, func() error { return c.conn.Notify(ctx, method, params) }); err != nil {
 		return c.connError(method, err)
 	}
 	switch method {
@@ -272,7 +272,7 @@ func (c *Client) connError(method string, err error) error {
 	// A closed connection means the process is gone or going; wait briefly
 	// for its exit status so the error says why.
 	select {
-	case <-c.exited:
+	case <-c.proc.Exited():
 		return c.ExitError()
 	case <-time.After(500 * time.Millisecond):
 		return fmt.Errorf("%s %s: %w", c.cfg.Name, method, err)
@@ -302,7 +302,7 @@ func (c *Client) waitFor(ctx context.Context, cond func() bool) error {
 		case <-ch:
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-c.exited:
+		case <-c.proc.Exited():
 			return c.ExitError()
 		}
 	}
@@ -320,33 +320,4 @@ func (p pipeRWC) Close() error {
 	werr := p.w.Close()
 	rerr := p.r.Close()
 	return errors.Join(werr, rerr)
-}
-
-// tailBuffer keeps the last n bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	n   int
-	buf []byte
-}
-
-func newTailBuffer(n int) *tailBuffer { return &tailBuffer{n: n} }
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.n {
-		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.n:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s := string(t.buf)
-	if len(s) > 2000 {
-		s = "…" + s[len(s)-2000:]
-	}
-	return s
 }

@@ -3,8 +3,8 @@ package lsp
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -66,17 +66,30 @@ func (h handler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	case "workspace/diagnostic/refresh", "window/workDoneProgress/create", "window/showMessageRequest":
 		// null: accepted, nothing chosen
 	case "workspace/workspaceFolders":
-		result = []map[string]string{{"uri": string(URIFromPath(c.cfg.Dir)), "name": filepath.Base(c.cfg.Dir)}}
+		result = c.workspaceFolders()
 	case "workspace/applyEdit":
 		// Servers never write: every edit goes through the shadow workspace.
 		result = map[string]any{"applied": false, "failureReason": "Anvil applies edits itself, after validation"}
 	case "window/showDocument":
 		result = map[string]any{"success": false}
 	default:
-		_ = conn.ReplyWithError(ctx, req.ID, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "Anvil does not handle " + req.Method})
+		c.reply(func(ctx context.Context) error {
+			return conn.ReplyWithError(ctx, req.ID, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "Anvil does not handle " + req.Method})
+		})
 		return
 	}
-	_ = conn.Reply(ctx, req.ID, result)
+	c.reply(func(ctx context.Context) error { return conn.Reply(ctx, req.ID, result) })
+}
+
+// replyTimeout bounds a reply to a server's request. Replies are written on
+// the connection's read loop: a server that stopped reading must not stop
+// Anvil from reading what it sends, so past this bound it is killed.
+const replyTimeout = 5 * time.Second
+
+func (c *Client) reply(write func(ctx context.Context) error) {
+	ctx, cancel := context.WithTimeout(context.Background(), replyTimeout)
+	defer cancel()
+	_ = c.send(ctx, func() error { return write(ctx) })
 }
 
 // configuration answers workspace/configuration: one value per requested

@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+
+	"github.com/anvil-dev/anvil/internal/proc"
 )
 
 // clientCapabilities declares what Anvil handles. Both diagnostic models are
@@ -47,15 +49,21 @@ func clientCapabilities() map[string]any {
 
 func (c *Client) initialize(ctx context.Context) error {
 	root := URIFromPath(c.cfg.Dir)
+	// Servers exit when the process named here is gone, and check it by
+	// pid. From inside a PID namespace Anvil's pid names nothing (or
+	// another process), so there it is left out, as the protocol allows;
+	// the parent-death signal ties the server to Anvil instead.
+	var pid any
+	if c.proc.Isolation() != proc.PIDNamespace {
+		pid = os.Getpid()
+	}
 	params := map[string]any{
-		"processId":  os.Getpid(),
-		"clientInfo": map[string]any{"name": "anvil"},
-		"rootUri":    root,
-		"rootPath":   c.cfg.Dir,
-		"workspaceFolders": []map[string]any{
-			{"uri": root, "name": filepath.Base(c.cfg.Dir)},
-		},
-		"capabilities": clientCapabilities(),
+		"processId":        pid,
+		"clientInfo":       map[string]any{"name": "anvil"},
+		"rootUri":          root,
+		"rootPath":         c.cfg.Dir,
+		"workspaceFolders": c.workspaceFolders(),
+		"capabilities":     clientCapabilities(),
 	}
 	if c.cfg.InitOptions != nil {
 		params["initializationOptions"] = c.cfg.InitOptions
@@ -94,4 +102,17 @@ func (c *Client) SupportsPull() bool {
 	}
 	_, ok := c.state.registrations["textDocument/diagnostic"]
 	return ok
+}
+
+// workspaceFolders lists the configured folders, or the root alone.
+func (c *Client) workspaceFolders() []map[string]string {
+	dirs := c.cfg.Folders
+	if len(dirs) == 0 {
+		dirs = []string{c.cfg.Dir}
+	}
+	out := make([]map[string]string, len(dirs))
+	for i, d := range dirs {
+		out[i] = map[string]string{"uri": string(URIFromPath(d)), "name": filepath.Base(d)}
+	}
+	return out
 }

@@ -3,17 +3,14 @@ package lsp
 import (
 	"context"
 	"strings"
-	"time"
 )
 
 // state is what the server has told the client. It is guarded by Client.mu.
 type state struct {
 	// published holds the latest publishDiagnostics per file path.
 	published map[string]Published
-	// publishSeq counts publishDiagnostics notifications; lastPublish is the
-	// time of the latest.
-	publishSeq  uint64
-	lastPublish time.Time
+	// publishSeq counts publishDiagnostics notifications.
+	publishSeq uint64
 	// progress titles of work that has begun but not ended, by token.
 	activeWork map[string]string
 	// workBegun counts work-done progress begins, by title prefix word
@@ -43,7 +40,6 @@ type Published struct {
 func (c *Client) recordPublish(p PublishDiagnosticsParams) {
 	c.mu.Lock()
 	c.state.publishSeq++
-	c.state.lastPublish = time.Now()
 	c.state.published[p.URI.Path()] = Published{URI: p.URI, Version: p.Version, Diagnostics: p.Diagnostics, Seq: c.state.publishSeq}
 	c.mu.Unlock()
 	c.broadcast()
@@ -134,33 +130,6 @@ func (c *Client) WaitWorkDone(ctx context.Context, word string, total int) error
 		}
 		return true
 	})
-}
-
-// WaitQuiet blocks until no diagnostics have been published for quiet,
-// counted from the later of now and the last publish. It is the fallback
-// settle for servers that offer nothing better.
-func (c *Client) WaitQuiet(ctx context.Context, quiet time.Duration) error {
-	start := time.Now()
-	for {
-		c.mu.Lock()
-		last := c.state.lastPublish
-		c.mu.Unlock()
-		from := start
-		if last.After(from) {
-			from = last
-		}
-		wait := time.Until(from.Add(quiet))
-		if wait <= 0 {
-			return nil
-		}
-		select {
-		case <-time.After(wait):
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-c.exited:
-			return c.ExitError()
-		}
-	}
 }
 
 // WaitRegistered blocks until the server has registered method.

@@ -2,12 +2,13 @@ package servers
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
 	"regexp"
-	"sync"
+	"time"
 
 	"github.com/anvil-dev/anvil/internal/lsp"
+	"github.com/anvil-dev/anvil/internal/tsserver"
 )
 
 // FileChange is one file of a change set, as a server check sees it.
@@ -56,6 +57,17 @@ type CheckResult struct {
 	// Skipped counts dependants left unchecked because the nearer files
 	// already had new errors.
 	Skipped int
+	// Notes say how particular files were checked, by path (a created file
+	// checked outside any tsconfig.json project).
+	Notes map[string]string
+}
+
+// note records how path was checked.
+func (r *CheckResult) note(path, text string) {
+	if r.Notes == nil {
+		r.Notes = map[string]string{}
+	}
+	r.Notes[path] = text
 }
 
 // Check runs one cycle: diagnostics of the current state, the proposed
@@ -70,16 +82,25 @@ func (s *Server) Check(ctx context.Context, req CheckRequest) (CheckResult, erro
 // cycle runs the "before" half of a check and, when change is set, the
 // overlays and the "after" half, then restores the server's view.
 func (s *Server) cycle(ctx context.Context, req CheckRequest, change bool) (CheckResult, error) {
-	s.busy.Lock()
-	defer s.busy.Unlock()
-	c, err := s.Client(ctx)
+	release, err := s.acquire(ctx)
 	if err != nil {
 		return CheckResult{}, err
 	}
-	cy := &cycle{server: s, client: c, req: req, mode: s.resolved.Spec.Mode, res: CheckResult{
-		Before: map[string][]lsp.Diagnostic{}, After: map[string][]lsp.Diagnostic{},
-	}}
-	defer cy.restore()
+	defer release()
+	b, err := s.running(ctx)
+	if err != nil {
+		return CheckResult{}, err
+	}
+	res := CheckResult{Before: map[string][]lsp.Diagnostic{}, After: map[string][]lsp.Diagnostic{}}
+	var cy checkCycle
+	switch c := b.(type) {
+	case *tsserver.Client:
+		cy = &tsCycle{server: s, client: c, req: req, res: &res}
+	case *lsp.Client:
+		cy = &cycle{server: s, client: c, req: req, mode: s.resolved.Spec.Mode, res: &res}
+	}
+	abandon := false
+	defer func() { cy.restore(abandon) }()
 	err = cy.before(ctx)
 	if err == nil && change {
 		err = cy.applyOverlays(ctx)
@@ -87,10 +108,26 @@ func (s *Server) cycle(ctx context.Context, req CheckRequest, change bool) (Chec
 			err = cy.after(ctx)
 		}
 	}
-	if err != nil && !c.Alive() {
-		return cy.res, c.ExitError()
+	if err != nil && !b.Alive() {
+		return res, b.ExitError()
 	}
-	return cy.res, err
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// The server did not finish within the bound. Whatever it is busy
+		// with would leak into the next check's answers; a fresh server
+		// starts from the disk.
+		abandon = true
+	}
+	return res, err
+}
+
+// checkCycle is one check on one kind of server: the "before" half, the
+// overlays, the "after" half, and putting the server back to the disk
+// (or, when abandon is set, killing it).
+type checkCycle interface {
+	before(ctx context.Context) error
+	applyOverlays(ctx context.Context) error
+	after(ctx context.Context) error
+	restore(abandon bool)
 }
 
 // before collects the diagnostics of the files as they are on disk, the
@@ -134,8 +171,10 @@ type cycle struct {
 	client *lsp.Client
 	mode   Mode
 	req    CheckRequest
-	res    CheckResult
+	res    *CheckResult
 	opened []lsp.DocumentURI // documents this cycle opened, to close after
+	// overlays are the states of the changed files sent to the server.
+	overlays []sent
 }
 
 // overlayText is what the server is shown for a changed file: the new
@@ -160,25 +199,58 @@ func overlayText(f FileChange) string {
 
 var goPackageClause = regexp.MustCompile(`(?m)^package\s+(\w+)`)
 
-func (cy *cycle) open(ctx context.Context, path, language, text string) error {
+// sent records one document state the client sent, for servers whose
+// answer must be matched to it (see check_push.go).
+type sent struct {
+	path    string
+	version int
+	// mark is the number of publishes received when the state had been
+	// written to the server; only a later publish can answer it.
+	mark uint64
+}
+
+// answeredBy reports whether pub answers the state s: a publish labelled
+// with s's version, or, unlabelled, one that arrived after s was sent.
+func (s sent) answeredBy(pub lsp.Published) bool {
+	if pub.Version != nil {
+		return *pub.Version == s.version
+	}
+	return pub.Seq > s.mark
+}
+
+// send shows the server text for path: a didChange if the cycle has it
+// open, else a didOpen (closed again by restore).
+func (cy *cycle) send(ctx context.Context, path, language, text string) (sent, error) {
 	uri := lsp.URIFromPath(path)
+	var version int
+	var err error
 	if _, open := cy.client.IsOpen(uri); open {
-		_, err := cy.client.DidChange(ctx, uri, text)
-		return err
+		version, err = cy.client.DidChange(ctx, uri, text)
+	} else {
+		version, err = cy.client.DidOpen(ctx, uri, language, text)
+		if err == nil {
+			cy.opened = append(cy.opened, uri)
+		}
 	}
-	if _, err := cy.client.DidOpen(ctx, uri, language, text); err != nil {
-		return err
+	if err != nil {
+		return sent{}, err
 	}
-	cy.opened = append(cy.opened, uri)
-	return nil
+	return sent{path: path, version: version, mark: cy.client.PublishSeq()}, nil
+}
+
+func (cy *cycle) open(ctx context.Context, path, language, text string) error {
+	_, err := cy.send(ctx, path, language, text)
+	return err
 }
 
 // applyOverlays sends every change as an overlay.
 func (cy *cycle) applyOverlays(ctx context.Context) error {
 	for _, f := range cy.req.Files {
-		if err := cy.open(ctx, f.Path, f.Language, overlayText(f)); err != nil {
+		s, err := cy.send(ctx, f.Path, f.Language, overlayText(f))
+		if err != nil {
 			return err
 		}
+		cy.overlays = append(cy.overlays, s)
 	}
 	if cy.req.AfterOverlay != nil {
 		cy.req.AfterOverlay()
@@ -186,83 +258,33 @@ func (cy *cycle) applyOverlays(ctx context.Context) error {
 	return nil
 }
 
-// restore closes what the cycle opened, on the server that is running now
-// (a restarted one, after a crash), so the server is back to the disk.
-func (cy *cycle) restore() {
-	c := cy.server.current()
+// restoreTimeout bounds closing a cycle's documents. Closing is a handful
+// of notifications; a server that does not take them this fast is not
+// reading, and is killed instead.
+const restoreTimeout = 5 * time.Second
+
+// restore puts the server back to the disk: it closes what the cycle
+// opened on the client the cycle used, or, if that cannot be done (the
+// server is gone, did not answer in time, or does not take the close), it
+// makes sure that client is dead. A restarted server opens nothing, so no
+// overlay survives a check.
+func (cy *cycle) restore(abandon bool) {
+	c := cy.client
 	if c == nil || !c.Alive() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), cy.server.timeout)
+	if abandon {
+		c.Kill()
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), restoreTimeout)
 	defer cancel()
 	for _, uri := range cy.opened {
-		_ = c.DidClose(ctx, uri)
-	}
-}
-
-// Pull mode asks for each file's diagnostics before and after; an answer
-// reflects the notifications sent before the request, for open and closed
-// files alike.
-func (cy *cycle) pullBefore(ctx context.Context) error {
-	// Every "before" describes the disk, so it comes from the cache while
-	// the disk is unchanged. A server that applies didOpen lazily (pyright)
-	// is the exception for the changed files: they are opened with their
-	// disk content and pulled, and that pull is what makes the server take
-	// the open in before the new content arrives as a didChange.
-	lazy := cy.server.resolved.Spec.LazyOpen
-	cache := cy.server.baselineFor(cy.req.BaselineKey, cy.client)
-	var before []string
-	for _, f := range cy.req.Files {
-		if !f.OldExists {
-			continue
-		}
-		if lazy {
-			if err := cy.open(ctx, f.Path, f.Language, string(f.Old)); err != nil {
-				return err
-			}
-			before = append(before, f.Path)
-			continue
-		}
-		if d, ok := cache[f.Path]; ok {
-			cy.res.Before[f.Path] = d
-		} else {
-			before = append(before, f.Path) // a closed file: its disk state
+		if err := c.DidClose(ctx, uri); err != nil {
+			c.Kill()
+			return
 		}
 	}
-	for _, p := range cy.req.Dependants {
-		if d, ok := cache[p]; ok {
-			cy.res.Before[p] = d
-		} else {
-			before = append(before, p)
-		}
-	}
-	if err := cy.pullAll(ctx, before, cy.res.Before); err != nil {
-		return err
-	}
-	for p, d := range cy.res.Before {
-		cache[p] = d
-	}
-	return nil
-}
-
-// pullAfter pulls the changed files and their direct importers first, and
-// the rest only if those gained no errors.
-func (cy *cycle) pullAfter(ctx context.Context) error {
-	after := cy.afterPaths()
-	near := len(after) - len(cy.req.Dependants) + cy.req.DirectDependants
-	if err := cy.pullAll(ctx, after[:near], cy.res.After); err != nil {
-		return err
-	}
-	cy.res.Checked = after[:near]
-	if gainedErrors(cy.res.Before, cy.res.After) {
-		cy.res.Skipped = len(after) - near
-		return nil
-	}
-	if err := cy.pullAll(ctx, after[near:], cy.res.After); err != nil {
-		return err
-	}
-	cy.res.Checked = after
-	return nil
 }
 
 // gainedErrors reports whether some file has more errors after than before,
@@ -295,147 +317,4 @@ func (cy *cycle) afterPaths() []string {
 		}
 	}
 	return append(after, cy.req.Dependants...)
-}
-
-// pullAll pulls paths with a few requests in flight and stores the answers.
-func (cy *cycle) pullAll(ctx context.Context, paths []string, into map[string][]lsp.Diagnostic) error {
-	type answer struct {
-		path  string
-		diags []lsp.Diagnostic
-		err   error
-	}
-	answers := make([]answer, len(paths))
-	sem := make(chan struct{}, 4)
-	var wg sync.WaitGroup
-	for i, p := range paths {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			d, err := cy.client.PullDiagnostics(ctx, lsp.URIFromPath(p))
-			answers[i] = answer{p, d, err}
-		}()
-	}
-	wg.Wait()
-	for _, a := range answers {
-		if a.err != nil {
-			return a.err
-		}
-		into[a.path] = a.diags
-	}
-	return nil
-}
-
-// Push-progress mode (gopls): the baseline is what the server last
-// published for each file once its "diagnosing" work is done; after the
-// overlays the work is waited for again. The server publishes every file
-// whose diagnostics changed, open or not, so every published file counts
-// as checked; files it never published have none.
-func (cy *cycle) pushProgressBefore(ctx context.Context) error {
-	// Once earlier work (the previous cycle's restore) is done, every file's
-	// latest publish describes the disk.
-	if err := cy.waitDiagnosed(ctx); err != nil {
-		return err
-	}
-	for p, pub := range cy.client.PublishedAll() {
-		cy.res.Before[p] = pub.Diagnostics
-	}
-	return nil
-}
-
-func (cy *cycle) pushProgressAfter(ctx context.Context) error {
-	if err := cy.waitDiagnosed(ctx); err != nil {
-		return err
-	}
-	deleted := map[string]bool{}
-	for _, f := range cy.req.Files {
-		if f.Delete {
-			deleted[f.Path] = true
-		}
-	}
-	for p, pub := range cy.client.PublishedAll() {
-		if deleted[p] {
-			continue
-		}
-		cy.res.After[p] = pub.Diagnostics
-		cy.res.Checked = append(cy.res.Checked, p)
-	}
-	for _, f := range cy.req.Files {
-		if _, ok := cy.res.After[f.Path]; !ok && !f.Delete {
-			cy.res.After[f.Path] = nil
-			cy.res.Checked = append(cy.res.Checked, f.Path)
-		}
-	}
-	return nil
-}
-
-// waitDiagnosed waits for the initial load and one "diagnosing" report per
-// modification sent so far to have run to their end.
-func (cy *cycle) waitDiagnosed(ctx context.Context) error {
-	return cy.client.WaitWorkDone(ctx, "diagnosing", 1+cy.client.Modifications())
-}
-
-// Push mode: servers that publish only for open files, with no end
-// marker. The changed files and the dependants are opened and the server
-// waited on; after the overlays, it is waited on again.
-func (cy *cycle) pushBefore(ctx context.Context) error {
-	c := cy.client
-	var watched []string
-	mark := c.PublishSeq()
-	for _, f := range cy.req.Files {
-		if f.OldExists {
-			if err := cy.open(ctx, f.Path, f.Language, string(f.Old)); err != nil {
-				return err
-			}
-			watched = append(watched, f.Path)
-		}
-	}
-	for _, p := range cy.req.Dependants {
-		text, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		if err := cy.open(ctx, p, LanguageOf(p), string(text)); err != nil {
-			return err
-		}
-		watched = append(watched, p)
-	}
-	// A file just opened is always published once; the first time can take
-	// seconds while the server loads the project, far past any quiet period.
-	for _, p := range watched {
-		if _, err := c.WaitPublished(ctx, p, func(pub lsp.Published) bool { return pub.Seq > mark }); err != nil {
-			return fmt.Errorf("none for %s: %w", p, err)
-		}
-	}
-	if err := cy.waitQuiet(ctx); err != nil {
-		return err
-	}
-	for _, p := range watched {
-		pub, _ := c.Published(p)
-		cy.res.Before[p] = pub.Diagnostics
-	}
-	return nil
-}
-
-func (cy *cycle) pushAfter(ctx context.Context) error {
-	if err := cy.waitQuiet(ctx); err != nil {
-		return err
-	}
-	after := cy.afterPaths()
-	for _, p := range after {
-		pub, _ := cy.client.Published(p)
-		cy.res.After[p] = pub.Diagnostics
-	}
-	cy.res.Checked = after
-	return nil
-}
-
-// waitQuiet waits for no publish during the spec's quiet period. A
-// push-only server without progress reports gives nothing better; waiting
-// for one publish per file is not enough either, since
-// typescript-language-server does not re-publish a file whose diagnostics
-// did not change.
-func (cy *cycle) waitQuiet(ctx context.Context) error {
-	return cy.client.WaitQuiet(ctx, cy.server.resolved.Spec.quiet())
 }

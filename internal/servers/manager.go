@@ -57,7 +57,7 @@ func (m *Manager) ForLanguage(language string) (*Server, error) {
 	if s, ok := m.servers[resolved.Spec.Name]; ok {
 		return s, nil
 	}
-	s := newServer(resolved, m.root, m.log, m.timeout)
+	s := newServer(resolved, m.root, projectFolders(m.root, resolved.Spec), m.log, m.timeout)
 	m.servers[resolved.Spec.Name] = s
 	return s, nil
 }
@@ -79,7 +79,7 @@ func (m *Manager) Prewarm(ctx context.Context, languages ...string) {
 		if err != nil {
 			continue
 		}
-		go func() { _, _ = s.Client(ctx) }()
+		go func() { _ = s.Start(ctx) }()
 	}
 }
 
@@ -110,12 +110,17 @@ func (m *Manager) Shutdown(ctx context.Context) {
 	wg.Wait()
 }
 
-// KillAll kills every server's process group at once, without the
-// shutdown handshake: for a process about to exit on a second interrupt,
-// so that no server outlives it.
+// KillAll kills every server at once, without the shutdown handshake, and
+// returns once they are reaped: for a process about to exit on a second
+// interrupt, so that no server outlives it. It does not wait for a
+// Shutdown in progress.
 func (m *Manager) KillAll() {
+	m.mu.Lock()
+	m.closed = true
+	m.mu.Unlock()
+	var wg sync.WaitGroup
 	for _, s := range m.Running() {
-		s.stopLife()
-		s.Kill()
+		wg.Go(s.kill)
 	}
+	wg.Wait()
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/anvil-dev/anvil/internal/lsp"
+	"github.com/anvil-dev/anvil/internal/tsserver"
 )
 
 // Doc is a document to have open for a query: its content on disk, or an
@@ -14,18 +15,33 @@ type Doc struct {
 	Text *string
 }
 
-// Query runs fn with a ready client while docs are open (as on disk, or
+// Navigator answers the navigation requests tools make, in LSP's terms,
+// whatever protocol the server speaks.
+type Navigator interface {
+	Definition(ctx context.Context, uri lsp.DocumentURI, pos lsp.Position) ([]lsp.Location, error)
+	References(ctx context.Context, uri lsp.DocumentURI, pos lsp.Position) ([]lsp.Location, error)
+	Rename(ctx context.Context, uri lsp.DocumentURI, pos lsp.Position, newName string) (*lsp.WorkspaceEdit, error)
+}
+
+// Query runs fn with the ready server while docs are open (as on disk, or
 // with the given overlay text), then closes what it opened. Queries and
 // checks take turns, so a query never sees a check's overlays.
-func (s *Server) Query(ctx context.Context, docs []Doc, fn func(c *lsp.Client) error) error {
-	s.busy.Lock()
-	defer s.busy.Unlock()
-	c, err := s.Client(ctx)
+func (s *Server) Query(ctx context.Context, docs []Doc, fn func(Navigator) error) error {
+	release, err := s.acquire(ctx)
 	if err != nil {
 		return err
 	}
+	defer release()
+	b, err := s.running(ctx)
+	if err != nil {
+		return err
+	}
+	if ts, ok := b.(*tsserver.Client); ok {
+		return s.queryTS(ctx, ts, docs, fn)
+	}
+	c := b.(*lsp.Client)
 	cy := &cycle{server: s, client: c}
-	defer cy.restore()
+	defer cy.restore(false)
 	for _, d := range docs {
 		text := d.Text
 		if text == nil {
@@ -69,19 +85,41 @@ func (s *Server) Diagnose(ctx context.Context, files []string) (map[string][]lsp
 	return res.Before, nil
 }
 
+// Kinds of disk change for [Server.NotifyDiskChanges], numbered as
+// workspace/didChangeWatchedFiles numbers them.
+const (
+	FileCreated = 1
+	FileChanged = 2
+	FileDeleted = 3
+)
+
 // NotifyDiskChanges tells a running server that files changed on disk
 // (absolute path → 1 created, 2 changed, 3 deleted). A server not yet
-// started needs nothing: it will read the disk as it is.
+// started needs nothing: it will read the disk as it is. A server that
+// cannot be told (busy past ctx, or not reading) is killed, since it would
+// go on answering about contents that are gone; its successor reads the
+// disk afresh.
 func (s *Server) NotifyDiskChanges(ctx context.Context, changes map[string]int) {
-	s.busy.Lock()
-	defer s.busy.Unlock()
-	c := s.current()
-	if c == nil || !c.Alive() {
+	release, err := s.acquire(ctx)
+	if err != nil {
+		s.Kill()
 		return
 	}
-	uris := make(map[lsp.DocumentURI]int, len(changes))
-	for p, t := range changes {
-		uris[lsp.URIFromPath(p)] = t
+	defer release()
+	switch c := s.current().(type) {
+	case *tsserver.Client:
+		err = notifyTSServer(ctx, c, changes)
+	case *lsp.Client:
+		if !c.Alive() {
+			return
+		}
+		uris := make(map[lsp.DocumentURI]int, len(changes))
+		for p, t := range changes {
+			uris[lsp.URIFromPath(p)] = t
+		}
+		err = c.DidChangeWatchedFiles(ctx, uris)
 	}
-	_ = c.DidChangeWatchedFiles(ctx, uris)
+	if err != nil {
+		s.Kill()
+	}
 }

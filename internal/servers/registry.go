@@ -1,15 +1,12 @@
 package servers
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"time"
 )
 
 // Defaults returns the built-in server specs. The measured facts behind each
@@ -25,15 +22,15 @@ func Defaults() []Spec {
 			Mode:        ModePull,
 		},
 		{
-			// For projects pinned to TypeScript 6 or older. It only pushes,
-			// only for open files, after a 300 ms debounce.
-			Name: "typescript-language-server", Command: "typescript-language-server", Args: []string{"--stdio"},
+			// For projects pinned to TypeScript 6 or older: their own
+			// compiler's tsserver, through its own protocol, which answers
+			// synchronously per file (typescript-language-server only pushes,
+			// only for open files, after a debounce, and does not re-publish
+			// unchanged diagnostics: it cannot show that it saw a change).
+			Name: "tsserver", Command: "node",
 			Languages:   []string{"typescript", "typescriptreact", "javascript", "javascriptreact"},
 			RootMarkers: []string{"tsconfig.json", "jsconfig.json", "package.json"},
-			Mode:        ModePush,
-			// Its diagnostics come 300–800 ms after a change (a debounce that
-			// grows with file length) plus a 50 ms publish delay.
-			Quiet: time.Second,
+			Mode:        ModeTSServer,
 		},
 		{
 			// diagnosticsDelay 0 makes gopls diagnose importers in other
@@ -66,6 +63,7 @@ func Defaults() []Spec {
 type Registry struct {
 	specs    []Spec
 	toolsDir string
+	engine   Engine
 	lookPath func(string) (string, error)
 }
 
@@ -76,13 +74,16 @@ type RegistryOptions struct {
 	Overrides []Spec
 	// ToolsDir is Anvil's own tools directory (binaries in ToolsDir/bin).
 	ToolsDir string
+	// TypeScriptEngine chooses the server for projects pinned to
+	// TypeScript 6 or older; "" means EngineAuto.
+	TypeScriptEngine Engine
 	// LookPath finds commands on PATH; nil means exec.LookPath.
 	LookPath func(string) (string, error)
 }
 
 // NewRegistry returns a registry of the built-in specs plus overrides.
 func NewRegistry(opts RegistryOptions) *Registry {
-	r := &Registry{toolsDir: opts.ToolsDir, lookPath: opts.LookPath}
+	r := &Registry{toolsDir: opts.ToolsDir, engine: opts.TypeScriptEngine, lookPath: opts.LookPath}
 	if r.lookPath == nil {
 		r.lookPath = exec.LookPath
 	}
@@ -135,9 +136,6 @@ func merge(d, o Spec) Spec {
 	if o.ReportsDependants {
 		d.ReportsDependants = true
 	}
-	if o.Quiet != 0 {
-		d.Quiet = o.Quiet
-	}
 	if o.Env != nil {
 		d.Env = o.Env
 	}
@@ -151,6 +149,9 @@ func (r *Registry) Specs() []Spec { return append([]Spec(nil), r.specs...) }
 type Resolved struct {
 	Spec Spec
 	Path string
+	// Note tells the user something about the choice that bears on the
+	// verdicts (a compiler other than the one the project pins).
+	Note string
 }
 
 // NoServerError says no usable server was found for a language.
@@ -175,6 +176,14 @@ func (r *Registry) Resolve(root, language string) (Resolved, error) {
 	noServer := &NoServerError{Language: language}
 	for _, spec := range r.candidates(root, language) {
 		path, tried := r.find(root, spec)
+		if path != "" && spec.Mode == ModeTSServer {
+			var note string
+			spec, note, tried = r.withTSServer(root, spec)
+			if spec.tsserver != "" {
+				return Resolved{Spec: spec, Path: path, Note: note}, nil
+			}
+			path = ""
+		}
 		if path != "" {
 			return Resolved{Spec: spec, Path: path}, nil
 		}
@@ -185,9 +194,8 @@ func (r *Registry) Resolve(root, language string) (Resolved, error) {
 }
 
 // candidates lists the specs for language in preference order. For
-// TypeScript and JavaScript the project's pinned TypeScript decides: 7 or
-// unpinned runs the native server; 6 or older runs typescript-language-server
-// with that TypeScript's tsserver.
+// TypeScript and JavaScript the engine and the project's pinned TypeScript
+// decide between the native server and tsserver (see typescript.go).
 func (r *Registry) candidates(root, language string) []Spec {
 	var out []Spec
 	for _, s := range r.specs {
@@ -198,57 +206,7 @@ func (r *Registry) candidates(root, language string) []Spec {
 	if !isTypeScriptFamily(language) {
 		return out
 	}
-	// The other TypeScript server is no fallback: it would check the project
-	// with a TypeScript the project does not use.
-	major, version := projectTypeScript(root)
-	legacy := major > 0 && major < 7
-	var chosen []Spec
-	for _, s := range out {
-		switch {
-		case s.Name == "tsgo" && legacy, s.Name == "typescript-language-server" && !legacy:
-			continue
-		case s.Name == "typescript-language-server":
-			s.InitOptions = withTSServer(s.InitOptions, r.tsserverPath(root))
-			s.version = version
-		}
-		chosen = append(chosen, s)
-	}
-	return chosen
-}
-
-func isTypeScriptFamily(language string) bool {
-	switch language {
-	case "typescript", "typescriptreact", "javascript", "javascriptreact":
-		return true
-	}
-	return false
-}
-
-func withTSServer(opts map[string]any, tsserver string) map[string]any {
-	out := map[string]any{}
-	for k, v := range opts {
-		out[k] = v
-	}
-	if tsserver != "" {
-		out["tsserver"] = map[string]any{"path": tsserver}
-	}
-	return out
-}
-
-// tsserverPath is the tsserver.js that typescript-language-server should
-// run: the project's own, else the TypeScript 6 Anvil installs beside it.
-func (r *Registry) tsserverPath(root string) string {
-	own := filepath.Join(root, "node_modules", "typescript", "lib", "tsserver.js")
-	if fileExists(own) {
-		return own
-	}
-	if r.toolsDir != "" {
-		legacy := filepath.Join(r.toolsDir, "ts-legacy", "node_modules", "typescript", "lib", "tsserver.js")
-		if fileExists(legacy) {
-			return legacy
-		}
-	}
-	return ""
+	return r.typeScriptCandidates(root, out)
 }
 
 // find locates spec's binary: on PATH, in root's node_modules/.bin, then in
@@ -302,79 +260,6 @@ func orUnknown(v string) string {
 		return "of unknown version"
 	}
 	return v
-}
-
-// projectTypeScript returns the major version (0 if none) and version text
-// of the TypeScript the project uses: the installed node_modules/typescript
-// if present, else the range pinned in package.json.
-func projectTypeScript(root string) (int, string) {
-	if v := packageVersion(filepath.Join(root, "node_modules", "typescript", "package.json")); v != "" {
-		return majorOf(v), v
-	}
-	data, err := os.ReadFile(filepath.Join(root, "package.json"))
-	if err != nil {
-		return 0, ""
-	}
-	var pkg struct {
-		Dependencies    map[string]string `json:"dependencies"`
-		DevDependencies map[string]string `json:"devDependencies"`
-	}
-	if json.Unmarshal(data, &pkg) != nil {
-		return 0, ""
-	}
-	spec := pkg.DevDependencies["typescript"]
-	if spec == "" {
-		spec = pkg.Dependencies["typescript"]
-	}
-	return majorOf(spec), spec
-}
-
-// typeScriptVersionOf finds the version of the TypeScript package a tsc
-// binary belongs to, following its symlink (node_modules/.bin/tsc →
-// ../typescript/bin/tsc) up to the package.json.
-func typeScriptVersionOf(bin string) string {
-	real, err := filepath.EvalSymlinks(bin)
-	if err != nil {
-		return ""
-	}
-	dir := filepath.Dir(real)
-	for range 3 {
-		if v := packageVersion(filepath.Join(dir, "package.json")); v != "" {
-			return v
-		}
-		dir = filepath.Dir(dir)
-	}
-	return ""
-}
-
-func packageVersion(path string) string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	var pkg struct {
-		Name    string `json:"name"`
-		Version string `json:"version"`
-	}
-	if json.Unmarshal(data, &pkg) != nil || pkg.Name != "typescript" {
-		return ""
-	}
-	return pkg.Version
-}
-
-// majorOf reads the major version from a version or an npm range
-// ("7.0.2", "^5.4.0", "~6.0", ">=5"); 0 when there is none ("latest", "*").
-func majorOf(v string) int {
-	v = strings.TrimLeft(v, "^~>=v ")
-	digits := v
-	if i := strings.IndexFunc(v, func(r rune) bool { return r < '0' || r > '9' }); i >= 0 {
-		digits = v[:i]
-	}
-	n, err := strconv.Atoi(digits)
-	if err != nil {
-		return 0
-	}
-	return n
 }
 
 func fileExists(p string) bool {

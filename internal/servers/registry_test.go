@@ -14,12 +14,13 @@ import (
 func fakeTools(t *testing.T) string {
 	dir := t.TempDir()
 	testfs.Write(t, dir, map[string]string{
-		"node/node_modules/typescript/package.json":         `{"name":"typescript","version":"7.0.2"}`,
-		"node/node_modules/typescript/bin/tsc":              "#!/bin/sh\n",
-		"bin/tsc":                                           "->../node/node_modules/typescript/bin/tsc",
-		"bin/typescript-language-server":                    "#!/bin/sh\n",
-		"bin/gopls":                                         "#!/bin/sh\n",
+		"node/node_modules/typescript/package.json": `{"name":"typescript","version":"7.0.2"}`,
+		"node/node_modules/typescript/bin/tsc":      "#!/bin/sh\n",
+		"bin/tsc":                                   "->../node/node_modules/typescript/bin/tsc",
+		"bin/node":                                  "#!/bin/sh\n",
+		"bin/gopls":                                 "#!/bin/sh\n",
 		"ts-legacy/node_modules/typescript/lib/tsserver.js": "",
+		"ts-legacy/node_modules/typescript/package.json":    `{"name":"typescript","version":"6.0.3"}`,
 	})
 	return dir
 }
@@ -34,16 +35,27 @@ func TestResolve(t *testing.T) {
 		language string
 		want     string
 		wantPath string // suffix
-		wantErr  string
+		engine   Engine
+		// wantTSServer is the end of the tsserver.js path; wantNote a part
+		// of the note about the compiler.
+		wantTSServer, wantNote string
+		wantErr                string
 	}{
 		{name: "no TypeScript pinned: native server", language: "typescript", want: "tsgo", wantPath: "bin/tsc"},
 		{name: "TypeScript 7 pinned", files: map[string]string{"package.json": `{"devDependencies":{"typescript":"^7.0.0"}}`}, language: "typescriptreact", want: "tsgo"},
-		{name: "TypeScript 5 pinned", files: map[string]string{"package.json": `{"devDependencies":{"typescript":"~5.4.2"}}`}, language: "typescript", want: "typescript-language-server"},
-		{name: "TypeScript 6 installed wins over the pin", files: map[string]string{
+		{name: "TypeScript 5 pinned, not installed", files: map[string]string{"package.json": `{"devDependencies":{"typescript":"~5.4.2"}}`},
+			language: "typescript", want: "tsserver", wantPath: "bin/node",
+			wantTSServer: "ts-legacy/node_modules/typescript/lib/tsserver.js", wantNote: "pins typescript ~5.4.2, which is not installed"},
+		{name: "TypeScript 5 installed: its own tsserver", files: map[string]string{
 			"package.json":                            `{"dependencies":{"typescript":"latest"}}`,
-			"node_modules/typescript/package.json":    `{"name":"typescript","version":"6.0.3"}`,
+			"node_modules/typescript/package.json":    `{"name":"typescript","version":"5.9.3"}`,
 			"node_modules/typescript/lib/tsserver.js": "",
-		}, language: "javascript", want: "typescript-language-server"},
+		}, language: "javascript", want: "tsserver", wantTSServer: "/node_modules/typescript/lib/tsserver.js"},
+		{name: "engine native for a TypeScript 5 project", files: map[string]string{"package.json": `{"devDependencies":{"typescript":"^5.0.0"}}`},
+			engine: EngineNative, language: "typescript", want: "tsgo"},
+		{name: "engine tsserver for a TypeScript 7 project", files: map[string]string{"package.json": `{"devDependencies":{"typescript":"^7.0.0"}}`},
+			engine: EngineTSServer, language: "typescript", want: "tsserver",
+			wantTSServer: "ts-legacy/node_modules/typescript/lib/tsserver.js", wantNote: "checked with TypeScript 6.0.3"},
 		{name: "project's own TypeScript 7 first", files: map[string]string{
 			"node_modules/typescript/package.json": `{"name":"typescript","version":"7.1.0"}`,
 			"node_modules/typescript/bin/tsc":      "#!/bin/sh\n",
@@ -56,7 +68,7 @@ func TestResolve(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root := testfs.Tree(t, tt.files)
-			r := NewRegistry(RegistryOptions{ToolsDir: tools, LookPath: noPath})
+			r := NewRegistry(RegistryOptions{ToolsDir: tools, LookPath: noPath, TypeScriptEngine: tt.engine})
 			got, err := r.Resolve(root, tt.language)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -70,11 +82,11 @@ func TestResolve(t *testing.T) {
 			if got.Spec.Name != tt.want || !strings.HasSuffix(got.Path, tt.wantPath) {
 				t.Fatalf("got %s at %s, want %s at …%s", got.Spec.Name, got.Path, tt.want, tt.wantPath)
 			}
-			if got.Spec.Name == "typescript-language-server" {
-				ts := got.Spec.InitOptions["tsserver"].(map[string]any)["path"].(string)
-				if !strings.HasSuffix(ts, "typescript/lib/tsserver.js") {
-					t.Errorf("tsserver path = %q", ts)
-				}
+			if !strings.HasSuffix(got.Spec.tsserver, tt.wantTSServer) || (tt.wantTSServer == "") != (got.Spec.tsserver == "") {
+				t.Errorf("tsserver.js = %q, want …%s", got.Spec.tsserver, tt.wantTSServer)
+			}
+			if !strings.Contains(got.Note, tt.wantNote) || (tt.wantNote == "") != (got.Note == "") {
+				t.Errorf("note = %q, want one with %q", got.Note, tt.wantNote)
 			}
 		})
 	}
@@ -145,12 +157,19 @@ func TestDefaultToolsDir(t *testing.T) {
 }
 
 // A missing server is named as the one the project would use: for a
-// TypeScript 5 project, typescript-language-server, not the native server.
+// TypeScript 5 project, tsserver, not the native server; and the error
+// says how to get it.
 func TestNoServerNamesTheChosenServer(t *testing.T) {
 	root := testfs.Tree(t, map[string]string{"package.json": `{"devDependencies":{"typescript":"^5.4.0"}}`})
-	_, err := NewRegistry(RegistryOptions{LookPath: noPath}).Resolve(root, "typescript")
+	tools := testfs.Tree(t, map[string]string{"bin/node": "#!/bin/sh\n"}) // node, but no TypeScript 6
+	_, err := NewRegistry(RegistryOptions{LookPath: noPath, ToolsDir: tools}).Resolve(root, "typescript")
 	var ns *NoServerError
-	if !errors.As(err, &ns) || len(ns.Servers) != 1 || ns.Servers[0] != "typescript-language-server" {
+	if !errors.As(err, &ns) || len(ns.Servers) != 1 || ns.Servers[0] != "tsserver" {
 		t.Fatalf("err = %v (%+v)", err, ns)
+	}
+	for _, fix := range []string{"run the package manager's install in the project", "scripts/install-servers.sh", "ANVIL_TOOLS_DIR"} {
+		if !strings.Contains(err.Error(), fix) {
+			t.Errorf("error %q does not say %q", err, fix)
+		}
 	}
 }

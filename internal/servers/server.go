@@ -6,47 +6,89 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/lsp"
+	"github.com/anvil-dev/anvil/internal/tsserver"
 )
 
+// ErrClosed is returned by a server (or manager) that has been shut down.
+var ErrClosed = errors.New("language servers are shut down")
+
 // Server is one supervised language server for a workspace. It starts
-// lazily, restarts after a crash (re-opening the documents that were open,
-// with their content on disk, so no overlay outlives the check that made
-// it), and runs one check at a time.
+// lazily, restarts after a crash with nothing open (no overlay outlives the
+// check that made it), and runs one check or query at a time.
+//
+// Nothing a caller waits for holds the server's mutex: a start in progress
+// is waited on through a channel, with the caller's context, and Shutdown
+// cancels it instead of queueing behind it.
 type Server struct {
 	resolved Resolved
 	root     string
+	folders  []string
 	log      io.Writer
-	timeout  time.Duration // startup and readiness bound
+	timeout  time.Duration // start-up and readiness bound
 
-	// life bounds supervision; Shutdown cancels it and waits for watchers.
+	// life bounds supervision and start-up; Shutdown cancels it and waits
+	// for the goroutines it bounds.
 	life     context.Context
 	stopLife context.CancelFunc
-	watchers sync.WaitGroup
+	workers  sync.WaitGroup
 
-	mu       sync.Mutex // guards the fields below
-	client   *lsp.Client
+	mu       sync.Mutex // guards the fields below; never held while waiting
+	client   backend
+	starting chan struct{} // non-nil while a start runs; closed when it ends
 	restarts int
 	closed   bool
 	lastErr  error
 
-	busy sync.Mutex // one check or query at a time
+	// turn is a one-slot semaphore: the holder runs the only check or
+	// query in progress. Taking it honours the caller's context.
+	turn chan struct{}
 
 	// baseline caches dependants' diagnostics of the disk state named by
-	// baselineKey, as answered by baselineFrom; guarded by busy.
+	// baselineKey, as answered by baselineFrom; guarded by turn.
 	baselineKey  string
-	baselineFrom *lsp.Client
+	baselineFrom backend
 	baseline     map[string][]lsp.Diagnostic
+}
+
+// backend is a running server process, of either protocol: an
+// [*lsp.Client], or a [*tsserver.Client] for ModeTSServer.
+type backend interface {
+	Alive() bool
+	Exited() <-chan struct{}
+	ExitError() error
+	PID() int
+	Info() lsp.ServerInfo
+	Kill()
+	Shutdown(ctx context.Context) error
+}
+
+func newServer(resolved Resolved, root string, folders []string, log io.Writer, timeout time.Duration) *Server {
+	life, stop := context.WithCancel(context.Background())
+	return &Server{resolved: resolved, root: root, folders: folders, log: log, timeout: timeout,
+		life: life, stopLife: stop, turn: make(chan struct{}, 1)}
+}
+
+// acquire waits for the server's turn until ctx ends, and returns the
+// function that gives it back.
+func (s *Server) acquire(ctx context.Context) (release func(), err error) {
+	select {
+	case s.turn <- struct{}{}:
+		return func() { <-s.turn }, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%s is busy with another check: %w", s.resolved.Spec.Name, ctx.Err())
+	case <-s.life.Done():
+		return nil, ErrClosed
+	}
 }
 
 // baselineFor returns the baseline cache for key as c answers it, emptied
 // when the key changed (the disk did), the server was restarted, or the key
-// is empty. Callers hold busy.
-func (s *Server) baselineFor(key string, c *lsp.Client) map[string][]lsp.Diagnostic {
+// is empty. Callers hold the turn.
+func (s *Server) baselineFor(key string, c backend) map[string][]lsp.Diagnostic {
 	if key == "" {
 		return map[string][]lsp.Diagnostic{} // never reused
 	}
@@ -56,13 +98,12 @@ func (s *Server) baselineFor(key string, c *lsp.Client) map[string][]lsp.Diagnos
 	return s.baseline
 }
 
-func newServer(resolved Resolved, root string, log io.Writer, timeout time.Duration) *Server {
-	life, stop := context.WithCancel(context.Background())
-	return &Server{resolved: resolved, root: root, log: log, timeout: timeout, life: life, stopLife: stop}
-}
-
 // Spec returns the server's spec.
 func (s *Server) Spec() Spec { return s.resolved.Spec }
+
+// Note says what the user should know of the server chosen, for every
+// verdict it gives ("" for nothing): a compiler other than the project's.
+func (s *Server) Note() string { return s.resolved.Note }
 
 // Binary returns the path of the server's executable.
 func (s *Server) Binary() string { return s.resolved.Path }
@@ -115,53 +156,104 @@ func (s *Server) PID() int {
 	return s.client.PID()
 }
 
-// Client returns a running, ready client, starting the server if needed.
-func (s *Server) Client(ctx context.Context) (*lsp.Client, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil, errors.New("server manager is shut down")
-	}
-	if s.client != nil && s.client.Alive() {
-		return s.client, nil
-	}
-	return s.startLocked(ctx, nil)
+// Start makes sure the server is running and ready, starting it if
+// needed, and returns the error of a start that failed. A start takes up
+// to the manager's start timeout whatever ctx says, so that one impatient
+// caller does not waste a half-loaded server; ctx bounds only how long
+// this caller waits for it.
+func (s *Server) Start(ctx context.Context) error {
+	_, err := s.running(ctx)
+	return err
 }
 
-// startLocked starts a new client, re-opening reopen with disk content.
-func (s *Server) startLocked(ctx context.Context, reopen []lsp.OpenDocument) (*lsp.Client, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+// running returns the running, ready backend, starting it if needed.
+func (s *Server) running(ctx context.Context) (backend, error) {
+	for {
+		s.mu.Lock()
+		switch {
+		case s.closed:
+			s.mu.Unlock()
+			return nil, ErrClosed
+		case s.client != nil && s.client.Alive():
+			c := s.client
+			s.mu.Unlock()
+			return c, nil
+		case s.starting == nil:
+			s.starting = make(chan struct{})
+			s.workers.Add(1)
+			go s.start(s.starting)
+		}
+		starting, lastErr := s.starting, s.lastErr
+		s.mu.Unlock()
+		select {
+		case <-starting:
+		case <-ctx.Done():
+			if lastErr != nil {
+				return nil, fmt.Errorf("%w (last start: %v)", ctx.Err(), lastErr)
+			}
+			return nil, ctx.Err()
+		}
+		s.mu.Lock()
+		c, err := s.client, s.lastErr
+		s.mu.Unlock()
+		if c == nil || !c.Alive() {
+			if err == nil {
+				err = ErrClosed
+			}
+			return nil, err
+		}
+	}
+}
+
+// start runs one start-up of the server, bounded by the start timeout and
+// by the server's life, and publishes its outcome; done is closed at the
+// end.
+func (s *Server) start(done chan struct{}) {
+	defer s.workers.Done()
+	ctx, cancel := context.WithTimeout(s.life, s.timeout)
 	defer cancel()
+	c, err := s.launch(ctx)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer close(done)
+	s.starting = nil
+	if err == nil && s.closed {
+		// Shut down while starting: the new process has no owner left.
+		c.Kill()
+		err = ErrClosed
+	}
+	if err != nil {
+		s.lastErr = err
+		return
+	}
+	s.client, s.lastErr = c, nil
+	s.workers.Add(1)
+	go s.watch(c)
+}
+
+// launch starts a backend and waits until it is ready.
+func (s *Server) launch(ctx context.Context) (backend, error) {
 	spec := s.resolved.Spec
+	if spec.Mode == ModeTSServer {
+		c, err := tsserver.Start(ctx, tsserver.Config{
+			Name: spec.Name, Node: s.resolved.Path, TSServer: spec.tsserver, Dir: s.root, Env: spec.Env, Log: s.log,
+		})
+		if err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
 	c, err := lsp.Start(ctx, lsp.Config{
-		Name: spec.Name, Command: s.resolved.Path, Args: spec.Args, Dir: s.root, Env: spec.Env,
+		Name: spec.Name, Command: s.resolved.Path, Args: spec.Args, Dir: s.root, Folders: s.folders, Env: spec.Env,
 		InitOptions: spec.InitOptions, Settings: spec.Settings, Log: s.log,
 	})
 	if err != nil {
-		s.lastErr = err
 		return nil, err
 	}
 	if err := s.awaitReady(ctx, c); err != nil {
 		c.Kill()
-		s.lastErr = err
 		return nil, fmt.Errorf("%s did not become ready: %w", spec.Name, err)
 	}
-	for _, d := range reopen {
-		text, err := os.ReadFile(d.URI.Path())
-		if err != nil {
-			continue // deleted on disk meanwhile: nothing to re-open
-		}
-		_, _ = c.DidOpen(ctx, d.URI, d.LanguageID, string(text))
-	}
-	if len(reopen) > 0 {
-		if err := s.awaitReady(ctx, c); err != nil {
-			c.Kill()
-			return nil, err
-		}
-	}
-	s.client = c
-	s.watchers.Add(1)
-	go s.watch(c)
 	return c, nil
 }
 
@@ -178,9 +270,11 @@ func (s *Server) awaitReady(ctx context.Context, c *lsp.Client) error {
 	return nil
 }
 
-// watch restarts the server if its process ends while it is wanted.
-func (s *Server) watch(c *lsp.Client) {
-	defer s.watchers.Done()
+// watch notices the end of c's process and, if the server is still wanted,
+// starts a new one. The new one opens nothing: whatever c had open was a
+// check's overlay or a query's document, and both ended with c.
+func (s *Server) watch(c backend) {
+	defer s.workers.Done()
 	select {
 	case <-s.life.Done():
 		return
@@ -193,22 +287,26 @@ func (s *Server) watch(c *lsp.Client) {
 	}
 	s.restarts++
 	s.lastErr = c.ExitError()
+	s.client = nil
 	if s.log != nil {
 		fmt.Fprintf(s.log, "anvil: %v; restarting\n", s.lastErr)
 	}
-	// A short pause keeps a server that dies at once from spinning.
-	select {
-	case <-time.After(200 * time.Millisecond):
-	case <-s.life.Done():
-		return
-	}
-	if _, err := s.startLocked(s.life, c.OpenDocuments()); err != nil && s.log != nil {
-		fmt.Fprintf(s.log, "anvil: restarting %s failed: %v\n", s.resolved.Spec.Name, err)
+	if s.starting == nil {
+		s.starting = make(chan struct{})
+		s.workers.Add(1)
+		go func(done chan struct{}) {
+			// A short pause keeps a server that dies at once from spinning.
+			select {
+			case <-time.After(200 * time.Millisecond):
+			case <-s.life.Done():
+			}
+			s.start(done)
+		}(s.starting)
 	}
 }
 
-// current returns the client as it is now, possibly nil or dead.
-func (s *Server) current() *lsp.Client {
+// current returns the backend as it is now, possibly nil or dead.
+func (s *Server) current() backend {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.client
@@ -222,15 +320,32 @@ func (s *Server) Kill() {
 	}
 }
 
-// Shutdown stops supervising and shuts the server down.
+// Shutdown stops supervising and shuts the server down: a start in
+// progress is cancelled, a running server asked to exit and killed if it
+// does not within the bounds of [lsp.Client.Shutdown] or ctx. It returns
+// once every process and goroutine of the server has ended.
 func (s *Server) Shutdown(ctx context.Context) {
-	s.stopLife() // first, so that a restart in progress gives up the lock
 	s.mu.Lock()
 	s.closed = true
 	c := s.client
 	s.mu.Unlock()
+	s.stopLife()
 	if c != nil {
 		_ = c.Shutdown(ctx)
 	}
-	s.watchers.Wait()
+	s.workers.Wait()
+}
+
+// kill ends the server at once without the shutdown handshake and
+// returns once its processes are reaped, for a process about to exit.
+func (s *Server) kill() {
+	s.mu.Lock()
+	s.closed = true
+	c := s.client
+	s.mu.Unlock()
+	s.stopLife()
+	if c != nil {
+		c.Kill()
+	}
+	s.workers.Wait()
 }

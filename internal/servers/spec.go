@@ -8,7 +8,6 @@ package servers
 import (
 	"path/filepath"
 	"strings"
-	"time"
 )
 
 // Mode is how a server delivers diagnostics, which decides how a check
@@ -25,9 +24,13 @@ const (
 	// reports (gopls with verboseWorkDoneProgress).
 	ModePushProgress Mode = "push-progress"
 	// ModePush: the server pushes, for open files only, with nothing that
-	// marks the end; a check waits for a publish per file, then a quiet
-	// period. typescript-language-server and unknown servers.
+	// marks the end of its work; a file counts as checked only once a
+	// publish answers the version sent for it (see check_push.go). The
+	// default for servers a user configures.
 	ModePush Mode = "push"
+	// ModeTSServer: TypeScript 6 or older through tsserver's own protocol,
+	// which answers synchronously per file (see check_tsserver.go).
+	ModeTSServer Mode = "tsserver"
 )
 
 // Spec describes one language server.
@@ -59,14 +62,13 @@ type Spec struct {
 	// check opens changed files with their disk content, pulls them, and
 	// only then sends the new content as a didChange.
 	LazyOpen bool `json:"lazy_open,omitempty" toml:"lazy_open"`
-	// Quiet is the quiet period a push-mode check waits after the last
-	// publish; 0 means 150 ms.
-	Quiet time.Duration `json:"quiet,omitempty" toml:"quiet"`
 	// Env is added to the server's environment.
 	Env []string `json:"env,omitempty" toml:"env"`
 
 	// version is the TypeScript version the spec was chosen for, if any.
 	version string
+	// tsserver is the tsserver.js a ModeTSServer spec runs with node.
+	tsserver string
 }
 
 // LanguageOf returns the LSP language id of path, or "" when the file is not
@@ -118,11 +120,4 @@ func (s Spec) serves(language string) bool {
 		}
 	}
 	return false
-}
-
-func (s Spec) quiet() time.Duration {
-	if s.Quiet > 0 {
-		return s.Quiet
-	}
-	return 150 * time.Millisecond
 }

@@ -302,8 +302,9 @@ func benchServerOnly(b *testing.B, env *benchEnv, dir, target, base string, bad 
 	var samples []time.Duration
 	for b.Loop() {
 		b.StopTimer()
-		err := srv.Query(ctx, []servers.Doc{{Path: abs}}, func(c *lsp.Client) error {
-			env.settle(b) // after the open
+		err := srv.Query(ctx, []servers.Doc{{Path: abs}}, func(nav servers.Navigator) error {
+			c := nav.(*lsp.Client) // the LSP servers this measures
+			env.settle(b)          // after the open
 			b.StartTimer()
 			defer b.StopTimer()
 			start := time.Now()

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
@@ -37,13 +38,6 @@ func (s *Snapshot) Sorted() []string {
 	sort.Strings(out)
 	return out
 }
-
-// File change types, as workspace/didChangeWatchedFiles numbers them.
-const (
-	FileCreated = 1
-	FileChanged = 2
-	FileDeleted = 3
-)
 
 // diskWatcher notices what changed on disk between validations (the user
 // editing while Anvil runs, or Anvil's own commits), so the language
@@ -88,14 +82,14 @@ func (w *diskWatcher) scan(ctx context.Context) (*Snapshot, map[string]int, erro
 			old, ok := w.prev.Files[p]
 			switch {
 			case !ok:
-				changes[p] = FileCreated
+				changes[p] = servers.FileCreated
 			case old.Size != f.Size || old.ModTime != f.ModTime:
-				changes[p] = FileChanged
+				changes[p] = servers.FileChanged
 			}
 		}
 		for p := range w.prev.Files {
 			if _, ok := snap.Files[p]; !ok {
-				changes[p] = FileDeleted
+				changes[p] = servers.FileDeleted
 			}
 		}
 	}

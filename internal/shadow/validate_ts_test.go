@@ -146,21 +146,3 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
-
-// A project pinned to TypeScript 5 is checked by typescript-language-server
-// with an older tsserver; it only reports open files, so the dependants are
-// opened for the check.
-func TestValidateTypeScriptLegacy(t *testing.T) {
-	h := newHarness(t, "ts", harnessOptions{files: map[string]string{
-		"package.json": `{"name": "shop", "devDependencies": {"typescript": "^5.6.0"}}`,
-	}})
-	srv := h.requireServer("typescript")
-	if srv.Spec().Name != "typescript-language-server" {
-		t.Fatalf("a TypeScript 5 project got %s", srv.Spec().Name)
-	}
-	edited := strings.Replace(h.read("src/db.ts"), "export function findUser(id: string): User | undefined {\n  return users.get(id);",
-		"export function findUser(id: string): string | undefined {\n  return users.get(id)?.name;", 1)
-	res := h.validate(map[string]string{"src/db.ts": edited})
-	expect(t, res, Rejected, "src/auth.ts")
-	expect(t, h.validate(map[string]string{"src/db.ts": h.read("src/db.ts") + "\nexport const version = 1;\n"}), Clean)
-}

@@ -13,7 +13,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -219,6 +221,9 @@ func (v *Validator) checkGroup(ctx context.Context, snap *Snapshot, g *group) gr
 		}
 	}
 
+	if note := g.server.Note(); note != "" {
+		out.notes = append(out.notes, note)
+	}
 	cr, err := g.server.Check(ctx, req)
 	info := g.server.Info()
 	out.info.Version = info.Version
@@ -270,6 +275,11 @@ func (v *Validator) checkGroup(ctx context.Context, snap *Snapshot, g *group) gr
 	for _, abs := range cr.Checked {
 		if rel, err := v.root.Rel(abs); err == nil {
 			out.checked = append(out.checked, rel)
+		}
+	}
+	for _, abs := range slices.Sorted(maps.Keys(cr.Notes)) {
+		if rel, err := v.root.Rel(abs); err == nil {
+			out.notes = append(out.notes, rel+": "+cr.Notes[abs])
 		}
 	}
 	if cr.Skipped > 0 {

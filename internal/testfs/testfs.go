@@ -72,12 +72,19 @@ func Copy(t testing.TB, src string) string {
 }
 
 // Snapshot returns every regular file under dir with its content, keyed by
-// slash-separated relative path, to check later that nothing changed.
+// slash-separated relative path, to check later that nothing changed. A
+// symlink is recorded as "->target" and not followed.
 func Snapshot(t testing.TB, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
+			return err
+		}
+		if d.Type()&os.ModeSymlink != 0 {
+			target, err := os.Readlink(p)
+			rel, _ := filepath.Rel(dir, p)
+			out[filepath.ToSlash(rel)] = "->" + target
 			return err
 		}
 		data, err := os.ReadFile(p)

@@ -114,7 +114,7 @@ func (t *FindSymbol) report(ctx context.Context, site symbolSite, name string) (
 	srv, err := t.servers.ForFile(site.Path)
 	if err == nil {
 		var defs, refs []lsp.Location
-		err = srv.Query(ctx, []servers.Doc{{Path: abs}}, func(c *lsp.Client) error {
+		err = srv.Query(ctx, []servers.Doc{{Path: abs}}, func(c servers.Navigator) error {
 			data, err := os.ReadFile(abs)
 			if err != nil {
 				return err

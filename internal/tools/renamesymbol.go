@@ -80,7 +80,7 @@ func (t *RenameSymbol) Run(ctx context.Context, p RenameSymbolParams) (Result, e
 		}
 	}
 	var edit *lsp.WorkspaceEdit
-	err = srv.Query(ctx, docs, func(c *lsp.Client) error {
+	err = srv.Query(ctx, docs, func(c servers.Navigator) error {
 		data, _, err := currentContent(t.stager, abs, site.Path, os.ReadFile)
 		if err != nil {
 			return err

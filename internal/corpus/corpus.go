@@ -1,0 +1,187 @@
+// Package corpus fetches real code from the package registries for tests:
+// npm packages (TypeScript sources and compilers), Go modules from the
+// module proxy, and Python sources from Debian packages. Nothing fetched
+// is committed; everything is cached, so CI downloads each version once
+// and a second run reads the cache.
+//
+// The cache is $ANVIL_CORPUS_CACHE, else $XDG_CACHE_HOME/anvil-corpus,
+// else ~/.cache/anvil-corpus. Each entry is filled under a lock and moved
+// into place whole, so test packages running at the same time share it
+// safely.
+package corpus
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// fetchTimeout bounds one download and unpack.
+const fetchTimeout = 10 * time.Minute
+
+// CacheDir returns the corpus cache directory.
+func CacheDir() string {
+	if d := os.Getenv("ANVIL_CORPUS_CACHE"); d != "" {
+		return d
+	}
+	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "anvil-corpus")
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".cache", "anvil-corpus")
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._@+-]+`)
+
+// entry returns the cache directory for key, filling it with fill (which
+// gets an empty directory) the first time. A fetch that fails fails the
+// test: the registries are reachable wherever the tests run.
+func entry(t testing.TB, kind, key string, fill func(ctx context.Context, dir string) error) string {
+	t.Helper()
+	base := filepath.Join(CacheDir(), kind)
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	name := unsafeName.ReplaceAllString(key, "_")
+	dir := filepath.Join(base, name)
+	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
+		return dir
+	}
+	lock := flock.New(filepath.Join(base, name+".lock"))
+	ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+	defer cancel()
+	if _, err := lock.TryLockContext(ctx, 100*time.Millisecond); err != nil {
+		t.Fatalf("corpus lock for %s: %v", key, err)
+	}
+	defer lock.Unlock()
+	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
+		return dir // another process filled it while this one waited
+	}
+	tmp, err := os.MkdirTemp(base, name+".tmp-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	t.Logf("corpus: fetching %s %s into %s", kind, key, CacheDir())
+	if err := fill(ctx, tmp); err != nil {
+		t.Fatalf("corpus: fetching %s %s: %v", kind, key, err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, ".complete"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(dir)
+	if err := os.Rename(tmp, dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func run(ctx context.Context, dir string, name string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return out, fmt.Errorf("%s %s: %w\n%s", name, strings.Join(args, " "), err, tail(out))
+	}
+	return out, nil
+}
+
+func tail(b []byte) string {
+	if len(b) > 4000 {
+		b = b[len(b)-4000:]
+	}
+	return string(b)
+}
+
+// NPM returns a directory whose node_modules holds the npm packages specs
+// ("typescript@5.9.3", "rxjs@7.8.2"), installed together without running
+// their install scripts.
+func NPM(t testing.TB, specs ...string) string {
+	t.Helper()
+	return entry(t, "npm", strings.Join(specs, "+"), func(ctx context.Context, dir string) error {
+		if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name":"anvil-corpus","private":true}`), 0o644); err != nil {
+			return err
+		}
+		args := append([]string{"install", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", "--no-save"}, specs...)
+		_, err := run(ctx, dir, "npm", args...)
+		return err
+	})
+}
+
+// NPMPackage returns the installed directory of one npm package (name as
+// in node_modules, version pinned in spec).
+func NPMPackage(t testing.TB, spec string) string {
+	t.Helper()
+	name := spec
+	if i := strings.LastIndexByte(spec, '@'); i > 0 {
+		name = spec[:i]
+	}
+	return filepath.Join(NPM(t, spec), "node_modules", filepath.FromSlash(name))
+}
+
+// GoModule returns the source directory of module@version, downloaded
+// through the Go module proxy into a module cache of the corpus's own (the
+// files are read-only, as in any module cache).
+func GoModule(t testing.TB, module, version string) string {
+	t.Helper()
+	modcache := filepath.Join(CacheDir(), "gomod")
+	dir := entry(t, "go", module+"@"+version, func(ctx context.Context, dir string) error {
+		cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", module+"@"+version)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOMODCACHE="+modcache, "GOFLAGS=-mod=mod")
+		cmd.WaitDelay = 5 * time.Second
+		out, err := cmd.Output()
+		if err != nil {
+			return fmt.Errorf("go mod download %s@%s: %w", module, version, err)
+		}
+		var info struct{ Dir string }
+		if err := json.Unmarshal(out, &info); err != nil || info.Dir == "" {
+			return fmt.Errorf("go mod download %s@%s: no directory in %s", module, version, out)
+		}
+		return os.WriteFile(filepath.Join(dir, "path"), []byte(info.Dir), 0o644)
+	})
+	data, err := os.ReadFile(filepath.Join(dir, "path"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// DebianPackage returns a directory holding the files of the Debian
+// package pkg (as apt-get download and dpkg -x unpack them), for example
+// python3-requests: its sources are under usr/lib/python3/dist-packages.
+func DebianPackage(t testing.TB, pkg string) string {
+	t.Helper()
+	return entry(t, "deb", pkg, func(ctx context.Context, dir string) error {
+		if _, err := run(ctx, dir, "apt-get", "download", pkg); err != nil {
+			// The package lists may be missing on a fresh machine.
+			if _, uerr := run(ctx, dir, "apt-get", "update", "-qq"); uerr != nil {
+				return fmt.Errorf("%w; apt-get update: %v", err, uerr)
+			}
+			if _, err := run(ctx, dir, "apt-get", "download", pkg); err != nil {
+				return err
+			}
+		}
+		debs, _ := filepath.Glob(filepath.Join(dir, "*.deb"))
+		if len(debs) == 0 {
+			return fmt.Errorf("apt-get download %s left no .deb", pkg)
+		}
+		for _, d := range debs {
+			if _, err := run(ctx, dir, "dpkg", "-x", d, filepath.Join(dir, "root")); err != nil {
+				return err
+			}
+			os.Remove(d)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,342 @@
+// Package lspfake is a misbehaving language server for tests: it speaks
+// just enough LSP over stdio to be checked with, and injects the faults a
+// real server can have (never publishing, publishing late or for a stale
+// version, crashing in the middle of a check, hanging, holding its pipes
+// open in a detached child).
+//
+// A test binary becomes the server when its TestMain calls [Main] first:
+//
+//	func TestMain(m *testing.M) {
+//		lspfake.Main() // returns unless ANVIL_FAKE_LSP is set
+//		os.Exit(m.Run())
+//	}
+//
+// and a server spec runs os.Args[0] with [Env] in its environment.
+//
+// Diagnostics are computed from the text alone: every line containing
+// "ERROR" gets an error diagnostic (code "fake"). The server knows nothing
+// of dependants.
+package lspfake
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// EnvVar selects the behaviour: a comma-separated list of words.
+//
+//	pull            declare and answer textDocument/diagnostic (else push)
+//	progress        wrap the work after each change in "diagnosing" progress
+//	noversion       publish without a version
+//	never-publish   push nothing, answer no pull
+//	late=DUR        publish (or answer pulls) DUR late once shown a text
+//	                with ERROR in it
+//	stale           publish the previous version's diagnostics, labelled
+//	                with that version
+//	crash-on-change exit when first shown a text with ERROR in it (the
+//	                change under test)
+//	hang-on-change  stop reading and answering at that point
+//	detach          start a detached child that holds stdout open
+//	deaf            stop reading right after the handshake
+//	ignore-exit     ignore shutdown and exit
+const EnvVar = "ANVIL_FAKE_LSP"
+
+// Env returns the environment entry that makes a test binary this server.
+func Env(behaviour string) string { return EnvVar + "=" + behaviour }
+
+// Main runs the fake server and exits if [EnvVar] is set; otherwise it
+// returns at once.
+func Main() {
+	spec := os.Getenv(EnvVar)
+	if spec == "" {
+		return
+	}
+	s := &server{out: bufio.NewWriter(os.Stdout), docs: map[string]doc{}, flags: map[string]string{}}
+	for _, f := range strings.Split(spec, ",") {
+		k, v, _ := strings.Cut(strings.TrimSpace(f), "=")
+		s.flags[k] = v
+	}
+	if _, ok := s.flags["detach"]; ok {
+		// A grandchild in a session of its own, holding our stdout.
+		cmd := exec.Command("sleep", "3600")
+		cmd.Stdout = os.Stdout
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		_ = cmd.Start()
+	}
+	s.serve(bufio.NewReader(os.Stdin))
+	os.Exit(0)
+}
+
+type doc struct {
+	version int
+	text    string
+	prev    string // the text before the latest change
+}
+
+type server struct {
+	mu    sync.Mutex
+	out   *bufio.Writer
+	docs  map[string]doc
+	flags map[string]string
+	token int
+}
+
+func (s *server) has(flag string) bool { _, ok := s.flags[flag]; return ok }
+
+// delay is how long to wait before answering for uri: "late" applies
+// once the document holds the change under test.
+func (s *server) delay(uri string) time.Duration {
+	s.mu.Lock()
+	text := s.docs[uri].text
+	s.mu.Unlock()
+	if !strings.Contains(text, "ERROR") {
+		return 0
+	}
+	d, _ := time.ParseDuration(s.flags["late"])
+	return d
+}
+
+type message struct {
+	ID     json.RawMessage `json:"id,omitempty"`
+	Method string          `json:"method,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+}
+
+func (s *server) serve(in *bufio.Reader) {
+	for {
+		m, err := read(in)
+		if err != nil {
+			return
+		}
+		switch m.Method {
+		case "initialize":
+			caps := map[string]any{"textDocumentSync": 1}
+			if s.has("pull") {
+				caps["diagnosticProvider"] = map[string]any{"interFileDependencies": false, "workspaceDiagnostics": false}
+			}
+			s.reply(m.ID, map[string]any{"capabilities": caps, "serverInfo": map[string]any{"name": "lspfake", "version": "1"}})
+		case "initialized":
+			if s.has("progress") {
+				s.progressEnd(s.progressBegin("diagnosing initial workspace load"))
+			}
+			for s.has("deaf") {
+				time.Sleep(time.Hour)
+			}
+		case "shutdown":
+			if !s.has("ignore-exit") {
+				s.reply(m.ID, nil)
+			}
+		case "exit":
+			if !s.has("ignore-exit") {
+				os.Exit(0)
+			}
+		case "textDocument/didOpen":
+			var p struct {
+				TextDocument struct {
+					URI     string `json:"uri"`
+					Version int    `json:"version"`
+					Text    string `json:"text"`
+				} `json:"textDocument"`
+			}
+			_ = json.Unmarshal(m.Params, &p)
+			if strings.Contains(p.TextDocument.Text, "ERROR") && s.fault() {
+				return
+			}
+			s.mu.Lock()
+			s.docs[p.TextDocument.URI] = doc{version: p.TextDocument.Version, text: p.TextDocument.Text}
+			s.mu.Unlock()
+			s.changed(p.TextDocument.URI, "didOpen")
+		case "textDocument/didChange":
+			var p struct {
+				TextDocument struct {
+					URI     string `json:"uri"`
+					Version int    `json:"version"`
+				} `json:"textDocument"`
+				ContentChanges []struct {
+					Text string `json:"text"`
+				} `json:"contentChanges"`
+			}
+			_ = json.Unmarshal(m.Params, &p)
+			for _, c := range p.ContentChanges {
+				if strings.Contains(c.Text, "ERROR") && s.fault() {
+					return
+				}
+			}
+			s.mu.Lock()
+			d := s.docs[p.TextDocument.URI]
+			d.prev, d.version = d.text, p.TextDocument.Version
+			if n := len(p.ContentChanges); n > 0 {
+				d.text = p.ContentChanges[n-1].Text
+			}
+			s.docs[p.TextDocument.URI] = d
+			s.mu.Unlock()
+			s.changed(p.TextDocument.URI, "didChange")
+		case "textDocument/didClose":
+			var p struct {
+				TextDocument struct {
+					URI string `json:"uri"`
+				} `json:"textDocument"`
+			}
+			_ = json.Unmarshal(m.Params, &p)
+			s.mu.Lock()
+			delete(s.docs, p.TextDocument.URI)
+			s.mu.Unlock()
+			s.changed(p.TextDocument.URI, "didClose")
+		case "textDocument/diagnostic":
+			var p struct {
+				TextDocument struct {
+					URI string `json:"uri"`
+				} `json:"textDocument"`
+			}
+			_ = json.Unmarshal(m.Params, &p)
+			if s.has("never-publish") {
+				continue // no answer, ever
+			}
+			id, uri := m.ID, p.TextDocument.URI
+			go func() {
+				time.Sleep(s.delay(uri))
+				s.reply(id, map[string]any{"kind": "full", "items": s.diagnostics(uri, false)})
+			}()
+		default:
+			if len(m.ID) > 0 {
+				s.reply(m.ID, nil)
+			}
+		}
+	}
+}
+
+// fault applies crash-on-change or hang-on-change; it reports whether the
+// server is to stop serving.
+func (s *server) fault() bool {
+	switch {
+	case s.has("crash-on-change"):
+		os.Exit(3)
+	case s.has("hang-on-change"):
+		for {
+			time.Sleep(time.Hour) // never reads again, never answers
+		}
+	}
+	return false
+}
+
+// changed publishes (push) or brackets in progress the work a change causes.
+func (s *server) changed(uri, why string) {
+	if s.has("pull") && !s.has("progress") {
+		return
+	}
+	s.mu.Lock()
+	d, open := s.docs[uri]
+	s.mu.Unlock()
+	publish := func() {
+		if s.has("never-publish") {
+			return
+		}
+		params := map[string]any{"uri": uri, "diagnostics": s.diagnostics(uri, s.has("stale"))}
+		if open && !s.has("noversion") {
+			v := d.version
+			if s.has("stale") && v > 1 {
+				v--
+			}
+			params["version"] = v
+		}
+		if !open {
+			params["diagnostics"] = []any{}
+		}
+		s.notify("textDocument/publishDiagnostics", params)
+	}
+	go func() {
+		time.Sleep(s.delay(uri))
+		if s.has("progress") {
+			tok := s.progressBegin("diagnosing " + why)
+			publish()
+			s.progressEnd(tok)
+			return
+		}
+		publish()
+	}()
+}
+
+func (s *server) diagnostics(uri string, stale bool) []map[string]any {
+	s.mu.Lock()
+	d := s.docs[uri]
+	s.mu.Unlock()
+	text := d.text
+	if stale {
+		text = d.prev
+	}
+	out := []map[string]any{}
+	for i, line := range strings.Split(text, "\n") {
+		if strings.Contains(line, "ERROR") {
+			out = append(out, map[string]any{
+				"range":    map[string]any{"start": map[string]int{"line": i, "character": 0}, "end": map[string]int{"line": i, "character": len(line)}},
+				"severity": 1, "code": "fake", "source": "lspfake", "message": "ERROR found",
+			})
+		}
+	}
+	return out
+}
+
+func (s *server) progressBegin(title string) string {
+	s.mu.Lock()
+	s.token++
+	tok := "t" + strconv.Itoa(s.token)
+	s.mu.Unlock()
+	s.notify("$/progress", map[string]any{"token": tok, "value": map[string]any{"kind": "begin", "title": title}})
+	return tok
+}
+
+func (s *server) progressEnd(tok string) {
+	s.notify("$/progress", map[string]any{"token": tok, "value": map[string]any{"kind": "end"}})
+}
+
+func (s *server) reply(id json.RawMessage, result any) {
+	s.write(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+func (s *server) notify(method string, params any) {
+	s.write(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+}
+
+func (s *server) write(v any) {
+	data, _ := json.Marshal(v)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fmt.Fprintf(s.out, "Content-Length: %d\r\n\r\n", len(data))
+	s.out.Write(data)
+	s.out.Flush()
+}
+
+func read(in *bufio.Reader) (message, error) {
+	var m message
+	n := -1
+	for {
+		line, err := in.ReadString('\n')
+		if err != nil {
+			return m, err
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			break
+		}
+		if v, ok := strings.CutPrefix(line, "Content-Length:"); ok {
+			n, _ = strconv.Atoi(strings.TrimSpace(v))
+		}
+	}
+	if n < 0 {
+		return m, fmt.Errorf("no Content-Length")
+	}
+	body := make([]byte, n)
+	if _, err := io.ReadFull(in, body); err != nil {
+		return m, err
+	}
+	return m, json.Unmarshal(body, &m)
+}

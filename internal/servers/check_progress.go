@@ -1,0 +1,99 @@
+package servers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/anvil-dev/anvil/internal/lsp"
+)
+
+// Push-progress mode (gopls): the baseline is what the server last
+// published for each file once its "diagnosing" work is done; after the
+// overlays the work is waited for again. The server publishes every file
+// whose diagnostics changed, open or not, so every published file counts
+// as checked; files it never published have none.
+func (cy *cycle) pushProgressBefore(ctx context.Context) error {
+	// Once earlier work (the previous cycle's restore) is done, every file's
+	// latest publish describes the disk.
+	if err := cy.waitDiagnosed(ctx); err != nil {
+		return err
+	}
+	for p, pub := range cy.client.PublishedAll() {
+		cy.res.Before[p] = pub.Diagnostics
+	}
+	return nil
+}
+
+func (cy *cycle) pushProgressAfter(ctx context.Context) error {
+	if err := cy.waitDiagnosed(ctx); err != nil {
+		return err
+	}
+	// The end of the work is the evidence; a publish for a changed file
+	// labelled with an older version than the one sent would contradict
+	// it, and a file the server loaded into no package was not checked.
+	for _, s := range cy.overlays {
+		pub, ok := cy.client.Published(s.path)
+		if ok && pub.Version != nil && *pub.Version != s.version {
+			return fmt.Errorf("%s: the last diagnostics are for version %d, not %d as sent", s.path, *pub.Version, s.version)
+		}
+		if ok && unloaded(pub.Diagnostics) {
+			return &NotLoadedError{Path: s.path, Message: firstUnloaded(pub.Diagnostics)}
+		}
+	}
+	deleted := map[string]bool{}
+	for _, f := range cy.req.Files {
+		if f.Delete {
+			deleted[f.Path] = true
+		}
+	}
+	for p, pub := range cy.client.PublishedAll() {
+		if deleted[p] {
+			continue
+		}
+		cy.res.After[p] = pub.Diagnostics
+		cy.res.Checked = append(cy.res.Checked, p)
+	}
+	for _, f := range cy.req.Files {
+		if _, ok := cy.res.After[f.Path]; !ok && !f.Delete {
+			cy.res.After[f.Path] = nil
+			cy.res.Checked = append(cy.res.Checked, f.Path)
+		}
+	}
+	return nil
+}
+
+// waitDiagnosed waits for the initial load and one "diagnosing" report per
+// modification sent so far to have run to their end.
+func (cy *cycle) waitDiagnosed(ctx context.Context) error {
+	return cy.client.WaitWorkDone(ctx, "diagnosing", 1+cy.client.Modifications())
+}
+
+// NotLoadedError says the server loaded the file into no project, so its
+// diagnostics say nothing about the change (gopls on a file outside every
+// module of the workspace).
+type NotLoadedError struct {
+	Path    string
+	Message string
+}
+
+func (e *NotLoadedError) Error() string {
+	return fmt.Sprintf("%s belongs to no project the server loaded: %s", e.Path, e.Message)
+}
+
+// unloadedMarkers begin the warnings gopls publishes for an open file it
+// could not place in any package of its views.
+var unloadedMarkers = []string{"No packages found for open file", "This file is within module", "is not included in your workspace"}
+
+func unloaded(ds []lsp.Diagnostic) bool { return firstUnloaded(ds) != "" }
+
+func firstUnloaded(ds []lsp.Diagnostic) string {
+	for _, d := range ds {
+		for _, m := range unloadedMarkers {
+			if strings.Contains(d.Message, m) {
+				return d.Message
+			}
+		}
+	}
+	return ""
+}

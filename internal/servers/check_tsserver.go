@@ -1,0 +1,428 @@
+package servers
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/anvil-dev/anvil/internal/lsp"
+	"github.com/anvil-dev/anvil/internal/tsserver"
+)
+
+// TypeScript 6 and older through tsserver's protocol. Every answer here
+// is the response to a request sent after the state it describes:
+// semanticDiagnosticsSync and syntacticDiagnosticsSync are computed
+// synchronously against every updateOpen sent before them, and tsserver
+// handles messages in order. Nothing waits for silence.
+//
+// The "before" opens the changed files with their base content and the
+// dependants as on disk, and asks for each one's diagnostics. The change
+// goes in as edits to the open files (created files are opened with their
+// content), and the same files are asked again. Closing them afterwards
+// sends tsserver back to the disk.
+//
+// A created file is opened before it exists on disk, so tsserver cannot
+// find it through the include patterns of its tsconfig.json and checks it
+// in an inferred project, with default options. To check it as tsc would,
+// with its project's options and among its project's files, the cycle
+// carries it into the project: another module of that project is opened
+// with an added side-effect import of the new file, and the new file is
+// then asked about in that project. The carrier is never asked about.
+type tsCycle struct {
+	server *Server
+	client *tsserver.Client
+	req    CheckRequest
+	res    *CheckResult
+
+	opened []string          // files this cycle opened, to close after
+	text   map[string]string // what the server holds for the files opened with a text
+	// project names the tsconfig.json to ask about a file in, for created
+	// files carried into their project.
+	project  map[string]string
+	carriers map[string]bool
+}
+
+// tsInFlight bounds the diagnostics requests sent ahead of their answers.
+const tsInFlight = 8
+
+func (cy *tsCycle) before(ctx context.Context) error {
+	cy.text, cy.project, cy.carriers = map[string]string{}, map[string]string{}, map[string]bool{}
+	var open []tsserver.OpenFile
+	for _, f := range cy.req.Files {
+		if f.OldExists {
+			old := string(f.Old)
+			open = append(open, tsserver.OpenFile{File: f.Path, FileContent: &old, ProjectRootPath: cy.server.root})
+			cy.text[f.Path] = old
+		}
+	}
+	for _, p := range cy.req.Dependants {
+		open = append(open, tsserver.OpenFile{File: p, ProjectRootPath: cy.server.root})
+	}
+	if err := cy.open(ctx, open); err != nil {
+		return err
+	}
+	for _, f := range cy.req.Files {
+		if f.OldExists {
+			if err := cy.usable(ctx, f.Path); err != nil {
+				return err
+			}
+		}
+	}
+	cache := cy.server.baselineFor(cy.req.BaselineKey, cy.client)
+	var ask []string
+	for _, f := range cy.req.Files {
+		if f.OldExists {
+			ask = append(ask, f.Path) // its base may differ from the disk
+		}
+	}
+	for _, p := range cy.req.Dependants {
+		if d, ok := cache[p]; ok {
+			cy.res.Before[p] = d
+		} else {
+			ask = append(ask, p)
+		}
+	}
+	if err := cy.diagnose(ctx, ask, cy.res.Before); err != nil {
+		return err
+	}
+	for _, p := range cy.req.Dependants {
+		cache[p] = cy.res.Before[p]
+	}
+	return nil
+}
+
+// usable fails for a file whose project tsserver will not check.
+func (cy *tsCycle) usable(ctx context.Context, file string) error {
+	info, err := cy.client.ProjectInfo(ctx, file, false)
+	if err != nil {
+		return err
+	}
+	if info.LanguageServiceDisabled {
+		return fmt.Errorf("tsserver disabled its language service for %s (the project holds too much JavaScript); it gives no diagnostics there", info.ConfigFileName)
+	}
+	return nil
+}
+
+func (cy *tsCycle) applyOverlays(ctx context.Context) error {
+	var open []tsserver.OpenFile
+	var edits []tsserver.FileCodeEdits
+	for _, f := range cy.req.Files {
+		text := overlayText(f)
+		if old, ok := cy.text[f.Path]; ok {
+			edits = append(edits, tsserver.Replace(f.Path, old, text))
+		} else {
+			open = append(open, tsserver.OpenFile{File: f.Path, FileContent: &text, ProjectRootPath: cy.server.root})
+		}
+		cy.text[f.Path] = text
+	}
+	if err := cy.client.UpdateOpen(ctx, open, edits, nil); err != nil {
+		return err
+	}
+	for _, o := range open {
+		cy.opened = append(cy.opened, o.File)
+	}
+	if cy.req.AfterOverlay != nil {
+		cy.req.AfterOverlay()
+	}
+	for _, f := range cy.req.Files {
+		if f.OldExists || f.Delete {
+			continue
+		}
+		if err := cy.carry(ctx, f.Path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// carry places the created file in its project (see tsCycle). A file no
+// tsconfig.json would take in stays in its inferred project, which is how
+// an editor checks it, and the result says so.
+func (cy *tsCycle) carry(ctx context.Context, file string) error {
+	info, err := cy.client.ProjectInfo(ctx, file, false)
+	if err != nil {
+		return err
+	}
+	if !info.Inferred() {
+		return nil // an importer among the changes brought it in already
+	}
+	config := nearestConfig(cy.server.root, filepath.Dir(file))
+	if config == "" {
+		return nil // no tsconfig.json anywhere: an inferred project is all there is
+	}
+	host := cy.pickCarrier(file, filepath.Dir(config))
+	if host == "" {
+		cy.res.note(file, fmt.Sprintf("checked with default options: no module near it in %s's directory could carry it into that project", relTo(cy.server.root, config)))
+		return nil
+	}
+	data, err := os.ReadFile(host)
+	if err != nil {
+		return err
+	}
+	carried := string(data) + "\nimport " + quote(importSpecifier(host, file)) + ";\n"
+	if err := cy.open(ctx, []tsserver.OpenFile{{File: host, FileContent: &carried, ProjectRootPath: cy.server.root}}); err != nil {
+		return err
+	}
+	cy.carriers[host] = true
+	// The carrier may belong to another project than the nearest
+	// tsconfig.json (a solution-style one refers to others); whichever
+	// project it is, it now contains the file.
+	hostInfo, err := cy.client.ProjectInfo(ctx, host, false)
+	if err != nil {
+		return err
+	}
+	if hostInfo.Inferred() {
+		cy.res.note(file, fmt.Sprintf("in no tsconfig.json project: checked with default options, as an editor would (%s is in no project either)", relTo(cy.server.root, host)))
+		return nil
+	}
+	if !cy.client.Contains(ctx, hostInfo.ConfigFileName, file) {
+		cy.res.note(file, "checked with default options: its project did not take it in")
+		return nil
+	}
+	cy.project[file] = hostInfo.ConfigFileName
+	return nil
+}
+
+// pickCarrier finds a module to carry file: a TypeScript source on disk
+// under projectDir, as near to file as possible (its own directory first,
+// then each parent, then anywhere below), that the check does not ask
+// about, and that is already a module: an added import would turn a
+// script into one, changing its globals.
+func (cy *tsCycle) pickCarrier(file, projectDir string) string {
+	asked := map[string]bool{}
+	for _, f := range cy.req.Files {
+		asked[f.Path] = true
+	}
+	for _, d := range cy.req.Dependants {
+		asked[d] = true
+	}
+	usable := func(p string) bool {
+		if asked[p] || isDeclaration(p) || !isTSSource(p) {
+			return false
+		}
+		data, err := os.ReadFile(p)
+		return err == nil && moduleSyntax.Match(data)
+	}
+	for dir := filepath.Dir(file); ; dir = filepath.Dir(dir) {
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if p := filepath.Join(dir, e.Name()); e.Type().IsRegular() && usable(p) {
+				return p
+			}
+		}
+		if dir == projectDir || !strings.HasPrefix(dir, projectDir) {
+			break
+		}
+	}
+	found := ""
+	count := 0
+	_ = filepath.WalkDir(projectDir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || found != "" {
+			return filepath.SkipAll
+		}
+		if d.IsDir() {
+			if p != projectDir && skipForFolders(d.Name()) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if count++; count > maxCarrierSearch {
+			return filepath.SkipAll
+		}
+		if d.Type().IsRegular() && usable(p) {
+			found = p
+		}
+		return nil
+	})
+	return found
+}
+
+// maxCarrierSearch bounds the files looked at for a carrier.
+const maxCarrierSearch = 20000
+
+var moduleSyntax = regexp.MustCompile(`(?m)^\s*(import|export)\b`)
+
+func (cy *tsCycle) after(ctx context.Context) error {
+	var ask []string
+	for _, f := range cy.req.Files {
+		if !f.Delete {
+			ask = append(ask, f.Path)
+		}
+	}
+	ask = append(ask, cy.req.Dependants...)
+	if err := cy.diagnose(ctx, ask, cy.res.After); err != nil {
+		return err
+	}
+	cy.res.Checked = append(cy.res.Checked, ask...)
+	return nil
+}
+
+// diagnose asks for the diagnostics of files, a few requests ahead of the
+// answers, and stores them.
+func (cy *tsCycle) diagnose(ctx context.Context, files []string, into map[string][]lsp.Diagnostic) error {
+	type answer struct {
+		ds  []lsp.Diagnostic
+		err error
+	}
+	answers := make([]answer, len(files))
+	sem := make(chan struct{}, tsInFlight)
+	var wg sync.WaitGroup
+	for i, f := range files {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			ds, err := cy.client.Diagnostics(ctx, f, cy.project[f])
+			answers[i] = answer{ds, err}
+		})
+	}
+	wg.Wait()
+	for i, a := range answers {
+		if a.err != nil {
+			return fmt.Errorf("%s: %w", files[i], a.err)
+		}
+		into[files[i]] = a.ds
+	}
+	return nil
+}
+
+func (cy *tsCycle) open(ctx context.Context, files []tsserver.OpenFile) error {
+	if len(files) == 0 {
+		return nil
+	}
+	if err := cy.client.UpdateOpen(ctx, files, nil, nil); err != nil {
+		return err
+	}
+	for _, f := range files {
+		cy.opened = append(cy.opened, f.File)
+	}
+	return nil
+}
+
+// restore closes what the cycle opened; tsserver then reads those files
+// from the disk again when next needed. A server that does not take the
+// close in time, or whose check was abandoned, is killed instead.
+func (cy *tsCycle) restore(abandon bool) {
+	c := cy.client
+	if !c.Alive() {
+		return
+	}
+	if abandon {
+		c.Kill()
+		return
+	}
+	if len(cy.opened) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), restoreTimeout)
+	defer cancel()
+	if err := c.UpdateOpen(ctx, nil, nil, cy.opened); err != nil {
+		c.Kill()
+	}
+}
+
+// notifyTSServer reports disk changes: through the watchers tsserver asked
+// for, or, for a tsserver that watches the disk itself (TypeScript before
+// 5.4), by reloading its projects, which the next request waits for.
+func notifyTSServer(ctx context.Context, c *tsserver.Client, changes map[string]int) error {
+	if !c.Alive() {
+		return nil
+	}
+	if !c.WatchEvents() {
+		return c.Notify(ctx, "reloadProjects", nil)
+	}
+	var created, updated, deleted []string
+	for p, t := range changes {
+		p = filepath.ToSlash(p)
+		switch t {
+		case FileCreated:
+			created = append(created, p)
+		case FileDeleted:
+			deleted = append(deleted, p)
+		default:
+			updated = append(updated, p)
+		}
+	}
+	_, err := c.WatchChange(ctx, created, updated, deleted)
+	return err
+}
+
+// queryTS opens docs, runs fn and closes them again.
+func (s *Server) queryTS(ctx context.Context, c *tsserver.Client, docs []Doc, fn func(Navigator) error) error {
+	cy := &tsCycle{server: s, client: c}
+	defer cy.restore(false)
+	var open []tsserver.OpenFile
+	for _, d := range docs {
+		open = append(open, tsserver.OpenFile{File: d.Path, FileContent: d.Text, ProjectRootPath: s.root})
+	}
+	if err := cy.open(ctx, open); err != nil {
+		return err
+	}
+	if err := fn(c); err != nil {
+		if !c.Alive() {
+			return c.ExitError()
+		}
+		return err
+	}
+	return nil
+}
+
+// nearestConfig returns the tsconfig.json (or jsconfig.json) tsserver
+// would find for a file in dir: the nearest one above it, up to root.
+func nearestConfig(root, dir string) string {
+	for {
+		for _, name := range []string{"tsconfig.json", "jsconfig.json"} {
+			if p := filepath.Join(dir, name); fileExists(p) {
+				return p
+			}
+		}
+		if dir == root || !strings.HasPrefix(dir, root) {
+			return ""
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+// importSpecifier is the relative specifier host would import file by: the
+// output name TypeScript maps back to the source (a.ts → ./a.js), which
+// every module resolution mode accepts.
+func importSpecifier(host, file string) string {
+	rel, err := filepath.Rel(filepath.Dir(host), file)
+	if err != nil {
+		rel = file
+	}
+	rel = filepath.ToSlash(rel)
+	if !strings.HasPrefix(rel, ".") {
+		rel = "./" + rel
+	}
+	for src, out := range map[string]string{".tsx": ".jsx", ".mts": ".mjs", ".cts": ".cjs", ".ts": ".js"} {
+		if strings.HasSuffix(rel, src) {
+			return strings.TrimSuffix(rel, src) + out
+		}
+	}
+	return rel
+}
+
+func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"` }
+
+func isDeclaration(p string) bool {
+	return strings.HasSuffix(p, ".d.ts") || strings.HasSuffix(p, ".d.mts") || strings.HasSuffix(p, ".d.cts")
+}
+
+func isTSSource(p string) bool {
+	switch filepath.Ext(p) {
+	case ".ts", ".tsx", ".mts", ".cts":
+		return true
+	}
+	return false
+}
+
+func relTo(root, p string) string {
+	if rel, err := filepath.Rel(root, p); err == nil {
+		return filepath.ToSlash(rel)
+	}
+	return p
+}

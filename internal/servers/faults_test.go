@@ -1,0 +1,266 @@
+package servers
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/anvil-dev/anvil/internal/lsp/lspfake"
+	"github.com/anvil-dev/anvil/internal/testfs"
+)
+
+// The test binary is also the fake language server (see lspfake).
+func TestMain(m *testing.M) {
+	lspfake.Main()
+	os.Exit(m.Run())
+}
+
+// fakeManager returns a manager whose only Rust server is the fake, run
+// with behaviour, in a workspace holding lib.rs and use.rs.
+func fakeManager(t *testing.T, mode Mode, behaviour string) (*Manager, string) {
+	t.Helper()
+	dir := t.TempDir()
+	testfs.Write(t, dir, map[string]string{"lib.rs": "fn lib() {}\n", "use.rs": "fn user() {}\n"})
+	reg := NewRegistry(RegistryOptions{LookPath: noPath, Overrides: []Spec{{
+		Name: "fake", Command: os.Args[0], Languages: []string{"rust"}, Mode: mode,
+		Env: []string{lspfake.Env(behaviour)},
+	}}})
+	mgr := NewManager(dir, reg, ManagerOptions{StartTimeout: 10 * time.Second})
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		mgr.Shutdown(ctx)
+	})
+	return mgr, dir
+}
+
+func change(dir, rel, oldText, newText string) FileChange {
+	return FileChange{Path: filepath.Join(dir, rel), Language: "rust", Old: []byte(oldText), OldExists: oldText != "", New: []byte(newText)}
+}
+
+func errorsIn(res CheckResult, path string) int {
+	n := 0
+	for _, d := range res.After[path] {
+		if d.IsError() {
+			n++
+		}
+	}
+	return n
+}
+
+// A well-behaved server of each kind reports what the change does, for a
+// changed file, a created one, and (push) a dependant re-sent unchanged.
+func TestCheckHealthyFake(t *testing.T) {
+	for _, tc := range []struct {
+		mode      Mode
+		behaviour string
+	}{
+		{ModePush, "push"},
+		{ModePush, "push,noversion"},
+		{ModePull, "pull"},
+		{ModePushProgress, "progress"},
+	} {
+		t.Run(tc.behaviour, func(t *testing.T) {
+			mgr, dir := fakeManager(t, tc.mode, tc.behaviour)
+			srv, err := mgr.ForLanguage("rust")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			res, err := srv.Check(ctx, CheckRequest{
+				Files: []FileChange{
+					change(dir, "lib.rs", "fn lib() {}\n", "fn lib() { ERROR }\n"),
+					change(dir, "new.rs", "", "fn broken( { ERROR\n"),
+				},
+				Dependants:       []string{filepath.Join(dir, "use.rs")},
+				DirectDependants: 1,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []string{"lib.rs", "new.rs"} {
+				if n := errorsIn(res, filepath.Join(dir, f)); n != 1 {
+					t.Errorf("%s: %d errors after the change, want 1 (after: %v)", f, n, res.After)
+				}
+			}
+			if tc.mode != ModePushProgress && !contains(res.Checked, filepath.Join(dir, "use.rs")) {
+				t.Errorf("the dependant was not checked: %v", res.Checked)
+			}
+		})
+	}
+}
+
+// A server that misbehaves never yields a result: the check fails within
+// its deadline plus a bound, and the next check starts on a server with
+// nothing of the failed one open.
+func TestCheckFaultsNeverClean(t *testing.T) {
+	const deadline = 1500 * time.Millisecond
+	// bound covers killing and reaping the failed server (proc.WaitDelay
+	// at worst) on top of the deadline.
+	const bound = deadline + 3*time.Second
+	for _, tc := range []struct {
+		mode      Mode
+		behaviour string
+	}{
+		{ModePush, "push,never-publish"},
+		{ModePush, "push,late=5s"},
+		{ModePush, "push,stale"},
+		{ModePush, "push,crash-on-change"},
+		{ModePush, "push,hang-on-change"},
+		{ModePush, "push,never-publish,detach"},
+		{ModePush, "push,deaf"},
+		{ModePull, "pull,never-publish"},
+		{ModePull, "pull,late=5s"},
+		{ModePull, "pull,crash-on-change"},
+		{ModePull, "pull,hang-on-change"},
+		{ModePull, "pull,deaf"},
+		{ModePushProgress, "progress,never-publish,late=5s"},
+		{ModePushProgress, "progress,crash-on-change"},
+		{ModePushProgress, "progress,hang-on-change"},
+		{ModePushProgress, "progress,stale,late=5s"},
+	} {
+		t.Run(tc.behaviour, func(t *testing.T) {
+			t.Parallel()
+			mgr, dir := fakeManager(t, tc.mode, tc.behaviour)
+			srv, err := mgr.ForLanguage("rust")
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Start outside the measured time: readiness is not the check.
+			if err := srv.Start(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), deadline)
+			defer cancel()
+			start := time.Now()
+			// More than a pipe holds, so that a server that stopped reading
+			// blocks the write.
+			big := "fn lib() { ERROR }\n" + strings.Repeat("// padding\n", 100_000)
+			res, err := srv.Check(ctx, CheckRequest{
+				Files:      []FileChange{change(dir, "lib.rs", "fn lib() {}\n", big)},
+				Dependants: []string{filepath.Join(dir, "use.rs")},
+			})
+			elapsed := time.Since(start)
+			if err == nil {
+				t.Fatalf("check of a faulty server succeeded: checked %v, after %v", res.Checked, res.After)
+			}
+			if elapsed > bound {
+				t.Errorf("check took %s, bound %s", elapsed, bound)
+			}
+			t.Logf("failed after %s: %v", elapsed.Round(time.Millisecond), err)
+		})
+	}
+}
+
+// A write the server does not read (a change larger than a pipe holds,
+// sent to a server that stopped reading) gives up with the check's context
+// and takes the server down, rather than blocking forever.
+func TestWriteToDeafServerGivesUp(t *testing.T) {
+	mgr, dir := fakeManager(t, ModePull, "pull,deaf")
+	srv, err := mgr.ForLanguage("rust")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	pid := srv.PID()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	start := time.Now()
+	big := strings.Repeat("// ERROR padding\n", 200_000)
+	_, err = srv.Check(ctx, CheckRequest{Files: []FileChange{change(dir, "new.rs", "", big)}})
+	if err == nil || time.Since(start) > 4*time.Second {
+		t.Fatalf("err %v after %s, want a failure within the deadline and a bound", err, time.Since(start))
+	}
+	for deadline := time.Now().Add(5 * time.Second); syscall.Kill(pid, 0) == nil; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the server that stopped reading is still running")
+		}
+	}
+}
+
+// Shutting down while a server is starting does not wait for the start to
+// finish, and leaves no process behind.
+func TestShutdownDuringStart(t *testing.T) {
+	dir := t.TempDir()
+	reg := NewRegistry(RegistryOptions{LookPath: noPath, Overrides: []Spec{{
+		Name: "silent", Command: "/bin/sleep", Args: []string{"3600"}, Languages: []string{"rust"}, Mode: ModePush,
+	}}})
+	mgr := NewManager(dir, reg, ManagerOptions{StartTimeout: time.Minute})
+	srv, err := mgr.ForLanguage("rust")
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan error, 1)
+	go func() {
+		started <- srv.Start(context.Background())
+	}()
+	for srv.PID() == 0 && !strings.Contains(runningStart(srv), "yes") {
+		time.Sleep(10 * time.Millisecond)
+	}
+	begin := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	mgr.Shutdown(ctx)
+	if d := time.Since(begin); d > 2*time.Second {
+		t.Errorf("Shutdown took %s while a start was pending", d)
+	}
+	select {
+	case err := <-started:
+		if err == nil {
+			t.Fatal("a start interrupted by Shutdown succeeded")
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("the caller waiting for the start was not released")
+	}
+}
+
+// runningStart reports "yes" once a start of srv is in progress.
+func runningStart(srv *Server) string {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if srv.starting != nil {
+		return "yes"
+	}
+	return "no"
+}
+
+// A check queued behind another one gives up when its context ends.
+func TestCheckQueueHonoursDeadline(t *testing.T) {
+	mgr, dir := fakeManager(t, ModePull, "pull,never-publish")
+	srv, err := mgr.ForLanguage("rust")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	long, cancelLong := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancelLong()
+	go srv.Check(long, CheckRequest{Files: []FileChange{change(dir, "lib.rs", "fn lib() {}\n", "x")}})
+	for len(srv.turn) == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	short, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = srv.Check(short, CheckRequest{Files: []FileChange{change(dir, "use.rs", "fn user() {}\n", "y")}})
+	if err == nil || time.Since(start) > time.Second {
+		t.Fatalf("queued check: err %v after %s, want a prompt deadline error", err, time.Since(start))
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

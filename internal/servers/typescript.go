@@ -1,0 +1,165 @@
+package servers
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Engine chooses how projects pinned to TypeScript 6 or older are checked.
+type Engine string
+
+const (
+	// EngineAuto: the project's own TypeScript through tsserver (the
+	// exact compiler it pins, when installed); TypeScript 7 projects and
+	// unpinned ones get the native server.
+	EngineAuto Engine = "auto"
+	// EngineNative: TypeScript 7's native server (tsc --lsp) for every
+	// project. Faster, but a project pinned to an older TypeScript is then
+	// checked by a different compiler, whose answers can differ.
+	EngineNative Engine = "native"
+	// EngineTSServer: tsserver for every project, TypeScript 7 ones
+	// included (with the TypeScript 6 Anvil installs, since 7 has none).
+	EngineTSServer Engine = "tsserver"
+)
+
+func isTypeScriptFamily(language string) bool {
+	switch language {
+	case "typescript", "typescriptreact", "javascript", "javascriptreact":
+		return true
+	}
+	return false
+}
+
+// typeScriptCandidates keeps, of the TypeScript servers in specs, the one
+// the engine and the project's TypeScript call for. The other is no
+// fallback: it would check the project with a compiler it did not choose.
+func (r *Registry) typeScriptCandidates(root string, specs []Spec) []Spec {
+	major, _ := projectTypeScript(root)
+	useTSServer := major > 0 && major < 7
+	switch r.engine {
+	case EngineNative:
+		useTSServer = false
+	case EngineTSServer:
+		useTSServer = true
+	}
+	var out []Spec
+	for _, s := range specs {
+		switch {
+		case s.Name == "tsgo" && useTSServer, s.Name == "tsserver" && !useTSServer:
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// withTSServer completes a tsserver spec with the tsserver.js to run: the
+// project's own TypeScript when it has one (6 or older: 7 ships none),
+// else the TypeScript 6 Anvil installs. The note says when the compiler
+// that checks differs from the one the project pins. With no tsserver.js
+// at all, the spec comes back without one and tried says where it looked.
+func (r *Registry) withTSServer(root string, spec Spec) (Spec, string, string) {
+	own := filepath.Join(root, "node_modules", "typescript", "lib", "tsserver.js")
+	ownVersion := packageVersion(filepath.Join(root, "node_modules", "typescript", "package.json"))
+	if fileExists(own) && majorOf(ownVersion) < 7 {
+		spec.tsserver, spec.version = own, ownVersion
+		return spec, "", ""
+	}
+	_, pinned := projectTypeScript(root)
+	var places []string
+	places = append(places, own)
+	if r.toolsDir != "" {
+		legacy := filepath.Join(r.toolsDir, "ts-legacy", "node_modules", "typescript", "lib", "tsserver.js")
+		places = append(places, legacy)
+		if fileExists(legacy) {
+			spec.tsserver = legacy
+			spec.version = packageVersion(filepath.Join(r.toolsDir, "ts-legacy", "node_modules", "typescript", "package.json"))
+			note := fmt.Sprintf("checked with TypeScript %s from Anvil's tools directory", spec.version)
+			switch {
+			case pinned != "":
+				note += fmt.Sprintf(", not the project's own (it pins typescript %s, which is not installed: run the package manager's install in the project to check with it)", pinned)
+			case ownVersion != "":
+				note += fmt.Sprintf(": the project's TypeScript %s has no tsserver", ownVersion)
+			}
+			return spec, note, ""
+		}
+	}
+	return spec, "", fmt.Sprintf("tsserver: no tsserver.js in %s; run the package manager's install in the project, or scripts/install-servers.sh for Anvil's TypeScript 6 (set ANVIL_TOOLS_DIR if the tools are elsewhere)", strings.Join(places, " or "))
+}
+
+// projectTypeScript returns the major version (0 if none) and version text
+// of the TypeScript the project uses: the installed node_modules/typescript
+// if present, else the range pinned in package.json.
+func projectTypeScript(root string) (int, string) {
+	if v := packageVersion(filepath.Join(root, "node_modules", "typescript", "package.json")); v != "" {
+		return majorOf(v), v
+	}
+	data, err := os.ReadFile(filepath.Join(root, "package.json"))
+	if err != nil {
+		return 0, ""
+	}
+	var pkg struct {
+		Dependencies    map[string]string `json:"dependencies"`
+		DevDependencies map[string]string `json:"devDependencies"`
+	}
+	if json.Unmarshal(data, &pkg) != nil {
+		return 0, ""
+	}
+	spec := pkg.DevDependencies["typescript"]
+	if spec == "" {
+		spec = pkg.Dependencies["typescript"]
+	}
+	return majorOf(spec), spec
+}
+
+// typeScriptVersionOf finds the version of the TypeScript package a tsc
+// binary belongs to, following its symlink (node_modules/.bin/tsc →
+// ../typescript/bin/tsc) up to the package.json.
+func typeScriptVersionOf(bin string) string {
+	real, err := filepath.EvalSymlinks(bin)
+	if err != nil {
+		return ""
+	}
+	dir := filepath.Dir(real)
+	for range 3 {
+		if v := packageVersion(filepath.Join(dir, "package.json")); v != "" {
+			return v
+		}
+		dir = filepath.Dir(dir)
+	}
+	return ""
+}
+
+func packageVersion(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	var pkg struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	}
+	if json.Unmarshal(data, &pkg) != nil || pkg.Name != "typescript" {
+		return ""
+	}
+	return pkg.Version
+}
+
+// majorOf reads the major version from a version or an npm range
+// ("7.0.2", "^5.4.0", "~6.0", ">=5"); 0 when there is none ("latest", "*").
+func majorOf(v string) int {
+	v = strings.TrimLeft(v, "^~>=v ")
+	digits := v
+	if i := strings.IndexFunc(v, func(r rune) bool { return r < '0' || r > '9' }); i >= 0 {
+		digits = v[:i]
+	}
+	n, err := strconv.Atoi(digits)
+	if err != nil {
+		return 0
+	}
+	return n
+}

@@ -1,0 +1,118 @@
+package shadow
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/anvil-dev/anvil/internal/corpus"
+)
+
+// withTypeScript installs the project's own TypeScript (from the npm
+// registry, cached) into the harness's node_modules, as npm install would.
+func withTypeScript(t *testing.T, h *harness, version string) {
+	t.Helper()
+	pkg := corpus.NPMPackage(t, "typescript@"+version)
+	if err := os.MkdirAll(filepath.Join(h.dir, "node_modules"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(pkg, filepath.Join(h.dir, "node_modules", "typescript")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Projects pinned to TypeScript 6 or older are checked by their own
+// compiler's tsserver, whose per-file answers need no quiet period: each
+// case here came back clean through typescript-language-server.
+func TestValidateTSServer(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		installed string // the project's own TypeScript, "" for none
+	}{
+		{"own TypeScript 5.9", "5.9.3"},
+		{"pinned 5.9 but not installed", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, "ts-esm", harnessOptions{})
+			if tc.installed != "" {
+				withTypeScript(t, h, tc.installed)
+			}
+			srv := h.requireServer("typescript")
+			if srv.Spec().Name != "tsserver" {
+				t.Fatalf("a TypeScript 5 project got %s", srv.Spec().Name)
+			}
+
+			t.Run("partial rename breaks an ESM importer", func(t *testing.T) {
+				res := h.validate(map[string]string{"src/shapes.ts": strings.Replace(h.read("src/shapes.ts"), "class Circle", "class Round", 1)})
+				expect(t, res, Rejected, "src/render.ts")
+				if c := res.New[0].Code; c != "2305" && c != "2724" {
+					t.Errorf("want TS2305/TS2724 in the importer, got %s", res.New[0])
+				}
+				compiler := tc.installed
+				if compiler == "" {
+					compiler = "6.0.3"
+				}
+				if res.Servers[0].Version != "typescript "+compiler {
+					t.Errorf("checked by %+v, want TypeScript %s", res.Servers, compiler)
+				}
+				pinNote := strings.Contains(strings.Join(res.Notes, "\n"), "pins typescript ~5.9.3, which is not installed")
+				if pinNote != (tc.installed == "") {
+					t.Errorf("notes %q: a note about the pinned compiler is wanted only when it is not installed", res.Notes)
+				}
+			})
+
+			t.Run("the whole rename is clean", func(t *testing.T) {
+				res := h.validate(map[string]string{
+					"src/shapes.ts": strings.Replace(h.read("src/shapes.ts"), "class Circle", "class Round", 1),
+					"src/render.ts": regexp.MustCompile(`\bCircle\b`).ReplaceAllString(h.read("src/render.ts"), "Round"),
+				})
+				expect(t, res, Clean)
+				if !contains(res.CheckedFiles, "src/main.ts") {
+					t.Errorf("transitive dependant not checked: %v", res.CheckedFiles)
+				}
+			})
+
+			t.Run("created file with an error", func(t *testing.T) {
+				res := h.validate(map[string]string{"src/newbad.ts": "export const x: number = \"str\";\n"})
+				expect(t, res, Rejected, "src/newbad.ts")
+			})
+
+			t.Run("created file checked with its project's options", func(t *testing.T) {
+				// noImplicitReturns and the #lib/* alias come from the
+				// tsconfig.json: an inferred project has neither.
+				res := h.validate(map[string]string{"src/sign.ts": "import { round } from \"#lib/round.js\";\n\nexport function sign(n: number) {\n  if (n > 0) return round(1);\n}\n"})
+				expect(t, res, Rejected, "src/sign.ts")
+				if res.New[0].Code != "7030" || len(res.New) != 1 {
+					t.Errorf("want only TS7030 (not all code paths return), got %v", res.New)
+				}
+				res = h.validate(map[string]string{"src/sign.ts": "import { round } from \"#lib/round.js\";\n\nexport function sign(n: number): number {\n  return n > 0 ? round(1) : 0;\n}\n"})
+				expect(t, res, Clean)
+				if !contains(res.CheckedFiles, "src/sign.ts") {
+					t.Errorf("created file not checked: %v", res.CheckedFiles)
+				}
+			})
+
+			t.Run("breaking change in a long file", func(t *testing.T) {
+				var b strings.Builder
+				b.WriteString("import { Circle } from \"./shapes.js\";\n\n")
+				for i := range 1200 {
+					fmt.Fprintf(&b, "export function f%d(c: Circle): number {\n  return c.radius + %d;\n}\n", i, i)
+				}
+				long := b.String()
+				if err := os.WriteFile(filepath.Join(h.dir, "src/long.ts"), []byte(long), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				defer os.Remove(filepath.Join(h.dir, "src/long.ts"))
+				broken := strings.Replace(long, "return c.radius + 1100;", "return c.radius + \"1100\";", 1)
+				res := h.validate(map[string]string{"src/long.ts": broken})
+				expect(t, res, Rejected, "src/long.ts")
+				if res.New[0].Line != 2+3*1100+2 {
+					t.Errorf("error at line %d, want %d", res.New[0].Line, 2+3*1100+2)
+				}
+			})
+		})
+	}
+}

@@ -1,0 +1,3 @@
+import { describe, unitCircle } from "./render.js";
+
+console.log(describe(unitCircle()));
