@@ -17,6 +17,7 @@
 package proc
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -230,3 +231,32 @@ func (p *Process) signal(sig syscall.Signal) {
 
 // errNoNamespaces stands for a start in a PID namespace that was not tried.
 var errNoNamespaces = errors.New("no PID namespaces on this system")
+
+// Run runs a short command to completion, bounded by ctx: on
+// cancellation the process and everything it started are killed, and Run
+// returns within [WaitDelay]. It returns what the command wrote to stdout
+// and stderr.
+func Run(ctx context.Context, spec Spec) (stdout, stderr []byte, err error) {
+	var out, errOut bytes.Buffer
+	spec.Stderr = &errOut
+	p, err := Start(spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	p.stdin.Close()
+	copied := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(&out, p.stdout)
+		close(copied)
+	}()
+	select {
+	case <-p.exited:
+	case <-ctx.Done():
+		p.Kill()
+	}
+	<-copied
+	if ctx.Err() != nil {
+		return out.Bytes(), errOut.Bytes(), ctx.Err()
+	}
+	return out.Bytes(), errOut.Bytes(), p.waitErr
+}

@@ -22,6 +22,10 @@ type FileChange struct {
 	// New is the proposed content; Delete removes the file instead.
 	New    []byte
 	Delete bool
+	// Config marks a configuration file (go.mod, tsconfig.json): it is
+	// shown to the server so that the other files are checked under it,
+	// and not itself asked about.
+	Config bool
 }
 
 // CheckRequest is one validation cycle for one server.
@@ -312,7 +316,7 @@ func gainedErrors(before, after map[string][]lsp.Diagnostic) bool {
 func (cy *cycle) afterPaths() []string {
 	var after []string
 	for _, f := range cy.req.Files {
-		if !f.Delete {
+		if !f.Delete && !f.Config {
 			after = append(after, f.Path)
 		}
 	}

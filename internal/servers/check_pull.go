@@ -20,7 +20,7 @@ func (cy *cycle) pullBefore(ctx context.Context) error {
 	cache := cy.server.baselineFor(cy.req.BaselineKey, cy.client)
 	var before []string
 	for _, f := range cy.req.Files {
-		if !f.OldExists {
+		if !f.OldExists || f.Config {
 			continue
 		}
 		if lazy {

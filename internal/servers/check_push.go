@@ -24,7 +24,7 @@ import (
 func (cy *cycle) pushBefore(ctx context.Context) error {
 	var waits []sent
 	for _, f := range cy.req.Files {
-		if !f.OldExists {
+		if !f.OldExists || f.Config {
 			continue
 		}
 		s, err := cy.send(ctx, f.Path, f.Language, string(f.Old))
@@ -48,7 +48,12 @@ func (cy *cycle) pushBefore(ctx context.Context) error {
 }
 
 func (cy *cycle) pushAfter(ctx context.Context) error {
-	waits := cy.overlays
+	var waits []sent
+	for _, s := range cy.overlays {
+		if !cy.config(s.path) {
+			waits = append(waits, s)
+		}
+	}
 	for _, p := range cy.req.Dependants {
 		uri := lsp.URIFromPath(p)
 		if _, open := cy.client.IsOpen(uri); !open {
@@ -88,6 +93,16 @@ func (cy *cycle) awaitAnswers(ctx context.Context, waits []sent, into map[string
 		into[s.path] = pub.Diagnostics
 	}
 	return nil
+}
+
+// config reports whether path is a configuration file of the change set.
+func (cy *cycle) config(path string) bool {
+	for _, f := range cy.req.Files {
+		if f.Path == path {
+			return f.Config
+		}
+	}
+	return false
 }
 
 // deleted reports whether the change set deletes path.

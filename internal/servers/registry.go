@@ -20,6 +20,17 @@ func Defaults() []Spec {
 			Languages:   []string{"typescript", "typescriptreact", "javascript", "javascriptreact"},
 			RootMarkers: []string{"tsconfig.json", "jsconfig.json", "package.json"},
 			Mode:        ModePull,
+			// Measured: an overlay of tsconfig.json or package.json changes
+			// the diagnostics of the project's files at the next pull.
+			ConfigOverlays: []string{"tsconfig.json", "tsconfig.*.json", "jsconfig.json", "jsconfig.*.json", "package.json"},
+			// Like VS Code, the server reports the errors of the style checks
+			// (noUnusedLocals, noImplicitReturns...) as warnings unless told
+			// otherwise; tsc fails on them, and so must the gate.
+			Settings: map[string]any{
+				"typescript": map[string]any{"reportStyleChecksAsWarnings": false},
+				"javascript": map[string]any{"reportStyleChecksAsWarnings": false},
+				"js/ts":      map[string]any{"reportStyleChecksAsWarnings": false},
+			},
 		},
 		{
 			// For projects pinned to TypeScript 6 or older: their own
@@ -42,6 +53,7 @@ func Defaults() []Spec {
 			InitOptions:       map[string]any{"diagnosticsDelay": "0s", "verboseWorkDoneProgress": true},
 			Mode:              ModePushProgress,
 			ReportsDependants: true,
+			ConfigOverlays:    []string{"go.mod", "go.work"},
 		},
 		{
 			// Workspace mode: in the default open-files-only mode a pull for
@@ -138,6 +150,9 @@ func merge(d, o Spec) Spec {
 	}
 	if o.Env != nil {
 		d.Env = o.Env
+	}
+	if o.ConfigOverlays != nil {
+		d.ConfigOverlays = o.ConfigOverlays
 	}
 	return d
 }

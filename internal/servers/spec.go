@@ -62,6 +62,10 @@ type Spec struct {
 	// check opens changed files with their disk content, pulls them, and
 	// only then sends the new content as a didChange.
 	LazyOpen bool `json:"lazy_open,omitempty" toml:"lazy_open"`
+	// ConfigOverlays are the configuration files (base-name patterns) the
+	// server reads from an overlay; a change to another configuration file
+	// of its languages cannot be checked before it is written.
+	ConfigOverlays []string `json:"config_overlays,omitempty" toml:"config_overlays"`
 	// Env is added to the server's environment.
 	Env []string `json:"env,omitempty" toml:"env"`
 

@@ -98,6 +98,10 @@ func (r *Result) NewErrorFiles() []string {
 func (r *Result) Summary() string {
 	switch r.Verdict {
 	case Clean:
+		if len(r.CheckedFiles) == 0 {
+			return fmt.Sprintf("clean: no code or configuration changed (%d %s not checked: %s)",
+				len(r.NotCode), plural(len(r.NotCode), "file", "files"), joinShort(notCodePaths(r.NotCode)))
+		}
 		s := fmt.Sprintf("clean: no new errors in %d checked files", len(r.CheckedFiles))
 		if len(r.Preexisting) > 0 {
 			s += fmt.Sprintf(" (%d pre-existing left as they were)", len(r.Preexisting))
@@ -134,4 +138,12 @@ func joinShort(items []string) string {
 	default:
 		return fmt.Sprintf("%s, %s and %d more files", items[0], items[1], len(items)-2)
 	}
+}
+
+func notCodePaths(s []Skipped) []string {
+	out := make([]string, len(s))
+	for i, x := range s {
+		out[i] = x.Path
+	}
+	return out
 }

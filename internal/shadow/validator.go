@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -39,7 +40,8 @@ type Options struct {
 	// Timeout bounds one validation; when it passes, the servers that have
 	// not answered make the verdict unverified. Zero means 30 s.
 	Timeout time.Duration
-	// MaxDependants caps the dependants checked per server; zero means 200.
+	// MaxDependants bounds the dependants one server checks for a change;
+	// a change with more is unverified, never clean. Zero means 5,000.
 	MaxDependants int
 	// Log, if set, receives one NDJSON record per validation.
 	Log *Log
@@ -66,7 +68,7 @@ func New(root *workspace.Root, mgr *servers.Manager, deps DependantFinder, opts 
 		opts.Timeout = 30 * time.Second
 	}
 	if opts.MaxDependants == 0 {
-		opts.MaxDependants = 200
+		opts.MaxDependants = 5000
 	}
 	if opts.Clock == nil {
 		opts.Clock = time.Now
@@ -79,6 +81,9 @@ type group struct {
 	server  *servers.Server
 	changes []*changeset.Change
 	lang    string
+	// config: the changes include a configuration file (go.mod,
+	// tsconfig.json), so every file of its project depends on them.
+	config bool
 }
 
 // Validate checks set and returns the verdict with the diagnostics behind
@@ -95,13 +100,21 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 			continue
 		}
 		lang := servers.LanguageOf(c.Path)
+		config := false
 		if lang == "" {
-			res.NotCode = append(res.NotCode, Skipped{Path: c.Path, Reason: "no language server applies to this kind of file"})
-			continue
+			if lang = servers.ConfigLanguage(c.Path); lang == "" {
+				res.NotCode = append(res.NotCode, Skipped{Path: c.Path, Reason: "no language server applies to this kind of file"})
+				continue
+			}
+			config = true
 		}
 		srv, err := v.servers.ForLanguage(lang)
 		if err != nil {
 			res.Unverified = append(res.Unverified, Skipped{Path: c.Path, Reason: err.Error()})
+			continue
+		}
+		if config && !srv.Spec().TakesConfig(c.Path) {
+			res.Unverified = append(res.Unverified, Skipped{Path: c.Path, Reason: configUnverifiable(srv.Spec(), c.Path)})
 			continue
 		}
 		name := srv.Spec().Name
@@ -112,6 +125,7 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 			order = append(order, name)
 		}
 		g.changes = append(g.changes, c)
+		g.config = g.config || config
 	}
 
 	ctx, cancel := context.WithTimeout(ctx, v.opts.Timeout)
@@ -145,6 +159,15 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 		res.Verdict = Rejected
 	case len(res.Unverified) > 0:
 		res.Verdict = Unverified
+	case len(res.CheckedFiles) == 0 && len(order) > 0:
+		// Code or configuration changed and no server reported on any
+		// file: nothing shows the change was seen.
+		for _, name := range order {
+			for _, c := range groups[name].changes {
+				res.Unverified = append(res.Unverified, Skipped{Path: c.Path, Reason: groups[name].server.Spec().Name + " reported on no file after the change"})
+			}
+		}
+		res.Verdict = Unverified
 	default:
 		res.Verdict = Clean
 	}
@@ -163,6 +186,55 @@ type groupOutcome struct {
 	checked                []string
 	unverified             []Skipped
 	notes                  []string
+}
+
+// unverifiedAll marks every change of g unverified for reason.
+func (o groupOutcome) unverifiedAll(g *group, reason string) groupOutcome {
+	for _, c := range g.changes {
+		o.unverified = append(o.unverified, Skipped{Path: c.Path, Reason: reason})
+	}
+	return o
+}
+
+// configUnverifiable says why a change to the configuration file p cannot
+// be checked by the server of spec, and what would check it.
+func configUnverifiable(spec servers.Spec, p string) string {
+	why := fmt.Sprintf("%s reads %s only from disk, so a change to it cannot be checked before it is written", spec.Name, path.Base(p))
+	if spec.Mode == servers.ModeTSServer {
+		why += "; typescript_engine = native checks it with TypeScript 7's server"
+	}
+	return why
+}
+
+// projectFiles returns, as dependants of a change to configuration, every
+// file of the snapshot the group's server checks under the directories of
+// the changed configuration files.
+func projectFiles(snap *Snapshot, g *group) Dependants {
+	var dirs []string
+	for _, c := range g.changes {
+		if servers.LanguageOf(c.Path) == "" {
+			dirs = append(dirs, path.Dir(c.Path))
+		}
+	}
+	langs := g.server.Spec().Languages
+	changed := map[string]bool{}
+	for _, c := range g.changes {
+		changed[c.Path] = true
+	}
+	var d Dependants
+	for _, p := range snap.Sorted() {
+		if changed[p] || !slices.Contains(langs, servers.LanguageOf(p)) {
+			continue
+		}
+		for _, dir := range dirs {
+			if dir == "." || strings.HasPrefix(p, dir+"/") {
+				d.Files = append(d.Files, p)
+				break
+			}
+		}
+	}
+	d.Direct = len(d.Files)
+	return d
 }
 
 // syncDisk snapshots the workspace and tells the running servers about the
@@ -198,17 +270,25 @@ func (v *Validator) checkGroup(ctx context.Context, snap *Snapshot, g *group) gr
 		changed[abs] = c
 		rels = append(rels, c.Path)
 		req.Files = append(req.Files, servers.FileChange{
-			Path: abs, Language: servers.LanguageOf(c.Path),
+			Path: abs, Language: servers.LanguageID(c.Path),
 			Old: c.Base, OldExists: c.BaseExists, New: c.Content, Delete: c.Delete,
+			Config: servers.LanguageOf(c.Path) == "",
 		})
 	}
 	if !spec.ReportsDependants && v.deps != nil {
-		deps, err := v.deps.Dependants(ctx, snap, rels, v.opts.MaxDependants)
-		if err != nil {
-			out.notes = append(out.notes, fmt.Sprintf("%s: finding dependants failed (%v); only the changed files were checked", spec.Name, err))
+		var deps Dependants
+		var err error
+		if g.config {
+			deps = projectFiles(snap, g)
+		} else {
+			deps, err = v.deps.Dependants(ctx, snap, rels, v.opts.MaxDependants+1)
 		}
-		if deps.Capped {
-			out.notes = append(out.notes, fmt.Sprintf("%s: checked the %d nearest dependants only", spec.Name, len(deps.Files)))
+		if err != nil {
+			// Unknown dependants would be unchecked ones.
+			return out.unverifiedAll(g, fmt.Sprintf("finding the files that depend on the change failed: %v", err))
+		}
+		if len(deps.Files) > v.opts.MaxDependants {
+			return out.unverifiedAll(g, fmt.Sprintf("the change has more than %d dependants, the most checked at once (max_dependants); none was checked", v.opts.MaxDependants))
 		}
 		req.BaselineKey = snap.Fingerprint
 		for i, d := range deps.Files {
@@ -236,6 +316,10 @@ func (v *Validator) checkGroup(ctx context.Context, snap *Snapshot, g *group) gr
 			out.unverified = append(out.unverified, Skipped{Path: c.Path, Reason: reason})
 		}
 		return out
+	}
+
+	if err := v.checkModuleGraphs(ctx, g, &cr); err != nil {
+		return out.unverifiedAll(g, describeFailure(ctx, "go list", err))
 	}
 
 	// Every file either side of the change, with the texts to place
@@ -357,4 +441,57 @@ func sortDiags(ds []Diag) {
 		}
 		return ds[i].Column < ds[j].Column
 	})
+}
+
+// checkModuleGraphs adds, for each module whose go.mod or go.sum the
+// group changes, the go command's errors loading its module graph before
+// and after (see gomod.go).
+func (v *Validator) checkModuleGraphs(ctx context.Context, g *group, cr *servers.CheckResult) error {
+	dirs := map[string]bool{}
+	for _, c := range g.changes {
+		if b := path.Base(c.Path); b == "go.mod" || b == "go.sum" {
+			dirs[path.Dir(c.Path)] = true
+		}
+	}
+	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
+		modRel, sumRel := path.Join(dir, "go.mod"), path.Join(dir, "go.sum")
+		oldMod, newMod, ok := v.contents(g, modRel)
+		if !ok {
+			continue // go.mod deleted, or never there: no module to load
+		}
+		oldSum, newSum, _ := v.contents(g, sumRel)
+		abs := v.root.Abs(modRel)
+		before, err := moduleGraphErrors(ctx, v.root.Abs(dir), oldMod, oldSum)
+		if err != nil {
+			return err
+		}
+		after, err := moduleGraphErrors(ctx, v.root.Abs(dir), newMod, newSum)
+		if err != nil {
+			return err
+		}
+		cr.Before[abs] = append(cr.Before[abs], before...)
+		cr.After[abs] = append(cr.After[abs], after...)
+		if !slices.Contains(cr.Checked, abs) {
+			cr.Checked = append(cr.Checked, abs)
+		}
+	}
+	return nil
+}
+
+// contents returns the file rel before and after the group's changes,
+// and whether it exists after them.
+func (v *Validator) contents(g *group, rel string) (before, after []byte, exists bool) {
+	for _, c := range g.changes {
+		if c.Path == rel {
+			if c.Delete {
+				return c.Base, nil, false
+			}
+			return c.Base, c.Content, true
+		}
+	}
+	data, err := os.ReadFile(v.root.Abs(rel))
+	if err != nil {
+		return nil, nil, false
+	}
+	return data, data, true
 }
