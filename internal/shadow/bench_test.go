@@ -653,7 +653,12 @@ func BenchmarkImportGraph(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				deps, err := g.Dependants(context.Background(), snap, []string{p.file}, 200)
+				change := &changeset.Change{Path: p.file}
+				if err := change.ReadBase(root); err != nil {
+					b.Fatal(err)
+				}
+				change.Content = change.Base
+				deps, err := g.Dependants(context.Background(), snap, []*changeset.Change{change}, 5000)
 				if err != nil || len(deps.Files) == 0 {
 					b.Fatalf("dependants of %s: %d, %v", p.file, len(deps.Files), err)
 				}

@@ -173,3 +173,27 @@ func describe(res *Result) string {
 	b.WriteString("  checked: " + strings.Join(res.CheckedFiles, " ") + "\n")
 	return b.String()
 }
+
+// dependants returns what the validator's import graph finds as the
+// dependants of a change to rel (its content unchanged).
+func (h *harness) dependants(t *testing.T, rel string) []string {
+	t.Helper()
+	g, ok := h.v.deps.(*ImportGraph)
+	if !ok {
+		t.Fatal("the harness has no import graph")
+	}
+	snap, _, err := (&diskWatcher{root: h.root}).scan(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &changeset.Change{Path: rel}
+	if err := c.ReadBase(h.root); err != nil {
+		t.Fatal(err)
+	}
+	c.Content = c.Base
+	d, err := g.Dependants(context.Background(), snap, []*changeset.Change{c}, 5000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.Files
+}

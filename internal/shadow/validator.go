@@ -32,7 +32,7 @@ import (
 // directly or through other files) the given ones. Paths are
 // workspace-relative.
 type DependantFinder interface {
-	Dependants(ctx context.Context, snap *Snapshot, files []string, limit int) (Dependants, error)
+	Dependants(ctx context.Context, snap *Snapshot, changes []*changeset.Change, limit int) (Dependants, error)
 }
 
 // Options configure a Validator.
@@ -134,6 +134,7 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 	if err != nil {
 		return nil, err
 	}
+	res.NotCode, res.Unverified = v.importedData(ctx, snap, set, res.NotCode, res.Unverified)
 	outcomes := make([]groupOutcome, len(order))
 	var wg sync.WaitGroup
 	for i, name := range order {
@@ -264,11 +265,9 @@ func (v *Validator) checkGroup(ctx context.Context, snap *Snapshot, g *group) gr
 		req.AfterOverlay = func() { v.opts.AfterOverlay(g.server) }
 	}
 	changed := map[string]*changeset.Change{} // by absolute path
-	var rels []string
 	for _, c := range g.changes {
 		abs := v.root.Abs(c.Path)
 		changed[abs] = c
-		rels = append(rels, c.Path)
 		req.Files = append(req.Files, servers.FileChange{
 			Path: abs, Language: servers.LanguageID(c.Path),
 			Old: c.Base, OldExists: c.BaseExists, New: c.Content, Delete: c.Delete,
@@ -281,7 +280,7 @@ func (v *Validator) checkGroup(ctx context.Context, snap *Snapshot, g *group) gr
 		if g.config {
 			deps = projectFiles(snap, g)
 		} else {
-			deps, err = v.deps.Dependants(ctx, snap, rels, v.opts.MaxDependants+1)
+			deps, err = v.deps.Dependants(ctx, snap, g.changes, v.opts.MaxDependants+1)
 		}
 		if err != nil {
 			// Unknown dependants would be unchecked ones.
@@ -494,4 +493,25 @@ func (v *Validator) contents(g *group, rel string) (before, after []byte, exists
 		return nil, nil, false
 	}
 	return data, data, true
+}
+
+// importedData moves from notCode to unverified the data files that code
+// imports (JSON through resolveJsonModule): their content is part of the
+// importers' types, and they are not checked yet.
+func (v *Validator) importedData(ctx context.Context, snap *Snapshot, set *changeset.Set, notCode, unverified []Skipped) ([]Skipped, []Skipped) {
+	if v.deps == nil {
+		return notCode, unverified
+	}
+	var kept []Skipped
+	for _, s := range notCode {
+		c, _ := set.Get(s.Path)
+		if c != nil && path.Ext(c.Path) == ".json" {
+			if d, err := v.deps.Dependants(ctx, snap, []*changeset.Change{c}, 1); err != nil || len(d.Files) > 0 {
+				unverified = append(unverified, Skipped{Path: s.Path, Reason: "code imports this JSON file, and changes to imported data are not checked yet"})
+				continue
+			}
+		}
+		kept = append(kept, s)
+	}
+	return kept, unverified
 }

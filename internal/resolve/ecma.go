@@ -1,0 +1,405 @@
+package resolve
+
+import (
+	"encoding/json"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/anvil-dev/anvil/internal/tsconfig"
+)
+
+// ECMA returns the workspace files the TypeScript or JavaScript file from
+// (workspace-relative) loads for spec. known is false when spec names
+// neither a workspace file nor a package from outside the workspace (an
+// installed one, one a package.json declares, or a Node built-in): the
+// importer may depend on anything.
+func (w *Workspace) ECMA(from, spec string) (targets []string, known bool) {
+	if isBuiltin(spec) {
+		return nil, true
+	}
+	dir := path.Dir(from)
+	if isRelative(spec) {
+		if t := w.file(path.Join(dir, spec)); t != "" {
+			return []string{t}, true
+		}
+		cfg := w.projects.Owner(w.abs(from))
+		return w.viaRootDirs(cfg, dir, spec), true
+	}
+	if cfg := w.projects.Owner(w.abs(from)); cfg != nil {
+		if ts, ok := w.viaPaths(cfg, spec); ok {
+			return ts, true
+		}
+		if cfg.BaseURL != "" {
+			if rel := w.rel(filepath.Join(cfg.BaseURL, filepath.FromSlash(spec))); rel != "" {
+				if t := w.file(rel); t != "" {
+					return []string{t}, true
+				}
+			}
+		}
+	}
+	if strings.HasPrefix(spec, "#") {
+		return w.viaImports(dir, spec)
+	}
+	name, sub := splitPackage(spec)
+	if pkgDir, ok := w.packages[name]; ok {
+		return w.inPackage(pkgDir, sub)
+	}
+	if w.declared[name] || w.installed(dir, name) {
+		return nil, true
+	}
+	return nil, false
+}
+
+// file resolves a module path (workspace-relative, without or with an
+// extension) to a source file: the file itself, the TypeScript source an
+// emitted name stands for (./a.js is a.ts), or with an extension or an
+// index file added.
+func (w *Workspace) file(p string) string {
+	p = path.Clean(p)
+	for _, c := range sourceCandidates(p) {
+		if w.exists[c] {
+			return c
+		}
+	}
+	return ""
+}
+
+var ecmaExts = []string{".ts", ".tsx", ".d.ts", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"}
+
+// outputs maps an emitted extension to the sources that produce it.
+var outputs = map[string][]string{
+	".js": {".ts", ".tsx", ".d.ts"}, ".jsx": {".tsx"}, ".mjs": {".mts", ".d.mts"}, ".cjs": {".cts", ".d.cts"},
+	".d.ts": {".ts", ".tsx"},
+}
+
+func sourceCandidates(p string) []string {
+	out := []string{p}
+	for emitted, srcs := range outputs {
+		if strings.HasSuffix(p, emitted) {
+			for _, s := range srcs {
+				out = append(out, strings.TrimSuffix(p, emitted)+s)
+			}
+		}
+	}
+	for _, ext := range ecmaExts {
+		out = append(out, p+ext)
+	}
+	for _, ext := range ecmaExts {
+		out = append(out, p+"/index"+ext)
+	}
+	return out
+}
+
+// viaRootDirs tries a relative specifier in every root directory the
+// project merges into one (rootDirs), as the compiler does.
+func (w *Workspace) viaRootDirs(cfg *tsconfig.Config, dir, spec string) []string {
+	if cfg == nil || len(cfg.RootDirs) == 0 {
+		return nil
+	}
+	absDir := w.abs(dir)
+	for _, rd := range cfg.RootDirs {
+		rest, ok := strings.CutPrefix(absDir, rd)
+		if !ok {
+			continue
+		}
+		for _, other := range cfg.RootDirs {
+			if rel := w.rel(filepath.Join(other, rest, filepath.FromSlash(spec))); rel != "" {
+				if t := w.file(rel); t != "" {
+					return []string{t}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// viaPaths maps spec through the project's paths: the longest matching
+// pattern wins, and each of its substitutions is tried in turn.
+func (w *Workspace) viaPaths(cfg *tsconfig.Config, spec string) ([]string, bool) {
+	best, bestLen, star := "", -1, ""
+	for pat := range cfg.Paths {
+		prefix, suffix, wild := strings.Cut(pat, "*")
+		switch {
+		case !wild && pat == spec:
+			if len(pat) > bestLen {
+				best, bestLen, star = pat, len(pat), ""
+			}
+		case wild && strings.HasPrefix(spec, prefix) && strings.HasSuffix(spec, suffix) && len(spec) >= len(prefix)+len(suffix):
+			if len(prefix) > bestLen {
+				best, bestLen, star = pat, len(prefix), spec[len(prefix):len(spec)-len(suffix)]
+			}
+		}
+	}
+	if bestLen < 0 {
+		return nil, false
+	}
+	for _, sub := range cfg.Paths[best] {
+		if rel := w.rel(strings.Replace(sub, "*", filepath.FromSlash(star), 1)); rel != "" {
+			if t := w.file(rel); t != "" {
+				return []string{t}, true
+			}
+		}
+	}
+	// A pattern matched but none of its substitutions exists here: the
+	// compiler falls back to other resolution, so this says nothing.
+	return nil, false
+}
+
+// viaImports resolves a "#name" specifier through the "imports" field of
+// the nearest package.json above dir.
+func (w *Workspace) viaImports(dir, spec string) ([]string, bool) {
+	for d := dir; ; d = path.Dir(d) {
+		if p := w.packageJSON(d); p != nil {
+			if len(p.Imports) == 0 {
+				return nil, false
+			}
+			return w.mapTargets(d, conditionalTargets(p.Imports, spec))
+		}
+		if d == "." {
+			return nil, false
+		}
+	}
+}
+
+// inPackage resolves sub (a subpath, "" for the package itself) of the
+// workspace package in pkgDir.
+func (w *Workspace) inPackage(pkgDir, sub string) ([]string, bool) {
+	p := w.packageJSON(pkgDir)
+	if p == nil {
+		return nil, false
+	}
+	key := "."
+	if sub != "" {
+		key = "./" + sub
+	}
+	if len(p.Exports) > 0 && string(p.Exports) != "null" {
+		return w.mapTargets(pkgDir, conditionalTargets(p.Exports, key))
+	}
+	if sub != "" {
+		return w.mapTargets(pkgDir, []string{"./" + sub})
+	}
+	var fields []string
+	for _, f := range []string{p.Types, p.Typings, p.Module, p.Main} {
+		if f != "" {
+			fields = append(fields, f)
+		}
+	}
+	if len(fields) == 0 {
+		fields = []string{"./index"}
+	}
+	return w.mapTargets(pkgDir, fields)
+}
+
+// mapTargets resolves package-relative targets to workspace files: the
+// target itself if the workspace has it (a built declaration file) and
+// the source it is built from, since a change to the source changes the
+// output once built, and a server resolving through project references
+// reads the source directly. A target with neither makes the result
+// unknown.
+func (w *Workspace) mapTargets(pkgDir string, targets []string) ([]string, bool) {
+	if len(targets) == 0 {
+		return nil, false
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, t := range targets {
+		files := w.sources(pkgDir, path.Join(pkgDir, t))
+		if len(files) == 0 {
+			return nil, false
+		}
+		for _, f := range files {
+			if !seen[f] {
+				seen[f] = true
+				out = append(out, f)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out, true
+}
+
+// sources finds the files behind a package file: the file itself if the
+// workspace has it, and the source that builds it, through the package's
+// tsconfig.json (outDir → rootDir) or the usual layouts (dist/, lib/,
+// build/, out/ for src/).
+func (w *Workspace) sources(pkgDir, target string) []string {
+	var out []string
+	if t := w.file(target); t != "" {
+		out = append(out, t)
+	}
+	if cfg := w.projects.Load(w.abs(path.Join(pkgDir, "tsconfig.json"))); cfg != nil && cfg.OutDir != "" {
+		outDir := w.rel(cfg.OutDir)
+		rootDir := cfg.RootDir
+		if rootDir == "" {
+			rootDir = w.abs(path.Join(pkgDir, "src"))
+		}
+		if rest, ok := strings.CutPrefix(target, outDir+"/"); ok && outDir != "" {
+			if t := w.file(path.Join(w.rel(rootDir), rest)); t != "" {
+				return appendNew(out, t)
+			}
+		}
+	}
+	rest := strings.TrimPrefix(target, pkgDir+"/")
+	first, tail, _ := strings.Cut(rest, "/")
+	switch first {
+	case "dist", "lib", "build", "out", "esm", "cjs":
+		if t := w.file(path.Join(pkgDir, "src", tail)); t != "" {
+			out = appendNew(out, t)
+		}
+	}
+	return out
+}
+
+func appendNew(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// conditionalTargets returns every target an exports or imports map gives
+// key, under any condition (over-approximating: the conditions a given
+// importer meets decide which one it loads).
+func conditionalTargets(m json.RawMessage, key string) []string {
+	var s string
+	if json.Unmarshal(m, &s) == nil {
+		if key == "." {
+			return []string{s}
+		}
+		return nil
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(m, &obj) != nil {
+		var arr []json.RawMessage
+		if json.Unmarshal(m, &arr) == nil {
+			var out []string
+			for _, a := range arr {
+				out = append(out, conditionalTargets(a, key)...)
+			}
+			return out
+		}
+		return nil
+	}
+	subpaths := false
+	for k := range obj {
+		if strings.HasPrefix(k, ".") || strings.HasPrefix(k, "#") {
+			subpaths = true
+			break
+		}
+	}
+	if !subpaths { // conditions for "." only
+		if key != "." {
+			return nil
+		}
+		return values(m, "")
+	}
+	if v, ok := obj[key]; ok {
+		return values(v, "")
+	}
+	// Patterns: "./*", "./feature/*.js"; the longest prefix wins.
+	best, bestLen, star := "", -1, ""
+	for k := range obj {
+		prefix, suffix, wild := strings.Cut(k, "*")
+		if wild && strings.HasPrefix(key, prefix) && strings.HasSuffix(key, suffix) && len(prefix) > bestLen {
+			best, bestLen, star = k, len(prefix), key[len(prefix):len(key)-len(suffix)]
+		}
+	}
+	if bestLen < 0 {
+		return nil
+	}
+	return values(obj[best], star)
+}
+
+// values collects every string below v (a target, a condition map, a
+// fallback array), with "*" replaced by star.
+func values(v json.RawMessage, star string) []string {
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return []string{strings.ReplaceAll(s, "*", star)}
+	}
+	var out []string
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(v, &obj) == nil {
+		for _, k := range sortedKeys(obj) {
+			out = append(out, values(obj[k], star)...)
+		}
+		return out
+	}
+	var arr []json.RawMessage
+	if json.Unmarshal(v, &arr) == nil {
+		for _, a := range arr {
+			out = append(out, values(a, star)...)
+		}
+	}
+	return out
+}
+
+func sortedKeys(m map[string]json.RawMessage) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// installed reports whether package name is installed in a node_modules
+// directory above dir, outside the workspace's own packages.
+func (w *Workspace) installed(dir, name string) bool {
+	for d := dir; ; d = path.Dir(d) {
+		if st, err := os.Stat(w.abs(path.Join(d, "node_modules", name))); err == nil && st.IsDir() {
+			return true
+		}
+		if d == "." {
+			break
+		}
+	}
+	// Types-only packages for a runtime one (@types/node for "node:...",
+	// @types/lodash for "lodash").
+	typesName := "@types/" + strings.ReplaceAll(strings.TrimPrefix(name, "@"), "/", "__")
+	if st, err := os.Stat(w.abs(path.Join("node_modules", typesName))); err == nil && st.IsDir() {
+		return true
+	}
+	return w.declared[typesName]
+}
+
+func isRelative(spec string) bool {
+	return spec == "." || spec == ".." || strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../") || strings.HasPrefix(spec, "/")
+}
+
+// splitPackage splits "@scope/name/sub/path" into "@scope/name" and
+// "sub/path".
+func splitPackage(spec string) (name, sub string) {
+	parts := strings.SplitN(spec, "/", 3)
+	if strings.HasPrefix(spec, "@") && len(parts) >= 2 {
+		name = parts[0] + "/" + parts[1]
+		if len(parts) == 3 {
+			sub = parts[2]
+		}
+		return name, sub
+	}
+	name, sub, _ = strings.Cut(spec, "/")
+	return name, sub
+}
+
+// isBuiltin reports whether spec is a Node built-in module.
+func isBuiltin(spec string) bool {
+	if strings.HasPrefix(spec, "node:") || strings.HasPrefix(spec, "bun:") {
+		return true
+	}
+	name, _, _ := strings.Cut(spec, "/")
+	switch name {
+	case "assert", "async_hooks", "buffer", "child_process", "cluster", "console", "constants", "crypto",
+		"dgram", "diagnostics_channel", "dns", "domain", "events", "fs", "http", "http2", "https", "inspector",
+		"module", "net", "os", "path", "perf_hooks", "process", "punycode", "querystring", "readline", "repl",
+		"stream", "string_decoder", "sys", "timers", "tls", "trace_events", "tty", "url", "util", "v8", "vm",
+		"wasi", "worker_threads", "zlib", "test":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,93 @@
+package tsconfig
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// Projects finds the project that owns each file of a workspace, loading
+// each project file once (again when it changes on disk).
+type Projects struct {
+	root string
+
+	mu     sync.Mutex
+	loaded map[string]loadedConfig // by path
+}
+
+type loadedConfig struct {
+	size, mtime int64
+	cfg         *Config // nil: the file does not parse
+}
+
+// NewProjects returns the projects of the workspace at root (absolute).
+func NewProjects(root string) *Projects {
+	return &Projects{root: filepath.Clean(root), loaded: map[string]loadedConfig{}}
+}
+
+// maxReferenceDepth bounds how far references are followed from the
+// nearest project file, as a guard against cycles.
+const maxReferenceDepth = 8
+
+// Owner returns the project that compiles the file at abs, the way
+// tsserver picks one: the nearest tsconfig.json (or jsconfig.json) above
+// the file that includes it, looking also in the projects it references
+// (a solution-style tsconfig.json with "files": [] includes nothing itself),
+// then further up. It returns nil for a file no project includes.
+func (p *Projects) Owner(abs string) *Config {
+	for dir := filepath.Dir(abs); strings.HasPrefix(dir, p.root); dir = filepath.Dir(dir) {
+		for _, name := range []string{"tsconfig.json", "jsconfig.json"} {
+			if c := p.Load(filepath.Join(dir, name)); c != nil {
+				if owner := p.including(c, abs, map[string]bool{}, 0); owner != nil {
+					return owner
+				}
+			}
+		}
+		if dir == p.root || filepath.Dir(dir) == dir {
+			break
+		}
+	}
+	return nil
+}
+
+func (p *Projects) including(c *Config, abs string, seen map[string]bool, depth int) *Config {
+	if seen[c.Path] || depth > maxReferenceDepth {
+		return nil
+	}
+	seen[c.Path] = true
+	if c.Includes(abs) {
+		return c
+	}
+	for _, ref := range c.References {
+		if rc := p.Load(ref); rc != nil {
+			if owner := p.including(rc, abs, seen, depth+1); owner != nil {
+				return owner
+			}
+		}
+	}
+	return nil
+}
+
+// Load returns the project file at path, or nil if there is none or it
+// does not parse.
+func (p *Projects) Load(path string) *Config {
+	st, err := os.Stat(path)
+	if err != nil || st.IsDir() {
+		return nil
+	}
+	p.mu.Lock()
+	l, ok := p.loaded[path]
+	p.mu.Unlock()
+	if ok && l.size == st.Size() && l.mtime == st.ModTime().UnixNano() {
+		return l.cfg
+	}
+	cfg, err := Load(path)
+	if err != nil {
+		cfg = nil
+	}
+	p.mu.Lock()
+	p.loaded[path] = loadedConfig{size: st.Size(), mtime: st.ModTime().UnixNano(), cfg: cfg}
+	p.mu.Unlock()
+	return cfg
+}
