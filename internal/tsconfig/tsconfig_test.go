@@ -33,7 +33,7 @@ func TestLoadAndIncludes(t *testing.T) {
 			"include": ["src/**/*", "types"],
 			"exclude": ["src/**/*.test.ts", "dist"],
 		}`,
-		"tsconfig.json": `{"extends": "./base", "compilerOptions": {"outDir": "out", "rootDirs": ["src", "generated"]}}`,
+		"tsconfig.json":              `{"extends": "./base", "compilerOptions": {"outDir": "out", "rootDirs": ["src", "generated"]}}`,
 		"packages/web/tsconfig.json": `{"compilerOptions": {}, "files": ["main.ts"], "references": [{"path": "../lib"}]}`,
 		"packages/lib/tsconfig.json": `{"include": ["src"]}`,
 	})
