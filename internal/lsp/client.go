@@ -116,7 +116,11 @@ func Start(ctx context.Context, cfg Config) (*Client, error) {
 	}
 	c.conn = jsonrpc2.NewConn(context.Background(), stream, handler{c}, jsonrpc2.SetLogger(log.New(logOut, "jsonrpc2: ", 0)))
 
-	if err := c.initialize(ctx); err != nil {
+	// The handshake comes before any loading: a server that does not
+	// answer it within a request's bound is hung, not busy.
+	ictx, cancel := context.WithTimeout(ctx, cfg.RequestTimeout)
+	defer cancel()
+	if err := c.initialize(ictx); err != nil {
 		c.Kill()
 		return nil, fmt.Errorf("%s: initialize: %w", cfg.Name, err)
 	}

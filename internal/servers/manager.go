@@ -27,14 +27,15 @@ type ManagerOptions struct {
 	// Log receives servers' stderr and restart notices; nil discards them.
 	Log io.Writer
 	// StartTimeout bounds a server's start and readiness (gopls loading the
-	// workspace); zero means 60 s.
+	// workspace); zero means 5 minutes: a large workspace loads slowly, and
+	// the bound is for a server that hangs.
 	StartTimeout time.Duration
 }
 
 // NewManager returns a manager for the workspace at root.
 func NewManager(root string, registry *Registry, opts ManagerOptions) *Manager {
 	if opts.StartTimeout == 0 {
-		opts.StartTimeout = 60 * time.Second
+		opts.StartTimeout = 5 * time.Minute
 	}
 	return &Manager{root: root, registry: registry, log: opts.Log, timeout: opts.StartTimeout, servers: map[string]*Server{}}
 }

@@ -42,6 +42,10 @@ type Server struct {
 	restarts int
 	closed   bool
 	lastErr  error
+	// loadedDirs are the directories whose project loadedBy has loaded
+	// (see Prepare).
+	loadedBy   backend
+	loadedDirs map[string]bool
 
 	// turn is a one-slot semaphore: the holder runs the only check or
 	// query in progress. Taking it honours the caller's context.

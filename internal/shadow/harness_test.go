@@ -2,6 +2,7 @@ package shadow
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -170,7 +171,11 @@ func describe(res *Result) string {
 	for _, u := range res.Unverified {
 		b.WriteString("  unverified: " + u.Path + ": " + u.Reason + "\n")
 	}
-	b.WriteString("  checked: " + strings.Join(res.CheckedFiles, " ") + "\n")
+	checked := res.CheckedFiles
+	if len(checked) > 20 {
+		checked = append(checked[:20:20], fmt.Sprintf("… (%d in all)", len(res.CheckedFiles)))
+	}
+	b.WriteString("  checked: " + strings.Join(checked, " ") + "\n")
 	return b.String()
 }
 

@@ -82,7 +82,7 @@ func TestValidateConfiguration(t *testing.T) {
 		// A push server announced for Rust that never publishes anything.
 		h := newHarness(t, "ts", harnessOptions{
 			overrides: []servers.Spec{{Name: "silent", Command: "sleep", Args: []string{"3600"}, Languages: []string{"rust"}}},
-			opts:      Options{Timeout: 500 * time.Millisecond},
+			opts:      Options{Timeout: 500 * time.Millisecond, LoadTimeout: time.Second},
 		})
 		res := h.validate(map[string]string{"src/lib.rs": "fn broken( {\n"})
 		expect(t, res, Unverified)

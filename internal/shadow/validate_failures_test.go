@@ -54,13 +54,15 @@ func TestValidateServerCrash(t *testing.T) {
 func TestValidateServerHangs(t *testing.T) {
 	h := newHarness(t, "py", harnessOptions{
 		overrides: []servers.Spec{{Name: "pyright", Command: "sleep", Args: []string{"3600"}}},
-		opts:      Options{Timeout: 1500 * time.Millisecond},
+		// A server that never answers initialize is bounded by the load
+		// timeout, one that hangs later by the validation timeout.
+		opts: Options{Timeout: 1500 * time.Millisecond, LoadTimeout: 2 * time.Second},
 	})
 	h.requireServer("python")
 	start := time.Now()
 	res := h.validate(map[string]string{"app/db.py": h.read("app/db.py") + "\nx: int = 1\n"})
 	expect(t, res, Unverified)
-	if !strings.Contains(res.Unverified[0].Reason, "did not answer before the timeout") {
+	if !strings.Contains(res.Unverified[0].Reason, "did not answer before the timeout") || !strings.Contains(res.Unverified[0].Reason, "not ready within the load timeout") {
 		t.Fatalf("reason = %q", res.Unverified[0].Reason)
 	}
 	if elapsed := time.Since(start); elapsed > 10*time.Second {

@@ -47,9 +47,42 @@ type Options struct {
 	Log *Log
 	// Clock returns the time; nil means time.Now.
 	Clock func() time.Time
+	// LoadTimeout bounds what comes before a check: starting a server,
+	// having it load the project, finding the dependants. Zero means
+	// 5 minutes: a first check of a large project is slow, not hung.
+	LoadTimeout time.Duration
+	// Progress, if set, is told what a validation is doing while it runs
+	// (for a terminal's status line; it must not block).
+	Progress func(Progress)
 	// AfterOverlay, if set, runs once a server has been handed the change;
 	// tests use it to crash a server in the middle of a validation.
 	AfterOverlay func(server *servers.Server)
+}
+
+// Progress is one step of a validation in progress.
+type Progress struct {
+	Server string
+	// Stage is "starting", "loading" (the project, on a first check) or
+	// "checking".
+	Stage string
+	// Files is how many files the check asks about (checking).
+	Files int
+}
+
+func (p Progress) String() string {
+	switch p.Stage {
+	case "starting":
+		return "starting " + p.Server + "…"
+	case "loading":
+		return p.Server + ": loading the project…"
+	}
+	return fmt.Sprintf("%s: checking %d %s…", p.Server, p.Files, plural(p.Files, "file", "files"))
+}
+
+func (v *Validator) progress(p Progress) {
+	if v.opts.Progress != nil {
+		v.opts.Progress(p)
+	}
 }
 
 // Validator checks change sets against a workspace's language servers.
@@ -72,6 +105,9 @@ func New(root *workspace.Root, mgr *servers.Manager, deps DependantFinder, opts 
 	}
 	if opts.Clock == nil {
 		opts.Clock = time.Now
+	}
+	if opts.LoadTimeout == 0 {
+		opts.LoadTimeout = 5 * time.Minute
 	}
 	return &Validator{root: root, servers: mgr, deps: deps, opts: opts, disk: &diskWatcher{root: root}}
 }
@@ -128,13 +164,15 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 		g.config = g.config || config
 	}
 
-	ctx, cancel := context.WithTimeout(ctx, v.opts.Timeout)
+	// Only the check itself runs under the validation timeout; what comes
+	// before it is bounded by the load timeout (see checkGroup).
+	lctx, cancel := context.WithTimeout(ctx, v.opts.LoadTimeout)
 	defer cancel()
-	snap, err := v.syncDisk(ctx)
+	snap, err := v.syncDisk(lctx)
 	if err != nil {
 		return nil, err
 	}
-	res.NotCode, res.Unverified = v.importedData(ctx, snap, set, res.NotCode, res.Unverified)
+	res.NotCode, res.Unverified = v.importedData(lctx, snap, set, res.NotCode, res.Unverified)
 	outcomes := make([]groupOutcome, len(order))
 	var wg sync.WaitGroup
 	for i, name := range order {
@@ -257,7 +295,14 @@ func (v *Validator) syncDisk(ctx context.Context) (*Snapshot, error) {
 	return snap, nil
 }
 
-func (v *Validator) checkGroup(ctx context.Context, snap *Snapshot, g *group) groupOutcome {
+// checkGroup runs one server's share of a validation in two bounded
+// parts: getting ready (finding the dependants, starting the server and
+// having it load the project) within the load timeout, then the check
+// within the validation timeout, which so starts when the server is ready
+// for the files in question and stays a bound on a hung server.
+func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group) groupOutcome {
+	ctx, cancel := context.WithTimeout(parent, v.opts.LoadTimeout)
+	defer cancel()
 	spec := g.server.Spec()
 	out := groupOutcome{info: ServerInfo{Language: g.lang, Name: spec.Name}}
 	req := servers.CheckRequest{}
@@ -303,6 +348,12 @@ func (v *Validator) checkGroup(ctx context.Context, snap *Snapshot, g *group) gr
 	if note := g.server.Note(); note != "" {
 		out.notes = append(out.notes, note)
 	}
+	if err := v.prepare(ctx, g.server, req); err != nil {
+		return out.unverifiedAll(g, describeFailure(ctx, spec.Name, fmt.Errorf("not ready within the load timeout (%s): %w", v.opts.LoadTimeout, err)))
+	}
+	ctx, cancelCheck := context.WithTimeout(parent, v.opts.Timeout)
+	defer cancelCheck()
+	v.progress(Progress{Server: spec.Name, Stage: "checking", Files: len(req.Files) + len(req.Dependants)})
 	cr, err := g.server.Check(ctx, req)
 	info := g.server.Info()
 	out.info.Version = info.Version
@@ -493,6 +544,23 @@ func (v *Validator) contents(g *group, rel string) (before, after []byte, exists
 		return nil, nil, false
 	}
 	return data, data, true
+}
+
+// prepare has srv start and load the projects of the request's files,
+// saying so while it does.
+func (v *Validator) prepare(ctx context.Context, srv *servers.Server, req servers.CheckRequest) error {
+	var files []string
+	for _, f := range req.Files {
+		files = append(files, f.Path)
+	}
+	files = append(files, req.Dependants...)
+	switch {
+	case srv.PID() == 0:
+		v.progress(Progress{Server: srv.Spec().Name, Stage: "starting"})
+	case !srv.Prepared(files):
+		v.progress(Progress{Server: srv.Spec().Name, Stage: "loading"})
+	}
+	return srv.Prepare(ctx, files)
 }
 
 // importedData moves from notCode to unverified the data files that code

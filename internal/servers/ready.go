@@ -1,0 +1,88 @@
+package servers
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+
+	"github.com/anvil-dev/anvil/internal/lsp"
+	"github.com/anvil-dev/anvil/internal/tsserver"
+)
+
+// Prepare starts the server if needed and has it load the project of
+// files (absolute paths; those not on disk are skipped), so that a check
+// run next measures the check, not the load: a TypeScript server loads a
+// project on the first question about one of its files, which takes
+// seconds on a large one. ctx bounds the start and the load, and should
+// be far longer than a check's bound. Once a directory's project is
+// loaded, later calls for files there cost nothing.
+func (s *Server) Prepare(ctx context.Context, files []string) error {
+	release, err := s.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	b, err := s.running(ctx)
+	if err != nil {
+		return err
+	}
+	probe := ""
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() && !s.loaded(b, filepath.Dir(f)) {
+			probe = f
+			break
+		}
+	}
+	if probe == "" {
+		return nil
+	}
+	switch c := b.(type) {
+	case *tsserver.Client:
+		cy := &tsCycle{server: s, client: c}
+		if err := cy.open(ctx, []tsserver.OpenFile{{File: probe, ProjectRootPath: s.root}}); err != nil {
+			return err
+		}
+		_, err = c.ProjectInfo(ctx, probe, false)
+		cy.restore(err != nil)
+	case *lsp.Client:
+		if s.resolved.Spec.Mode == ModePull {
+			_, err = c.PullDiagnostics(ctx, lsp.URIFromPath(probe))
+		}
+	}
+	if err != nil {
+		return err
+	}
+	s.markLoaded(b, filepath.Dir(probe))
+	return nil
+}
+
+// Prepared reports whether Prepare has nothing left to do for files: the
+// server runs and has loaded their projects.
+func (s *Server) Prepared(files []string) bool {
+	b := s.current()
+	if b == nil || !b.Alive() {
+		return false
+	}
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
+			return s.loaded(b, filepath.Dir(f))
+		}
+	}
+	return true
+}
+
+// loaded reports whether b has loaded the project of files in dir.
+func (s *Server) loaded(b backend, dir string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.loadedBy == b && s.loadedDirs[dir]
+}
+
+func (s *Server) markLoaded(b backend, dir string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.loadedBy != b {
+		s.loadedBy, s.loadedDirs = b, map[string]bool{}
+	}
+	s.loadedDirs[dir] = true
+}
