@@ -2,6 +2,7 @@ package servers
 
 import (
 	"context"
+	"os"
 	"sync"
 
 	"github.com/anvil-dev/anvil/internal/lsp"
@@ -17,6 +18,17 @@ func (cy *cycle) pullBefore(ctx context.Context) error {
 	// disk content and pulled, and that pull is what makes the server take
 	// the open in before the new content arrives as a didChange.
 	lazy := cy.server.resolved.Spec.LazyOpen
+	if cy.server.resolved.Spec.PullOpen {
+		for _, p := range cy.req.Dependants {
+			text, err := os.ReadFile(p)
+			if err != nil {
+				continue // gone since the dependants were found
+			}
+			if err := cy.open(ctx, p, LanguageOf(p), string(text)); err != nil {
+				return err
+			}
+		}
+	}
 	cache := cy.server.baselineFor(cy.req.BaselineKey, cy.client)
 	var before []string
 	for _, f := range cy.req.Files {

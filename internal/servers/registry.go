@@ -66,6 +66,7 @@ func Defaults() []Spec {
 			}}},
 			Mode:     ModePull,
 			LazyOpen: true,
+			PullOpen: true,
 		},
 	}
 }
@@ -144,6 +145,9 @@ func merge(d, o Spec) Spec {
 	}
 	if o.LazyOpen {
 		d.LazyOpen = true
+	}
+	if o.PullOpen {
+		d.PullOpen = true
 	}
 	if o.ReportsDependants {
 		d.ReportsDependants = true

@@ -62,6 +62,11 @@ type Spec struct {
 	// check opens changed files with their disk content, pulls them, and
 	// only then sends the new content as a didChange.
 	LazyOpen bool `json:"lazy_open,omitempty" toml:"lazy_open"`
+	// PullOpen is true for pull servers whose answer for a closed file is
+	// whatever their background analysis has so far (pyright: an empty
+	// list right after start, measured): every file a check asks about is
+	// opened first, which makes the answer computed on demand.
+	PullOpen bool `json:"pull_open,omitempty" toml:"pull_open"`
 	// ConfigOverlays are the configuration files (base-name patterns) the
 	// server reads from an overlay; a change to another configuration file
 	// of its languages cannot be checked before it is written.

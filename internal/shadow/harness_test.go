@@ -42,7 +42,12 @@ type harnessOptions struct {
 
 func newHarness(t *testing.T, project string, ho harnessOptions) *harness {
 	t.Helper()
-	dir := testfs.Copy(t, fixture(project))
+	return newHarnessAt(t, testfs.Copy(t, fixture(project)), ho)
+}
+
+// newHarnessAt is newHarness on the project already laid out in dir.
+func newHarnessAt(t *testing.T, dir string, ho harnessOptions) *harness {
+	t.Helper()
 	for rel, content := range ho.files {
 		p := filepath.Join(dir, filepath.FromSlash(rel))
 		if content == "" {

@@ -1,0 +1,425 @@
+package shadow
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anvil-dev/anvil/internal/corpus"
+	"github.com/anvil-dev/anvil/internal/servers"
+	"github.com/anvil-dev/anvil/internal/testfs"
+)
+
+// The real-code corpus: projects built at test time from what the package
+// registries ship (nothing of them is committed), each checked by the gate
+// under seeded mutations and partial multi-file edits, with the batch
+// checker of the same compiler as the ground truth. Any false clean fails
+// the test; the table of outcomes is logged (and recorded in
+// docs/corpus.md).
+
+// realProject is one corpus project.
+type realProject struct {
+	name string
+	// language is the LSP language the gate checks it with; ext the
+	// extension of its source files.
+	language, ext string
+	// server is the server the registry must pick.
+	server string
+	// setup lays the project out in dir.
+	setup func(t *testing.T, dir string)
+	// batch runs the batch checker in dir and returns its errors.
+	batch func(ctx context.Context, dir string) ([]string, error)
+}
+
+func realProjects(t *testing.T) []realProject {
+	return []realProject{
+		{
+			// rxjs 7.8.2 ships its TypeScript sources and pins TypeScript
+			// ~4.2: checked by that compiler's own tsserver.
+			name: "rxjs@7.8.2 (TypeScript 4.2, tsserver)", language: "typescript", ext: ".ts", server: "tsserver",
+			setup: func(t *testing.T, dir string) {
+				pkg := corpus.NPMPackage(t, "rxjs@7.8.2")
+				copyTree(t, filepath.Join(pkg, "src"), filepath.Join(dir, "src"), ".ts")
+				copyFile(t, filepath.Join(pkg, "tsconfig.json"), filepath.Join(dir, "tsconfig.json"))
+				testfs.Write(t, dir, map[string]string{
+					"package.json":            `{"name": "rxjs-corpus", "private": true, "devDependencies": {"typescript": "~4.2.0"}}`,
+					"node_modules/typescript": "->" + corpus.NPMPackage(t, "typescript@4.2.4"),
+				})
+			},
+			batch: tscErrors(filepath.Join("node_modules", "typescript", "bin", "tsc")),
+		},
+		{
+			// zod 3 ships its sources (ESM, .js specifiers); unpinned, so
+			// TypeScript 7's native server checks it.
+			name: "zod@3.25.76 (TypeScript 7, tsgo)", language: "typescript", ext: ".ts", server: "tsgo",
+			setup: func(t *testing.T, dir string) {
+				pkg := corpus.NPMPackage(t, "zod@3.25.76")
+				copyTree(t, filepath.Join(pkg, "src"), filepath.Join(dir, "src"), ".ts")
+				testfs.Write(t, dir, map[string]string{
+					"package.json": `{"name": "zod-corpus", "private": true, "type": "module"}`,
+					"tsconfig.json": `{"compilerOptions": {"strict": true, "noEmit": true, "module": "nodenext", "moduleResolution": "nodenext",
+						"target": "es2022", "skipLibCheck": true, "lib": ["es2022", "dom"]},
+						"include": ["src"], "exclude": ["src/**/tests/**", "src/**/*.test.ts", "src/**/benchmarks/**"]}`,
+				})
+				// The tests need vitest; they are left out of the project.
+				removeMatching(t, dir, regexp.MustCompile(`(/tests/|\.test\.ts$|/benchmarks/)`))
+			},
+			batch: tscErrors(toolsBinary(t, "tsc")),
+		},
+		{
+			name: "github.com/spf13/cobra@v1.10.2 (gopls)", language: "go", ext: ".go", server: "gopls",
+			setup: func(t *testing.T, dir string) {
+				copyTree(t, corpus.GoModule(t, "github.com/spf13/cobra", "v1.10.2"), dir, "")
+			},
+			batch: goVetErrors,
+		},
+		{
+			name: "golang.org/x/mod@v0.30.0 (gopls)", language: "go", ext: ".go", server: "gopls",
+			setup: func(t *testing.T, dir string) {
+				copyTree(t, corpus.GoModule(t, "golang.org/x/mod", "v0.30.0"), dir, "")
+			},
+			batch: goVetErrors,
+		},
+		{
+			// Debian's python3-requests: the installed package's sources.
+			name: "python3-requests 2.28.1 (pyright)", language: "python", ext: ".py", server: "pyright",
+			setup: func(t *testing.T, dir string) {
+				deb := corpus.DebianPackage(t, "python3-requests")
+				copyTree(t, filepath.Join(deb, "root", "usr", "lib", "python3", "dist-packages", "requests"), filepath.Join(dir, "requests"), ".py")
+				testfs.Write(t, dir, map[string]string{"pyrightconfig.json": `{"typeCheckingMode": "standard", "include": ["requests"], "reportMissingImports": "none", "reportMissingModuleSource": "none"}`})
+			},
+			batch: pyrightErrors(toolsBinary(t, "pyright")),
+		},
+		{
+			name: "python3-attr 22.2.0 (pyright)", language: "python", ext: ".py", server: "pyright",
+			setup: func(t *testing.T, dir string) {
+				deb := corpus.DebianPackage(t, "python3-attr")
+				sp := filepath.Join(deb, "root", "usr", "lib", "python3", "dist-packages")
+				copyTree(t, filepath.Join(sp, "attr"), filepath.Join(dir, "attr"), ".py")
+				copyTree(t, filepath.Join(sp, "attrs"), filepath.Join(dir, "attrs"), ".py")
+				testfs.Write(t, dir, map[string]string{"pyrightconfig.json": `{"typeCheckingMode": "standard", "include": ["attr", "attrs"], "reportMissingImports": "none", "reportMissingModuleSource": "none"}`})
+			},
+			batch: pyrightErrors(toolsBinary(t, "pyright")),
+		},
+	}
+}
+
+// outcome tallies one project's verdicts against the batch checker.
+type outcome struct {
+	project                                        string
+	cases, agree, falseClean, falseReject, unverif int
+	reasons                                        []string
+	disagreements                                  []string
+	gateTime, batchTime                            time.Duration
+}
+
+func TestRealCodeCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the real-code corpus downloads and checks real projects")
+	}
+	var results []*outcome
+	for _, p := range realProjects(t) {
+		t.Run(p.name, func(t *testing.T) {
+			results = append(results, runCorpusProject(t, p))
+		})
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n| project | cases | agree | false clean | false reject | unverified | gate (mean) | batch (mean) |\n|---|---|---|---|---|---|---|---|\n")
+	total := outcome{}
+	for _, r := range results {
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %s | %s |\n", r.project, r.cases, r.agree, r.falseClean, r.falseReject, r.unverif,
+			mean(r.gateTime, r.cases), mean(r.batchTime, r.cases))
+		total.cases += r.cases
+		total.agree += r.agree
+		total.falseClean += r.falseClean
+		total.falseReject += r.falseReject
+		total.unverif += r.unverif
+	}
+	if total.cases > 0 {
+		fmt.Fprintf(&b, "| all | %d | %d (%.1f%%) | %d | %d | %d | | |\n", total.cases, total.agree, 100*float64(total.agree)/float64(total.cases), total.falseClean, total.falseReject, total.unverif)
+	}
+	for _, r := range results {
+		for _, d := range r.disagreements {
+			fmt.Fprintf(&b, "- %s: %s\n", r.project, d)
+		}
+		for _, u := range r.reasons {
+			fmt.Fprintf(&b, "- %s, unverified: %s\n", r.project, u)
+		}
+	}
+	t.Log(b.String())
+	if out := os.Getenv("ANVIL_CORPUS_REPORT"); out != "" {
+		_ = os.WriteFile(out, []byte(b.String()), 0o644)
+	}
+	if total.falseClean > 0 {
+		t.Errorf("%d false cleans across the corpus", total.falseClean)
+	}
+}
+
+func mean(d time.Duration, n int) string {
+	if n == 0 {
+		return "-"
+	}
+	return (d / time.Duration(n)).Round(time.Millisecond).String()
+}
+
+// runCorpusProject lays the project out twice (one tree for the gate, one
+// for the batch checker), then runs every mutation through both.
+func runCorpusProject(t *testing.T, p realProject) *outcome {
+	gateDir, batchDir := t.TempDir(), t.TempDir()
+	p.setup(t, gateDir)
+	p.setup(t, batchDir)
+	h := newHarnessAt(t, gateDir, harnessOptions{opts: Options{Timeout: 2 * time.Minute}})
+	srv := h.requireServer(p.language)
+	if srv.Spec().Name != p.server {
+		t.Fatalf("%s got server %s, want %s", p.name, srv.Spec().Name, p.server)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	baseline, err := p.batch(ctx, batchDir)
+	if err != nil {
+		t.Fatalf("batch checker on the unchanged tree: %v", err)
+	}
+	t.Logf("%s: %d errors before any change", p.name, len(baseline))
+	muts := mutations(t, gateDir, p.ext)
+	if len(muts) < 10 {
+		t.Fatalf("only %d mutations found for %s", len(muts), p.name)
+	}
+	o := &outcome{project: p.name}
+	for _, m := range muts {
+		start := time.Now()
+		res := h.validate(m.changes)
+		o.gateTime += time.Since(start)
+
+		start = time.Now()
+		restore := applyChanges(t, batchDir, m.changes)
+		after, err := p.batch(ctx, batchDir)
+		restore()
+		o.batchTime += time.Since(start)
+		if err != nil {
+			t.Fatalf("batch checker after %s: %v", m.name, err)
+		}
+		introduced := newErrors(baseline, after)
+		breaking := len(introduced) > 0
+		o.cases++
+		switch {
+		case res.Verdict == Unverified:
+			o.unverif++
+			o.reasons = append(o.reasons, fmt.Sprintf("%s: %s", m.name, res.Summary()))
+		case (res.Verdict == Rejected) == breaking:
+			o.agree++
+		case breaking:
+			o.falseClean++
+			o.disagreements = append(o.disagreements, fmt.Sprintf("FALSE CLEAN %s: the batch checker reports %s", m.name, strings.Join(first(introduced, 3), "; ")))
+			t.Errorf("false clean: %s: the batch checker reports %v\n%s", m.name, first(introduced, 5), describe(res))
+		default:
+			o.falseReject++
+			o.disagreements = append(o.disagreements, fmt.Sprintf("false reject %s: the gate reports %s", m.name, res.New[0]))
+		}
+	}
+	return o
+}
+
+func first(list []string, n int) []string {
+	if len(list) > n {
+		return list[:n]
+	}
+	return list
+}
+
+// newErrors returns the errors of after that before does not have, as a
+// multiset: an error added beside an identical one is new.
+func newErrors(before, after []string) []string {
+	count := map[string]int{}
+	for _, e := range before {
+		count[e]++
+	}
+	var out []string
+	for _, e := range after {
+		if count[e] > 0 {
+			count[e]--
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// applyChanges writes a change set to dir and returns what puts it back.
+func applyChanges(t *testing.T, dir string, changes map[string]string) func() {
+	t.Helper()
+	saved := map[string]*[]byte{}
+	for rel, content := range changes {
+		p := filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(rel, "-")))
+		if data, err := os.ReadFile(p); err == nil {
+			saved[p] = &data
+		} else {
+			saved[p] = nil
+		}
+		if strings.HasPrefix(rel, "-") {
+			os.Remove(p)
+			continue
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return func() {
+		for p, data := range saved {
+			if data == nil {
+				os.Remove(p)
+			} else if err := os.WriteFile(p, *data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// Batch checkers. Each returns its errors as "file: code: message" lines,
+// without positions, which mutations shift.
+
+var tscLine = regexp.MustCompile(`^(.+?)\(\d+,\d+\): error (TS\d+): (.*)$`)
+
+func tscErrors(tsc string) func(context.Context, string) ([]string, error) {
+	return func(ctx context.Context, dir string) ([]string, error) {
+		bin := tsc
+		args := []string{"--noEmit", "-p", "."}
+		if !filepath.IsAbs(bin) {
+			bin, args = "node", append([]string{filepath.Join(dir, tsc)}, args...)
+		}
+		out, err := runTool(ctx, dir, bin, args...)
+		var errs []string
+		sc := bufio.NewScanner(bytes.NewReader(out))
+		for sc.Scan() {
+			if m := tscLine.FindStringSubmatch(sc.Text()); m != nil {
+				errs = append(errs, m[1]+": "+m[2]+": "+m[3])
+			}
+		}
+		if err != nil && len(errs) == 0 {
+			return nil, fmt.Errorf("%v: %s", err, out)
+		}
+		return errs, nil
+	}
+}
+
+var vetFinding = regexp.MustCompile(`^(?:vet: )?(\S+?\.go):\d+:\d+: (.*)$`)
+
+// goVetErrors runs go vet over the module: its type errors, and the
+// analyzers' findings, which gopls reports too (the mutations here are
+// type-level, so the analyzers rarely speak).
+func goVetErrors(ctx context.Context, dir string) ([]string, error) {
+	out, err := runTool(ctx, dir, "go", "vet", "./...")
+	var errs []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		line := sc.Text()
+		if m := vetFinding.FindStringSubmatch(line); m != nil {
+			errs = append(errs, m[1]+": "+m[2])
+		} else if (strings.HasPrefix(line, "go: ") && !strings.HasPrefix(line, "go: downloading")) || strings.Contains(line, ": cannot find package") {
+			return nil, fmt.Errorf("go vet could not run: %s", out)
+		}
+	}
+	if err != nil && len(errs) == 0 {
+		return nil, fmt.Errorf("%v: %s", err, out)
+	}
+	return errs, nil
+}
+
+func pyrightErrors(pyright string) func(context.Context, string) ([]string, error) {
+	return func(ctx context.Context, dir string) ([]string, error) {
+		out, _ := runTool(ctx, dir, pyright, "--outputjson")
+		var rep struct {
+			Diagnostics []struct {
+				File     string `json:"file"`
+				Severity string `json:"severity"`
+				Rule     string `json:"rule"`
+				Message  string `json:"message"`
+			} `json:"generalDiagnostics"`
+		}
+		if err := json.Unmarshal(out, &rep); err != nil {
+			return nil, fmt.Errorf("pyright output: %v: %.500s", err, out)
+		}
+		var errs []string
+		for _, d := range rep.Diagnostics {
+			if d.Severity == "error" {
+				rel, _ := filepath.Rel(dir, d.File)
+				errs = append(errs, rel+": "+d.Rule+": "+d.Message)
+			}
+		}
+		sort.Strings(errs)
+		return errs, nil
+	}
+}
+
+func runTool(ctx context.Context, dir, name string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	cmd.WaitDelay = 5 * time.Second
+	return cmd.CombinedOutput()
+}
+
+// toolsBinary is a server binary from Anvil's tools directory.
+func toolsBinary(t *testing.T, name string) string {
+	return filepath.Join(servers.DefaultToolsDir(os.Getenv), "bin", name)
+}
+
+// copyTree copies the files under src (with extension ext, or all if "")
+// to dst, writable.
+func copyTree(t *testing.T, src, dst, ext string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || (ext != "" && filepath.Ext(p) != ext && filepath.Base(p) != "go.mod") {
+			return nil
+		}
+		rel, _ := filepath.Rel(src, p)
+		return copyFileErr(p, filepath.Join(dst, rel))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func copyFile(t *testing.T, src, dst string) {
+	t.Helper()
+	if err := copyFileErr(src, dst); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func copyFileErr(src, dst string) error {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(dst, data, 0o644)
+}
+
+func removeMatching(t *testing.T, dir string, re *regexp.Regexp) {
+	t.Helper()
+	var gone []string
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && re.MatchString(filepath.ToSlash(p)) {
+			gone = append(gone, p)
+		}
+		return nil
+	})
+	for _, p := range gone {
+		os.Remove(p)
+	}
+}
