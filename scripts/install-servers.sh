@@ -11,8 +11,8 @@
 set -euo pipefail
 
 TYPESCRIPT_VERSION=7.0.2            # native server: tsc --lsp --stdio
-TS_LANGUAGE_SERVER_VERSION=5.3.0    # the last release that runs on Node 20
-TYPESCRIPT_LEGACY_VERSION=6.0.3     # the last TypeScript with lib/tsserver.js, for typescript-language-server
+TYPESCRIPT_LEGACY_VERSION=6.0.3     # the last TypeScript with lib/tsserver.js: checks projects
+                                    # pinned to TypeScript <= 6 that have no node_modules
 PYRIGHT_VERSION=1.1.414
 GOPLS_VERSION=v0.23.0               # v0.24 needs Go 1.27
 
@@ -25,21 +25,20 @@ npm_pkg_version() { # prefix package
 }
 
 if [ "$(npm_pkg_version "$dir/node" typescript)" != "$TYPESCRIPT_VERSION" ] ||
-   [ "$(npm_pkg_version "$dir/node" typescript-language-server)" != "$TS_LANGUAGE_SERVER_VERSION" ] ||
    [ "$(npm_pkg_version "$dir/node" pyright)" != "$PYRIGHT_VERSION" ]; then
-  echo "installing typescript@$TYPESCRIPT_VERSION typescript-language-server@$TS_LANGUAGE_SERVER_VERSION pyright@$PYRIGHT_VERSION"
+  echo "installing typescript@$TYPESCRIPT_VERSION pyright@$PYRIGHT_VERSION"
   mkdir -p "$dir/node"
   npm install --prefix "$dir/node" --no-audit --no-fund --loglevel=error \
     "typescript@$TYPESCRIPT_VERSION" \
-    "typescript-language-server@$TS_LANGUAGE_SERVER_VERSION" \
     "pyright@$PYRIGHT_VERSION"
 fi
-for b in tsc typescript-language-server pyright pyright-langserver; do
+rm -f "$dir/bin/typescript-language-server" # no longer used
+for b in tsc pyright pyright-langserver; do
   ln -sf "../node/node_modules/.bin/$b" "$dir/bin/$b"
 done
 
 if [ "$(npm_pkg_version "$dir/ts-legacy" typescript)" != "$TYPESCRIPT_LEGACY_VERSION" ]; then
-  echo "installing typescript@$TYPESCRIPT_LEGACY_VERSION (tsserver for typescript-language-server)"
+  echo "installing typescript@$TYPESCRIPT_LEGACY_VERSION (tsserver, for projects pinned to TypeScript <= 6)"
   mkdir -p "$dir/ts-legacy"
   npm install --prefix "$dir/ts-legacy" --no-audit --no-fund --loglevel=error "typescript@$TYPESCRIPT_LEGACY_VERSION"
 fi

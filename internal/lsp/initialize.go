@@ -9,9 +9,10 @@ import (
 )
 
 // clientCapabilities declares what Anvil handles. Both diagnostic models are
-// declared: typescript-language-server sends no publishDiagnostics at all
-// unless the client declares it, and pyright and TypeScript 7's server only
-// answer pulls when the client declares textDocument.diagnostic.
+// declared: some push servers send no publishDiagnostics at all unless the
+// client declares it (typescript-language-server, measured), and pyright
+// and TypeScript 7's server only answer pulls when the client declares
+// textDocument.diagnostic.
 func clientCapabilities() map[string]any {
 	return map[string]any{
 		"general": map[string]any{
