@@ -76,6 +76,11 @@ type ServerInfo struct {
 	Version string `json:"version,omitempty"`
 	// StartMillis is how long it took to start and become ready.
 	StartMillis int64 `json:"start_ms,omitempty"`
+	// Choice explains why this server checks the language (TypeScript's
+	// engine); Note what bears on its verdicts (a compiler other than the
+	// project's).
+	Choice string `json:"choice,omitempty"`
+	Note   string `json:"note,omitempty"`
 }
 
 // Report is every check of one run.

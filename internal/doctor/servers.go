@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -32,7 +33,8 @@ func checkServers(ctx context.Context, root *workspace.Root, cfg config.Config, 
 			Fix:    "run doctor in the project's root (-C DIR), or set them with 'anvil config set languages go,typescript'"}}
 	}
 	toolsDir := servers.DefaultToolsDir(opts.Getenv)
-	registry := servers.NewRegistry(servers.RegistryOptions{Overrides: cfg.ServerSpecs(), ToolsDir: toolsDir, LookPath: opts.LookPath})
+	registry := servers.NewRegistry(servers.RegistryOptions{Overrides: cfg.ServerSpecs(), ToolsDir: toolsDir, LookPath: opts.LookPath,
+		TypeScriptEngine: servers.Engine(cfg.TypeScriptEngine)})
 
 	checks := make([]Check, len(langs))
 	starts := map[string]*startResult{} // by spec name: each server starts once
@@ -52,7 +54,10 @@ func checkServers(ctx context.Context, root *workspace.Root, cfg config.Config, 
 		case err != nil:
 			c.Status, c.Detail = Fail, err.Error()
 		default:
-			c.Server = &ServerInfo{Spec: resolved.Spec.Name, Path: resolved.Path}
+			c.Server = &ServerInfo{Spec: resolved.Spec.Name, Path: resolved.Path, Note: resolved.Note}
+			if slices.Contains(resolved.Spec.Languages, "typescript") {
+				c.Server.Choice = registry.ExplainTypeScript(root.Dir())
+			}
 			if starts[c.Server.Spec] == nil {
 				starts[c.Server.Spec] = &startResult{language: lang, log: tailBuffer{max: 16 << 10}}
 			}
@@ -85,6 +90,14 @@ func checkServers(ctx context.Context, root *workspace.Root, cfg config.Config, 
 		} else {
 			c.Detail = fmt.Sprintf("%s %s at %s, ready in %s", orName(st.name, c.Server.Spec), orUnknown(st.version),
 				c.Server.Path, st.elapsed.Round(time.Millisecond))
+			if c.Server.Choice != "" {
+				c.Detail += "; " + c.Server.Choice
+			}
+			if c.Server.Note != "" {
+				c.Status = Warn
+				c.Detail += "; " + c.Server.Note
+				c.Fix = "run the package manager's install in the project (npm install, pnpm install, yarn) so that its own TypeScript checks it"
+			}
 		}
 		checks[i] = c
 	}

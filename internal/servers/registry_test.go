@@ -173,3 +173,21 @@ func TestNoServerNamesTheChosenServer(t *testing.T) {
 		}
 	}
 }
+
+func TestExplainTypeScript(t *testing.T) {
+	ts5 := testfs.Tree(t, map[string]string{"package.json": `{"devDependencies":{"typescript":"^5.4.0"}}`})
+	for _, tc := range []struct {
+		root   string
+		engine Engine
+		want   string
+	}{
+		{ts5, "", "engine auto: the project uses TypeScript ^5.4.0, so that TypeScript's tsserver checks it"},
+		{ts5, EngineNative, "engine native: TypeScript 7's server checks every project"},
+		{t.TempDir(), "", "engine auto: the project pins no TypeScript"},
+	} {
+		got := NewRegistry(RegistryOptions{TypeScriptEngine: tc.engine}).ExplainTypeScript(tc.root)
+		if !strings.HasPrefix(got, tc.want) {
+			t.Errorf("ExplainTypeScript = %q, want %q…", got, tc.want)
+		}
+	}
+}

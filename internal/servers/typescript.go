@@ -57,6 +57,30 @@ func (r *Registry) typeScriptCandidates(root string, specs []Spec) []Spec {
 	return out
 }
 
+// ExplainTypeScript says which TypeScript server checks the workspace at
+// root and why, for 'anvil doctor'.
+func (r *Registry) ExplainTypeScript(root string) string {
+	major, pinned := projectTypeScript(root)
+	engine := r.engine
+	if engine == "" {
+		engine = EngineAuto
+	}
+	var why string
+	switch {
+	case engine == EngineNative:
+		why = "TypeScript 7's server checks every project"
+	case engine == EngineTSServer:
+		why = "tsserver checks every project"
+	case major > 0 && major < 7:
+		why = fmt.Sprintf("the project uses TypeScript %s, so that TypeScript's tsserver checks it when installed (the exact compiler, with answers per file); typescript_engine = native would be faster but checks with TypeScript 7", pinned)
+	case major >= 7:
+		why = fmt.Sprintf("the project uses TypeScript %s: TypeScript 7's native server", pinned)
+	default:
+		why = "the project pins no TypeScript: TypeScript 7's native server, the fastest"
+	}
+	return "engine " + string(engine) + ": " + why
+}
+
 // withTSServer completes a tsserver spec with the tsserver.js to run: the
 // project's own TypeScript when it has one (6 or older: 7 ships none),
 // else the TypeScript 6 Anvil installs. The note says when the compiler
