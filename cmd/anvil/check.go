@@ -14,6 +14,7 @@ import (
 
 	"github.com/anvil-dev/anvil/internal/app"
 	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/gate"
 	"github.com/anvil-dev/anvil/internal/journal"
 	"github.com/anvil-dev/anvil/internal/shadow"
 )
@@ -79,19 +80,21 @@ func runCheck(cmd *cobra.Command, opts checkOptions, file string) error {
 	if err != nil {
 		return badInput("%v", err)
 	}
-	res, err := a.Validator.Validate(ctx, set, 1)
-	if err != nil {
-		return err
-	}
-
+	var res *shadow.Result
 	var committed *journal.Entry
 	var commitErr error
-	if opts.commit && res.Verdict == shadow.Clean {
-		sess, err := a.Session()
-		if err != nil {
-			return err
+	if opts.commit {
+		waiting := func(holder string) {
+			fmt.Fprintf(cmd.ErrOrStderr(), "anvil: waiting for another Anvil run committing in this workspace (%s)…\n", holder)
 		}
-		committed, commitErr = a.Journal.Commit(ctx, sess, set, "anvil check --commit")
+		var out gate.Outcome
+		out, commitErr = a.Gate.Commit(ctx, set, 1, "anvil check --commit", waiting)
+		res, committed = out.Result, out.Entry
+		if res == nil {
+			return commitErr
+		}
+	} else if res, err = a.Gate.Check(ctx, set, 1); err != nil {
+		return err
 	}
 
 	out := cmd.OutOrStdout()

@@ -44,7 +44,8 @@ func startBlocked(t *testing.T) (*exec.Cmd, string, io.WriteCloser) {
 	script := filepath.Join(dir, "script.jsonl")
 	os.WriteFile(script, demo.Script(), 0o644)
 	cmd := exec.Command(filepath.Join(binDir, "anvil"), "--provider", "replay", "--replay", script, "-C", ws, demo.Request)
-	cmd.Env = append(os.Environ(), "ANVIL_TOOLS_DIR="+servers.DefaultToolsDir(os.Getenv), "ANVIL_SESSION_DIR="+filepath.Join(dir, "sessions"))
+	cmd.Env = append(os.Environ(), "ANVIL_TOOLS_DIR="+servers.DefaultToolsDir(os.Getenv), "ANVIL_SESSION_DIR="+filepath.Join(dir, "sessions"),
+		"ANVIL_STATE_DIR="+filepath.Join(dir, "state"))
 	stdin, _ := cmd.StdinPipe()
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/anvil-dev/anvil/internal/journal"
 	"github.com/anvil-dev/anvil/internal/llm"
 	"github.com/anvil-dev/anvil/internal/plan"
-	"github.com/anvil-dev/anvil/internal/session"
+	"github.com/anvil-dev/anvil/internal/gate"
 	"github.com/anvil-dev/anvil/internal/shadow"
 	"github.com/anvil-dev/anvil/internal/textdiff"
 	"github.com/anvil-dev/anvil/internal/tools"
@@ -31,10 +31,9 @@ type Progress interface {
 
 // Executor carries out an approved plan through the shadow workspace.
 type Executor struct {
-	Root      *workspace.Root
-	Validator *shadow.Validator
-	Journal   *journal.Journal
-	Session   *session.Session
+	Root *workspace.Root
+	// Gate validates staged change sets and commits clean ones.
+	Gate *gate.Gate
 	// Loop holds the provider, model, events, meter and transcript; Execute
 	// sets the agent, prompt, tools and stop rule.
 	Loop Loop
@@ -67,7 +66,7 @@ type ExecResult struct {
 // Execute runs the Executor on p. Nothing is written unless a commit's
 // validation is clean.
 func (e *Executor) Execute(ctx context.Context, p *plan.Plan, request, projectContext string) (*ExecResult, error) {
-	staging := NewStaging(e.Root, e.Validator, e.Loop.Events, p.Files())
+	staging := NewStaging(e.Root, e.Gate, e.Loop.Events, p.Files())
 	c := &commitTool{exec: e, staging: staging, result: &ExecResult{}}
 	set := []tools.Tool{
 		&scopedRead{inner: e.ReadFile, staging: staging},
@@ -149,10 +148,21 @@ func (t *commitTool) Run(ctx context.Context, p CommitParams) (tools.Result, err
 	max := t.exec.maxAttempts()
 	t.attempts++
 	t.result.Attempts = t.attempts
-	res, err := t.staging.Validate(ctx, t.attempts, max)
-	if err != nil {
+	msg := p.Message
+	if msg == "" {
+		msg = "anvil"
+	}
+	out, err := t.staging.Commit(ctx, t.attempts, max, msg)
+	var conflict *journal.ConflictError
+	switch {
+	case errors.As(err, &conflict):
+		t.result.Outcome = Failed
+		t.result.Reason = fmt.Sprintf("files changed on disk while Anvil worked (%s); nothing was written", strings.Join(conflict.Paths, ", "))
+		return tools.Errorf("commit refused: %s", t.result.Reason), nil
+	case err != nil:
 		return tools.Result{}, err
 	}
+	res := out.Result
 	t.result.Last = res
 	if res.Verdict != shadow.Clean {
 		var b strings.Builder
@@ -167,20 +177,7 @@ func (t *commitTool) Run(ctx context.Context, p CommitParams) (tools.Result, err
 		}
 		return tools.Result{Output: b.String(), IsError: true, Data: res}, nil
 	}
-	msg := p.Message
-	if msg == "" {
-		msg = "anvil"
-	}
-	entry, err := t.exec.Journal.Commit(ctx, t.exec.Session, set, msg)
-	var conflict *journal.ConflictError
-	switch {
-	case errors.As(err, &conflict):
-		t.result.Outcome = Failed
-		t.result.Reason = fmt.Sprintf("files changed on disk while Anvil worked (%s); nothing was written", strings.Join(conflict.Paths, ", "))
-		return tools.Errorf("commit refused: %s", t.result.Reason), nil
-	case err != nil:
-		return tools.Result{}, err
-	}
+	entry := out.Entry
 	t.result.Outcome = Committed
 	t.result.Entry = entry
 	t.result.Diff = diffOf(set.Changes())

@@ -77,7 +77,7 @@ func fixture(name string) string {
 func runScript(t *testing.T, project string, script []byte, request string, decisions ...agent.Decision) *run {
 	t.Helper()
 	dir := testfs.Copy(t, project)
-	a, err := app.New(app.Options{Dir: dir, SessionBase: t.TempDir()})
+	a, err := app.New(app.Options{Dir: dir, SessionBase: t.TempDir(), Getenv: testEnv(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +326,7 @@ func (c *cancelAfter) Stream(ctx context.Context, req llm.Request, d func(llm.De
 func TestInterrupted(t *testing.T) {
 	dir := testfs.Copy(t, fixture("ts"))
 	before := testfs.Snapshot(t, dir)
-	a, err := app.New(app.Options{Dir: dir, SessionBase: t.TempDir()})
+	a, err := app.New(app.Options{Dir: dir, SessionBase: t.TempDir(), Getenv: testEnv(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,5 +377,17 @@ func TestSimpleRequestSkipsPlanning(t *testing.T) {
 	data, _ := os.ReadFile(filepath.Join(r.dir, "src/types.ts"))
 	if !strings.Contains(string(data), "/** A purchase. */") {
 		t.Errorf("types.ts: %s", data)
+	}
+}
+
+// testEnv is the environment with Anvil's state directory moved into the
+// test's own temporary directory.
+func testEnv(t *testing.T) func(string) string {
+	state := t.TempDir()
+	return func(k string) string {
+		if k == "ANVIL_STATE_DIR" {
+			return state
+		}
+		return os.Getenv(k)
 	}
 }

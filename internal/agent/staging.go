@@ -8,6 +8,7 @@ import (
 
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/event"
+	"github.com/anvil-dev/anvil/internal/gate"
 	"github.com/anvil-dev/anvil/internal/shadow"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
@@ -17,8 +18,8 @@ import (
 // in which file; nothing reaches the disk until a clean commit. It
 // implements tools.Stager.
 type Staging struct {
-	root      *workspace.Root
-	validator *shadow.Validator
+	root *workspace.Root
+	gate *gate.Gate
 	events    event.Sink
 	// allowed are the paths the Executor may write.
 	allowed map[string]bool
@@ -29,8 +30,8 @@ type Staging struct {
 }
 
 // NewStaging returns an empty change set that accepts writes to allowed.
-func NewStaging(root *workspace.Root, v *shadow.Validator, events event.Sink, allowed []string) *Staging {
-	s := &Staging{root: root, validator: v, events: events, allowed: map[string]bool{}, set: changeset.New()}
+func NewStaging(root *workspace.Root, g *gate.Gate, events event.Sink, allowed []string) *Staging {
+	s := &Staging{root: root, gate: g, events: events, allowed: map[string]bool{}, set: changeset.New()}
 	for _, p := range allowed {
 		s.allowed[p] = true
 	}
@@ -79,7 +80,7 @@ func (s *Staging) Stage(ctx context.Context, specs []changeset.Spec) (string, er
 	if err := s.apply(specs); err != nil {
 		return "", err
 	}
-	res, err := s.Validate(ctx, 0, 0)
+	res, err := s.Validate(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -127,24 +128,46 @@ func (s *Staging) apply(specs []changeset.Spec) error {
 	return nil
 }
 
-// Validate checks the whole set and emits the cycle. attempt is 0 for a
-// staging check and counts commits otherwise.
-func (s *Staging) Validate(ctx context.Context, attempt, maxAttempts int) (*shadow.Result, error) {
+// Validate checks the whole set for a staging check and emits the cycle.
+func (s *Staging) Validate(ctx context.Context) (*shadow.Result, error) {
 	set := s.Set()
-	files := set.Paths()
-	s.events.Emit(event.Shadow{Attempt: attempt, MaxAttempts: maxAttempts, Files: files, Stage: "validating", Commit: attempt > 0})
-	res, err := s.validator.Validate(ctx, set, attempt)
+	s.emitValidating(set, 0, 0)
+	res, err := s.gate.Check(ctx, set, 0)
 	if err != nil {
 		return nil, err
 	}
+	s.emitResult(set, 0, 0, res)
+	return res, nil
+}
+
+// Commit validates the whole set through the gate as commit attempt of
+// maxAttempts and writes it if clean, emitting the cycle.
+func (s *Staging) Commit(ctx context.Context, attempt, maxAttempts int, message string) (gate.Outcome, error) {
+	set := s.Set()
+	s.emitValidating(set, attempt, maxAttempts)
+	waiting := func(holder string) {
+		s.events.Emit(event.Shadow{Attempt: attempt, MaxAttempts: maxAttempts, Files: set.Paths(), Stage: "waiting", Commit: true,
+			Summary: "waiting for another Anvil run to finish committing in this workspace (" + holder + ")"})
+	}
+	out, err := s.gate.Commit(ctx, set, attempt, message, waiting)
+	if out.Result != nil {
+		s.emitResult(set, attempt, maxAttempts, out.Result)
+	}
+	return out, err
+}
+
+func (s *Staging) emitValidating(set *changeset.Set, attempt, maxAttempts int) {
+	s.events.Emit(event.Shadow{Attempt: attempt, MaxAttempts: maxAttempts, Files: set.Paths(), Stage: "validating", Commit: attempt > 0})
+}
+
+func (s *Staging) emitResult(set *changeset.Set, attempt, maxAttempts int, res *shadow.Result) {
 	s.mu.Lock()
 	s.last = res
 	s.mu.Unlock()
 	s.events.Emit(event.Shadow{
-		Attempt: attempt, MaxAttempts: maxAttempts, Files: files, Stage: "result", Verdict: string(res.Verdict),
+		Attempt: attempt, MaxAttempts: maxAttempts, Files: set.Paths(), Stage: "result", Verdict: string(res.Verdict),
 		New: res.New, Preexisting: len(res.Preexisting), Summary: res.Summary(), Commit: attempt > 0,
 	})
-	return res, nil
 }
 
 func (s *Staging) stateReport(specs []changeset.Spec, res *shadow.Result) string {

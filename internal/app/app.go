@@ -13,11 +13,13 @@ import (
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/config"
+	"github.com/anvil-dev/anvil/internal/gate"
 	"github.com/anvil-dev/anvil/internal/journal"
 	"github.com/anvil-dev/anvil/internal/search"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/session"
 	"github.com/anvil-dev/anvil/internal/shadow"
+	"github.com/anvil-dev/anvil/internal/state"
 	"github.com/anvil-dev/anvil/internal/syntax"
 	"github.com/anvil-dev/anvil/internal/tools"
 	"github.com/anvil-dev/anvil/internal/workspace"
@@ -45,6 +47,7 @@ type App struct {
 	Searcher  *search.Searcher
 	Validator *shadow.Validator
 	Journal   *journal.Journal
+	Gate      *gate.Gate
 
 	opts        Options
 	sessionBase string
@@ -90,7 +93,8 @@ func New(opts Options) (*App, error) {
 		Log:     shadow.NewLog(shadowLog),
 		Clock:   opts.Now,
 	})
-	a.Journal = journal.New(root, a.sessionBase, opts.Now)
+	a.Journal = journal.New(root, journal.Options{StateDir: state.Dir(opts.Getenv), Now: opts.Now})
+	a.Gate = gate.New(a.Validator, a.Journal)
 	a.Searcher = search.New(root, search.Options{})
 	a.Tools = tools.NewSet(
 		tools.Adapt(tools.NewReadFile(root)),

@@ -61,7 +61,7 @@ func (a *App) Orchestrator(opts RunOptions) (*agent.Orchestrator, error) {
 		attempts = a.Config.Attempts()
 	}
 	executor := &agent.Executor{
-		Root: a.Root, Validator: a.Validator, Journal: a.Journal, Session: sess,
+		Root: a.Root, Gate: a.Gate,
 		Loop: base, ReadFile: readFile, MaxAttempts: attempts,
 		RenameSymbol: func(st tools.Stager) tools.Tool {
 			return tools.Adapt(tools.NewRenameSymbol(a.Root, a.Parser, a.Servers, st))

@@ -11,14 +11,13 @@ import (
 	"strconv"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
-	"github.com/anvil-dev/anvil/internal/session"
 )
 
-// run carries ops through prepare, apply and commit in a new entry of the
-// session in sessDir, rolling back if applying fails. undoes is the ID of the
-// entry the ops revert, if any. The caller holds the lock.
-func (j *Journal) run(r *os.Root, sessDir string, ops []*op, message, undoes string) (*Entry, error) {
-	e, err := j.prepare(r, sessDir, ops, message, undoes)
+// run carries ops through prepare, apply and commit in a new entry,
+// rolling back if applying fails. undoes is the ID of the entry the ops
+// revert, if any. The caller holds the lock.
+func (j *Journal) run(r *os.Root, ops []*op, message, undoes string) (*Entry, error) {
+	e, err := j.prepare(ops, message, undoes)
 	if err != nil {
 		if e != nil {
 			// No user file was touched; settle the entry so that it does
@@ -30,31 +29,158 @@ func (j *Journal) run(r *os.Root, sessDir string, ops []*op, message, undoes str
 	if err := mkdirs(r, osPaths(e.Dirs)); err != nil {
 		return nil, j.rollback(r, e, 0, fmt.Errorf("create directories: %w", err))
 	}
+	var asides []aside
 	for i, o := range ops {
 		if j.beforeApply != nil {
 			if err := j.beforeApply(i, o.path); err != nil {
 				return nil, j.rollback(r, e, i, err)
 			}
 		}
-		if err := apply(r, o); err != nil {
+		a, err := j.swap(r, o)
+		if err != nil {
+			var conflict *ConflictError
+			if errors.As(err, &conflict) {
+				// Nothing of this file was replaced: roll back the others.
+				if rerr := j.rollback(r, e, i, conflict); !errors.Is(rerr, conflict) {
+					return nil, rerr
+				}
+				return nil, conflict
+			}
 			// The failed op may have reached the disk (a rename whose
 			// directory sync failed), so it is rolled back too.
 			return nil, j.rollback(r, e, i+1, fmt.Errorf("write %s: %w", o.path, err))
 		}
+		if a.name != "" {
+			a.index = i
+			asides = append(asides, a)
+		}
 	}
+	j.keepLateWrites(r, e, asides)
 	if err := e.setState(Committed); err != nil {
 		return nil, j.rollback(r, e, len(ops), err)
+	}
+	for _, a := range asides {
+		_ = removeFile(r, a.name)
 	}
 	return e, nil
 }
 
-// apply writes or removes one file.
-func apply(r *os.Root, o *op) error {
+// aside is a file moved out of the way by a commit: the inode the user's
+// file was, kept until the commit ends.
+type aside struct {
+	name  string // OS path relative to the root
+	index int    // the op it belongs to
+	size  int64
+	mtime int64
+}
+
+// swap replaces or removes the file of o, closing the window between the
+// conflict check and the write: the file is first moved aside (a rename,
+// atomic), and what was moved is compared with what the journal saved; a
+// difference (a save that landed since the check) puts it back and is a
+// conflict. The new content then goes in with a rename that fails if the
+// name was taken meanwhile (a save creating the file again), which is a
+// conflict too. So a concurrent save is never overwritten: either it is
+// the refused conflict, or it lands after the swap and is simply the
+// newest version.
+func (j *Journal) swap(r *os.Root, o *op) (aside, error) {
 	name := filepath.FromSlash(o.path)
-	if o.delete {
-		return removeFile(r, name)
+	dir, base := filepath.Split(name)
+	dir = filepath.Clean(dir)
+	d, err := r.Open(dir)
+	if err != nil {
+		return aside{}, err
 	}
-	return writeFile(r, name, o.content, o.newMode)
+	defer d.Close()
+	var a aside
+	if o.exists {
+		moved, err := moveAside(d, base)
+		if errors.Is(err, fs.ErrNotExist) {
+			return aside{}, &ConflictError{Op: "commit", Paths: []string{o.path}}
+		}
+		if err != nil {
+			return aside{}, err
+		}
+		a.name = filepath.Join(dir, moved)
+		st, same := sameFile(r, a.name, o)
+		if !same {
+			if err := renameNoReplace(d, moved, base); err != nil {
+				return aside{}, fmt.Errorf("%s was changed during the commit; its content is kept in %s: %w", o.path, a.name, err)
+			}
+			return aside{}, &ConflictError{Op: "commit", Paths: []string{o.path}}
+		}
+		a.size, a.mtime = st.Size(), st.ModTime().UnixNano()
+	}
+	if j.beforeSwap != nil {
+		j.beforeSwap(o.path)
+	}
+	if o.delete {
+		return a, syncFile(d)
+	}
+	f, tmp, err := createTemp(r, dir, base)
+	if err != nil {
+		return a, j.putBack(d, a, base, err)
+	}
+	if err := writeSynced(f, o.content, o.newMode); err != nil {
+		_ = r.Remove(tmp)
+		return a, j.putBack(d, a, base, err)
+	}
+	if err := renameNoReplace(d, filepath.Base(tmp), base); err != nil {
+		_ = r.Remove(tmp)
+		if errors.Is(err, fs.ErrExist) {
+			// Someone wrote the file again after it was moved aside: theirs
+			// stays, this commit does not go over it.
+			return aside{}, &ConflictError{Op: "commit", Paths: []string{o.path}}
+		}
+		return a, j.putBack(d, a, base, err)
+	}
+	return a, syncFile(d)
+}
+
+// putBack moves an aside file back after a failed write, and returns err.
+func (j *Journal) putBack(d *os.File, a aside, base string, err error) error {
+	if a.name != "" {
+		_ = renameNoReplace(d, filepath.Base(a.name), base)
+	}
+	return err
+}
+
+// sameFile reports whether the file at name (moved aside) is still the
+// one o read: same content and mode, a regular file.
+func sameFile(r *os.Root, name string, o *op) (fs.FileInfo, bool) {
+	st, err := r.Lstat(name)
+	if err != nil || !st.Mode().IsRegular() || st.Mode().Perm() != o.mode {
+		return nil, false
+	}
+	data, err := r.ReadFile(name)
+	if err != nil || changeset.Hash(data) != changeset.Hash(o.cur) {
+		return nil, false
+	}
+	return st, true
+}
+
+// keepLateWrites looks at the files moved aside once more before the
+// commit is marked done: a program that had one open and wrote to it after
+// it was moved (an editor writing in place) changed the old inode. That
+// content becomes the entry's saved content, so undo restores it.
+func (j *Journal) keepLateWrites(r *os.Root, e *Entry, asides []aside) {
+	for _, a := range asides {
+		st, err := r.Lstat(a.name)
+		if err != nil || (st.Size() == a.size && st.ModTime().UnixNano() == a.mtime) {
+			continue
+		}
+		data, err := r.ReadFile(a.name)
+		if err != nil {
+			continue
+		}
+		f := &e.Files[a.index]
+		saved := savedDir + "/" + strconv.Itoa(a.index) + "-late"
+		if writeNew(filepath.Join(e.dir, filepath.FromSlash(saved)), data) != nil {
+			continue
+		}
+		f.Saved, f.BeforeHash = saved, changeset.Hash(data)
+		e.Late = append(e.Late, f.Path)
+	}
 }
 
 // rollback restores the first n files of e after cause stopped the commit,
@@ -67,12 +193,19 @@ func (j *Journal) rollback(r *os.Root, e *Entry, n int, cause error) error {
 			errs = append(errs, fmt.Errorf("restore %s: %w", e.Files[i].Path, err))
 		}
 	}
+	for _, f := range e.Files {
+		_ = removeAsides(r, filepath.FromSlash(f.Path), f.BeforeHash)
+	}
 	if len(errs) == 0 {
 		pruneDirs(r, osPaths(e.Dirs))
 		errs = append(errs, e.setState(RolledBack))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("entry %s: %w; rolling back failed, recovery will retry: %w", e.ID, cause, err)
+	}
+	var conflict *ConflictError
+	if errors.As(cause, &conflict) {
+		return cause
 	}
 	return fmt.Errorf("entry %s: %w; rolled back", e.ID, cause)
 }
@@ -96,25 +229,26 @@ func restore(r *os.Root, e *Entry, f File) error {
 
 // prepare records ops in a new entry, state Prepared, and makes it durable.
 // It returns the entry, if its manifest was written, even on error.
-func (j *Journal) prepare(r *os.Root, sessDir string, ops []*op, message, undoes string) (*Entry, error) {
-	jdir := filepath.Join(sessDir, session.JournalDir)
-	if err := os.MkdirAll(jdir, 0o700); err != nil {
-		return nil, fmt.Errorf("journal: %w", err)
-	}
-	dir, err := newEntryDir(jdir)
+func (j *Journal) prepare(ops []*op, message, undoes string) (*Entry, error) {
+	dir, err := newEntryDir(j.dir)
 	if err != nil {
 		return nil, err
 	}
 	e := &Entry{
 		Version: formatVersion,
-		ID:      filepath.Base(sessDir) + "/" + filepath.Base(dir),
+		ID:      filepath.Base(dir),
 		Root:    j.root.Dir(),
-		Time:    j.now().UTC(),
+		Time:    j.opts.Now().UTC(),
 		Message: message,
 		State:   Prepared,
 		Undoes:  undoes,
 		dir:     dir,
 	}
+	r, err := os.OpenRoot(j.root.Dir())
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
 	if e.Dirs, err = missingDirs(r, ops); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
@@ -144,13 +278,10 @@ func (j *Journal) prepare(r *os.Root, sessDir string, ops []*op, message, undoes
 	if err := e.save(); err != nil {
 		return nil, err
 	}
-	// The entry, journal and session directories may all be new: sync each
-	// parent so that the chain from the sessions base down to the manifest
-	// survives a crash, and Recover can find the entry.
-	for _, d := range []string{jdir, sessDir, filepath.Dir(sessDir)} {
-		if err := syncPath(d); err != nil {
-			return e, fmt.Errorf("journal %s: %w", e.ID, err)
-		}
+	// The entry directory is new: sync its parent so that Recover finds
+	// the entry after a crash.
+	if err := syncPath(j.dir); err != nil {
+		return e, fmt.Errorf("journal %s: %w", e.ID, err)
 	}
 	return e, nil
 }

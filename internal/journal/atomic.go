@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/anvil-dev/anvil/internal/changeset"
 )
 
 // The file operations below go through an [os.Root], so that a symlink
@@ -17,8 +19,12 @@ import (
 // the os.Root and use the OS separator.
 
 // tempMarker is part of every temporary file's name, so that recovery can
-// recognise and delete the ones a crash left behind.
-const tempMarker = ".anvil-tmp-"
+// recognise and delete the ones a crash left behind; asideMarker of the
+// names of files a commit moves out of the way (see Journal.swap).
+const (
+	tempMarker  = ".anvil-tmp-"
+	asideMarker = ".anvil-old-"
+)
 
 // writeFile replaces name with data and permission bits perm atomically:
 // readers see either the old file or the whole new one, and after a crash the
@@ -36,6 +42,19 @@ func writeFile(r *os.Root, name string, data []byte, perm fs.FileMode) (err erro
 			r.Remove(tmp)
 		}
 	}()
+	if err := writeSynced(f, data, perm); err != nil {
+		return err
+	}
+	if err := r.Rename(tmp, name); err != nil {
+		return err
+	}
+	return syncDir(r, dir)
+}
+
+// writeSynced writes data to the new file f, gives it mode perm, makes it
+// durable and closes it.
+func writeSynced(f *os.File, data []byte, perm fs.FileMode) error {
+	defer f.Close()
 	if _, err := f.Write(data); err != nil {
 		return err
 	}
@@ -49,13 +68,7 @@ func writeFile(r *os.Root, name string, data []byte, perm fs.FileMode) (err erro
 	if err := f.Sync(); err != nil {
 		return err
 	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := r.Rename(tmp, name); err != nil {
-		return err
-	}
-	return syncDir(r, dir)
+	return f.Close()
 }
 
 // createTemp creates a new, empty file next to base in dir. Being in the same
@@ -157,4 +170,58 @@ func syncOpened(open func() (*os.File, error)) error {
 		err = cerr
 	}
 	return err
+}
+
+// moveAside renames base, in the directory d, to a new hidden name beside
+// it and returns that name.
+func moveAside(d *os.File, base string) (string, error) {
+	for range 10 {
+		name := fmt.Sprintf(".%s%s%08x", base, asideMarker, rand.Uint32())
+		err := renameNoReplace(d, base, name)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return name, err
+	}
+	return "", fmt.Errorf("move %s aside: too many collisions", base)
+}
+
+// syncFile fsyncs the open directory d.
+func syncFile(d *os.File) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	return d.Sync()
+}
+
+// removeAsides deletes the files moved aside from name whose content has
+// the hash before: copies of what the journal saved. Others (a late write
+// nobody kept) stay.
+func removeAsides(r *os.Root, name, before string) error {
+	dir, base := filepath.Split(name)
+	dir = filepath.Clean(dir)
+	d, err := r.Open(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	ents, err := d.ReadDir(-1)
+	d.Close()
+	if err != nil {
+		return err
+	}
+	prefix := "." + base + asideMarker
+	var errs []error
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), prefix) || !e.Type().IsRegular() {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if data, err := r.ReadFile(p); err == nil && changeset.Hash(data) == before {
+			errs = append(errs, removeFile(r, p))
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -11,34 +11,29 @@ import (
 	"slices"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
-	"github.com/anvil-dev/anvil/internal/session"
+	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
 // Commit writes set to the workspace as one journaled, all-or-nothing step
-// (see the package doc) and returns the committed entry, recorded in sess.
+// (see the package doc) and returns the committed entry. The caller holds
+// the workspace's lock (see [Journal.Lock]), taken before the change set's
+// last validation, so that nothing another Anvil run does falls between
+// the two.
 //
 // Every file must still match the base its change was loaded with;
-// otherwise Commit returns a [*ConflictError] and writes nothing. Changes
+// otherwise Commit returns a [*ConflictError] and writes nothing. The check
+// is made again for each file at the moment it is replaced (the file is
+// moved aside first, then compared), so a save landing during the commit is
+// either a conflict or kept in the journal for undo, never lost. Changes
 // that would leave their file as it is are skipped; if none is left, the
-// result is [ErrNothingToCommit]. sess must live under the journal's
-// sessions base, where Recover and Undo look for entries.
+// result is [ErrNothingToCommit].
 //
-// The check and the writes are not one atomic step: an editor saving a file
-// in the milliseconds between them would lose that save. No portable file
-// system call closes the gap; keeping it short is what the lock-check-write
-// order does.
-//
-// ctx bounds the wait for the workspace lock and the checks. Once files are
-// being written, cancellation is ignored so that the commit ends whole.
-func (j *Journal) Commit(ctx context.Context, sess *session.Session, set *changeset.Set, message string) (*Entry, error) {
-	if err := j.checkSession(sess); err != nil {
-		return nil, err
+// ctx bounds the checks. Once files are being written, cancellation is
+// ignored so that the commit ends whole.
+func (j *Journal) Commit(ctx context.Context, lock *Lock, set *changeset.Set, message string) (*Entry, error) {
+	if lock == nil || lock.fl == nil || !lock.fl.Locked() {
+		return nil, errors.New("commit: the workspace lock is not held")
 	}
-	unlock, err := j.lock(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
 	if _, err := j.settled(); err != nil {
 		return nil, err
 	}
@@ -57,23 +52,7 @@ func (j *Journal) Commit(ctx context.Context, sess *session.Session, set *change
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return j.run(r, sess.Dir, ops, message, "")
-}
-
-// checkSession makes sure entries written to sess will be found again.
-func (j *Journal) checkSession(sess *session.Session) error {
-	base, err := filepath.Abs(j.base)
-	if err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	dir, err := filepath.Abs(sess.Dir)
-	if err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	if filepath.Dir(dir) != base {
-		return fmt.Errorf("commit: session %s is not under the sessions base %s", sess.Dir, j.base)
-	}
-	return nil
+	return j.run(r, ops, message, "")
 }
 
 // op is one file to write or remove, whoever asked for it: a change set on
@@ -101,6 +80,9 @@ func (j *Journal) commitOps(r *os.Root, set *changeset.Set) ([]*op, error) {
 	for _, c := range set.Changes() {
 		if c.Unchanged() {
 			continue
+		}
+		if err := workspace.CheckWritable(c.Path); err != nil {
+			return nil, fmt.Errorf("commit: %w", err)
 		}
 		p, err := j.root.Resolve(c.Path)
 		if err != nil {

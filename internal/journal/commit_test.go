@@ -3,10 +3,12 @@ package journal
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -146,7 +148,7 @@ func TestCommitConflict(t *testing.T) {
 			tt.meddle(f)
 			want := snapshot(t, f.dir)
 
-			_, err := f.j.Commit(context.Background(), f.sess, set, "conflicting")
+			_, err := f.commitSet(f.j, set, "conflicting")
 			var ce *ConflictError
 			if !errors.As(err, &ce) {
 				t.Fatalf("err = %v, want a *ConflictError", err)
@@ -155,8 +157,8 @@ func TestCommitConflict(t *testing.T) {
 				t.Errorf("conflict = %+v, want paths %v", ce, tt.want)
 			}
 			f.sameTree(want)
-			if _, err := os.Stat(f.sess.Path("journal")); !errors.Is(err, fs.ErrNotExist) {
-				t.Errorf("journal written despite the conflict (stat: %v)", err)
+			if es := f.entries(); len(es) != 0 {
+				t.Errorf("journal written despite the conflict: %+v", es)
 			}
 		})
 	}
@@ -180,7 +182,7 @@ func TestCommitFailureRollsBack(t *testing.T) {
 		return nil
 	}
 
-	_, err := f.j.Commit(context.Background(), f.sess, set, "failing")
+	_, err := f.commitSet(f.j, set, "failing")
 	if !errors.Is(err, errDisk) {
 		t.Fatalf("err = %v, want %v", err, errDisk)
 	}
@@ -197,19 +199,18 @@ func TestCommitFailureRollsBack(t *testing.T) {
 func TestCommitNothing(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, "", nil, map[string]string{"a.txt": "a\n"})
-	_, err := f.j.Commit(context.Background(), f.sess, f.load(put("a.txt", "a\n")), "no-op")
+	_, err := f.commitSet(f.j, f.load(put("a.txt", "a\n")), "no-op")
 	if !errors.Is(err, ErrNothingToCommit) {
 		t.Errorf("err = %v, want ErrNothingToCommit", err)
 	}
 }
 
-func TestCommitSessionElsewhere(t *testing.T) {
+// Commit needs the lock held: it is taken before the last validation.
+func TestCommitNeedsTheLock(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, "", nil, map[string]string{"a.txt": "a\n"})
-	other := newFixture(t, "", nil, nil)
-	_, err := f.j.Commit(context.Background(), other.sess, f.load(put("a.txt", "b\n")), "lost")
-	if err == nil {
-		t.Fatal("commit into a session outside the base succeeded")
+	if _, err := f.j.Commit(context.Background(), nil, f.load(put("a.txt", "b\n")), "unlocked"); err == nil {
+		t.Fatal("a commit without the lock succeeded")
 	}
 	if got := f.read("a.txt"); got != "a\n" {
 		t.Errorf("a.txt = %q, want it untouched", got)
@@ -220,20 +221,22 @@ func TestCommitWaitsForLock(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, "", nil, map[string]string{"a.txt": "a\n"})
 	// Another process holding the lock looks the same: flock locks belong
-	// to open files, not processes.
-	unlock, err := New(f.root, f.base, nil).lock(context.Background())
+	// to open files, not processes. Another run has another session.
+	other, err := New(f.root, Options{StateDir: f.state}).Lock(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	_, err = f.j.Commit(ctx, f.sess, f.load(put("a.txt", "b\n")), "blocked")
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v, want the wait to time out", err)
+	var holder string
+	_, err = f.j.Lock(ctx, func(h string) { holder = h })
+	var held *HeldError
+	if !errors.As(err, &held) || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(holder, fmt.Sprintf("pid %d", os.Getpid())) {
+		t.Fatalf("err = %v, holder %q; want the wait to time out, naming the holder", err, holder)
 	}
 	if got := f.read("a.txt"); got != "a\n" {
 		t.Errorf("a.txt = %q, want it untouched", got)
 	}
-	unlock()
+	other.Unlock()
 	f.commit("unblocked", put("a.txt", "b\n"))
 }

@@ -8,11 +8,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
-	"github.com/anvil-dev/anvil/internal/session"
+	"github.com/anvil-dev/anvil/internal/state"
+	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
 // State is how far an entry got. An entry moves from [Prepared] to
@@ -46,8 +49,8 @@ const (
 // Entry is one journaled commit, as recorded in its manifest.
 type Entry struct {
 	Version int `json:"version"`
-	// ID is "<session id>/<seq>", unique under a sessions base. It comes
-	// from the entry's location, not from the manifest.
+	// ID is the entry's sequence number in its workspace's journal
+	// ("000012"). It comes from the entry's location, not the manifest.
 	ID string `json:"-"`
 	// Root is the workspace's absolute, symlink-free directory.
 	Root string `json:"root"`
@@ -69,6 +72,10 @@ type Entry struct {
 	// Kept lists the files recovery did not restore because they had been
 	// changed after the crash. Their old content is still in the entry.
 	Kept []string `json:"kept,omitempty"`
+	// Late lists the files a program wrote to while the commit replaced
+	// them (into the old file, already moved aside): what it wrote is the
+	// saved content, so undo restores it.
+	Late []string `json:"late,omitempty"`
 
 	dir string // holds the manifest and the saved contents
 }
@@ -144,61 +151,102 @@ func (e *Entry) readSaved(f File) ([]byte, error) {
 	return data, nil
 }
 
-// loadEntry reads the entry in dir, whose ID is id.
-func loadEntry(dir, id string) (*Entry, error) {
-	data, err := os.ReadFile(filepath.Join(dir, manifestFile))
+// loadEntry reads the entry in dir, whose ID is id, and checks it before
+// anything acts on it: private to the user (see package state), of this
+// format, for the workspace at root, naming only paths inside it that a
+// change set may write, with saved contents inside the entry. A newer
+// format is a [*FormatError].
+func loadEntry(dir, id, root string) (*Entry, error) {
+	mpath := filepath.Join(dir, manifestFile)
+	for _, p := range []string{dir, mpath} {
+		if err := state.CheckPrivate(p); err != nil {
+			return nil, fmt.Errorf("journal entry %s: %w", id, err)
+		}
+	}
+	data, err := os.ReadFile(mpath)
 	if err != nil {
 		return nil, err
 	}
 	e := &Entry{}
 	if err := json.Unmarshal(data, e); err != nil {
-		return nil, fmt.Errorf("journal %s: %w", id, err)
+		return nil, fmt.Errorf("journal entry %s: unreadable manifest: %w", id, err)
 	}
 	if e.Version != formatVersion {
-		return nil, fmt.Errorf("journal %s: unsupported format version %d", id, e.Version)
+		return nil, &FormatError{Entry: dir, Version: e.Version}
 	}
 	e.ID, e.dir = id, dir
+	if err := e.validate(root); err != nil {
+		return nil, fmt.Errorf("journal entry %s: %w", id, err)
+	}
 	return e, nil
 }
 
-// scan returns the entries of workspace root in every session under base,
-// oldest first. Manifests it cannot read are returned as problems beside the
-// entries; they may belong to any workspace, so callers decide whether that
-// matters. A missing base means no entries.
-func scan(base, root string) (entries []*Entry, problems []error, err error) {
-	sessions, err := os.ReadDir(base)
+// validate refuses an entry that could make a replay write anything but
+// the workspace's own files.
+func (e *Entry) validate(root string) error {
+	if e.Root != root {
+		return fmt.Errorf("is for %s, not %s", e.Root, root)
+	}
+	switch e.State {
+	case Prepared, Committed, RolledBack, Undone:
+	default:
+		return fmt.Errorf("unknown state %q", e.State)
+	}
+	for _, f := range e.Files {
+		if err := workspace.CheckWritable(f.Path); err != nil {
+			return err
+		}
+		if f.Existed {
+			if !savedName.MatchString(f.Saved) || len(f.BeforeHash) != 64 {
+				return fmt.Errorf("%s: bad saved content reference %q", f.Path, f.Saved)
+			}
+		}
+	}
+	for _, d := range e.Dirs {
+		if err := workspace.CheckWritable(d + "/x"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var savedName = regexp.MustCompile(`^` + savedDir + `/[0-9]+(-late)?$`)
+
+// FormatError is an entry written by a newer Anvil, which this one cannot
+// read safely.
+type FormatError struct {
+	Entry   string
+	Version int
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("journal entry %s has format %d, newer than this Anvil reads (%d): use the Anvil that wrote it, or move the entry away if you are sure it is settled", e.Entry, e.Version, formatVersion)
+}
+
+// scan returns the workspace's entries, oldest first, and the problems
+// with entries it could not use (unreadable, planted, newer): they are
+// never acted on.
+func (j *Journal) scan() (entries []*Entry, problems []error, err error) {
+	seqs, err := os.ReadDir(j.dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("journal: %w", err)
 	}
-	for _, s := range sessions {
-		if !s.IsDir() {
+	for _, q := range seqs {
+		if !q.IsDir() || !entryName.MatchString(q.Name()) {
 			continue
 		}
-		jdir := filepath.Join(base, s.Name(), session.JournalDir)
-		seqs, err := os.ReadDir(jdir)
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				problems = append(problems, err)
-			}
-			continue
-		}
-		for _, q := range seqs {
-			if !q.IsDir() {
-				continue
-			}
-			e, err := loadEntry(filepath.Join(jdir, q.Name()), s.Name()+"/"+q.Name())
-			switch {
-			case errors.Is(err, fs.ErrNotExist):
-				// A crash during prepare, before the manifest existed:
-				// no user file was touched yet.
-			case err != nil:
-				problems = append(problems, err)
-			case e.Root == root:
-				entries = append(entries, e)
-			}
+		e, err := loadEntry(filepath.Join(j.dir, q.Name()), q.Name(), j.root.Dir())
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			// A crash during prepare, before the manifest existed: no user
+			// file was touched yet.
+		case err != nil:
+			problems = append(problems, err)
+		default:
+			entries = append(entries, e)
 		}
 	}
 	markUndone(entries)
@@ -206,6 +254,33 @@ func scan(base, root string) (entries []*Entry, problems []error, err error) {
 		return cmp.Or(a.Time.Compare(b.Time), cmp.Compare(a.ID, b.ID))
 	})
 	return entries, problems, nil
+}
+
+var entryName = regexp.MustCompile(`^[0-9]{6,}$`)
+
+// settled returns the workspace's entries, or an error when one awaits
+// recovery ([ErrRecoveryNeeded]) or could not be read: it may be an
+// interrupted commit, and going on could have its recovery roll files back
+// over new work. Call it with the lock held, so that a Prepared entry means
+// a crash.
+func (j *Journal) settled() ([]*Entry, error) {
+	entries, problems, err := j.scan()
+	if err != nil {
+		return nil, err
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("journal of %s: %w", j.root.Dir(), errors.Join(problems...))
+	}
+	var ids []string
+	for _, e := range entries {
+		if e.State == Prepared {
+			ids = append(ids, e.ID)
+		}
+	}
+	if len(ids) > 0 {
+		return nil, fmt.Errorf("%w (%s)", ErrRecoveryNeeded, strings.Join(ids, ", "))
+	}
+	return entries, nil
 }
 
 // markUndone sets the state of entries reverted by a committed undo entry.

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
-	"github.com/anvil-dev/anvil/internal/session"
 	"github.com/anvil-dev/anvil/internal/testfs"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
@@ -28,23 +27,23 @@ func clock() func() time.Time {
 	}
 }
 
-// fixture is a workspace with its journal and a session under a sessions
-// base of its own.
+// fixture is a workspace with its journal, under a state directory of its
+// own.
 type fixture struct {
-	t    *testing.T
-	dir  string
-	root *workspace.Root
-	base string
-	j    *Journal
-	sess *session.Session
+	t     *testing.T
+	dir   string
+	root  *workspace.Root
+	state string
+	j     *Journal
 }
 
 // newFixture builds a workspace holding files (see [testfs.Write]) whose
-// sessions live under base ("" for a new temporary one).
-func newFixture(t *testing.T, base string, now func() time.Time, files map[string]string) *fixture {
+// journal lives under the state directory stateDir ("" for a new
+// temporary one).
+func newFixture(t *testing.T, stateDir string, now func() time.Time, files map[string]string) *fixture {
 	t.Helper()
-	if base == "" {
-		base = t.TempDir()
+	if stateDir == "" {
+		stateDir = filepath.Join(t.TempDir(), "state")
 	}
 	if now == nil {
 		now = clock()
@@ -54,21 +53,17 @@ func newFixture(t *testing.T, base string, now func() time.Time, files map[strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess, err := session.New(base, now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &fixture{t: t, dir: root.Dir(), root: root, base: base, j: New(root, base, now), sess: sess}
+	return &fixture{t: t, dir: root.Dir(), root: root, state: stateDir, j: New(root, Options{StateDir: stateDir, Now: now})}
 }
 
-// newSession starts another session under the fixture's base.
-func (f *fixture) newSession() *session.Session {
-	f.t.Helper()
-	sess, err := session.New(f.base, f.j.now())
+// commitSet commits set under the workspace lock, as the gate does.
+func (f *fixture) commitSet(j *Journal, set *changeset.Set, msg string) (*Entry, error) {
+	lock, err := j.Lock(context.Background(), nil)
 	if err != nil {
-		f.t.Fatal(err)
+		return nil, err
 	}
-	return sess
+	defer lock.Unlock()
+	return j.Commit(context.Background(), lock, set, msg)
 }
 
 func put(path, content string) changeset.Spec {
@@ -92,7 +87,7 @@ func (f *fixture) load(specs ...changeset.Spec) *changeset.Set {
 // commit loads specs and commits them, failing the test on error.
 func (f *fixture) commit(msg string, specs ...changeset.Spec) *Entry {
 	f.t.Helper()
-	e, err := f.j.Commit(context.Background(), f.sess, f.load(specs...), msg)
+	e, err := f.commitSet(f.j, f.load(specs...), msg)
 	if err != nil {
 		f.t.Fatalf("commit %q: %v", msg, err)
 	}
@@ -120,7 +115,12 @@ func (f *fixture) crash(set *changeset.Set, n int) {
 			panic(r)
 		}
 	}()
-	f.j.Commit(context.Background(), f.sess, set, "crashing")
+	lock, err := f.j.Lock(context.Background(), nil)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer lock.Unlock() // the kernel's part when a process dies
+	f.j.Commit(context.Background(), lock, set, "crashing")
 	f.t.Fatal("commit did not crash")
 }
 
@@ -154,7 +154,7 @@ func (f *fixture) read(rel string) string {
 // entries returns the workspace's journal entries.
 func (f *fixture) entries() []*Entry {
 	f.t.Helper()
-	es, problems, err := scan(f.base, f.dir)
+	es, problems, err := f.j.scan()
 	if err := errors.Join(append(problems, err)...); err != nil {
 		f.t.Fatal(err)
 	}

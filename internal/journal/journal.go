@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,82 +13,181 @@ import (
 
 	"github.com/gofrs/flock"
 
-	"github.com/anvil-dev/anvil/internal/session"
+	"github.com/anvil-dev/anvil/internal/state"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
-// lockRetry is how often a process waiting for another one's commit checks
-// the lock again. A commit takes milliseconds, so waiting is short, and
-// polling is all flock offers without blocking past ctx.
+// lockRetry is how often a process waiting for another one's lock checks
+// again. flock offers no wait bounded by a context, only polling.
 const lockRetry = 25 * time.Millisecond
 
+// Options configure a Journal.
+type Options struct {
+	// StateDir is Anvil's state directory (see package state); the journal
+	// of a workspace lives in StateDir/journal/<key>.
+	StateDir string
+	// Now is the clock stamped on entries; nil means time.Now.
+	Now func() time.Time
+}
+
 // Journal commits, recovers and undoes change sets for one workspace. Its
-// entries live in the session directories under a sessions base, which all
-// Anvil runs share so that a later run can recover or undo an earlier one.
+// entries and its lock live in a directory of the state directory that
+// belongs to this workspace alone, so nothing another workspace's journal
+// holds can affect this one.
 type Journal struct {
 	root *workspace.Root
-	base string
-	now  func() time.Time
+	dir  string // this workspace's journal directory
+	opts Options
 
 	// beforeApply, when set by tests, runs before the i-th file of a commit
 	// is written; an error makes the commit fail there and roll back.
 	beforeApply func(i int, path string) error
+	// beforeSwap, when set by tests, runs between moving a file aside and
+	// putting the new one in its place: the window a user's save can fall
+	// into.
+	beforeSwap func(path string)
 }
 
-// New returns the journal of root whose sessions live under sessionsBase
-// ([session.DefaultBase] if empty). now is the clock stamped on entries;
-// nil means [time.Now].
-func New(root *workspace.Root, sessionsBase string, now func() time.Time) *Journal {
-	if sessionsBase == "" {
-		sessionsBase = session.DefaultBase
+// New returns the journal of root.
+func New(root *workspace.Root, opts Options) *Journal {
+	if opts.Now == nil {
+		opts.Now = time.Now
 	}
-	if now == nil {
-		now = time.Now
-	}
-	return &Journal{root: root, base: filepath.Clean(sessionsBase), now: now}
+	return &Journal{root: root, dir: Dir(opts.StateDir, root.Dir()), opts: opts}
 }
 
-// lock takes the workspace's lock, waiting for another process to release it
-// until ctx is done. The lock is an flock, so the kernel drops it when its
-// holder dies, and a crashed commit never blocks the next run.
-func (j *Journal) lock(ctx context.Context) (unlock func(), err error) {
-	dir := filepath.Join(j.base, "locks")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("journal lock: %w", err)
+// Dir returns the journal directory of the workspace at root: a name
+// derived from a hash of the root, readable for humans by its base name.
+func Dir(stateDir, root string) string {
+	sum := sha256.Sum256([]byte(root))
+	name := hex.EncodeToString(sum[:8]) + "-" + sanitize(filepath.Base(root))
+	return filepath.Join(stateDir, "journal", name)
+}
+
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == '/' || r == 0x7f {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+// rootFile names the file in a journal directory that records the
+// workspace root it belongs to.
+const rootFile = "workspace"
+
+// open makes the journal directory ready: created private if missing,
+// refused if someone else owns it or can write to it, or if it belongs to
+// another workspace.
+func (j *Journal) open() error {
+	for _, d := range []string{j.opts.StateDir, filepath.Join(j.opts.StateDir, "journal"), j.dir} {
+		if err := state.EnsureDir(d); err != nil {
+			return fmt.Errorf("journal: %w", err)
+		}
 	}
-	// Keyed by the root's hash: one lock per workspace, whatever its path's
-	// length or characters.
-	sum := sha256.Sum256([]byte(j.root.Dir()))
-	fl := flock.New(filepath.Join(dir, hex.EncodeToString(sum[:12])+".lock"))
-	ok, err := fl.TryLockContext(ctx, lockRetry)
-	if err == nil && !ok { // unreachable: TryLockContext errs instead
-		err = fmt.Errorf("not acquired")
+	p := filepath.Join(j.dir, rootFile)
+	data, err := os.ReadFile(p)
+	if errors.Is(err, os.ErrNotExist) {
+		// Another process may create it at the same moment: then it is
+		// read and checked like any existing one.
+		if err = publishOnce(p, []byte(j.root.Dir()+"\n")); !errors.Is(err, os.ErrExist) {
+			return err
+		}
+		data, err = os.ReadFile(p)
+	}
+	if err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	if err := state.CheckPrivate(p); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	if strings.TrimSpace(string(data)) != j.root.Dir() {
+		return fmt.Errorf("journal: %s belongs to %s, not %s", j.dir, strings.TrimSpace(string(data)), j.root.Dir())
+	}
+	return nil
+}
+
+// Lock is the workspace's lock, held by one Anvil process at a time: from
+// the last validation of a change set to the end of its commit, and for an
+// undo or a recovery. It is an flock, so the kernel drops it when its
+// holder dies, and a crash never blocks the next run.
+type Lock struct {
+	fl *flock.Flock
+}
+
+// Unlock releases the lock. Safe to call more than once.
+func (l *Lock) Unlock() {
+	if l != nil && l.fl != nil {
+		_ = l.fl.Unlock()
+	}
+}
+
+// HeldError says another process holds the workspace's lock.
+type HeldError struct {
+	Holder string // who, as the holder recorded it ("anvil (pid 123) since 10:03:12")
+	Err    error  // why the wait ended
+}
+
+func (e *HeldError) Error() string {
+	return fmt.Sprintf("another Anvil run is committing in this workspace (%s): %v", e.Holder, e.Err)
+}
+
+func (e *HeldError) Unwrap() error { return e.Err }
+
+// Lock takes the workspace's lock, waiting until ctx ends for a holder to
+// release it. waiting, if set, is called once if the lock is held, with
+// who holds it.
+func (j *Journal) Lock(ctx context.Context, waiting func(holder string)) (*Lock, error) {
+	if err := j.open(); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(j.dir, "lock")
+	fl := flock.New(path)
+	ok, err := fl.TryLock()
+	if err == nil && !ok {
+		holder := readHolder(path)
+		if waiting != nil {
+			waiting(holder)
+		}
+		ok, err = fl.TryLockContext(ctx, lockRetry)
+		if err != nil && ctx.Err() != nil {
+			return nil, &HeldError{Holder: holder, Err: ctx.Err()}
+		}
+	}
+	if err == nil && !ok {
+		err = errors.New("not acquired")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("journal lock for %s: %w", j.root.Dir(), err)
 	}
-	// Unlock also closes the file; a failure to unlock is harmless since
-	// the lock ends with the process at the latest.
-	return func() { _ = fl.Unlock() }, nil
+	// Record who holds it, for whoever waits next.
+	if f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0o600); err == nil {
+		fmt.Fprintf(f, "%s (pid %d) since %s\n", filepath.Base(os.Args[0]), os.Getpid(), j.opts.Now().Format("15:04:05"))
+		f.Close()
+	}
+	return &Lock{fl: fl}, nil
 }
 
-// settled returns the workspace's entries, or [ErrRecoveryNeeded] if an
-// interrupted commit is waiting for recovery. Call it with the lock held, so
-// that a Prepared entry means a crash. Unreadable manifests are ignored here:
-// they belong to no known workspace, and Recover reports them.
-func (j *Journal) settled() ([]*Entry, error) {
-	entries, _, err := scan(j.base, j.root.Dir())
+func readHolder(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil || len(data) == 0 {
+		return "holder unknown"
+	}
+	return strings.TrimSpace(string(data))
+}
+
+// publishOnce creates the file p with data, whole or not at all: written
+// to a temporary file first and linked into place, which fails with
+// os.ErrExist if p exists, so a reader never sees it half-written.
+func publishOnce(p string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp-")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var ids []string
-	for _, e := range entries {
-		if e.State == Prepared {
-			ids = append(ids, e.ID)
-		}
+	defer os.Remove(f.Name())
+	if err := writeSynced(f, data, 0o600); err != nil {
+		return err
 	}
-	if len(ids) > 0 {
-		return nil, fmt.Errorf("%w (%s)", ErrRecoveryNeeded, strings.Join(ids, ", "))
-	}
-	return entries, nil
+	return os.Link(f.Name(), p)
 }

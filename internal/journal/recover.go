@@ -23,18 +23,18 @@ type Recovery struct {
 	Kept []string
 }
 
-// Recover rolls back the workspace's commits that a crash interrupted, in
-// any session under the sessions base, newest first, and reports what it
-// did. Entries of other workspaces are left alone. Running it again finds
-// nothing to do. Manifests it cannot read are reported in the error, beside
-// the recoveries it managed.
+// Recover rolls back the workspace's commits that a crash interrupted,
+// newest first, and reports what it did. Running it again finds nothing to
+// do. Entries it cannot use (unreadable, planted by someone else, written
+// by a newer Anvil, naming paths outside the workspace) are never acted on:
+// they are reported in the error, beside the recoveries it managed.
 func (j *Journal) Recover(ctx context.Context) ([]Recovery, error) {
-	unlock, err := j.lock(ctx)
+	lock, err := j.Lock(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
-	defer unlock()
-	entries, problems, err := scan(j.base, j.root.Dir())
+	defer lock.Unlock()
+	entries, problems, err := j.scan()
 	if err != nil {
 		return nil, err
 	}
@@ -80,6 +80,13 @@ func recoverEntry(r *os.Root, e *Entry) (Recovery, error) {
 		}
 		switch {
 		case atBefore(o, f):
+		case !o.exists && f.Existed && !f.Deleted:
+			// Moved aside and not yet replaced when the crash came: the
+			// journal has the content.
+			if err := restore(r, e, f); err != nil {
+				return rec, fmt.Errorf("recover %s: restore %s: %w", e.ID, f.Path, err)
+			}
+			rec.Restored = append(rec.Restored, f.Path)
 		case atAfter(o, f):
 			if err := restore(r, e, f); err != nil {
 				return rec, fmt.Errorf("recover %s: restore %s: %w", e.ID, f.Path, err)
@@ -88,6 +95,9 @@ func recoverEntry(r *os.Root, e *Entry) (Recovery, error) {
 		default:
 			rec.Kept = append(rec.Kept, f.Path)
 		}
+	}
+	for _, f := range e.Files {
+		_ = removeAsides(r, filepath.FromSlash(f.Path), f.BeforeHash)
 	}
 	pruneDirs(r, osPaths(e.Dirs))
 	e.Kept = rec.Kept

@@ -43,7 +43,7 @@ func TestRecover(t *testing.T) {
 			} else {
 				// Every file written, the crash came before the manifest
 				// said committed.
-				e, err := f.j.Commit(context.Background(), f.sess, set, "crashing")
+				e, err := f.commitSet(f.j, set, "crashing")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -55,7 +55,7 @@ func TestRecover(t *testing.T) {
 			f.write(".a.txt"+tempMarker+"0badf00d", "half")
 
 			// Until recovered, commit and undo refuse to run.
-			if _, err := f.j.Commit(context.Background(), f.sess, f.load(put("c.txt", "x")), "later"); !errors.Is(err, ErrRecoveryNeeded) {
+			if _, err := f.commitSet(f.j, f.load(put("c.txt", "x")), "later"); !errors.Is(err, ErrRecoveryNeeded) {
 				t.Errorf("commit before recovery: err = %v, want ErrRecoveryNeeded", err)
 			}
 			if _, err := f.j.Undo(context.Background()); !errors.Is(err, ErrRecoveryNeeded) {
@@ -137,7 +137,7 @@ func TestRecoverKeepsLaterEdits(t *testing.T) {
 func TestRecoverOtherWorkspace(t *testing.T) {
 	t.Parallel()
 	a := newFixture(t, "", nil, crashFiles())
-	b := newFixture(t, a.base, a.j.now, map[string]string{"b.txt": "b\n"})
+	b := newFixture(t, a.state, a.j.opts.Now, map[string]string{"b.txt": "b\n"})
 	a.crash(crashChanges(a), 2)
 	crashed := snapshot(t, a.dir)
 

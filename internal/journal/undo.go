@@ -5,24 +5,24 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 )
 
-// Undo reverts the workspace's latest committed entry, across sessions, and
-// returns it, now [Undone]. Calling it again reverts the one before.
+// Undo reverts the workspace's latest committed entry and returns it, now
+// [Undone]. Calling it again reverts the one before.
 //
 // Every file of the entry must still be as the commit left it; otherwise
 // Undo returns a [*ConflictError] naming the changed files and writes
 // nothing. With no committed entry left, the error is [ErrNothingToUndo].
-// The revert is journaled like a commit, in the reverted entry's session;
-// its entry ID is the result's UndoneBy.
+// The revert is journaled like a commit; its entry ID is the result's
+// UndoneBy. A mode the user changed since the commit is kept: undo reverts
+// the commit, not the user.
 func (j *Journal) Undo(ctx context.Context) (*Entry, error) {
-	unlock, err := j.lock(ctx)
+	lock, err := j.Lock(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
-	defer unlock()
+	defer lock.Unlock()
 	entries, err := j.settled()
 	if err != nil {
 		return nil, err
@@ -43,9 +43,8 @@ func (j *Journal) Undo(ctx context.Context) (*Entry, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	sessDir := filepath.Dir(filepath.Dir(target.dir))
 	msg := fmt.Sprintf("undo %s: %s", target.ID, target.Message)
-	u, err := j.run(r, sessDir, ops, msg, target.ID)
+	u, err := j.run(r, ops, msg, target.ID)
 	if err != nil {
 		return nil, fmt.Errorf("undo %s: %w", target.ID, err)
 	}
@@ -92,6 +91,9 @@ func undoOps(r *os.Root, e *Entry) ([]*op, error) {
 				return nil, fmt.Errorf("undo: %w", err)
 			}
 			o.newMode = f.Mode
+			if o.exists && f.AfterMode != 0 && o.mode != f.AfterMode {
+				o.newMode = o.mode // chmodded since the commit
+			}
 		}
 		ops = append(ops, o)
 	}

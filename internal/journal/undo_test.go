@@ -58,12 +58,11 @@ func TestUndo(t *testing.T) {
 func TestUndoAcrossSessions(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, "", nil, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
-	other := newFixture(t, f.base, f.j.now, map[string]string{"x.txt": "x\n"})
+	other := newFixture(t, f.state, f.j.opts.Now, map[string]string{"x.txt": "x\n"})
 
 	f.commit("in the first session", put("a.txt", "a1\n"))
-	later := New(f.root, f.base, f.j.now)
-	sess := f.newSession()
-	second, err := later.Commit(context.Background(), sess, f.load(put("b.txt", "b1\n")), "in the second session")
+	later := New(f.root, Options{StateDir: f.state, Now: f.j.opts.Now})
+	second, err := f.commitSet(later, f.load(put("b.txt", "b1\n")), "in the second session")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,14 +134,14 @@ func TestUndoNothing(t *testing.T) {
 		// setup returns the journal to undo with.
 		setup func(t *testing.T, f *fixture) *Journal
 	}{
-		{"no sessions base", func(t *testing.T, f *fixture) *Journal {
-			return New(f.root, filepath.Join(t.TempDir(), "none"), nil)
+		{"no state directory yet", func(t *testing.T, f *fixture) *Journal {
+			return New(f.root, Options{StateDir: filepath.Join(t.TempDir(), "none")})
 		}},
 		{"no journal", func(t *testing.T, f *fixture) *Journal { return f.j }},
 		{"only a rolled-back commit", func(t *testing.T, f *fixture) *Journal {
 			f.j.beforeApply = func(int, string) error { return errors.New("fail") }
 			defer func() { f.j.beforeApply = nil }()
-			if _, err := f.j.Commit(context.Background(), f.sess, f.load(put("a.txt", "b\n")), "failing"); err == nil {
+			if _, err := f.commitSet(f.j, f.load(put("a.txt", "b\n")), "failing"); err == nil {
 				t.Fatal("commit did not fail")
 			}
 			return f.j

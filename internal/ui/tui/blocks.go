@@ -77,7 +77,7 @@ func (b *toolBlock) live() bool { return b.result == nil && !b.cut }
 
 // running returns the call's cycle still waiting for its verdict, or nil.
 func (b *toolBlock) running() *shadowCheck {
-	if n := len(b.checks); n > 0 && b.checks[n-1].ev.Stage == "validating" {
+	if n := len(b.checks); n > 0 && b.checks[n-1].ev.Stage != "result" {
 		return b.checks[n-1]
 	}
 	return nil
@@ -149,9 +149,9 @@ func (c *shadowCheck) render(width int, st *styles, spin string, live bool) stri
 	var mark string
 	style := st.Faint
 	switch {
-	case c.ev.Stage == "validating" && !live:
+	case c.ev.Stage != "result" && !live:
 		mark, line = "·", line+" (stopped)"
-	case c.ev.Stage == "validating":
+	case c.ev.Stage != "result": // validating, or waiting for the lock
 		mark, style = spin, st.Warn
 	case c.ev.Verdict == "clean":
 		mark, style = "✓", st.OK

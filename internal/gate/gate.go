@@ -1,0 +1,66 @@
+// Package gate is the one place that decides whether a change set reaches
+// the user's files: it validates it in the shadow workspace and, only if
+// the verdict is clean, commits it through the journal, holding the
+// workspace's lock from the validation to the end of the commit so that
+// nothing another Anvil run does falls between the two. The CLI's
+// 'anvil check --commit' and the Executor's commit both go through here.
+package gate
+
+import (
+	"context"
+
+	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/journal"
+	"github.com/anvil-dev/anvil/internal/shadow"
+)
+
+// Gate validates and commits change sets for one workspace.
+type Gate struct {
+	validator *shadow.Validator
+	journal   *journal.Journal
+}
+
+// New returns a gate over a workspace's validator and journal.
+func New(v *shadow.Validator, j *journal.Journal) *Gate {
+	return &Gate{validator: v, journal: j}
+}
+
+// Check validates set and writes nothing. attempt numbers the try for the
+// shadow log.
+func (g *Gate) Check(ctx context.Context, set *changeset.Set, attempt int) (*shadow.Result, error) {
+	return g.validator.Validate(ctx, set, attempt)
+}
+
+// Outcome is what Commit did.
+type Outcome struct {
+	// Result is the validation's verdict, nil if the lock was never taken.
+	Result *shadow.Result
+	// Entry is the commit, nil unless the verdict was clean and the commit
+	// went through.
+	Entry *journal.Entry
+}
+
+// Commit takes the workspace's lock (waiting, if set, is told who holds
+// it while Commit waits), validates set and, if the verdict is clean,
+// commits it with message before releasing the lock. A verdict that is
+// not clean writes nothing and is no error: the outcome carries it. The
+// error is the journal's: a [*journal.ConflictError] when a file changed
+// since the change set was read, [journal.ErrNothingToCommit], or a
+// failure.
+func (g *Gate) Commit(ctx context.Context, set *changeset.Set, attempt int, message string, waiting func(holder string)) (Outcome, error) {
+	lock, err := g.journal.Lock(ctx, waiting)
+	if err != nil {
+		return Outcome{}, err
+	}
+	defer lock.Unlock()
+	res, err := g.validator.Validate(ctx, set, attempt)
+	if err != nil {
+		return Outcome{}, err
+	}
+	out := Outcome{Result: res}
+	if res.Verdict != shadow.Clean {
+		return out, nil
+	}
+	out.Entry, err = g.journal.Commit(ctx, lock, set, message)
+	return out, err
+}

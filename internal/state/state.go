@@ -1,0 +1,73 @@
+// Package state locates and guards Anvil's durable state: the commit
+// journal and the workspace locks, which must survive a reboot (the power
+// loss the journal exists for) and must not be something another user can
+// plant. It lives in $ANVIL_STATE_DIR, else $XDG_STATE_HOME/anvil, else
+// ~/.local/state/anvil, in directories private to the user (0700) that
+// Anvil refuses to use when someone else owns them or can write to them.
+package state
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// Dir returns Anvil's state directory. getenv is os.Getenv outside tests.
+func Dir(getenv func(string) string) string {
+	if d := getenv("ANVIL_STATE_DIR"); d != "" {
+		return d
+	}
+	if d := getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "anvil")
+	}
+	return filepath.Join(getenv("HOME"), ".local", "state", "anvil")
+}
+
+// UnsafeError says a state path is not private to the user.
+type UnsafeError struct {
+	Path   string
+	Reason string
+}
+
+func (e *UnsafeError) Error() string {
+	return fmt.Sprintf("%s %s; Anvil keeps its journal only where no one else can write (fix: remove it, or set ANVIL_STATE_DIR to a directory of your own)", e.Path, e.Reason)
+}
+
+// EnsureDir creates dir and its missing parents with mode 0700 and checks
+// that dir is private: a real directory (not a symlink), owned by the
+// user, writable by no one else. Parents that already exist (the home
+// directory) are not judged, only the ones the state lives in.
+func EnsureDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	return CheckPrivate(dir)
+}
+
+// CheckPrivate checks that path (a directory or a file) is owned by the
+// user, writable by no one else, and not a symlink.
+func CheckPrivate(path string) error {
+	info, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	if info.Mode()&fs.ModeSymlink != 0 {
+		return &UnsafeError{Path: path, Reason: "is a symlink"}
+	}
+	if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+		return &UnsafeError{Path: path, Reason: fmt.Sprintf("is owned by another user (uid %d)", st.Uid)}
+	}
+	if info.Mode().Perm()&0o022 != 0 {
+		return &UnsafeError{Path: path, Reason: fmt.Sprintf("can be written by others (mode %v)", info.Mode().Perm())}
+	}
+	return nil
+}
+
+// IsUnsafe reports whether err is an [*UnsafeError].
+func IsUnsafe(err error) bool {
+	var u *UnsafeError
+	return errors.As(err, &u)
+}
