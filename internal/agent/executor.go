@@ -9,10 +9,10 @@ import (
 
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/event"
+	"github.com/anvil-dev/anvil/internal/gate"
 	"github.com/anvil-dev/anvil/internal/journal"
 	"github.com/anvil-dev/anvil/internal/llm"
 	"github.com/anvil-dev/anvil/internal/plan"
-	"github.com/anvil-dev/anvil/internal/gate"
 	"github.com/anvil-dev/anvil/internal/shadow"
 	"github.com/anvil-dev/anvil/internal/textdiff"
 	"github.com/anvil-dev/anvil/internal/tools"

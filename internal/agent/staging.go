@@ -18,9 +18,9 @@ import (
 // in which file; nothing reaches the disk until a clean commit. It
 // implements tools.Stager.
 type Staging struct {
-	root *workspace.Root
-	gate *gate.Gate
-	events    event.Sink
+	root   *workspace.Root
+	gate   *gate.Gate
+	events event.Sink
 	// allowed are the paths the Executor may write.
 	allowed map[string]bool
 
