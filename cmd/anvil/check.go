@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -77,6 +75,10 @@ func runCheck(cmd *cobra.Command, opts checkOptions, file string) error {
 		return err
 	}
 	set, err := changeset.Load(a.Root, specs)
+	var stale *changeset.StaleError
+	if errors.As(err, &stale) {
+		return &exitError{code: exitRejected, err: fmt.Errorf("nothing checked or written: %w", err)}
+	}
 	if err != nil {
 		return badInput("%v", err)
 	}
@@ -146,18 +148,11 @@ func readChangeSet(stdin io.Reader, file string) ([]changeset.Spec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read change set: %w", err)
 	}
-	var doc struct {
-		Changes []changeset.Spec `json:"changes"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&doc); err != nil {
+	specs, err := changeset.Parse(data)
+	if err != nil {
 		return nil, fmt.Errorf("change set %s: %v (want {\"changes\": [{\"path\": ..., \"content\": ...} | {\"path\": ..., \"delete\": true}]})", file, err)
 	}
-	if len(doc.Changes) == 0 {
-		return nil, fmt.Errorf("change set %s has no changes", file)
-	}
-	return doc.Changes, nil
+	return specs, nil
 }
 
 // recoverCrashed rolls back commits a crash interrupted, before anything

@@ -97,6 +97,9 @@ func (s *Staging) apply(specs []changeset.Spec) error {
 		if err != nil {
 			return err
 		}
+		if err := workspace.CheckWritable(p.Rel); err != nil {
+			return fmt.Errorf("nothing was staged: %w", err)
+		}
 		if !s.allowed[p.Rel] {
 			return fmt.Errorf("%s is not among the plan's files; nothing was staged", p.Rel)
 		}

@@ -10,8 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"sort"
+	"strings"
+
+	"github.com/aymanbagabas/go-udiff/lcs"
 
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
@@ -94,6 +96,22 @@ type Spec struct {
 	Path    string  `json:"path"`
 	Content *string `json:"content,omitempty"`
 	Delete  bool    `json:"delete,omitempty"`
+	// BaseSHA256, if set, is the SHA-256 (hex) of the content the change
+	// was made from, or "absent" for a file that did not exist: a change
+	// set computed earlier (rename_symbol's) is refused if the file has
+	// changed since, rather than written over a later edit.
+	BaseSHA256 string `json:"base_sha256,omitempty"`
+}
+
+// Absent is the BaseSHA256 of a file that does not exist.
+const Absent = "absent"
+
+// StaleError names files that no longer have the content their change was
+// made from.
+type StaleError struct{ Paths []string }
+
+func (e *StaleError) Error() string {
+	return fmt.Sprintf("changed since the change set was made (base_sha256 differs): %s", strings.Join(e.Paths, ", "))
 }
 
 // Load resolves each spec inside root, reads the current content of its file
@@ -103,6 +121,7 @@ type Spec struct {
 func Load(root *workspace.Root, specs []Spec) (*Set, error) {
 	s := New()
 	var errs []error
+	stale := &StaleError{}
 	for i, sp := range specs {
 		c, err := loadOne(root, sp)
 		if err != nil {
@@ -113,9 +132,24 @@ func Load(root *workspace.Root, specs []Spec) (*Set, error) {
 			errs = append(errs, fmt.Errorf("change %d: %s appears more than once", i+1, c.Path))
 			continue
 		}
+		if sp.BaseSHA256 != "" && sp.BaseSHA256 != c.BaseHash() {
+			stale.Paths = append(stale.Paths, c.Path)
+		}
 		s.Put(c)
 	}
+	if len(stale.Paths) > 0 {
+		errs = append(errs, stale)
+	}
 	return s, errors.Join(errs...)
+}
+
+// BaseHash is what a Spec's BaseSHA256 names for this change: the hash of
+// its base, or [Absent].
+func (c *Change) BaseHash() string {
+	if !c.BaseExists {
+		return Absent
+	}
+	return Hash(c.Base)
 }
 
 func loadOne(root *workspace.Root, sp Spec) (*Change, error) {
@@ -131,6 +165,9 @@ func loadOne(root *workspace.Root, sp Spec) (*Change, error) {
 	}
 	if p.Rel == "." {
 		return nil, fmt.Errorf("%s: the workspace root is not a file", sp.Path)
+	}
+	if err := workspace.CheckWritable(p.Rel); err != nil {
+		return nil, err
 	}
 	c := &Change{Path: p.Rel, Delete: sp.Delete}
 	if sp.Content != nil {
@@ -153,7 +190,7 @@ func (c *Change) ReadBase(root *workspace.Root) error {
 	if err != nil {
 		return err
 	}
-	info, err := os.Stat(p.Abs)
+	info, err := root.Stat(p.Rel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		c.Base, c.BaseExists, c.BaseMode = nil, false, 0o644
@@ -165,7 +202,7 @@ func (c *Change) ReadBase(root *workspace.Root) error {
 	case !info.Mode().IsRegular():
 		return fmt.Errorf("%s is not a regular file", c.Path)
 	}
-	data, err := os.ReadFile(p.Abs)
+	data, err := root.ReadFile(p.Rel)
 	if err != nil {
 		return err
 	}
@@ -182,15 +219,71 @@ func Hash(data []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// MatchLineEndings rewrites Content to use CRLF line endings when the base
-// file does and the new content uses bare LF throughout, so a model that
-// writes "\n" does not flip a Windows-style file.
+// MatchLineEndings gives the new content the line endings of its base
+// where the content has none of its own: a model writes "\n", and a file
+// with "\r\n" lines must not change in every line for it. When the base
+// uses "\r\n" throughout, every line gets it; when it mixes both, each
+// line keeps the ending of the base line it corresponds to (by a line
+// diff), and a new line takes the ending of the line before it. Content
+// that has "\r\n" itself, or a base without any, is left as it is.
 func (c *Change) MatchLineEndings() {
-	if c.Delete || !c.BaseExists || !bytes.Contains(c.Base, []byte("\r\n")) {
+	if c.Delete || !c.BaseExists || !bytes.Contains(c.Base, crlf) {
 		return
 	}
-	if bytes.Contains(c.Content, []byte("\r\n")) || !bytes.Contains(c.Content, []byte("\n")) {
+	if bytes.Contains(c.Content, crlf) || !bytes.Contains(c.Content, []byte("\n")) {
 		return
 	}
-	c.Content = bytes.ReplaceAll(c.Content, []byte("\n"), []byte("\r\n"))
+	if bytes.Count(c.Base, crlf) == bytes.Count(c.Base, []byte("\n")) {
+		c.Content = bytes.ReplaceAll(c.Content, []byte("\n"), crlf)
+		return
+	}
+	c.Content = keepEndings(c.Base, c.Content)
+}
+
+var crlf = []byte("\r\n")
+
+// keepEndings returns content (all "\n") with each line ending as in the
+// base line it aligns with.
+func keepEndings(base, content []byte) []byte {
+	var baseText []string
+	var baseCR []bool
+	for _, l := range strings.SplitAfter(string(base), "\n") {
+		if l == "" {
+			continue
+		}
+		cr := strings.HasSuffix(l, "\r\n")
+		baseCR = append(baseCR, cr)
+		baseText = append(baseText, strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r")+"\n")
+	}
+	lines := strings.SplitAfter(string(content), "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	// cr[i]: whether new line i ends in \r\n; aligned lines copy the base.
+	cr := make([]bool, len(lines))
+	aligned := make([]bool, len(lines))
+	prevOld, prevNew := 0, 0
+	mark := func(oldEnd, newEnd int) { // equal stretch: old[prevOld:oldEnd] = new[prevNew:newEnd]
+		for k := 0; prevNew+k < newEnd && prevOld+k < oldEnd; k++ {
+			cr[prevNew+k], aligned[prevNew+k] = baseCR[prevOld+k], true
+		}
+	}
+	for _, d := range lcs.DiffLines(baseText, lines) {
+		mark(d.Start, d.ReplStart)
+		prevOld, prevNew = d.End, d.ReplEnd
+	}
+	mark(len(baseText), len(lines))
+	var b bytes.Buffer
+	for i, l := range lines {
+		if !aligned[i] && i > 0 {
+			cr[i] = cr[i-1]
+		} else if !aligned[i] && len(baseCR) > 0 {
+			cr[i] = baseCR[0]
+		}
+		if cr[i] && strings.HasSuffix(l, "\n") {
+			l = strings.TrimSuffix(l, "\n") + "\r\n"
+		}
+		b.WriteString(l)
+	}
+	return b.Bytes()
 }

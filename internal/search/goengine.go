@@ -22,7 +22,7 @@ func (s *Searcher) searchGo(ctx context.Context, p *plan, col *collector) error 
 		if p.glob != nil && !p.glob.match(p.start.Rel) {
 			return nil
 		}
-		r, err := newScanner(m, p, &counted, s.bound).file(ctx, p.start.Abs, p.start.Rel)
+		r, err := newScanner(m, p, &counted, s.bound).file(ctx, s.root, p.start.Rel)
 		if err != nil && err != errBound {
 			return err
 		}
@@ -67,7 +67,7 @@ func (s *Searcher) searchGo(ctx context.Context, p *plan, col *collector) error 
 				if walkCtx.Err() != nil {
 					continue // stopping: drain what the walker had queued
 				}
-				r, err := sc.file(walkCtx, e.Abs, e.Rel)
+				r, err := sc.file(walkCtx, s.root, e.Rel)
 				if err == errBound && stopped.CompareAndSwap(false, true) {
 					cancel()
 				}

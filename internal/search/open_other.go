@@ -4,8 +4,10 @@ package search
 
 import (
 	"io"
-	"os"
+
+	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
-// openFile opens a file for the Go engine to read once, start to end.
-func openFile(path string) (io.ReadCloser, error) { return os.Open(path) }
+// openFile opens a file for the Go engine to read once, start to end,
+// confined to the root.
+func openFile(root *workspace.Root, rel string) (io.ReadCloser, error) { return root.OpenFile(rel) }

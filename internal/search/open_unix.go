@@ -5,24 +5,23 @@ package search
 import (
 	"io"
 	"syscall"
+
+	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
-// openFile opens a file for the Go engine to read once, start to end.
-// os.Open costs five more system calls per file than this (fcntl calls and
-// an epoll registration that fails for regular files, then more fcntl calls
-// on Close); over a large tree of small files they add up to a good part of
-// the search time.
-func openFile(path string) (io.ReadCloser, error) {
-	for {
-		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		return fdFile(fd), nil
+// openFile opens a file for the Go engine to read once, start to end,
+// confined to the root at the moment of the open (see
+// [workspace.Root.OpenFD]): a directory swapped for a symlink during the
+// walk cannot lead the read outside. os.Open would cost five more system
+// calls per file (fcntl calls and an epoll registration that fails for
+// regular files, then more fcntl calls on Close); over a large tree of
+// small files they add up to a good part of the search time.
+func openFile(root *workspace.Root, rel string) (io.ReadCloser, error) {
+	fd, err := root.OpenFD(rel)
+	if err != nil {
+		return nil, err
 	}
+	return fdFile(fd), nil
 }
 
 // fdFile is a file descriptor read with plain, blocking system calls.

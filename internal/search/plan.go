@@ -94,6 +94,9 @@ func (p *plan) setGlob(root *workspace.Root, glob string) error {
 		return nil
 	}
 	narrow := path.Join(p.start.Rel, base)
+	if inGitDir(narrow) {
+		return &workspace.PathError{Path: glob, Err: errors.New("the .git directory is never searched")}
+	}
 	np, err := root.Resolve(narrow)
 	if err != nil || np.Rel != narrow {
 		return nil // through a symlink: leave it to the filter, which finds nothing

@@ -1,6 +1,8 @@
 package search
 
 import (
+	"github.com/anvil-dev/anvil/internal/workspace"
+
 	"bytes"
 	"context"
 	"errors"
@@ -49,10 +51,11 @@ type fileResult struct {
 	count   int
 }
 
-// file searches the file at abs, reported as rel. A file that cannot be
-// read contributes nothing, as in ripgrep with --no-messages.
-func (s *scanner) file(ctx context.Context, abs, rel string) (fileResult, error) {
-	f, err := openFile(abs)
+// file searches the file at rel in root. A file that cannot be read (or
+// opened inside the root) contributes nothing, as in ripgrep with
+// --no-messages.
+func (s *scanner) file(ctx context.Context, root *workspace.Root, rel string) (fileResult, error) {
+	f, err := openFile(root, rel)
 	if err != nil {
 		return fileResult{}, nil
 	}

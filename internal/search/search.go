@@ -21,10 +21,12 @@
 package search
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"os/exec"
 	"runtime"
+	"strings"
 
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
@@ -204,5 +206,61 @@ func (s *Searcher) Search(ctx context.Context, q Query) (*Result, error) {
 		return nil, err
 	}
 	col.finish(res)
+	if s.rg != "" {
+		s.confine(res)
+	}
 	return res, nil
+}
+
+// confine checks ripgrep's matches against the files as read inside the
+// root. rg opens files by path, following whatever a directory on the way
+// is at that moment: a directory swapped for a symlink while it runs could
+// make it read a file outside. Every match shown must be in a file that
+// opens inside the root (see [workspace.Root.OpenFile]) and have its text
+// on that line there; the others are dropped. Each file is read once, a
+// line at a time.
+func (s *Searcher) confine(res *Result) {
+	byPath := map[string][]int{} // path → indexes into res.Matches
+	var order []string
+	for i, m := range res.Matches {
+		if _, ok := byPath[m.Path]; !ok {
+			order = append(order, m.Path)
+		}
+		byPath[m.Path] = append(byPath[m.Path], i)
+	}
+	keep := make([]bool, len(res.Matches))
+	for _, p := range order {
+		f, err := s.root.OpenFile(p)
+		if err != nil {
+			continue
+		}
+		idx := byPath[p] // in line order: matches are sorted
+		r := bufio.NewReader(f)
+		for n, k := 1, 0; k < len(idx); n++ {
+			line, err := r.ReadString('\n')
+			for k < len(idx) && res.Matches[idx[k]].Line == n {
+				keep[idx[k]] = strings.Contains(comparable(line), comparable(strings.Trim(res.Matches[idx[k]].Text, "…")))
+				k++
+			}
+			if err != nil {
+				break
+			}
+		}
+		f.Close()
+	}
+	kept := res.Matches[:0]
+	for i, m := range res.Matches {
+		if keep[i] {
+			kept = append(kept, m)
+		}
+	}
+	res.Matches = kept
+}
+
+// comparable drops what may differ between a line as read and as an
+// engine shows it: invalid UTF-8 (shown as U+FFFD) and the line ending.
+func comparable(s string) string {
+	s = strings.ToValidUTF8(s, "")
+	s = strings.ReplaceAll(s, "\uFFFD", "")
+	return strings.TrimRight(s, "\r\n")
 }

@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"io/fs"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -90,7 +89,7 @@ func (t *ASTSearch) searchFile(ctx context.Context, f *astFile, req *astRequest)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	info, err := os.Stat(f.abs)
+	info, err := t.root.Stat(f.rel)
 	if err != nil {
 		f.skipped = "unreadable"
 		return nil
@@ -99,7 +98,7 @@ func (t *ASTSearch) searchFile(ctx context.Context, f *astFile, req *astRequest)
 		f.skipped = "too large"
 		return nil
 	}
-	src, err := os.ReadFile(f.abs)
+	src, err := t.root.ReadFile(f.rel)
 	if err != nil {
 		f.skipped = "unreadable"
 		return nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -102,7 +101,7 @@ func (t *Diagnostics) Run(ctx context.Context, p DiagnosticsParams) (Result, err
 			}
 			rel, _ := t.root.Rel(path)
 			data.Checked = append(data.Checked, rel)
-			text, _ := os.ReadFile(path)
+			text, _ := t.root.ReadFile(rel)
 			for _, d := range ds {
 				if d.Severity > lsp.SeverityWarning {
 					continue
@@ -151,9 +150,14 @@ func (t *Diagnostics) sourceFiles(ctx context.Context, paths []string) ([]string
 			r := pathError(err)
 			return nil, false, &r
 		}
-		info, err := os.Stat(rp.Abs)
+		info, err := t.root.Stat(rp.Rel)
 		if err != nil {
 			r := fileError(p, err)
+			return nil, false, &r
+		}
+		if !info.IsDir() && !info.Mode().IsRegular() {
+			// A FIFO named like source: a server reading it would block.
+			r := Errorf("%s is not a regular file (%s); only files are checked", rp.Rel, info.Mode().Type())
 			return nil, false, &r
 		}
 		if !info.IsDir() {

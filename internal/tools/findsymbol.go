@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -115,7 +114,7 @@ func (t *FindSymbol) report(ctx context.Context, site symbolSite, name string) (
 	if err == nil {
 		var defs, refs []lsp.Location
 		err = srv.Query(ctx, []servers.Doc{{Path: abs}}, func(c servers.Navigator) error {
-			data, err := os.ReadFile(abs)
+			data, err := t.loc.root.ReadFile(site.Path)
 			if err != nil {
 				return err
 			}
@@ -178,8 +177,18 @@ func (t *FindSymbol) toSites(locs []lsp.Location, limit int) ([]symbolSite, int)
 		}
 		data, ok := texts[rel]
 		if !ok {
-			data, _ = os.ReadFile(l.URI.Path())
+			// The server's path is judged as text only so far; the read
+			// resolves it inside the root, so a symlinked directory that
+			// leads out (src/vendor -> ../../outside) shows nothing.
+			if data, err = t.loc.root.ReadFile(rel); err != nil {
+				texts[rel] = nil
+				omitted++
+				continue
+			}
 			texts[rel] = data
+		} else if data == nil {
+			omitted++
+			continue
 		}
 		line, _ := lineOf(data, l.Range.Start.Line+1)
 		out = append(out, symbolSite{Path: rel, Line: l.Range.Start.Line + 1, Column: lsp.ByteColumn(data, l.Range.Start), Text: strings.TrimSpace(line)})
@@ -201,7 +210,7 @@ var identRE = regexp.MustCompile(`[\p{L}_$][\p{L}\p{N}_$]*`)
 
 // wordAt returns the identifier at site's line and column.
 func (t *FindSymbol) wordAt(site symbolSite) string {
-	data, err := os.ReadFile(t.loc.root.Abs(site.Path))
+	data, err := t.loc.root.ReadFile(site.Path)
 	if err != nil {
 		return ""
 	}

@@ -41,7 +41,7 @@ func (l locator) siteAt(path string, line, column int, name string) (symbolSite,
 	if !ok {
 		return symbolSite{}, &res
 	}
-	data, err := os.ReadFile(p.Abs)
+	data, err := l.root.ReadFile(p.Rel)
 	if err != nil {
 		r := fileError(path, err)
 		return symbolSite{}, &r
@@ -100,7 +100,7 @@ func (l locator) declarations(ctx context.Context, name, under string) ([]symbol
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		data, err := os.ReadFile(l.root.Abs(rel))
+		data, err := l.root.ReadFile(rel)
 		if err != nil || len(data) > maxParseSize || !bytes.Contains(data, word) {
 			continue // cheap filter: most files never mention the name
 		}

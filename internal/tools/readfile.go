@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/anvil-dev/anvil/internal/workspace"
@@ -62,7 +61,7 @@ func (t *ReadFile) Run(ctx context.Context, p ReadFileParams) (Result, error) {
 	if !ok {
 		return res, nil
 	}
-	f, err := os.Open(path.Abs)
+	f, err := t.root.OpenFile(path.Rel)
 	if err != nil {
 		return fileError(p.Path, err), nil
 	}
@@ -205,7 +204,7 @@ func resolveFile(root *workspace.Root, p string) (workspace.Path, Result, bool) 
 	if err != nil {
 		return path, pathError(err), false
 	}
-	info, err := os.Stat(path.Abs)
+	info, err := root.Stat(path.Rel)
 	if err != nil {
 		return path, fileError(p, err), false
 	}

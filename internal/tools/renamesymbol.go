@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
@@ -81,7 +80,7 @@ func (t *RenameSymbol) Run(ctx context.Context, p RenameSymbolParams) (Result, e
 	}
 	var edit *lsp.WorkspaceEdit
 	err = srv.Query(ctx, docs, func(c servers.Navigator) error {
-		data, _, err := currentContent(t.stager, abs, site.Path, os.ReadFile)
+		data, _, err := currentContent(t.stager, t.loc.root, site.Path)
 		if err != nil {
 			return err
 		}
@@ -165,7 +164,7 @@ func (t *RenameSymbol) specs(edit *lsp.WorkspaceEdit) ([]changeset.Spec, error) 
 		if c, ok := contents[rel]; ok {
 			return rel, c, nil
 		}
-		c, _, err := currentContent(t.stager, uri.Path(), rel, os.ReadFile)
+		c, _, err := currentContent(t.stager, t.loc.root, rel)
 		return rel, c, err
 	}
 	apply := func(uri lsp.DocumentURI, edits []lsp.TextEdit) error {
@@ -226,5 +225,16 @@ func (t *RenameSymbol) specs(edit *lsp.WorkspaceEdit) ([]changeset.Spec, error) 
 		specs = append(specs, changeset.Spec{Path: rel, Delete: true})
 	}
 	sort.Slice(specs, func(i, j int) bool { return specs[i].Path < specs[j].Path })
+	if t.stager == nil {
+		// A change set to be checked or committed later names the
+		// contents it was made from, so that it cannot go over a later
+		// edit (see changeset.Spec.BaseSHA256).
+		for i := range specs {
+			specs[i].BaseSHA256 = changeset.Absent
+			if data, err := t.loc.root.ReadFile(specs[i].Path); err == nil {
+				specs[i].BaseSHA256 = changeset.Hash(data)
+			}
+		}
+	}
 	return specs, nil
 }

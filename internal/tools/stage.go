@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"github.com/anvil-dev/anvil/internal/workspace"
+
 	"context"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
@@ -22,13 +24,13 @@ type Stager interface {
 
 // currentContent returns what path holds from the model's point of view:
 // its staged content if the stager has one, else the file on disk.
-func currentContent(st Stager, abs, rel string, read func(string) ([]byte, error)) ([]byte, bool, error) {
+func currentContent(st Stager, root *workspace.Root, rel string) ([]byte, bool, error) {
 	if st != nil {
 		if content, deleted, ok := st.Staged(rel); ok {
 			return content, !deleted, nil
 		}
 	}
-	data, err := read(abs)
+	data, err := root.ReadFile(rel)
 	if err != nil {
 		return nil, false, err
 	}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strconv"
 	"strings"
 
@@ -83,7 +82,7 @@ func (t *TextSearch) Run(ctx context.Context, p TextSearchParams) (Result, error
 	if err != nil {
 		return pathError(err), nil
 	}
-	if res, ok := checkSearchPath(start, p.Path); !ok {
+	if res, ok := checkSearchPath(t.root, start, p.Path); !ok {
 		return res, nil
 	}
 	res, err := t.searcher.Search(ctx, search.Query{
@@ -112,15 +111,15 @@ func (t *TextSearch) Run(ctx context.Context, p TextSearchParams) (Result, error
 
 // checkSearchPath reports on a path that does not exist, and refuses a
 // binary file named directly (one met while walking is skipped quietly).
-func checkSearchPath(start workspace.Path, given string) (Result, bool) {
-	info, err := os.Stat(start.Abs)
+func checkSearchPath(root *workspace.Root, start workspace.Path, given string) (Result, bool) {
+	info, err := root.Stat(start.Rel)
 	if err != nil {
 		return fileError(displayPath(given), err), false
 	}
-	if info.IsDir() || !info.Mode().IsRegular() {
+	if info.IsDir() {
 		return Result{}, true
 	}
-	f, err := os.Open(start.Abs)
+	f, err := root.OpenFile(start.Rel)
 	if err != nil {
 		return fileError(given, err), false
 	}

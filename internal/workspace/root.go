@@ -33,6 +33,7 @@ func (e *PathError) Unwrap() error { return e.Err }
 // Root is a workspace directory. Its zero value is not usable; call [New].
 type Root struct {
 	dir string // absolute, symlinks resolved
+	rootHandles
 }
 
 // New returns the workspace rooted at dir, which must be an existing directory.
