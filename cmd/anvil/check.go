@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -59,7 +58,7 @@ Exit status: 0 clean, 1 rejected (or the commit was refused), 2 unverified
 }
 
 func runCheck(cmd *cobra.Command, opts checkOptions, file string) error {
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(cmd.Context(), stopSignals()...)
 	defer stop()
 
 	specs, err := readChangeSet(cmd.InOrStdin(), file)

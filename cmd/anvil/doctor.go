@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -59,7 +58,7 @@ func runDoctor(cmd *cobra.Command, opts doctorOptions) error {
 	if opts.timeout <= 0 {
 		return badInput("--timeout must be greater than zero")
 	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(cmd.Context(), stopSignals()...)
 	defer stop()
 	if streamIsTerminal(cmd.ErrOrStderr()) && !opts.json {
 		fmt.Fprintln(cmd.ErrOrStderr(), "anvil doctor: starting the language servers…")

@@ -105,7 +105,7 @@ func execute(cmd *cobra.Command, a *app.App, provider llm.Provider, o runOptions
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	events, approver, screen := renderers(ctx, cancel, cmd, o)
+	events, approver, screen := renderers(ctx, cancel, a.Servers.KillAll, cmd, o)
 	if screen != nil {
 		defer screen.Close()
 	}
@@ -117,6 +117,9 @@ func execute(cmd *cobra.Command, a *app.App, provider llm.Provider, o runOptions
 		return err
 	}
 	done, err := orch.Run(ctx, request)
+	// The run is over: its servers go now, not when the user leaves the
+	// screen, which may be never.
+	a.StopServers()
 	if screen != nil {
 		// The screen stays until the user leaves it; then the summary is
 		// printed on the normal screen. A failure of the screen itself does
@@ -143,7 +146,7 @@ func execute(cmd *cobra.Command, a *app.App, provider llm.Provider, o runOptions
 // line per event otherwise. screen is the TUI, or nil; the caller waits
 // for it once the run has returned. cancel stops the run (the TUI's
 // Ctrl-C).
-func renderers(ctx context.Context, cancel func(), cmd *cobra.Command, o runOptions) (_ event.Sink, _ agent.Approver, screen *tui.UI) {
+func renderers(ctx context.Context, cancel, killServers func(), cmd *cobra.Command, o runOptions) (_ event.Sink, _ agent.Approver, screen *tui.UI) {
 	var approver agent.Approver = ui.NewLineApprover(cmd.InOrStdin(), cmd.ErrOrStderr())
 	if o.yes {
 		approver = ui.AutoApprover{}
@@ -155,8 +158,10 @@ func renderers(ctx context.Context, cancel func(), cmd *cobra.Command, o runOpti
 		opts := tui.Options{
 			Output: cmd.OutOrStdout(),
 			Cancel: cancel,
-			// A second Ctrl-C: the terminal is restored by then.
+			// A second Ctrl-C: the terminal is restored by then. No server
+			// may outlive the exit.
 			Abort: func() {
+				killServers()
 				fmt.Fprintln(cmd.ErrOrStderr(), "anvil: interrupted; committed change sets can be undone with 'anvil undo'")
 				os.Exit(exitInterrupted)
 			},
@@ -188,8 +193,8 @@ func useTUI(out io.Writer, getenv func(string) string) bool {
 	return t != "" && t != "dumb"
 }
 
-// signalHooks say what the first and second signal (SIGINT, SIGTERM) do
-// beyond cancelling the run.
+// signalHooks say what the first and second signal (SIGINT, SIGTERM,
+// SIGHUP from a closed terminal) do beyond cancelling the run.
 type signalHooks struct {
 	// stopping runs on the first signal, e.g. to take down the TUI, which
 	// would otherwise wait for a key nobody will press.
@@ -198,14 +203,18 @@ type signalHooks struct {
 	abort func()
 }
 
-// interruptible returns a context cancelled by the first SIGINT or SIGTERM
+// stopSignals end a run or a command: Ctrl-C, kill, and the hangup of a
+// terminal that was closed.
+func stopSignals() []os.Signal { return []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP} }
+
+// interruptible returns a context cancelled by the first stop signal
 // (the run stops at the next safe point: no file is ever half-written,
 // since commits are atomic); a second one, whenever it comes, runs
 // hooks.abort and exits at once.
 func interruptible(parent context.Context, stderr io.Writer, hooks signalHooks) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(parent)
 	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sig, stopSignals()...)
 	finished := make(chan struct{})
 	go func() {
 		select {

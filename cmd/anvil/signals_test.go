@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -83,6 +84,41 @@ func startBlocked(t *testing.T) (*exec.Cmd, string, io.WriteCloser) {
 	return cmd, real, stdin
 }
 
+// descendants lists the processes below pid.
+func descendants(pid int) []string {
+	parent := map[int]int{}
+	cmd := map[int]string{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// The fields after the command name, which is in parentheses.
+		rest := string(st[strings.LastIndexByte(string(st), ')')+2:])
+		f := strings.Fields(rest)
+		if len(f) > 1 && f[0] != "Z" {
+			parent[p], _ = strconv.Atoi(f[1])
+			c, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+			cmd[p] = strings.ReplaceAll(string(c), "\x00", " ")
+		}
+	}
+	var out []string
+	for p := range parent {
+		for q := parent[p]; q > 1; q = parent[q] {
+			if q == pid {
+				out = append(out, strconv.Itoa(p)+" "+cmd[p])
+				break
+			}
+		}
+	}
+	return out
+}
+
 func waitNoneIn(t *testing.T, dir string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
@@ -113,6 +149,13 @@ func TestNoServerOutlivesAnvil(t *testing.T) {
 		cmd, ws, _ := startBlocked(t)
 		cmd.Process.Signal(os.Interrupt)
 		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+		waitNoneIn(t, ws)
+	})
+	t.Run("SIGHUP", func(t *testing.T) {
+		// The terminal the run was started from is closed.
+		cmd, ws, _ := startBlocked(t)
+		cmd.Process.Signal(syscall.SIGHUP)
 		cmd.Wait()
 		waitNoneIn(t, ws)
 	})

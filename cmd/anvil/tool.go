@@ -4,10 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"os/signal"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -49,7 +47,7 @@ model would be asked to fix), 2 Anvil failed, 3 bad input.`,
 }
 
 func runTool(cmd *cobra.Command, opts toolOptions, args []string) error {
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(cmd.Context(), stopSignals()...)
 	defer stop()
 
 	a, err := app.New(app.Options{Dir: opts.dir})

@@ -72,6 +72,13 @@ func TestTUIDemo(t *testing.T) {
 	scr.expect(t, `+import { Account } from "./types";`)
 	scr.expect(t, "Done: Committed 3 files")
 	scr.expect(t, "q quit")
+	// A run left at its last screen keeps no server: they stop when the
+	// run ends, not when the user leaves.
+	for deadline := time.Now().Add(10 * time.Second); len(descendants(cmd.Process.Pid)) > 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("servers still running at the final screen: %v", descendants(cmd.Process.Pid))
+		}
+	}
 	write(t, tty, "q")
 
 	select {

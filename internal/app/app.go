@@ -139,12 +139,19 @@ func (a *App) sessionFile(name string) *lazyFile {
 	return f
 }
 
-// Close shuts the language servers down (bounded) and frees the parser. It
-// is safe to call more than once.
-func (a *App) Close() error {
+// StopServers shuts the language servers down, within 5 s: each is asked
+// to exit and killed past the bound (see servers.Manager.Shutdown). Safe to
+// call more than once.
+func (a *App) StopServers() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	a.Servers.Shutdown(ctx)
+}
+
+// Close shuts the language servers down (bounded) and frees the parser. It
+// is safe to call more than once.
+func (a *App) Close() error {
+	a.StopServers()
 	a.Parser.Close()
 	for _, f := range a.logs {
 		f.Close()

@@ -2,8 +2,10 @@ package servers
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -263,4 +265,73 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// gopls -remote=auto starts a shared daemon and detaches it; in the
+// server's PID namespace the daemon still dies with it, so nothing is left
+// once the manager shuts down.
+func TestRemoteAutoLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	testfs.Write(t, dir, map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "m.go": "package m\n"})
+	reg := NewRegistry(RegistryOptions{ToolsDir: DefaultToolsDir(os.Getenv), Overrides: []Spec{{Name: "gopls", Args: []string{"-remote=auto"}}}})
+	mgr := NewManager(dir, reg, ManagerOptions{StartTimeout: time.Minute})
+	srv, err := mgr.ForLanguage("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); len(ownProcesses(t, "-listen")) == 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no gopls daemon was started: %v", ownProcesses(t, "gopls"))
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	mgr.Shutdown(ctx)
+	for deadline := time.Now().Add(5 * time.Second); len(ownProcesses(t, "gopls")) > 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("left behind: %v", ownProcesses(t, "gopls"))
+		}
+	}
+}
+
+// ownProcesses lists this test process's descendants whose command line
+// mentions name.
+func ownProcesses(t *testing.T, name string) []string {
+	t.Helper()
+	parent := map[int]int{}
+	cmdline := map[int]string{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(st[strings.LastIndexByte(string(st), ')')+2:]))
+		if len(f) < 2 || f[0] == "Z" {
+			continue
+		}
+		parent[pid], _ = strconv.Atoi(f[1])
+		c, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		cmdline[pid] = strings.ReplaceAll(string(c), "\x00", " ")
+	}
+	var out []string
+	for pid, c := range cmdline {
+		if !strings.Contains(c, name) {
+			continue
+		}
+		for q := parent[pid]; q > 1; q = parent[q] {
+			if q == os.Getpid() {
+				out = append(out, fmt.Sprintf("%d %s", pid, c))
+				break
+			}
+		}
+	}
+	return out
 }
