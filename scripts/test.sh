@@ -20,4 +20,17 @@ go vet ./...
 if [ $# -eq 0 ]; then
   set -- ./...
 fi
-go test -count=1 "$@"
+# Servers already running (an editor's gopls, another session's) are not
+# the suite's; any other left when the tests end outlived its test.
+running=$(scripts/orphans.sh | cut -d' ' -f1 | tr '\n' ' ')
+status=0
+go test -count=1 "$@" || status=$?
+sleep 1 # a server killed as its test ended may still be exiting
+# shellcheck disable=SC2086
+orphans=$(scripts/orphans.sh $running)
+if [ -n "$orphans" ]; then
+  echo "processes left behind by the tests:" >&2
+  echo "$orphans" >&2
+  status=1
+fi
+exit $status

@@ -26,6 +26,7 @@ func (j *Journal) run(r *os.Root, ops []*op, message, undoes string) (*Entry, er
 		}
 		return nil, err
 	}
+	j.step("prepared")
 	if err := mkdirs(r, osPaths(e.Dirs)); err != nil {
 		return nil, j.rollback(r, e, 0, fmt.Errorf("create directories: %w", err))
 	}
@@ -56,9 +57,11 @@ func (j *Journal) run(r *os.Root, ops []*op, message, undoes string) (*Entry, er
 		}
 	}
 	j.keepLateWrites(r, e, asides)
+	j.step("committing")
 	if err := e.setState(Committed); err != nil {
 		return nil, j.rollback(r, e, len(ops), err)
 	}
+	j.step("committed")
 	for _, a := range asides {
 		_ = removeFile(r, a.name)
 	}

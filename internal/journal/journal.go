@@ -46,6 +46,15 @@ type Journal struct {
 	// putting the new one in its place: the window a user's save can fall
 	// into.
 	beforeSwap func(path string)
+	// at, when set by tests, runs at each step of a commit ("prepared",
+	// "committing", "committed"), where a crash is tried.
+	at func(step string)
+}
+
+func (j *Journal) step(name string) {
+	if j.at != nil {
+		j.at(name)
+	}
 }
 
 // New returns the journal of root.

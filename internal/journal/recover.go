@@ -45,6 +45,13 @@ func (j *Journal) Recover(ctx context.Context) ([]Recovery, error) {
 	defer r.Close()
 	var out []Recovery
 	errs := problems
+	if n := len(entries); n > 0 && entries[n-1].State != Prepared {
+		// Killed after the commit was marked, before the files moved aside
+		// were removed: they are copies of what the entry saved.
+		for _, f := range entries[n-1].Files {
+			_ = removeAsides(r, filepath.FromSlash(f.Path), f.BeforeHash)
+		}
+	}
 	for _, e := range slices.Backward(entries) {
 		if e.State != Prepared {
 			continue

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
 // crashFiles and crashChanges make a commit touching every kind of file;
@@ -25,7 +26,16 @@ func crashFiles() map[string]string {
 }
 
 func crashChanges(f *fixture) *changeset.Set {
-	return f.load(put("a.txt", "A\r\nB\r\n"), put("c.txt", "C\n"), put("new/dir/n.txt", "n\n"), del("run.sh"))
+	return f.load(crashSpecs()...)
+}
+
+func crashSpecs() []changeset.Spec {
+	return []changeset.Spec{put("a.txt", "A\r\nB\r\n"), put("c.txt", "C\n"), put("new/dir/n.txt", "n\n"), del("run.sh")}
+}
+
+// changesetFor loads the crash change set in root, outside a test.
+func changesetFor(root *workspace.Root) (*changeset.Set, error) {
+	return changeset.Load(root, crashSpecs())
 }
 
 func TestRecover(t *testing.T) {
