@@ -10,7 +10,7 @@ for p in "$@"; do before[$p]=1; done
 for d in /proc/[0-9]*; do
   pid=${d#/proc/}
   [ -n "${before[$pid]:-}" ] && continue
-  cmd=$(tr '\0' ' ' < "$d/cmdline" 2>/dev/null) || continue
+  { cmd=$(tr '\0' ' ' < "$d/cmdline"); } 2>/dev/null || continue
   case "$cmd" in
     *"tsc --lsp"*|*gopls*|*pyright-langserver*|*tsserver.js*|*typescript-language-server*|*ANVIL_FAKE_LSP*|*.test\ *-test.run=^\$*)
       state=$(awk '{print $3}' "$d/stat" 2>/dev/null || echo Z)

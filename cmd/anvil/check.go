@@ -65,7 +65,8 @@ func runCheck(cmd *cobra.Command, opts checkOptions, file string) error {
 	if err != nil {
 		return badInput("%v", err)
 	}
-	a, err := app.New(app.Options{Dir: opts.dir})
+	status := newStatusLine(cmd.ErrOrStderr())
+	a, err := app.New(app.Options{Dir: opts.dir, Progress: status.progress()})
 	if err != nil {
 		return badInput("%v", err)
 	}
@@ -98,6 +99,7 @@ func runCheck(cmd *cobra.Command, opts checkOptions, file string) error {
 		return err
 	}
 
+	status.clear()
 	out := cmd.OutOrStdout()
 	if opts.json {
 		if err := writeJSON(out, checkJSON{Result: res, Committed: committed != nil}); err != nil {

@@ -50,7 +50,8 @@ func runTool(cmd *cobra.Command, opts toolOptions, args []string) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), stopSignals()...)
 	defer stop()
 
-	a, err := app.New(app.Options{Dir: opts.dir})
+	status := newStatusLine(cmd.ErrOrStderr())
+	a, err := app.New(app.Options{Dir: opts.dir, Progress: status.progress()})
 	if err != nil {
 		return badInput("%v", err)
 	}
@@ -72,6 +73,7 @@ func runTool(cmd *cobra.Command, opts toolOptions, args []string) error {
 		return badInput("%v", err)
 	}
 	res, err := tool.Call(ctx, raw)
+	status.clear()
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("%s: %w", tool.Name(), err)}
 	}

@@ -35,6 +35,9 @@ type Options struct {
 	Now func() time.Time
 	// SessionBase overrides the config's session directory base.
 	SessionBase string
+	// Progress, if set, is told what the gate is doing while a check runs
+	// ("starting tsserver…"), for a terminal's status line.
+	Progress func(string)
 }
 
 // App holds the services of one run. Close releases them.
@@ -86,12 +89,21 @@ func New(opts Options) (*App, error) {
 		ToolsDir:         servers.DefaultToolsDir(opts.Getenv),
 		TypeScriptEngine: servers.Engine(cfg.TypeScriptEngine),
 	})
-	a.Servers = servers.NewManager(root.Dir(), registry, servers.ManagerOptions{Log: serverLog})
+	var onStart func(string)
+	var progress func(shadow.Progress)
+	if opts.Progress != nil {
+		onStart = func(name string) { opts.Progress("starting " + name + "…") }
+		progress = func(p shadow.Progress) { opts.Progress(p.String()) }
+	}
+	a.Servers = servers.NewManager(root.Dir(), registry, servers.ManagerOptions{Log: serverLog, OnStart: onStart})
 	a.Parser = syntax.New(syntax.Options{})
 	a.Validator = shadow.New(root, a.Servers, shadow.NewImportGraph(root, a.Parser), shadow.Options{
-		Timeout: cfg.Timeout(),
-		Log:     shadow.NewLog(shadowLog),
-		Clock:   opts.Now,
+		Timeout:       cfg.Timeout(),
+		LoadTimeout:   cfg.LoadTimeout.Duration,
+		MaxDependants: cfg.MaxDependants,
+		Log:           shadow.NewLog(shadowLog),
+		Clock:         opts.Now,
+		Progress:      progress,
 	})
 	a.Journal = journal.New(root, journal.Options{StateDir: state.Dir(opts.Getenv), Now: opts.Now})
 	a.Gate = gate.New(a.Validator, a.Journal)

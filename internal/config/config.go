@@ -32,8 +32,15 @@ type Config struct {
 	// MaxAttempts is how many commits the Executor may have rejected
 	// before it gives up.
 	MaxAttempts int `toml:"max_attempts,omitempty"`
-	// ValidationTimeout bounds one shadow validation.
+	// ValidationTimeout bounds one shadow validation, from when the
+	// servers are ready.
 	ValidationTimeout Duration `toml:"validation_timeout,omitempty"`
+	// LoadTimeout bounds what comes before: starting the servers and
+	// loading the project.
+	LoadTimeout Duration `toml:"load_timeout,omitempty"`
+	// MaxDependants bounds the dependants one server checks for a change;
+	// a change with more is unverified.
+	MaxDependants int `toml:"max_dependants,omitempty"`
 	// SessionDir is the base directory for session directories.
 	SessionDir string `toml:"session_dir,omitempty"`
 	// TestCommand is how the project runs its tests (shown to the agents).
@@ -67,6 +74,8 @@ func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil
 const (
 	DefaultMaxAttempts       = 3
 	DefaultValidationTimeout = 30 * time.Second
+	DefaultLoadTimeout       = 5 * time.Minute
+	DefaultMaxDependants     = 5000
 )
 
 // Attempts returns MaxAttempts or its default.
@@ -161,6 +170,12 @@ func merge(base, over Config) Config {
 	}
 	if over.ValidationTimeout.Duration != 0 {
 		out.ValidationTimeout = over.ValidationTimeout
+	}
+	if over.LoadTimeout.Duration != 0 {
+		out.LoadTimeout = over.LoadTimeout
+	}
+	if over.MaxDependants != 0 {
+		out.MaxDependants = over.MaxDependants
 	}
 	if over.SessionDir != "" {
 		out.SessionDir = over.SessionDir

@@ -165,6 +165,46 @@ func Keys() []Key {
 			clear: func(c *Config) { c.ValidationTimeout = Duration{} },
 		},
 		{
+			Name: "load_timeout", Description: "bound on starting the servers and loading the project before a validation, as a Go duration (10m)",
+			Default: DefaultLoadTimeout.String(),
+			get: func(c Config) string {
+				if c.LoadTimeout.Duration == 0 {
+					return ""
+				}
+				return c.LoadTimeout.String()
+			},
+			value: func(c Config) any { return c.LoadTimeout },
+			parse: func(c *Config, v string) error {
+				d, err := time.ParseDuration(v)
+				if err != nil || d <= 0 {
+					return fmt.Errorf("load_timeout must be a Go duration greater than zero, such as 5m")
+				}
+				c.LoadTimeout = Duration{d}
+				return nil
+			},
+			clear: func(c *Config) { c.LoadTimeout = Duration{} },
+		},
+		{
+			Name: "max_dependants", Description: "the most files that depend on a change one server checks; a change with more is unverified",
+			Default: strconv.Itoa(DefaultMaxDependants),
+			get: func(c Config) string {
+				if c.MaxDependants == 0 {
+					return ""
+				}
+				return strconv.Itoa(c.MaxDependants)
+			},
+			value: func(c Config) any { return c.MaxDependants },
+			parse: func(c *Config, v string) error {
+				n, err := strconv.Atoi(v)
+				if err != nil || n <= 0 {
+					return fmt.Errorf("max_dependants must be a positive integer")
+				}
+				c.MaxDependants = n
+				return nil
+			},
+			clear: func(c *Config) { c.MaxDependants = 0 },
+		},
+		{
 			Name: "session_dir", Description: "base directory of session directories (ANVIL_SESSION_DIR wins)",
 			Default: session.DefaultBase,
 			get:     func(c Config) string { return c.SessionDir }, value: func(c Config) any { return c.SessionDir },

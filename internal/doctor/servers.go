@@ -16,9 +16,6 @@ import (
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
-// installHint is the fix for a server that is not installed.
-const installHint = "run scripts/install-servers.sh (it installs the servers into %s/bin), or set command in [servers.%s] of .anvil/config.toml to the binary"
-
 // checkServers finds the server of each language (the config's languages,
 // else the detected ones), starts each server once, in parallel, as a run
 // would, and shuts them all down.
@@ -46,11 +43,11 @@ func checkServers(ctx context.Context, root *workspace.Root, cfg config.Config, 
 		case errors.As(err, &ns) && len(ns.Tried) == 0:
 			c.Status = Warn
 			c.Detail = fmt.Sprintf("no language server is configured for %s (%s), so its edits cannot be validated", lang, from)
-			c.Fix = fmt.Sprintf("add a [servers.NAME] table with command and languages = [%q] to .anvil/config.toml", lang)
+			c.Fix = ns.Fix
 		case errors.As(err, &ns):
 			c.Status = Fail
 			c.Detail = fmt.Sprintf("no language server found for %s (%s); tried %s", lang, from, strings.Join(ns.Tried, "; "))
-			c.Fix = fmt.Sprintf(installHint, toolsDir, ns.Servers[0])
+			c.Fix = ns.Fix
 		case err != nil:
 			c.Status, c.Detail = Fail, err.Error()
 		default:
@@ -96,7 +93,7 @@ func checkServers(ctx context.Context, root *workspace.Root, cfg config.Config, 
 			if c.Server.Note != "" {
 				c.Status = Warn
 				c.Detail += "; " + c.Server.Note
-				c.Fix = "run the package manager's install in the project (npm install, pnpm install, yarn) so that its own TypeScript checks it"
+				c.Fix = servers.TSServerFix
 			}
 		}
 		checks[i] = c

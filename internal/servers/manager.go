@@ -16,6 +16,7 @@ type Manager struct {
 	registry *Registry
 	log      io.Writer
 	timeout  time.Duration
+	onStart  func(string)
 
 	mu      sync.Mutex
 	servers map[string]*Server // by spec name
@@ -30,6 +31,9 @@ type ManagerOptions struct {
 	// workspace); zero means 5 minutes: a large workspace loads slowly, and
 	// the bound is for a server that hangs.
 	StartTimeout time.Duration
+	// OnStart, if set, is told the name of each server as it starts (for
+	// a terminal's progress line; it must not block).
+	OnStart func(server string)
 }
 
 // NewManager returns a manager for the workspace at root.
@@ -37,7 +41,7 @@ func NewManager(root string, registry *Registry, opts ManagerOptions) *Manager {
 	if opts.StartTimeout == 0 {
 		opts.StartTimeout = 5 * time.Minute
 	}
-	return &Manager{root: root, registry: registry, log: opts.Log, timeout: opts.StartTimeout, servers: map[string]*Server{}}
+	return &Manager{root: root, registry: registry, log: opts.Log, timeout: opts.StartTimeout, onStart: opts.OnStart, servers: map[string]*Server{}}
 }
 
 // Registry returns the registry the manager resolves servers with.
@@ -59,6 +63,7 @@ func (m *Manager) ForLanguage(language string) (*Server, error) {
 		return s, nil
 	}
 	s := newServer(resolved, m.root, projectFolders(m.root, resolved.Spec), m.log, m.timeout)
+	s.onStart = m.onStart
 	m.servers[resolved.Spec.Name] = s
 	return s, nil
 }

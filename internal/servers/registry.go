@@ -180,19 +180,33 @@ type NoServerError struct {
 	// order they were looked for; Tried says what was looked for, and where.
 	Servers []string
 	Tried   []string
+	// Fix says what the user can do, in the words 'anvil doctor' uses.
+	Fix string
 }
 
 func (e *NoServerError) Error() string {
 	if len(e.Tried) == 0 {
-		return fmt.Sprintf("no language server is configured for %s", e.Language)
+		return fmt.Sprintf("no language server is configured for %s; %s", e.Language, e.Fix)
 	}
-	return fmt.Sprintf("no language server found for %s (tried %s); run scripts/install-servers.sh or see 'anvil doctor'",
-		e.Language, strings.Join(e.Tried, "; "))
+	return fmt.Sprintf("no language server found for %s (tried %s); %s", e.Language, strings.Join(e.Tried, "; "), e.Fix)
 }
+
+// InstallFix is the fix for a server that is not installed.
+func InstallFix(toolsDir, server string) string {
+	return fmt.Sprintf("run scripts/install-servers.sh (it installs the servers into %s/bin), or set command in [servers.%s] of .anvil/config.toml to the binary", toolsDir, server)
+}
+
+// ConfigureFix is the fix for a language no server is configured for.
+func ConfigureFix(language string) string {
+	return fmt.Sprintf("add a [servers.NAME] table with command and languages = [%q] to .anvil/config.toml", language)
+}
+
+// TSServerFix is the fix for a project whose TypeScript has no tsserver.
+const TSServerFix = "run the package manager's install in the project (npm install, pnpm install, yarn) so that its own TypeScript checks it, or scripts/install-servers.sh for Anvil's TypeScript 6 (set ANVIL_TOOLS_DIR if the tools are elsewhere)"
 
 // Resolve returns the server for language in the workspace at root.
 func (r *Registry) Resolve(root, language string) (Resolved, error) {
-	noServer := &NoServerError{Language: language}
+	noServer := &NoServerError{Language: language, Fix: ConfigureFix(language)}
 	for _, spec := range r.candidates(root, language) {
 		path, tried := r.find(root, spec)
 		if path != "" && spec.Mode == ModeTSServer {
@@ -205,6 +219,12 @@ func (r *Registry) Resolve(root, language string) (Resolved, error) {
 		}
 		if path != "" {
 			return Resolved{Spec: spec, Path: path}, nil
+		}
+		if len(noServer.Servers) == 0 {
+			noServer.Fix = InstallFix(r.toolsDir, spec.Name)
+			if spec.Mode == ModeTSServer && strings.Contains(tried, "tsserver.js") {
+				noServer.Fix = TSServerFix
+			}
 		}
 		noServer.Servers = append(noServer.Servers, spec.Name)
 		noServer.Tried = append(noServer.Tried, tried)

@@ -29,6 +29,7 @@ type Server struct {
 	folders  []string
 	log      io.Writer
 	timeout  time.Duration // start-up and readiness bound
+	onStart  func(string)  // told of each start, if set
 
 	// life bounds supervision and start-up; Shutdown cancels it and waits
 	// for the goroutines it bounds.
@@ -238,6 +239,9 @@ func (s *Server) start(done chan struct{}) {
 // launch starts a backend and waits until it is ready.
 func (s *Server) launch(ctx context.Context) (backend, error) {
 	spec := s.resolved.Spec
+	if s.onStart != nil {
+		s.onStart(spec.Name)
+	}
 	if spec.Mode == ModeTSServer {
 		c, err := tsserver.Start(ctx, tsserver.Config{
 			Name: spec.Name, Node: s.resolved.Path, TSServer: spec.tsserver, Dir: s.root, Env: spec.Env, Log: s.log,

@@ -112,7 +112,7 @@ func (r *Registry) withTSServer(root string, spec Spec) (Spec, string, string) {
 			return spec, note, ""
 		}
 	}
-	return spec, "", fmt.Sprintf("tsserver: no tsserver.js in %s; run the package manager's install in the project, or scripts/install-servers.sh for Anvil's TypeScript 6 (set ANVIL_TOOLS_DIR if the tools are elsewhere)", strings.Join(places, " or "))
+	return spec, "", fmt.Sprintf("tsserver: no tsserver.js in %s", strings.Join(places, " or "))
 }
 
 // projectTypeScript returns the major version (0 if none) and version text

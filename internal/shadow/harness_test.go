@@ -38,6 +38,8 @@ type harnessOptions struct {
 	overrides []servers.Spec
 	opts      Options
 	noDeps    bool
+	// toolsDir replaces Anvil's tools directory ("" for the installed one).
+	toolsDir string
 }
 
 func newHarness(t *testing.T, project string, ho harnessOptions) *harness {
@@ -60,10 +62,11 @@ func newHarnessAt(t *testing.T, dir string, ho harnessOptions) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := servers.NewRegistry(servers.RegistryOptions{
-		Overrides: ho.overrides,
-		ToolsDir:  servers.DefaultToolsDir(os.Getenv),
-	})
+	toolsDir := ho.toolsDir
+	if toolsDir == "" {
+		toolsDir = servers.DefaultToolsDir(os.Getenv)
+	}
+	reg := servers.NewRegistry(servers.RegistryOptions{Overrides: ho.overrides, ToolsDir: toolsDir})
 	mgr := servers.NewManager(root.Dir(), reg, servers.ManagerOptions{Log: testLog{t}})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -25,6 +25,7 @@ import (
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/lsp"
 	"github.com/anvil-dev/anvil/internal/servers"
+	"github.com/anvil-dev/anvil/internal/tsserver"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
@@ -332,7 +333,7 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group)
 			return out.unverifiedAll(g, fmt.Sprintf("finding the files that depend on the change failed: %v", err))
 		}
 		if len(deps.Files) > v.opts.MaxDependants {
-			return out.unverifiedAll(g, fmt.Sprintf("the change has more than %d dependants, the most checked at once (max_dependants); none was checked", v.opts.MaxDependants))
+			return out.unverifiedAll(g, fmt.Sprintf("the change has more than %d dependants, the most checked at once; none was checked; fix: raise max_dependants ('anvil config set max_dependants %d')", v.opts.MaxDependants, 4*v.opts.MaxDependants))
 		}
 		req.BaselineKey = snap.Fingerprint
 		for i, d := range deps.Files {
@@ -423,11 +424,16 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group)
 }
 
 func describeFailure(ctx context.Context, server string, err error) string {
+	var notLoaded *servers.NotLoadedError
 	switch {
+	case errors.As(err, &notLoaded):
+		return notLoaded.Error() + "; fix: make it part of a module or project the server loads (a go.mod above it, or a go.work naming its module)"
+	case strings.Contains(err.Error(), "not ready within the load timeout"):
+		return fmt.Sprintf("%s %s; fix: a large project loads slowly: raise load_timeout ('anvil config set load_timeout 10m'); see servers.log in the session directory", server, firstLine(err.Error()))
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return fmt.Sprintf("%s did not answer before the timeout (%s)", server, firstLine(err.Error()))
-	case errors.Is(err, lsp.ErrExited):
-		return fmt.Sprintf("%s crashed during validation (%v)", server, firstLine(err.Error()))
+		return fmt.Sprintf("%s did not answer before the timeout (%s); fix: raise validation_timeout ('anvil config set validation_timeout 60s') if the check is large, else the server hangs: see servers.log in the session directory", server, firstLine(err.Error()))
+	case errors.Is(err, lsp.ErrExited) || errors.Is(err, tsserver.ErrExited):
+		return fmt.Sprintf("%s crashed during validation (%v); servers.log in the session directory says why", server, firstLine(err.Error()))
 	case servers.IsNoServer(err):
 		return err.Error()
 	default:
