@@ -4,11 +4,19 @@
 # workspace's node_modules/.bin). Safe to run again: pinned installs are skipped
 # when the right version is already there.
 #
-#   scripts/install-servers.sh [TOOLS_DIR]
+#   scripts/install-servers.sh [--only typescript] [TOOLS_DIR]
 #
-# TOOLS_DIR defaults to $ANVIL_TOOLS_DIR, then $XDG_DATA_HOME/anvil/tools,
-# then ~/.local/share/anvil/tools. Needs node/npm and go on PATH.
+# --only typescript installs TypeScript 7's server alone (what the demo
+# needs). TOOLS_DIR defaults to $ANVIL_TOOLS_DIR, then
+# $XDG_DATA_HOME/anvil/tools, then ~/.local/share/anvil/tools. Needs
+# node/npm, and go for gopls.
 set -euo pipefail
+
+only=""
+if [ "${1:-}" = "--only" ]; then
+  only=$2
+  shift 2
+fi
 
 TYPESCRIPT_VERSION=7.0.2            # native server: tsc --lsp --stdio
 TYPESCRIPT_LEGACY_VERSION=6.0.3     # the last TypeScript with lib/tsserver.js: checks projects
@@ -23,6 +31,17 @@ dir=$(cd "$dir" && pwd)
 npm_pkg_version() { # prefix package
   node -p "require('$1/node_modules/$2/package.json').version" 2>/dev/null || true
 }
+
+if [ "$only" = typescript ]; then
+  if [ "$(npm_pkg_version "$dir/node" typescript)" != "$TYPESCRIPT_VERSION" ]; then
+    echo "installing typescript@$TYPESCRIPT_VERSION"
+    mkdir -p "$dir/node"
+    npm install --prefix "$dir/node" --no-audit --no-fund --loglevel=error "typescript@$TYPESCRIPT_VERSION"
+  fi
+  ln -sf "../node/node_modules/.bin/tsc" "$dir/bin/tsc"
+  echo "TypeScript's server ready in $dir/bin"
+  exit 0
+fi
 
 if [ "$(npm_pkg_version "$dir/node" typescript)" != "$TYPESCRIPT_VERSION" ] ||
    [ "$(npm_pkg_version "$dir/node" pyright)" != "$PYRIGHT_VERSION" ]; then

@@ -46,12 +46,12 @@ the summary. The plan is approved automatically unless --ask is given.`,
 			}
 			defer a.Close()
 			fmt.Fprintf(cmd.ErrOrStderr(), "anvil demo: example project in %s; the model's turns are replayed, everything else is real\n", dir)
-			o.yes = !ask
+			o.yes, o.throwaway = !ask, !keep
 			err = execute(cmd, a, provider, o, demo.Request)
 			if keep {
-				fmt.Fprintf(cmd.ErrOrStderr(), "the example project is kept in %s\n", dir)
+				fmt.Fprintf(cmd.ErrOrStderr(), "the example project is kept in %s (undo with: anvil undo -C %s)\n", dir, dir)
 			} else {
-				fmt.Fprintln(cmd.ErrOrStderr(), "the example project was removed; run 'anvil demo --keep' to look at it, or undo there")
+				fmt.Fprintln(cmd.ErrOrStderr(), "the example project was removed; 'anvil demo --keep' keeps it, to look at it or undo there")
 			}
 			return err
 		},

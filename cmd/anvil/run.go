@@ -38,6 +38,7 @@ type runOptions struct {
 	model       string
 	replay      string
 	maxAttempts int
+	throwaway   bool // the workspace goes after the run (anvil demo)
 }
 
 func addRunFlags(cmd *cobra.Command, o *runOptions) {
@@ -111,7 +112,7 @@ func execute(cmd *cobra.Command, a *app.App, provider llm.Provider, o runOptions
 	}
 	orch, err := a.Orchestrator(app.RunOptions{
 		Provider: provider, Model: o.model, Approver: approver, Events: events,
-		PlanOnly: o.planOnly, MaxAttempts: o.maxAttempts,
+		PlanOnly: o.planOnly, MaxAttempts: o.maxAttempts, Throwaway: o.throwaway,
 	})
 	if err != nil {
 		return err

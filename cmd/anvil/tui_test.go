@@ -91,10 +91,92 @@ func TestTUIDemo(t *testing.T) {
 	}
 	// Left on the normal screen once the alternate one is gone.
 	final := scr.final(t)
-	for _, want := range []string{"Done: Committed 3 files", "undo with: anvil undo"} {
+	// The example project goes with the run: no undo is offered there.
+	if strings.Contains(final, "undo with") {
+		t.Errorf("an undo is offered for a directory that is removed:\n%s", final)
+	}
+	for _, want := range []string{"Done: Committed 3 files", "'anvil demo --keep' keeps it"} {
 		if !strings.Contains(final, want) {
 			t.Errorf("the terminal after exit lacks %q:\n%s", want, final)
 		}
+	}
+}
+
+// startDemo runs 'anvil demo --ask' in a terminal and returns its screen,
+// the terminal and a channel closed when it exits.
+func startDemo(t *testing.T, cols, rows uint16) (*screen, *os.File, *exec.Cmd, chan struct{}) {
+	t.Helper()
+	home := t.TempDir()
+	cmd := exec.Command(filepath.Join(binDir, "anvil"), "demo", "--ask")
+	cmd.Env = append(os.Environ(), "HOME="+home, "TERM=xterm-256color", "NO_COLOR=",
+		"ANVIL_TOOLS_DIR="+servers.DefaultToolsDir(os.Getenv), "ANVIL_SESSION_DIR="+filepath.Join(home, "sessions"),
+		"ANTHROPIC_API_KEY=", "ANTHROPIC_BASE_URL=", "OPENAI_API_KEY=", "OPENAI_BASE_URL=")
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: cols, Rows: rows})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		select {
+		case <-exited:
+		default:
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+		tty.Close()
+	})
+	return watchScreen(tty, int(cols), int(rows)), tty, cmd, exited
+}
+
+// The demo answers all three of the gate's answers: r with feedback plays
+// the script's revision (said plainly) and asks again; a second r says
+// revising needs a model; y then runs it.
+func TestDemoRevise(t *testing.T) {
+	t.Parallel()
+	scr, tty, cmd, exited := startDemo(t, 120, 200)
+	scr.expect(t, "Approve this plan?")
+	write(t, tty, "r")
+	write(t, tty, "also rename the comments")
+	write(t, tty, "\r")
+	scr.expect(t, "Scripted revision")
+	scr.expect(t, "No comment or string still names the User type")
+	write(t, tty, "r")
+	write(t, tty, "more\r")
+	scr.expect(t, "revising needs a model")
+	write(t, tty, "y")
+	scr.expect(t, "Done: Committed 3 files")
+	scr.expect(t, "q quit")
+	write(t, tty, "q")
+	select {
+	case <-exited:
+		if !cmd.ProcessState.Success() {
+			t.Fatalf("exit: %v\n%s", cmd.ProcessState, scr.final(t))
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("anvil did not exit after q")
+	}
+}
+
+// n at the gate declines cleanly: nothing written, said so.
+func TestDemoDecline(t *testing.T) {
+	t.Parallel()
+	scr, tty, cmd, exited := startDemo(t, 120, 200)
+	scr.expect(t, "Approve this plan?")
+	write(t, tty, "n")
+	scr.expect(t, "q quit")
+	write(t, tty, "q")
+	select {
+	case <-exited:
+	case <-time.After(30 * time.Second):
+		t.Fatal("anvil did not exit after q")
+	}
+	final := scr.final(t)
+	if !strings.Contains(final, "Declined: the plan was not approved, and nothing was written.") || strings.Contains(final, "error") {
+		t.Errorf("after n:\n%s", final)
+	}
+	if code := cmd.ProcessState.ExitCode(); code != exitStopped {
+		t.Errorf("exit code %d, want %d", code, exitStopped)
 	}
 }
 

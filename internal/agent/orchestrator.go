@@ -47,6 +47,9 @@ type Orchestrator struct {
 	// PlanOnly stops after the plan is shown; nothing is written.
 	PlanOnly    bool
 	TestCommand string
+	// Throwaway says the workspace is removed after the run ('anvil demo'
+	// without --keep): the summary offers no undo there.
+	Throwaway bool
 	// Provider, Model and Replayed describe the model for the session event.
 	Provider string
 	Model    string
@@ -127,12 +130,10 @@ func (o *Orchestrator) planAndApprove(ctx context.Context, request string, pc Pr
 		if o.PlanOnly {
 			return p, false, nil
 		}
-		o.Events.Emit(event.Phase{Name: "approve"})
-		d, err := o.Approver.Approve(ctx, p, revision)
+		d, err := o.approve(ctx, p, revision)
 		if err != nil {
 			return p, false, err
 		}
-		o.Events.Emit(event.Approval{Decision: d.Kind, Feedback: d.Feedback, Auto: d.Auto})
 		switch d.Kind {
 		case DecisionYes:
 			return p, true, nil
@@ -144,6 +145,32 @@ func (o *Orchestrator) planAndApprove(ctx context.Context, request string, pc Pr
 	}
 	return nil, false, fmt.Errorf("stopped after %d revisions without approval", maxRevisions)
 }
+
+// approve asks the user about p until the answer is one the run can act
+// on: a replayed model holds no revision for feedback it cannot read, so
+// asking it to revise says why not and asks again.
+func (o *Orchestrator) approve(ctx context.Context, p *plan.Plan, revision int) (Decision, error) {
+	for {
+		o.Events.Emit(event.Phase{Name: "approve"})
+		d, err := o.Approver.Approve(ctx, p, revision)
+		if err != nil {
+			return d, err
+		}
+		o.Events.Emit(event.Approval{Decision: d.Kind, Feedback: d.Feedback, Auto: d.Auto})
+		if d.Kind != DecisionRevise {
+			return d, nil
+		}
+		if s, ok := o.Planner.Loop.Provider.(servesAgent); ok && !s.Serves("planner") {
+			o.Events.Emit(event.Error{Message: "revising needs a model: the replayed script holds no (further) revision of this plan; answer y or n, or run with a model"})
+			continue
+		}
+		return d, nil
+	}
+}
+
+// servesAgent is a provider that can tell whether it has a turn for an
+// agent (the replay provider).
+type servesAgent interface{ Serves(agent string) bool }
 
 // showPlan saves the plan as the session's plan.json and emits it.
 func (o *Orchestrator) showPlan(p *plan.Plan, revision int) {
@@ -192,7 +219,7 @@ func (o *Orchestrator) stopped(request string, p *plan.Plan, err error) (event.D
 		}
 		return event.Done{Success: true, Summary: s}, nil
 	default:
-		s.Message = "Plan not approved: nothing was written."
+		s.Message = "Declined: the plan was not approved, and nothing was written."
 		return event.Done{Success: false, Summary: s}, nil
 	}
 }
@@ -209,9 +236,11 @@ func (o *Orchestrator) report(request string, p *plan.Plan, res *ExecResult) eve
 	case Committed:
 		s.FilesChanged = res.Entry.Paths()
 		s.Message = fmt.Sprintf("Committed %d files after %d %s.", len(s.FilesChanged), res.Attempts, plural(res.Attempts, "attempt", "attempts"))
-		s.Undo = "anvil undo"
-		if wd, err := os.Getwd(); err != nil || !sameDir(wd, o.Root.Dir()) {
-			s.Undo += " -C " + o.Root.Dir()
+		if !o.Throwaway { // no undo to offer in a directory about to go
+			s.Undo = "anvil undo"
+			if wd, err := os.Getwd(); err != nil || !sameDir(wd, o.Root.Dir()) {
+				s.Undo += " -C " + o.Root.Dir()
+			}
 		}
 		return event.Done{Success: true, Summary: s}
 	default:

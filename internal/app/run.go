@@ -20,6 +20,9 @@ type RunOptions struct {
 	Approver agent.Approver
 	Events   event.Sink
 	PlanOnly bool
+	// Throwaway: the workspace is removed after the run (see
+	// agent.Orchestrator.Throwaway).
+	Throwaway bool
 	// MaxAttempts overrides the config's commit attempts.
 	MaxAttempts int
 }
@@ -70,7 +73,7 @@ func (a *App) Orchestrator(opts RunOptions) (*agent.Orchestrator, error) {
 	return &agent.Orchestrator{
 		Root: a.Root, Session: sess, Planner: planner, Executor: executor,
 		Approver: opts.Approver, Events: events, PlanOnly: opts.PlanOnly,
-		TestCommand: a.Config.TestCommand,
+		TestCommand: a.Config.TestCommand, Throwaway: opts.Throwaway,
 		Provider:    opts.Provider.Name(), Model: model, Replayed: opts.Provider.Name() == "replay",
 	}, nil
 }

@@ -7,7 +7,10 @@
 //
 // "agent" is optional; when present it must match the agent asking, so a
 // script that drifts out of step with the run fails loudly instead of
-// feeding the Executor the Planner's turns. Tests and 'anvil demo' use it.
+// feeding the Executor the Planner's turns. A turn marked "optional": true
+// is played only if its agent asks for it next, and skipped otherwise: a
+// revision of the plan that is used only when the user asks for one. Tests
+// and 'anvil demo' use it.
 package replay
 
 import (
@@ -30,7 +33,10 @@ type Turn struct {
 	Content    []llm.Block `json:"content"`
 	StopReason string      `json:"stop_reason,omitempty"`
 	Usage      *llm.Usage  `json:"usage,omitempty"`
-	line       int
+	// Optional turns are skipped when another agent asks (see the package
+	// doc); they need an agent.
+	Optional bool `json:"optional,omitempty"`
+	line     int
 }
 
 // Provider plays a script. It is safe for concurrent use, though a script
@@ -94,6 +100,9 @@ func check(t Turn) error {
 	if t.Agent != "" && t.Agent != "planner" && t.Agent != "executor" {
 		return fmt.Errorf("agent %q is neither planner nor executor", t.Agent)
 	}
+	if t.Optional && t.Agent == "" {
+		return fmt.Errorf("an optional turn needs an agent")
+	}
 	if len(t.Content) == 0 {
 		return fmt.Errorf("a turn needs content")
 	}
@@ -114,6 +123,23 @@ func check(t Turn) error {
 func (p *Provider) Name() string  { return p.name }
 func (p *Provider) Model() string { return "replay" }
 
+// Serves reports whether the script's next turn for agent is there: the
+// next turn is the agent's, or any agent's, once the optional turns of
+// other agents are skipped. A replayed run asks before revising a plan,
+// since a script cannot write a revision it does not hold.
+func (p *Provider) Serves(agent string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i := p.next; i < len(p.turns); i++ {
+		t := p.turns[i]
+		if t.Optional && t.Agent != agent {
+			continue
+		}
+		return t.Agent == "" || t.Agent == agent
+	}
+	return false
+}
+
 // Remaining returns how many turns are left.
 func (p *Provider) Remaining() int {
 	p.mu.Lock()
@@ -131,6 +157,9 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, onDelta func(llm
 	if p.next >= len(p.turns) {
 		p.mu.Unlock()
 		return nil, fmt.Errorf("replay script exhausted: the %s asked for turn %d, the script has %d", req.Agent, p.next+1, len(p.turns))
+	}
+	for p.next < len(p.turns)-1 && p.turns[p.next].Optional && p.turns[p.next].Agent != req.Agent {
+		p.next++
 	}
 	t := p.turns[p.next]
 	if t.Agent != "" && req.Agent != "" && t.Agent != req.Agent {
