@@ -74,7 +74,7 @@ func (a *App) Orchestrator(opts RunOptions) (*agent.Orchestrator, error) {
 		Root: a.Root, Session: sess, Planner: planner, Executor: executor,
 		Approver: opts.Approver, Events: events, PlanOnly: opts.PlanOnly,
 		TestCommand: a.Config.TestCommand, Throwaway: opts.Throwaway,
-		Provider:    opts.Provider.Name(), Model: model, Replayed: opts.Provider.Name() == "replay",
+		Provider: opts.Provider.Name(), Model: model, Replayed: opts.Provider.Name() == "replay",
 	}, nil
 }
 
