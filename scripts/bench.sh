@@ -33,7 +33,7 @@ bench() { # name benchtime regexp
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 start=$(date +%s)
-bench warm 20x "^BenchmarkValidate\$/^(tsgo|gopls|pyright)\$/^(ts-small|ts-1000|go-small|py-small|py-300)\$/^$warm_cases\$"
+bench warm 20x "^BenchmarkValidate\$/^(tsgo|tsserver|gopls|pyright)\$/^(ts-small|ts-1000|ts-1000-ts5|zod|rxjs|go-small|cobra|py-small|py-300|requests)\$/^$warm_cases\$"
 bench warm-gopls-src 8x "^BenchmarkValidate\$/^gopls\$/^gopls-src\$/^$warm_cases\$"
 bench cold-batch 3x '^BenchmarkValidate$/././^(cold|batch-error|batch-clean)$'
 bench importgraph 20x '^BenchmarkImportGraph$'
@@ -70,8 +70,8 @@ function pair(a, b) { return ms(a) " / " ms(b) }
 }
 END {
 	# Rows by server, then projects in the order the benchmarks ran.
-	split("tsgo gopls pyright", servers, " ")
-	for (i = 1; i <= 3; i++) {
+	split("tsgo tsserver gopls pyright", servers, " ")
+	for (i = 1; i <= 4; i++) {
 		np = split(projects[servers[i]], ps, " ")
 		for (j = 1; j <= np; j++) order[++count] = servers[i] "/" ps[j]
 	}
