@@ -1,7 +1,7 @@
 package main
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -11,7 +11,7 @@ import (
 
 	"github.com/anvil-dev/anvil/internal/app"
 	"github.com/anvil-dev/anvil/internal/changeset"
-	"github.com/anvil-dev/anvil/internal/gate"
+	"github.com/anvil-dev/anvil/internal/daemon"
 	"github.com/anvil-dev/anvil/internal/journal"
 	"github.com/anvil-dev/anvil/internal/shadow"
 )
@@ -23,9 +23,10 @@ const (
 )
 
 type checkOptions struct {
-	dir    string
-	json   bool
-	commit bool
+	dir      string
+	json     bool
+	commit   bool
+	noDaemon bool
 }
 
 func newCheckCmd() *cobra.Command {
@@ -42,6 +43,10 @@ written unless --commit is given and the verdict is clean.
 CHANGESET is {"changes": [{"path": P, "content": S} | {"path": P, "delete": true}]}
 with paths relative to the workspace ("-" reads it from stdin).
 
+The check runs in the Anvil daemon, which keeps the servers warm between
+calls and is started when it is not running (see 'anvil serve'); with
+--no-daemon or ANVIL_DAEMON=off it runs with servers of its own.
+
 Exit status: 0 clean, 1 rejected (or the commit was refused), 2 unverified
 (a server was missing, crashed or timed out), 3 bad input.`,
 		Example: `  anvil check -C ./my-project changes.json
@@ -54,6 +59,7 @@ Exit status: 0 clean, 1 rejected (or the commit was refused), 2 unverified
 	cmd.Flags().StringVarP(&opts.dir, "dir", "C", ".", "workspace root")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the result as JSON")
 	cmd.Flags().BoolVar(&opts.commit, "commit", false, "write the change set if the verdict is clean")
+	cmd.Flags().BoolVar(&opts.noDaemon, "no-daemon", false, "check with language servers of this run's own")
 	return cmd
 }
 
@@ -66,62 +72,44 @@ func runCheck(cmd *cobra.Command, opts checkOptions, file string) error {
 		return badInput("%v", err)
 	}
 	status := newStatusLine(cmd.ErrOrStderr())
-	a, err := app.New(app.Options{Dir: opts.dir, Progress: status.progress()})
+	ctx = daemon.WithProgress(ctx, status.show)
+	svc, closeSvc, err := openService(ctx, cmd, opts.dir, opts.noDaemon)
 	if err != nil {
-		return badInput("%v", err)
-	}
-	defer a.Close()
-	if err := recoverCrashed(cmd, a); err != nil {
 		return err
 	}
-	set, err := changeset.Load(a.Root, specs)
-	var stale *changeset.StaleError
-	if errors.As(err, &stale) {
-		return &exitError{code: exitRejected, err: fmt.Errorf("nothing checked or written: %w", err)}
-	}
-	if err != nil {
-		return badInput("%v", err)
-	}
-	var res *shadow.Result
-	var committed *journal.Entry
-	var commitErr error
+	defer closeSvc()
+	var out *daemon.Outcome
 	if opts.commit {
-		waiting := func(holder string) {
-			fmt.Fprintf(cmd.ErrOrStderr(), "anvil: waiting for another Anvil run committing in this workspace (%s)…\n", holder)
-		}
-		var out gate.Outcome
-		out, commitErr = a.Gate.Commit(ctx, set, 1, "anvil check --commit", waiting)
-		res, committed = out.Result, out.Entry
-		if res == nil {
-			return commitErr
-		}
-	} else if res, err = a.Gate.Check(ctx, set, 1); err != nil {
-		return err
+		out, err = svc.Commit(ctx, specs, "anvil check --commit")
+	} else {
+		out, err = svc.Check(ctx, specs)
 	}
-
 	status.clear()
-	out := cmd.OutOrStdout()
+	if err != nil {
+		return serviceError(err)
+	}
+	for _, r := range out.Recovered {
+		fmt.Fprintf(cmd.ErrOrStderr(), "anvil: %s\n", r)
+	}
+	if len(out.Stale) > 0 {
+		return &exitError{code: exitRejected, err: fmt.Errorf("nothing checked or written: %w", &changeset.StaleError{Paths: out.Stale})}
+	}
+	res := out.Result
+	w := cmd.OutOrStdout()
 	if opts.json {
-		if err := writeJSON(out, checkJSON{Result: res, Committed: committed != nil}); err != nil {
+		if err := writeJSON(w, checkJSON{Result: res, Committed: out.Committed}); err != nil {
 			return err
 		}
 	} else {
-		res.Report(out)
-		if committed != nil {
-			fmt.Fprintf(out, "\nCommitted %d %s (undo with 'anvil undo').\n", len(committed.Files), pluralWord(len(committed.Files), "file"))
+		res.Report(w)
+		if out.Committed {
+			fmt.Fprintf(w, "\nCommitted %d %s (undo with 'anvil undo').\n", len(out.Files), pluralWord(len(out.Files), "file"))
 		} else if opts.commit && res.Verdict != shadow.Clean {
-			fmt.Fprintln(out, "\nNothing written: only a clean change set is committed.")
+			fmt.Fprintln(w, "\nNothing written: only a clean change set is committed.")
 		}
 	}
-	if commitErr != nil {
-		var conflict *journal.ConflictError
-		if errors.As(commitErr, &conflict) {
-			return &exitError{code: exitRejected, err: fmt.Errorf("commit refused, nothing written: %w", commitErr)}
-		}
-		if errors.Is(commitErr, journal.ErrNothingToCommit) {
-			return nil
-		}
-		return commitErr
+	if len(out.Conflict) > 0 {
+		return &exitError{code: exitRejected, err: fmt.Errorf("commit refused, nothing written: %w", &journal.ConflictError{Op: "commit", Paths: out.Conflict})}
 	}
 	switch res.Verdict {
 	case shadow.Rejected:
@@ -130,6 +118,27 @@ func runCheck(cmd *cobra.Command, opts checkOptions, file string) error {
 		return &exitError{code: exitUnverified}
 	}
 	return nil
+}
+
+// openService returns the workspace's gate: the daemon's, or this
+// process's when it is off or cannot start (said on stderr).
+func openService(ctx context.Context, cmd *cobra.Command, dir string, noDaemon bool) (daemon.Service, func(), error) {
+	svc, closeSvc, err := daemon.Open(ctx, daemon.OpenOptions{
+		Dir: dir, NoDaemon: noDaemon,
+		Warn: func(m string) { fmt.Fprintf(cmd.ErrOrStderr(), "anvil: %s\n", m) },
+	})
+	if err != nil {
+		return nil, nil, serviceError(err)
+	}
+	return svc, closeSvc, nil
+}
+
+// serviceError maps a service's error to check's and tool's exit codes.
+func serviceError(err error) error {
+	if daemon.IsInput(err) {
+		return badInput("%v", err)
+	}
+	return err
 }
 
 // checkJSON is check's --json output: the result plus whether it was written.

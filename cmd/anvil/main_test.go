@@ -48,6 +48,12 @@ func TestScripts(t *testing.T) {
 			// under the scripts' own HOME.
 			env.Setenv("ANVIL_TOOLS_DIR", servers.DefaultToolsDir(os.Getenv))
 			env.Setenv("ANVIL_SESSION_DIR", filepath.Join(env.WorkDir, "sessions"))
+			// Each command with servers of its own, unless a script turns
+			// the daemon on; its socket then lives in the script's
+			// directory, and the script stops it.
+			env.Setenv("ANVIL_DAEMON", "off")
+			env.Setenv("XDG_RUNTIME_DIR", filepath.Join(env.WorkDir, "run"))
+			env.Defer(func() { stopDaemon(env) })
 			// No provider unless a script sets one up.
 			for _, k := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL"} {
 				env.Setenv(k, "")
@@ -68,6 +74,14 @@ func TestScripts(t *testing.T) {
 			},
 		},
 	})
+}
+
+// stopDaemon stops the daemon a script may have started and left running
+// (a script that failed before its own 'anvil serve stop').
+func stopDaemon(env *testscript.Env) {
+	cmd := exec.Command(filepath.Join(binDir, "anvil"), "serve", "stop")
+	cmd.Env = env.Vars
+	_ = cmd.Run()
 }
 
 // fakeAnthropic serves a replay script as the Anthropic Messages API (with

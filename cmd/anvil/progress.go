@@ -4,28 +4,40 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/anvil-dev/anvil/internal/daemon"
 )
 
 // statusLine shows the gate's progress on a terminal: one line on stderr,
-// rewritten in place, and cleared when the command has its answer. It is
-// nil (nothing shown) when stderr is not a terminal, so that pipes and
-// --json output never carry it.
+// rewritten in place, and cleared when the command has its answer. Off a
+// terminal it shows nothing, so that pipes and --json output never carry
+// it; notices (a wait for another run's lock) are printed either way.
 type statusLine struct {
-	mu    sync.Mutex
-	w     io.Writer
-	shown bool
+	mu       sync.Mutex
+	w        io.Writer
+	terminal bool
+	shown    bool
 }
 
 func newStatusLine(stderr io.Writer) *statusLine {
-	if !streamIsTerminal(stderr) {
-		return nil
+	return &statusLine{w: stderr, terminal: streamIsTerminal(stderr)}
+}
+
+// show is the daemon's progress callback for s.
+func (s *statusLine) show(p daemon.Progress) {
+	if p.Notice {
+		s.clear()
+		s.mu.Lock()
+		fmt.Fprintf(s.w, "anvil: %s\n", p.Message)
+		s.mu.Unlock()
+		return
 	}
-	return &statusLine{w: stderr}
+	s.set(p.Message)
 }
 
 // set shows text, replacing what was shown.
 func (s *statusLine) set(text string) {
-	if s == nil {
+	if !s.terminal {
 		return
 	}
 	s.mu.Lock()
@@ -36,21 +48,10 @@ func (s *statusLine) set(text string) {
 
 // clear removes the line.
 func (s *statusLine) clear() {
-	if s == nil {
-		return
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.shown {
 		fmt.Fprint(s.w, "\r\x1b[K")
 		s.shown = false
 	}
-}
-
-// progress is the app's Progress callback for s, or nil.
-func (s *statusLine) progress() func(string) {
-	if s == nil {
-		return nil
-	}
-	return s.set
 }

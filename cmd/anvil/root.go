@@ -32,6 +32,8 @@ func (e *exitError) Error() string {
 	return e.err.Error()
 }
 
+func (e *exitError) Unwrap() error { return e.err }
+
 func badInput(format string, args ...any) error {
 	return &exitError{code: exitBadInput, err: fmt.Errorf(format, args...)}
 }
@@ -98,7 +100,7 @@ Only change sets that introduce no new errors are written to disk.`,
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return badInput("%v (see 'anvil %s --help')", err, c.Name())
 	})
-	cmd.AddCommand(newToolCmd(), newCheckCmd(), newUndoCmd(), newDemoCmd(), newInitCmd(), newDoctorCmd(), newConfigCmd())
+	cmd.AddCommand(newToolCmd(), newCheckCmd(), newUndoCmd(), newServeCmd(), newMCPCmd(), newDemoCmd(), newInitCmd(), newDoctorCmd(), newConfigCmd())
 	return cmd
 }
 

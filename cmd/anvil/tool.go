@@ -10,13 +10,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/anvil-dev/anvil/internal/app"
+	"github.com/anvil-dev/anvil/internal/daemon"
 )
 
 type toolOptions struct {
-	dir    string
-	json   bool
-	schema bool
+	dir      string
+	json     bool
+	schema   bool
+	noDaemon bool
 }
 
 func newToolCmd() *cobra.Command {
@@ -43,6 +44,7 @@ model would be asked to fix), 2 Anvil failed, 3 bad input.`,
 	cmd.Flags().StringVarP(&opts.dir, "dir", "C", ".", "workspace root")
 	cmd.Flags().BoolVar(&opts.json, "json", false, `print {"ok", "output", "data"} as JSON`)
 	cmd.Flags().BoolVar(&opts.schema, "schema", false, "print the tool's input schema instead of running it")
+	cmd.Flags().BoolVar(&opts.noDaemon, "no-daemon", false, "run with language servers of this run's own, not the daemon's")
 	return cmd
 }
 
@@ -51,38 +53,57 @@ func runTool(cmd *cobra.Command, opts toolOptions, args []string) error {
 	defer stop()
 
 	status := newStatusLine(cmd.ErrOrStderr())
-	a, err := app.New(app.Options{Dir: opts.dir, Progress: status.progress()})
+	ctx = daemon.WithProgress(ctx, status.show)
+	svc, closeSvc, err := openService(ctx, cmd, opts.dir, opts.noDaemon)
 	if err != nil {
-		return badInput("%v", err)
+		return err
 	}
-	defer a.Close()
+	defer closeSvc()
+	tools, err := svc.Tools(ctx)
+	if err != nil {
+		return serviceError(err)
+	}
 
 	out := cmd.OutOrStdout()
 	if len(args) == 0 {
-		return listTools(out, a)
+		return listTools(out, tools)
 	}
-	tool, ok := a.Tools.Get(args[0])
-	if !ok {
-		return badInput("unknown tool %q; available: %s", args[0], strings.Join(a.Tools.Names(), ", "))
+	var tool *daemon.ToolInfo
+	var names []string
+	for i, t := range tools {
+		names = append(names, t.Name)
+		if t.Name == args[0] {
+			tool = &tools[i]
+		}
+	}
+	if tool == nil {
+		return badInput("unknown tool %q; available: %s", args[0], strings.Join(names, ", "))
 	}
 	if opts.schema {
-		return writeJSON(out, json.RawMessage(tool.InputSchema()))
+		return writeJSON(out, tool.InputSchema)
 	}
 	raw, err := toolArgs(cmd.InOrStdin(), args[1:])
 	if err != nil {
 		return badInput("%v", err)
 	}
-	res, err := tool.Call(ctx, raw)
+	res, err := svc.Tool(ctx, tool.Name, raw)
 	status.clear()
 	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("%s: %w", tool.Name(), err)}
+		if daemon.IsInput(err) {
+			return badInput("%v", err)
+		}
+		return &exitError{code: 2, err: err}
 	}
 	if opts.json {
+		data := res.Data
+		if data == nil {
+			data = json.RawMessage("null")
+		}
 		if err := writeJSON(out, struct {
-			OK     bool   `json:"ok"`
-			Output string `json:"output"`
-			Data   any    `json:"data"`
-		}{!res.IsError, res.Output, res.Data}); err != nil {
+			OK     bool            `json:"ok"`
+			Output string          `json:"output"`
+			Data   json.RawMessage `json:"data"`
+		}{!res.IsError, res.Output, data}); err != nil {
 			return err
 		}
 	} else {
@@ -117,11 +138,11 @@ func toolArgs(stdin io.Reader, args []string) (json.RawMessage, error) {
 	return json.RawMessage(data), nil
 }
 
-func listTools(w io.Writer, a *app.App) error {
+func listTools(w io.Writer, tools []daemon.ToolInfo) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	for _, t := range a.Tools.Tools() {
-		first, _, _ := strings.Cut(strings.TrimSpace(t.Description()), "\n")
-		fmt.Fprintf(tw, "%s\t%s\n", t.Name(), first)
+	for _, t := range tools {
+		first, _, _ := strings.Cut(strings.TrimSpace(t.Description), "\n")
+		fmt.Fprintf(tw, "%s\t%s\n", t.Name, first)
 	}
 	return tw.Flush()
 }

@@ -93,14 +93,14 @@ func (s *Set) Paths() []string {
 // Spec is the user-facing form of one change, as read from a change-set
 // file: {"path": P, "content": S} or {"path": P, "delete": true}.
 type Spec struct {
-	Path    string  `json:"path"`
-	Content *string `json:"content,omitempty"`
-	Delete  bool    `json:"delete,omitempty"`
+	Path    string  `json:"path" jsonschema:"file path, relative to the workspace root"`
+	Content *string `json:"content,omitempty" jsonschema:"the file's whole new content (omit with delete)"`
+	Delete  bool    `json:"delete,omitempty" jsonschema:"true to delete the file (omit content)"`
 	// BaseSHA256, if set, is the SHA-256 (hex) of the content the change
 	// was made from, or "absent" for a file that did not exist: a change
 	// set computed earlier (rename_symbol's) is refused if the file has
 	// changed since, rather than written over a later edit.
-	BaseSHA256 string `json:"base_sha256,omitempty"`
+	BaseSHA256 string `json:"base_sha256,omitempty" jsonschema:"optional: SHA-256 (hex) of the content the change was made from, or absent for a new file; the change is refused if the file has changed since"`
 }
 
 // Absent is the BaseSHA256 of a file that does not exist.

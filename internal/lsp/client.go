@@ -190,25 +190,10 @@ func (c *Client) Kill() {
 	c.conn.Close()
 }
 
-// send runs fn, which writes one message to the server, bounded by ctx:
-// if ctx ends while the write is still blocked (the server stopped
-// reading), the write is abandoned and the server killed.
+// send runs fn, which writes one message to the server, bounded by ctx
+// (see [proc.Process.WriteBounded]).
 func (c *Client) send(ctx context.Context, fn func() error) error {
-	var mu sync.Mutex
-	sent := false
-	stop := context.AfterFunc(ctx, func() {
-		mu.Lock()
-		defer mu.Unlock()
-		if !sent {
-			c.proc.AbortWrites()
-		}
-	})
-	err := fn()
-	mu.Lock()
-	sent = true
-	mu.Unlock()
-	stop()
-	return err
+	return c.proc.WriteBounded(ctx, fn)
 }
 
 // call sends a request and waits for its answer. A cancelled request is

@@ -217,6 +217,37 @@ func (p *Process) AbortWrites() {
 	go p.Kill()
 }
 
+// WriteBounded runs write, which writes one message to the process's
+// stdin, bounded by ctx: if the write is still blocked WriteGrace after
+// ctx ends (the process stopped reading), writes are aborted and the
+// process killed. Nothing is written once ctx has ended: a message cut
+// short would leave the stream unframed, so a write happens whole or not
+// at all, and a caller that merely went away costs the process nothing.
+func (p *Process) WriteBounded(ctx context.Context, write func() error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	written := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		t := time.NewTimer(WriteGrace)
+		defer t.Stop()
+		select {
+		case <-written:
+		case <-t.C:
+			p.AbortWrites()
+		}
+	})
+	err := write()
+	close(written)
+	stop()
+	return err
+}
+
+// WriteGrace is how long a write may stay blocked after its context ends.
+// A write to a process that reads takes microseconds; one still blocked
+// this long after is to a process that stopped reading.
+const WriteGrace = 250 * time.Millisecond
+
 func (p *Process) signal(sig syscall.Signal) {
 	if !p.Alive() {
 		return

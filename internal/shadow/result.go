@@ -31,7 +31,7 @@ type Diag struct {
 	Message  string `json:"message"`
 	// LineText is the source line the diagnostic points at, for showing the
 	// model and the user what is wrong without another read.
-	LineText string `json:"-"`
+	LineText string `json:"line_text,omitempty"`
 }
 
 func (d Diag) String() string {
@@ -146,4 +146,9 @@ func notCodePaths(s []Skipped) []string {
 		out[i] = x.Path
 	}
 	return out
+}
+
+// RestoreElapsed sets Elapsed from ElapsedMS, for a result read from JSON.
+func (r *Result) RestoreElapsed() {
+	r.Elapsed = time.Duration(r.ElapsedMS) * time.Millisecond
 }

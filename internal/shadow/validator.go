@@ -80,9 +80,22 @@ func (p Progress) String() string {
 	return fmt.Sprintf("%s: checking %d %s…", p.Server, p.Files, plural(p.Files, "file", "files"))
 }
 
-func (v *Validator) progress(p Progress) {
+type progressKey struct{}
+
+// WithProgress returns a context whose validations also tell fn what they
+// are doing: a daemon serving several clients forwards each request's
+// progress to the client that asked (Options.Progress is one per
+// validator). fn must not block.
+func WithProgress(ctx context.Context, fn func(Progress)) context.Context {
+	return context.WithValue(ctx, progressKey{}, fn)
+}
+
+func (v *Validator) progress(ctx context.Context, p Progress) {
 	if v.opts.Progress != nil {
 		v.opts.Progress(p)
+	}
+	if fn, ok := ctx.Value(progressKey{}).(func(Progress)); ok {
+		fn(p)
 	}
 }
 
@@ -93,6 +106,10 @@ type Validator struct {
 	deps    DependantFinder
 	opts    Options
 	disk    *diskWatcher
+	// syncing is held from a disk scan until the servers have been told
+	// what it found: a validation running beside another (a daemon's
+	// clients) must not check before the servers know the disk it saw.
+	syncing sync.Mutex
 }
 
 // New returns a validator. deps may be nil, in which case only the changed
@@ -280,6 +297,8 @@ func projectFiles(snap *Snapshot, g *group) Dependants {
 // syncDisk snapshots the workspace and tells the running servers about the
 // files that changed on disk since the last validation.
 func (v *Validator) syncDisk(ctx context.Context) (*Snapshot, error) {
+	v.syncing.Lock()
+	defer v.syncing.Unlock()
 	snap, changes, err := v.disk.scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("scanning the workspace: %w", err)
@@ -354,7 +373,7 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group)
 	}
 	ctx, cancelCheck := context.WithTimeout(parent, v.opts.Timeout)
 	defer cancelCheck()
-	v.progress(Progress{Server: spec.Name, Stage: "checking", Files: len(req.Files) + len(req.Dependants)})
+	v.progress(ctx, Progress{Server: spec.Name, Stage: "checking", Files: len(req.Files) + len(req.Dependants)})
 	cr, err := g.server.Check(ctx, req)
 	info := g.server.Info()
 	out.info.Version = info.Version
@@ -562,9 +581,9 @@ func (v *Validator) prepare(ctx context.Context, srv *servers.Server, req server
 	files = append(files, req.Dependants...)
 	switch {
 	case srv.PID() == 0:
-		v.progress(Progress{Server: srv.Spec().Name, Stage: "starting"})
+		v.progress(ctx, Progress{Server: srv.Spec().Name, Stage: "starting"})
 	case !srv.Prepared(files):
-		v.progress(Progress{Server: srv.Spec().Name, Stage: "loading"})
+		v.progress(ctx, Progress{Server: srv.Spec().Name, Stage: "loading"})
 	}
 	return srv.Prepare(ctx, files)
 }

@@ -299,20 +299,10 @@ func (c *Client) write(ctx context.Context, seq int, command string, args any) e
 	line = append(line, '\n')
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
-	var mu sync.Mutex
-	written := false
-	stop := context.AfterFunc(ctx, func() {
-		mu.Lock()
-		defer mu.Unlock()
-		if !written {
-			c.proc.AbortWrites()
-		}
+	err = c.proc.WriteBounded(ctx, func() error {
+		_, err := c.proc.Stdin().Write(line)
+		return err
 	})
-	_, err = c.proc.Stdin().Write(line)
-	mu.Lock()
-	written = true
-	mu.Unlock()
-	stop()
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("%s %s: %w", c.cfg.Name, command, ctx.Err())

@@ -1,0 +1,207 @@
+package daemon
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"path/filepath"
+	"sync"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/anvil-dev/anvil/internal/changeset"
+)
+
+// Client is a connection to a running daemon.
+type Client struct {
+	conn    *jsonrpc2.Conn
+	Version string // the daemon's
+	PID     int    // the daemon's
+
+	mu       sync.Mutex
+	progress map[string]func(Progress) // by request token
+}
+
+// Dial connects to the daemon listening at socket and greets it. It
+// fails if none is listening; it does not start one (see [Connect]).
+func Dial(ctx context.Context, socket string) (*Client, error) {
+	var dialer net.Dialer
+	nc, err := dialer.DialContext(ctx, "unix", socket)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{progress: map[string]func(Progress){}}
+	c.conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(nc, jsonrpc2.VSCodeObjectCodec{}), jsonrpc2.HandlerWithError(c.handle))
+	var hello helloResult
+	if err := c.call(ctx, methodHello, helloParams{Version: Version()}, &hello); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("daemon at %s: %w", socket, err)
+	}
+	c.Version, c.PID = hello.Version, hello.PID
+	return c, nil
+}
+
+// Close ends the connection; the daemon cancels what this client had
+// asked and not yet been answered.
+func (c *Client) Close() error { return c.conn.Close() }
+
+// Done is closed when the connection ends (the daemon stopped or died).
+func (c *Client) Done() <-chan struct{} { return c.conn.DisconnectNotify() }
+
+func (c *Client) handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
+	if req.Method != methodProgress || req.Params == nil {
+		return nil, nil
+	}
+	var p progressParams
+	if json.Unmarshal(*req.Params, &p) != nil {
+		return nil, nil
+	}
+	c.mu.Lock()
+	fn := c.progress[p.Token]
+	c.mu.Unlock()
+	if fn != nil {
+		fn(p.Progress)
+	}
+	return nil, nil
+}
+
+// call sends one request and waits for its answer or ctx; on ctx the
+// daemon is told to cancel the request.
+func (c *Client) call(ctx context.Context, method string, params, result any) error {
+	err := c.conn.Call(ctx, method, params, result)
+	var re *jsonrpc2.Error
+	switch {
+	case errors.As(err, &re) && re.Code == codeInput:
+		return &InputError{Msg: re.Message}
+	case errors.As(err, &re):
+		return errors.New(re.Message)
+	case errors.Is(err, jsonrpc2.ErrClosed):
+		return fmt.Errorf("the Anvil daemon went away: %w", err)
+	}
+	return err
+}
+
+// track registers ctx's progress sink under a new token, and arranges
+// for the daemon to be told if ctx ends first.
+func (c *Client) track(ctx context.Context) (token string, done func()) {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	token = hex.EncodeToString(b[:])
+	fn := progressOf(ctx)
+	c.mu.Lock()
+	c.progress[token] = fn
+	c.mu.Unlock()
+	stop := context.AfterFunc(ctx, func() {
+		_ = c.conn.Notify(context.Background(), methodCancel, cancelParams{Token: token})
+	})
+	return token, func() {
+		stop()
+		c.mu.Lock()
+		delete(c.progress, token)
+		c.mu.Unlock()
+	}
+}
+
+// Status asks the daemon what it holds.
+func (c *Client) Status(ctx context.Context) (*Status, error) {
+	var st Status
+	if err := c.call(ctx, methodStatus, struct{}{}, &st); err != nil {
+		return nil, err
+	}
+	return &st, nil
+}
+
+// Stop asks the daemon to stop and waits until it has closed the
+// connection (its servers are shut down by then).
+func (c *Client) Stop(ctx context.Context) error {
+	err := c.call(ctx, methodStop, struct{}{}, nil)
+	if err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
+		return err
+	}
+	select {
+	case <-c.Done():
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Workspace returns the daemon's service for the workspace at dir.
+func (c *Client) Workspace(dir string) (*Remote, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Remote{c: c, dir: abs}, nil
+}
+
+// Remote is a workspace served by the daemon.
+type Remote struct {
+	c   *Client
+	dir string
+}
+
+var _ Service = (*Remote)(nil)
+
+func (r *Remote) req(ctx context.Context) (request, func()) {
+	token, done := r.c.track(ctx)
+	return request{Workspace: r.dir, Token: token}, done
+}
+
+// Check implements [Service].
+func (r *Remote) Check(ctx context.Context, specs []changeset.Spec) (*Outcome, error) {
+	return r.changes(ctx, methodCheck, specs, "")
+}
+
+// Commit implements [Service].
+func (r *Remote) Commit(ctx context.Context, specs []changeset.Spec, message string) (*Outcome, error) {
+	return r.changes(ctx, methodCommit, specs, message)
+}
+
+func (r *Remote) changes(ctx context.Context, method string, specs []changeset.Spec, message string) (*Outcome, error) {
+	req, done := r.req(ctx)
+	defer done()
+	var out Outcome
+	if err := r.c.call(ctx, method, changesParams{request: req, Changes: specs, Message: message}, &out); err != nil {
+		return nil, err
+	}
+	if out.Result != nil {
+		out.Result.RestoreElapsed()
+	}
+	return &out, nil
+}
+
+// Undo implements [Service].
+func (r *Remote) Undo(ctx context.Context) (*UndoOutcome, error) {
+	req, done := r.req(ctx)
+	defer done()
+	var out UndoOutcome
+	if err := r.c.call(ctx, methodUndo, req, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Tool implements [Service].
+func (r *Remote) Tool(ctx context.Context, name string, args json.RawMessage) (*ToolOutcome, error) {
+	req, done := r.req(ctx)
+	defer done()
+	var out ToolOutcome
+	if err := r.c.call(ctx, methodTool, toolParams{request: req, Name: name, Args: args}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Tools implements [Service].
+func (r *Remote) Tools(ctx context.Context) ([]ToolInfo, error) {
+	var out []ToolInfo
+	if err := r.c.call(ctx, methodTools, request{Workspace: r.dir}, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,0 +1,206 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/lsp/lspfake"
+	"github.com/anvil-dev/anvil/internal/servers"
+	"github.com/anvil-dev/anvil/internal/shadow"
+	"github.com/anvil-dev/anvil/internal/testfs"
+)
+
+// The test binary is also a fake language server (lspfake) and, with
+// ANVIL_TEST_DAEMON set to a socket path, a daemon in a process of its
+// own, for the tests that kill one.
+func TestMain(m *testing.M) {
+	lspfake.Main()
+	if sock := os.Getenv("ANVIL_TEST_DAEMON"); sock != "" {
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+		defer stop()
+		err := Run(ctx, Options{Socket: sock, Log: os.Stderr, Version: os.Getenv("ANVIL_TEST_DAEMON_VERSION")})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// env is the environment a test's daemon and workspaces see: state and
+// config of the test's own, the language servers installed for the user.
+type env struct {
+	home   string
+	vars   map[string]string
+	socket string
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	// Socket paths are limited to 108 bytes; t.TempDir's can be long.
+	sockDir, err := os.MkdirTemp("", "anvil-d-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(sockDir) })
+	home := t.TempDir()
+	e := &env{home: home, socket: filepath.Join(sockDir, "d", "daemon.sock"), vars: map[string]string{
+		"HOME":            home,
+		"XDG_CONFIG_HOME": filepath.Join(home, ".config"),
+		"ANVIL_STATE_DIR": filepath.Join(home, "state"),
+		"ANVIL_TOOLS_DIR": servers.DefaultToolsDir(os.Getenv),
+		"PATH":            os.Getenv("PATH"),
+	}}
+	return e
+}
+
+func (e *env) getenv(k string) string { return e.vars[k] }
+
+// environ is e as a process environment, plus extra.
+func (e *env) environ(extra ...string) []string {
+	var out []string
+	for k, v := range e.vars {
+		out = append(out, k+"="+v)
+	}
+	return append(out, extra...)
+}
+
+// serve runs a daemon in this process until the test ends.
+func (e *env) serve(t *testing.T, opts Options) *Daemon {
+	t.Helper()
+	opts.Socket, opts.Getenv = e.socket, e.getenv
+	if testing.Verbose() {
+		opts.Log = os.Stderr
+	}
+	d, err := Listen(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- d.Serve() }()
+	t.Cleanup(func() {
+		d.Stop()
+		select {
+		case <-served:
+		case <-time.After(30 * time.Second):
+			t.Error("the daemon did not stop within 30 s")
+		}
+	})
+	return d
+}
+
+func (e *env) dial(t *testing.T) *Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := Dial(ctx, e.socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// connectOptions start this test binary as the daemon.
+func (e *env) connectOptions(extra ...string) ConnectOptions {
+	return ConnectOptions{
+		Socket:  e.socket,
+		Command: []string{os.Args[0], "-test.run=^$"},
+		Env:     e.environ(append([]string{"ANVIL_TEST_DAEMON=" + e.socket}, extra...)...),
+	}
+}
+
+// stopDaemon stops the out-of-process daemon at e.socket, if any, and
+// waits until its process is gone.
+func (e *env) stopDaemon(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := Find(ctx, e.socket)
+	if err != nil {
+		return
+	}
+	pid := c.PID
+	if err := c.Stop(ctx); err != nil {
+		t.Errorf("stopping the daemon: %v", err)
+	}
+	waitGone(t, pid)
+}
+
+// waitGone waits for the process pid to be gone (or a zombie).
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil || strings.Contains(string(b), ") Z ") {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Errorf("process %d still running", pid)
+}
+
+// specs turns path → content ("" with delete) into a change set.
+func specs(files map[string]string) []changeset.Spec {
+	var out []changeset.Spec
+	for p, c := range files {
+		if c == "<delete>" {
+			out = append(out, changeset.Spec{Path: p, Delete: true})
+			continue
+		}
+		out = append(out, changeset.Spec{Path: p, Content: &c})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// verdict is what must be the same whether a check runs alone or beside
+// others: the verdict, the new errors, the files checked.
+func verdict(r *shadow.Result) string {
+	var errs []string
+	for _, d := range r.New {
+		errs = append(errs, fmt.Sprintf("%s:%d:%s", d.Path, d.Line, d.Code))
+	}
+	sort.Strings(errs)
+	checked := append([]string(nil), r.CheckedFiles...)
+	sort.Strings(checked)
+	b, _ := json.Marshal(map[string]any{"verdict": r.Verdict, "new": errs, "checked": checked, "unverified": r.Unverified})
+	return string(b)
+}
+
+func writeProject(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	testfs.Write(t, dir, files)
+	return dir
+}
+
+// readAll is the tree at dir in one string, for comparing.
+func readAll(t *testing.T, dir string) string {
+	t.Helper()
+	return readAllMap(testfs.Snapshot(t, dir))
+}
+
+func readAllMap(files map[string]string) string {
+	var keys []string
+	for k := range files {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s\x00%s\x00", k, files[k])
+	}
+	return b.String()
+}

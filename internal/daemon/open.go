@@ -1,0 +1,60 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/anvil-dev/anvil/internal/app"
+	"github.com/anvil-dev/anvil/internal/workspace"
+)
+
+// OpenOptions say how a front end (anvil check, anvil tool, anvil mcp)
+// reaches a workspace's gate.
+type OpenOptions struct {
+	// Dir is the workspace.
+	Dir string
+	// Getenv is os.Getenv outside tests.
+	Getenv func(string) string
+	// NoDaemon serves the workspace in this process, with servers of its
+	// own that stop when it ends. So does ANVIL_DAEMON=off.
+	NoDaemon bool
+	// Warn is told why the daemon is not used when it was meant to be.
+	Warn func(string)
+}
+
+// Open returns the service for o.Dir: the daemon's (started if need be),
+// or, when it is turned off or cannot be reached, one in this process.
+// close releases what Open took.
+func Open(ctx context.Context, o OpenOptions) (svc Service, close func(), err error) {
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	// The workspace is judged here, so a bad one is the caller's error
+	// whichever way it is served.
+	root, err := workspace.New(o.Dir)
+	if err != nil {
+		return nil, nil, &InputError{Msg: err.Error()}
+	}
+	if !o.NoDaemon && o.Getenv("ANVIL_DAEMON") != "off" {
+		c, err := Connect(ctx, ConnectOptions{Socket: SocketPath(o.Getenv)})
+		if err == nil {
+			ws, err := c.Workspace(root.Dir())
+			if err == nil {
+				return ws, func() { c.Close() }, nil
+			}
+			c.Close()
+		}
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		if o.Warn != nil {
+			o.Warn(fmt.Sprintf("the Anvil daemon is not available (%v); using language servers of this run's own", err))
+		}
+	}
+	a, err := app.New(app.Options{Dir: root.Dir(), Getenv: o.Getenv})
+	if err != nil {
+		return nil, nil, &InputError{Msg: err.Error()}
+	}
+	return &Local{App: a}, func() { a.Close() }, nil
+}

@@ -1,0 +1,153 @@
+package daemon
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/anvil-dev/anvil/internal/changeset"
+)
+
+// The daemon speaks JSON-RPC 2.0 with Content-Length framing over its
+// socket. Every request but hello, status and stop names the workspace it
+// is about.
+const (
+	methodHello  = "anvil/hello"
+	methodCheck  = "anvil/check"
+	methodCommit = "anvil/commit"
+	methodUndo   = "anvil/undo"
+	methodTool   = "anvil/tool"
+	methodTools  = "anvil/tools"
+	methodStatus = "anvil/status"
+	methodStop   = "anvil/stop"
+	// Notifications: progress from the daemon about a request, and a
+	// client's cancellation of one; both name the request by the token it
+	// was sent with.
+	methodProgress = "anvil/progress"
+	methodCancel   = "anvil/cancel"
+)
+
+// Error codes beside JSON-RPC's own.
+const (
+	// codeInput is a request the caller can fix ([InputError]).
+	codeInput = 4000
+	// codeBusy is a workspace whose queue of waiting requests is full.
+	codeBusy = 4001
+)
+
+type helloParams struct {
+	Version string `json:"version"`
+}
+
+type progressParams struct {
+	Token string `json:"token"`
+	Progress
+}
+
+type cancelParams struct {
+	Token string `json:"token"`
+}
+
+type helloResult struct {
+	Version string `json:"version"`
+	PID     int    `json:"pid"`
+}
+
+// request is what every workspace request carries: the workspace, and the
+// token its progress and cancellation go by.
+type request struct {
+	Workspace string `json:"workspace"`
+	Token     string `json:"token,omitempty"`
+}
+
+type changesParams struct {
+	request
+	Changes []changeset.Spec `json:"changes"`
+	Message string           `json:"message,omitempty"`
+}
+
+type toolParams struct {
+	request
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args,omitempty"`
+}
+
+// Status is what 'anvil serve status' shows.
+type Status struct {
+	PID        int               `json:"pid"`
+	Version    string            `json:"version"`
+	Started    time.Time         `json:"started"`
+	Idle       time.Duration     `json:"idle_limit"`
+	Workspaces []WorkspaceStatus `json:"workspaces"`
+}
+
+// WorkspaceStatus is one workspace the daemon holds.
+type WorkspaceStatus struct {
+	Dir      string         `json:"dir"`
+	IdleFor  time.Duration  `json:"idle_for"`
+	Active   int            `json:"active"`
+	Requests int            `json:"requests"`
+	Servers  []ServerStatus `json:"servers"`
+}
+
+// ServerStatus is one language server of a workspace.
+type ServerStatus struct {
+	Name     string `json:"name"`
+	Version  string `json:"version,omitempty"`
+	PID      int    `json:"pid,omitempty"`
+	RSSKiB   int64  `json:"rss_kib,omitempty"`
+	Restarts int    `json:"restarts,omitempty"`
+}
+
+// Version identifies this build of Anvil, so that a client and a daemon of
+// different builds never talk: the executable's size and modification
+// time, which any rebuild or upgrade changes, cheap to read on every start.
+func Version() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "unknown"
+	}
+	st, err := os.Stat(exe)
+	if err != nil {
+		return "unknown"
+	}
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%d\x00%d", exe, st.Size(), st.ModTime().UnixNano())))
+	return hex.EncodeToString(sum[:8])
+}
+
+// SocketPath returns where the daemon for this environment listens:
+// $XDG_RUNTIME_DIR/anvil (a directory only the user can enter), else a
+// directory of the user's own in the temporary directory, else
+// $ANVIL_DAEMON_DIR. The name carries a digest of what the daemon's
+// answers depend on besides the workspace (the state and config
+// directories, where servers are found, Anvil's own settings), so a
+// client never reaches a daemon started with another of those: each
+// environment gets its own. getenv is os.Getenv outside tests.
+func SocketPath(getenv func(string) string) string {
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("anvil-%d", os.Getuid()))
+	if d := getenv("XDG_RUNTIME_DIR"); d != "" {
+		dir = filepath.Join(d, "anvil")
+	}
+	if d := getenv("ANVIL_DAEMON_DIR"); d != "" {
+		dir = d
+	}
+	return filepath.Join(dir, "daemon-"+environmentDigest(getenv)+".sock")
+}
+
+// daemonEnv are the variables a daemon's answers depend on.
+var daemonEnv = []string{
+	"HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "PATH",
+	"XDG_DATA_HOME", "ANVIL_STATE_DIR", "ANVIL_TOOLS_DIR", "GOFLAGS", "GOPROXY", "GOPATH", "GOMODCACHE", "NODE_OPTIONS",
+}
+
+func environmentDigest(getenv func(string) string) string {
+	h := sha256.New()
+	for _, k := range daemonEnv {
+		fmt.Fprintf(h, "%s=%s\x00", k, getenv(k))
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}

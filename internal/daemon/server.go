@@ -1,0 +1,567 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gofrs/flock"
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/anvil-dev/anvil/internal/app"
+	"github.com/anvil-dev/anvil/internal/config"
+	"github.com/anvil-dev/anvil/internal/proc"
+	"github.com/anvil-dev/anvil/internal/state"
+	"github.com/anvil-dev/anvil/internal/workspace"
+)
+
+// DefaultIdle is how long a workspace's servers stay warm without a
+// request (Cursor's shadow workspace uses the same 15 minutes); the daemon
+// itself exits once it has held no workspace for as long.
+const DefaultIdle = 15 * time.Minute
+
+// DefaultQueue bounds the requests in flight or waiting for one workspace;
+// past it a request is refused as busy rather than queued without end.
+const DefaultQueue = 32
+
+// ErrRunning is returned by [Run] when another daemon holds the socket.
+var ErrRunning = errors.New("an Anvil daemon is already running")
+
+// Options configure a daemon.
+type Options struct {
+	// Socket is where it listens (see [SocketPath]).
+	Socket string
+	// Idle: see [DefaultIdle]; zero means that.
+	Idle time.Duration
+	// Queue: see [DefaultQueue]; zero means that.
+	Queue int
+	// Getenv is the environment workspaces are opened with (config and
+	// state directories); nil means os.Getenv.
+	Getenv func(string) string
+	// Log receives what the daemon does; nil discards it.
+	Log io.Writer
+	// Version is what the daemon says it is; "" means [Version]. Tests
+	// set it to play a daemon of another build.
+	Version string
+}
+
+// Daemon serves the workspaces its clients ask about.
+type Daemon struct {
+	opts    Options
+	version string
+	started time.Time
+	log     *log.Logger
+
+	ctx    context.Context // cancelled by Stop: ends every request
+	cancel context.CancelFunc
+	ln     net.Listener
+
+	mu     sync.Mutex
+	spaces map[string]*space
+	last   time.Time // the end of the last request, for the daemon's own idle exit
+	conns  sync.WaitGroup
+	// requests in flight, over every connection: the workspaces are
+	// closed only once the last has ended.
+	requests sync.WaitGroup
+	draining bool          // set once Serve waits for requests: no new one enters
+	done     chan struct{} // closed by Stop
+	closed   chan struct{} // closed once every server is down: clients are let go then
+	once     sync.Once
+}
+
+// space is one workspace the daemon holds.
+type space struct {
+	dir      string
+	app      *app.App
+	svc      *Local
+	active   int // requests in flight or waiting
+	requests int
+	last     time.Time
+	configs  map[string]string // config files → what they were when loaded
+}
+
+// Run acquires the daemon's lock (beside the socket), listens and serves
+// until ctx ends, [Daemon.Stop] is called (anvil serve stop) or the daemon
+// has been idle for opts.Idle with no workspace. It returns [ErrRunning] if
+// another daemon is running.
+func Run(ctx context.Context, opts Options) error {
+	d, err := Listen(opts)
+	if err != nil {
+		return err
+	}
+	go func() {
+		select {
+		case <-ctx.Done():
+			d.Stop()
+		case <-d.done:
+		}
+	}()
+	return d.Serve()
+}
+
+// Listen prepares a daemon: its directory private to the user, its lock,
+// its socket (a stale one from a daemon that died is replaced).
+func Listen(opts Options) (*Daemon, error) {
+	if opts.Idle == 0 {
+		opts.Idle = DefaultIdle
+	}
+	if opts.Queue == 0 {
+		opts.Queue = DefaultQueue
+	}
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	if opts.Version == "" {
+		opts.Version = Version()
+	}
+	dir := filepath.Dir(opts.Socket)
+	if err := state.EnsureDir(dir); err != nil {
+		return nil, fmt.Errorf("daemon: %w", err)
+	}
+	// Only the user may even reach the socket.
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("daemon: %w", err)
+	}
+	lock := flock.New(strings.TrimSuffix(opts.Socket, ".sock") + ".lock")
+	ok, err := lock.TryLock()
+	if err != nil {
+		return nil, fmt.Errorf("daemon lock: %w", err)
+	}
+	if !ok {
+		return nil, ErrRunning
+	}
+	// The lock is held: a socket file left here belongs to a daemon that
+	// died.
+	_ = os.Remove(opts.Socket)
+	ln, err := net.Listen("unix", opts.Socket)
+	if err != nil {
+		lock.Unlock()
+		return nil, fmt.Errorf("daemon: %w", err)
+	}
+	if err := os.Chmod(opts.Socket, 0o600); err != nil {
+		ln.Close()
+		lock.Unlock()
+		return nil, fmt.Errorf("daemon: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	d := &Daemon{opts: opts, version: opts.Version, started: time.Now(), log: log.New(opts.Log, "anvil daemon: ", log.LstdFlags),
+		ctx: ctx, cancel: cancel, ln: ln, spaces: map[string]*space{}, last: time.Now(), done: make(chan struct{}), closed: make(chan struct{})}
+	go func() {
+		<-d.done
+		lock.Unlock()
+	}()
+	return d, nil
+}
+
+// Serve accepts clients until the daemon stops, then shuts every
+// workspace's servers down and returns.
+func (d *Daemon) Serve() error {
+	d.log.Printf("listening on %s (pid %d, idle %s)", d.opts.Socket, os.Getpid(), d.opts.Idle)
+	go d.reap()
+	for {
+		c, err := d.ln.Accept()
+		if err != nil {
+			if d.ctx.Err() != nil {
+				break
+			}
+			d.log.Printf("accept: %v", err)
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		d.conns.Add(1)
+		go d.serveConn(c)
+	}
+	// Requests were cancelled by Stop; the servers go down before the
+	// clients are let go, so that a client that asked for the stop sees
+	// the connection close only when nothing of the daemon's is left.
+	d.mu.Lock()
+	d.draining = true
+	d.mu.Unlock()
+	d.requests.Wait()
+	d.closeAll()
+	close(d.closed)
+	d.conns.Wait()
+	d.log.Printf("stopped")
+	return nil
+}
+
+// Stop ends the daemon: no new client, every request cancelled (their
+// overlays put back), every server shut down. Safe to call more than once.
+func (d *Daemon) Stop() {
+	d.once.Do(func() {
+		d.cancel()
+		d.ln.Close()
+		close(d.done)
+	})
+}
+
+// Done returns a channel closed when the daemon stops.
+func (d *Daemon) Done() <-chan struct{} { return d.done }
+
+func (d *Daemon) serveConn(c net.Conn) {
+	defer d.conns.Done()
+	if !samePeerUser(c) {
+		d.log.Printf("refused a connection from another user")
+		c.Close()
+		return
+	}
+	ctx, cancel := context.WithCancel(d.ctx)
+	defer cancel()
+	h := &handler{d: d, ctx: ctx, inflight: map[string]context.CancelFunc{}}
+	stream := jsonrpc2.NewBufferedStream(c, jsonrpc2.VSCodeObjectCodec{})
+	conn := jsonrpc2.NewConn(ctx, stream, jsonrpc2.AsyncHandler(h), jsonrpc2.SetLogger(d.log))
+	select {
+	case <-conn.DisconnectNotify():
+	case <-d.closed:
+		conn.Close()
+	}
+	// A client that left: its requests are cancelled (cancel above), so a
+	// check it started puts the server back to the disk before the next
+	// one runs; h.wg makes the daemon's shutdown wait for them.
+	cancel()
+	h.wg.Wait()
+}
+
+// handler answers one connection's requests, each in its own goroutine,
+// with a context that ends when the connection does or when the client
+// cancels the request.
+type handler struct {
+	d   *Daemon
+	ctx context.Context
+	wg  sync.WaitGroup
+
+	mu       sync.Mutex
+	inflight map[string]context.CancelFunc // by token
+}
+
+func (h *handler) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	if req.Notif {
+		if req.Method == methodCancel && req.Params != nil {
+			var p cancelParams
+			if json.Unmarshal(*req.Params, &p) == nil {
+				h.cancel(p.Token)
+			}
+		}
+		return
+	}
+	h.wg.Add(1)
+	defer h.wg.Done()
+	if !h.d.enter() {
+		_ = conn.ReplyWithError(context.Background(), req.ID, &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: "the Anvil daemon is stopping"})
+		return
+	}
+	defer h.d.requests.Done()
+	var r request
+	if req.Params != nil {
+		_ = json.Unmarshal(*req.Params, &r)
+	}
+	ctx, done := h.begin(r.Token)
+	defer done()
+	if r.Token != "" {
+		ctx = WithProgress(ctx, forwarder(ctx, conn, r.Token))
+	}
+	result, err := h.d.dispatch(ctx, req)
+	if err != nil {
+		_ = conn.ReplyWithError(context.Background(), req.ID, rpcError(err))
+		return
+	}
+	_ = conn.Reply(context.Background(), req.ID, result)
+	if req.Method == methodStop {
+		go h.d.Stop()
+	}
+}
+
+// begin returns the context of the request with token, which the client
+// can cancel by it.
+func (h *handler) begin(token string) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(h.ctx)
+	if token == "" {
+		return ctx, cancel
+	}
+	h.mu.Lock()
+	h.inflight[token] = cancel
+	h.mu.Unlock()
+	return ctx, func() {
+		h.mu.Lock()
+		delete(h.inflight, token)
+		h.mu.Unlock()
+		cancel()
+	}
+}
+
+func (h *handler) cancel(token string) {
+	h.mu.Lock()
+	cancel := h.inflight[token]
+	h.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// forwarder sends a request's progress to its client without ever making
+// the check wait on the client: messages a slow client has not taken are
+// dropped (each one supersedes the last anyway).
+func forwarder(ctx context.Context, conn *jsonrpc2.Conn, token string) func(Progress) {
+	queue := make(chan Progress, 8)
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case m := <-queue:
+				_ = conn.Notify(ctx, methodProgress, progressParams{Token: token, Progress: m})
+			}
+		}
+	}()
+	return func(m Progress) {
+		select {
+		case queue <- m:
+		default:
+		}
+	}
+}
+
+// enter counts a request in, unless the daemon is draining.
+func (d *Daemon) enter() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.draining {
+		return false
+	}
+	d.requests.Add(1)
+	return true
+}
+
+func rpcError(err error) *jsonrpc2.Error {
+	var re *jsonrpc2.Error
+	switch {
+	case errors.As(err, &re):
+		return re
+	case IsInput(err):
+		return &jsonrpc2.Error{Code: codeInput, Message: err.Error()}
+	case errors.Is(err, errBusy):
+		return &jsonrpc2.Error{Code: codeBusy, Message: err.Error()}
+	}
+	return &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: err.Error()}
+}
+
+var errBusy = errors.New("the workspace has too many requests waiting; try again")
+
+func (d *Daemon) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	params := json.RawMessage("{}")
+	if req.Params != nil {
+		params = *req.Params
+	}
+	decode := func(v any) error {
+		if err := json.Unmarshal(params, v); err != nil {
+			return &InputError{Msg: fmt.Sprintf("%s: bad params: %v", req.Method, err)}
+		}
+		return nil
+	}
+	switch req.Method {
+	case methodHello:
+		return helloResult{Version: d.version, PID: os.Getpid()}, nil
+	case methodStatus:
+		return d.status(), nil
+	case methodStop:
+		// Handle stops the daemon once this answer is sent.
+		return map[string]bool{"stopping": true}, nil
+	case methodCheck, methodCommit:
+		var p changesParams
+		if err := decode(&p); err != nil {
+			return nil, err
+		}
+		return withSpace(d, p.Workspace, func(s *Local) (any, error) {
+			if req.Method == methodCheck {
+				return s.Check(ctx, p.Changes)
+			}
+			return s.Commit(ctx, p.Changes, p.Message)
+		})
+	case methodUndo:
+		var p request
+		if err := decode(&p); err != nil {
+			return nil, err
+		}
+		return withSpace(d, p.Workspace, func(s *Local) (any, error) { return s.Undo(ctx) })
+	case methodTool:
+		var p toolParams
+		if err := decode(&p); err != nil {
+			return nil, err
+		}
+		return withSpace(d, p.Workspace, func(s *Local) (any, error) { return s.Tool(ctx, p.Name, p.Args) })
+	case methodTools:
+		var p request
+		if err := decode(&p); err != nil {
+			return nil, err
+		}
+		return withSpace(d, p.Workspace, func(s *Local) (any, error) { return s.Tools(ctx) })
+	}
+	return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "unknown method " + req.Method}
+}
+
+// withSpace runs fn with the workspace at dir, opening it on first use,
+// counting the request against the workspace's queue bound.
+func withSpace(d *Daemon, dir string, fn func(*Local) (any, error)) (any, error) {
+	s, err := d.acquire(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.release(s)
+	return fn(s.svc)
+}
+
+func (d *Daemon) acquire(dir string) (*space, error) {
+	root, err := workspace.New(dir)
+	if err != nil {
+		return nil, &InputError{Msg: err.Error()}
+	}
+	key := root.Dir()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.ctx.Err() != nil {
+		return nil, errors.New("the daemon is stopping")
+	}
+	s := d.spaces[key]
+	if s != nil && s.active == 0 && s.configChanged() {
+		// The project's settings changed: serve it as configured now.
+		d.log.Printf("%s: configuration changed; reopening", key)
+		delete(d.spaces, key)
+		go s.app.Close()
+		s = nil
+	}
+	if s == nil {
+		a, err := app.New(app.Options{Dir: key, Getenv: d.opts.Getenv})
+		if err != nil {
+			return nil, &InputError{Msg: err.Error()}
+		}
+		s = &space{dir: key, app: a, svc: &Local{App: a}, configs: configState(key, d.opts.Getenv)}
+		d.spaces[key] = s
+		d.log.Printf("%s: opened", key)
+	}
+	if s.active >= d.opts.Queue {
+		return nil, errBusy
+	}
+	s.active++
+	s.requests++
+	return s, nil
+}
+
+func (d *Daemon) release(s *space) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s.active--
+	s.last = time.Now()
+	d.last = s.last
+}
+
+// configState records the config files a workspace was opened with.
+func configState(root string, getenv func(string) string) map[string]string {
+	p := config.DefaultPaths(root, getenv)
+	out := map[string]string{}
+	for _, f := range []string{p.User, p.Project} {
+		if f == "" {
+			continue
+		}
+		if st, err := os.Stat(f); err == nil {
+			out[f] = fmt.Sprintf("%d/%d", st.Size(), st.ModTime().UnixNano())
+		} else {
+			out[f] = "absent"
+		}
+	}
+	return out
+}
+
+func (s *space) configChanged() bool {
+	for f, was := range s.configs {
+		now := "absent"
+		if st, err := os.Stat(f); err == nil {
+			now = fmt.Sprintf("%d/%d", st.Size(), st.ModTime().UnixNano())
+		}
+		if now != was {
+			return true
+		}
+	}
+	return false
+}
+
+// reap stops the servers of workspaces idle for longer than the idle
+// limit, and the daemon once it has held none for as long.
+func (d *Daemon) reap() {
+	tick := min(d.opts.Idle/4, 30*time.Second)
+	t := time.NewTicker(max(tick, 10*time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-d.ctx.Done():
+			return
+		case <-t.C:
+		}
+		d.mu.Lock()
+		now := time.Now()
+		for key, s := range d.spaces {
+			if s.active == 0 && now.Sub(s.last) > d.opts.Idle {
+				d.log.Printf("%s: idle for %s; stopping its servers", key, now.Sub(s.last).Round(time.Second))
+				delete(d.spaces, key)
+				go s.app.Close()
+			}
+		}
+		empty := len(d.spaces) == 0 && now.Sub(d.last) > d.opts.Idle
+		d.mu.Unlock()
+		if empty {
+			d.log.Printf("idle with no workspace; exiting")
+			d.Stop()
+			return
+		}
+	}
+}
+
+// closeAll shuts every workspace's servers down, in parallel, each within
+// its own bound (app.Close: 5 s).
+func (d *Daemon) closeAll() {
+	d.mu.Lock()
+	spaces := d.spaces
+	d.spaces = map[string]*space{}
+	d.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, s := range spaces {
+		wg.Go(func() { s.app.Close() })
+	}
+	wg.Wait()
+}
+
+func (d *Daemon) status() Status {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	st := Status{PID: os.Getpid(), Version: d.version, Started: d.started, Idle: d.opts.Idle}
+	now := time.Now()
+	for _, s := range d.spaces {
+		ws := WorkspaceStatus{Dir: s.dir, Active: s.active, Requests: s.requests}
+		if !s.last.IsZero() {
+			ws.IdleFor = now.Sub(s.last)
+		}
+		for _, srv := range s.app.Servers.Running() {
+			info := srv.Info()
+			ss := ServerStatus{Name: srv.Spec().Name, Version: info.Version, PID: srv.PID(), Restarts: srv.Restarts()}
+			if ss.PID != 0 {
+				ss.RSSKiB = proc.TreeRSS(ss.PID)
+			}
+			ws.Servers = append(ws.Servers, ss)
+		}
+		st.Workspaces = append(st.Workspaces, ws)
+	}
+	sort.Slice(st.Workspaces, func(i, j int) bool { return st.Workspaces[i].Dir < st.Workspaces[j].Dir })
+	return st
+}

@@ -1,0 +1,92 @@
+// Package mcpserver offers a workspace's gate and tools to other agents
+// over the Model Context Protocol: the read-only tools Anvil's own agents
+// use, rename_symbol (which computes a change set and writes nothing), and
+// check_changes, apply_changes and undo, so an agent can validate a change
+// set, with its dependants, before anything is written.
+//
+// The server is a thin front: every call goes to a [daemon.Service] (the
+// daemon's, normally), which owns the servers and the journal.
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/anvil-dev/anvil/internal/daemon"
+	"github.com/anvil-dev/anvil/internal/tools"
+)
+
+// New returns an MCP server for svc's workspace. version is Anvil's, for
+// the handshake.
+func New(ctx context.Context, svc daemon.Service, version string) (*mcp.Server, error) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "anvil", Title: "Anvil: validate changes before writing them", Version: version}, &mcp.ServerOptions{
+		Instructions: "Before writing edits, send them to check_changes: Anvil shows the change to the project's real language servers " +
+			"and reports only the errors it introduces, in the changed files and in every file that depends on them. " +
+			"apply_changes validates and writes atomically when clean; undo reverts the last commit.",
+	})
+	infos, err := svc.Tools(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing the workspace's tools: %w", err)
+	}
+	for _, info := range infos {
+		readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)}
+		s.AddTool(&mcp.Tool{Name: info.Name, Description: info.Description, InputSchema: info.InputSchema, Annotations: readOnly},
+			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				out, err := svc.Tool(ctx, info.Name, req.Params.Arguments)
+				if daemon.IsInput(err) {
+					return errorResult(err.Error()), nil
+				}
+				if err != nil {
+					return nil, err
+				}
+				return result(out.Output, out.Data, out.IsError), nil
+			})
+	}
+	gate := []struct {
+		tool        tools.Tool
+		annotations *mcp.ToolAnnotations
+	}{
+		{tools.Adapt(&checkChanges{svc: svc}), &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}},
+		{tools.Adapt(&applyChanges{svc: svc}), &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}},
+		{tools.Adapt(&undo{svc: svc}), &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(false)}},
+	}
+	for _, g := range gate {
+		t := g.tool
+		s.AddTool(&mcp.Tool{Name: t.Name(), Description: t.Description(), InputSchema: t.InputSchema(), Annotations: g.annotations},
+			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				res, err := t.Call(ctx, req.Params.Arguments)
+				if daemon.IsInput(err) {
+					return errorResult(err.Error()), nil
+				}
+				if err != nil {
+					return nil, err
+				}
+				var data json.RawMessage
+				if res.Data != nil {
+					if data, err = json.Marshal(res.Data); err != nil {
+						return nil, err
+					}
+				}
+				return result(res.Output, data, res.IsError), nil
+			})
+	}
+	return s, nil
+}
+
+// result is a tool's answer: its text, and its data as structured content
+// when the data is a JSON object (what clients expect there).
+func result(text string, data json.RawMessage, isError bool) *mcp.CallToolResult {
+	r := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: isError}
+	if d := bytes.TrimSpace(data); len(d) > 0 && d[0] == '{' {
+		r.StructuredContent = json.RawMessage(d)
+	}
+	return r
+}
+
+func errorResult(text string) *mcp.CallToolResult { return result(text, nil, true) }
+
+func ptr[T any](v T) *T { return &v }
