@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what Anvil's tests and the demo need beside Go: ripgrep and patch
-# (Debian packages) and the pinned language servers (scripts/install-servers.sh).
+# (Debian packages), the pinned language servers (scripts/install-servers.sh)
+# and the MCP client the tests drive `anvil mcp` with
+# (scripts/install-test-clients.sh).
 # Skips what is already present. apt needs root or sudo; without either, it
 # says what to install and goes on (text_search then uses its Go fallback).
 set -euo pipefail
@@ -22,3 +24,4 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 "$here/install-servers.sh"
+"$here/install-test-clients.sh"

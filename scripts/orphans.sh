@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lists processes of the servers Anvil runs (and of test binaries acting as
+# Lists processes of the servers Anvil runs, of its daemons (and of test binaries acting as
 # one) that are not in the given list of pids: after the test suite, any such
 # process outlived the test that started it.
 #
@@ -12,7 +12,7 @@ for d in /proc/[0-9]*; do
   [ -n "${before[$pid]:-}" ] && continue
   { cmd=$(tr '\0' ' ' < "$d/cmdline"); } 2>/dev/null || continue
   case "$cmd" in
-    *"tsc --lsp"*|*gopls*|*pyright-langserver*|*tsserver.js*|*typescript-language-server*|*ANVIL_FAKE_LSP*|*.test\ *-test.run=^\$*)
+    *" serve --socket "*|*"tsc --lsp"*|*gopls*|*pyright-langserver*|*tsserver.js*|*typescript-language-server*|*ANVIL_FAKE_LSP*|*.test\ *-test.run=^\$*)
       state=$(awk '{print $3}' "$d/stat" 2>/dev/null || echo Z)
       [ "$state" = Z ] || echo "$pid $cmd" ;;
   esac

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/daemon"
 	"github.com/anvil-dev/anvil/internal/journal"
@@ -39,7 +41,20 @@ type Verdict struct {
 	Recovered []string `json:"recovered,omitempty"`
 }
 
+// tuneChanges makes the change list a plain array of objects whose
+// content is a string: the inferred schema allows null for both (a Go
+// slice and pointer), which no caller means.
+func tuneChanges(s *jsonschema.Schema) {
+	changes := s.Properties["changes"]
+	changes.Type, changes.Types = "array", nil
+	changes.MinItems = ptr(1)
+	content := changes.Items.Properties["content"]
+	content.Type, content.Types = "string", nil
+}
+
 type checkChanges struct{ svc daemon.Service }
+
+func (*checkChanges) TuneSchema(s *jsonschema.Schema) { tuneChanges(s) }
 
 func (*checkChanges) Name() string        { return "check_changes" }
 func (*checkChanges) Description() string { return checkChangesDescription }
@@ -55,6 +70,8 @@ func (t *checkChanges) Run(ctx context.Context, p ChangesParams) (tools.Result, 
 }
 
 type applyChanges struct{ svc daemon.Service }
+
+func (*applyChanges) TuneSchema(s *jsonschema.Schema) { tuneChanges(s) }
 
 func (*applyChanges) Name() string        { return "apply_changes" }
 func (*applyChanges) Description() string { return applyChangesDescription }

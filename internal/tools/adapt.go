@@ -108,7 +108,11 @@ var (
 )
 
 // portableSchema rewrites the inferred schema into the form every provider
-// accepts: "additionalProperties": false rather than {"not": {}}.
+// and client accepts: "additionalProperties": false rather than
+// {"not": {}}, and one type where the inference allows null beside it (a
+// Go slice, map or pointer): some dialects take a single type only. The
+// arguments are still validated against the inferred schema, so a caller
+// that sends null for an optional field is not refused.
 func portableSchema(raw []byte) json.RawMessage {
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
@@ -132,6 +136,16 @@ func rewriteFalseSchemas(v any) any {
 						x[k] = false
 						continue
 					}
+				}
+			}
+			if k == "type" {
+				if ts, ok := sub.([]any); ok && len(ts) == 2 && (ts[0] == "null" || ts[1] == "null") {
+					if ts[0] == "null" {
+						x[k] = ts[1]
+					} else {
+						x[k] = ts[0]
+					}
+					continue
 				}
 			}
 			x[k] = rewriteFalseSchemas(sub)

@@ -1,0 +1,211 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/anvil-dev/anvil/internal/app"
+	"github.com/anvil-dev/anvil/internal/daemon"
+	"github.com/anvil-dev/anvil/internal/servers"
+	"github.com/anvil-dev/anvil/internal/testfs"
+)
+
+var project = map[string]string{
+	"tsconfig.json": `{"compilerOptions": {"strict": true, "noEmit": true, "target": "es2022", "module": "preserve", "moduleResolution": "bundler"}, "include": ["src"]}`,
+	"src/a.ts":      "export const one: number = 1;\n",
+	"src/b.ts":      "import { one } from \"./a\";\n\nexport const two: number = one + 1;\n",
+}
+
+// session is an MCP client of a server for a fresh copy of project,
+// through the official SDK's client over in-memory transports.
+func session(t *testing.T) (*mcp.ClientSession, string) {
+	t.Helper()
+	dir := t.TempDir()
+	testfs.Write(t, dir, project)
+	home := t.TempDir()
+	env := map[string]string{
+		"HOME": home, "ANVIL_STATE_DIR": filepath.Join(home, "state"), "XDG_CONFIG_HOME": filepath.Join(home, "config"),
+		"ANVIL_TOOLS_DIR": servers.DefaultToolsDir(os.Getenv), "PATH": os.Getenv("PATH"),
+	}
+	a, err := app.New(app.Options{Dir: dir, Getenv: func(k string) string { return env[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	ctx := context.Background()
+	s, err := New(ctx, &daemon.Local{App: a}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, dir
+}
+
+func call(t *testing.T, cs *mcp.ClientSession, name string, args any) (*mcp.CallToolResult, string) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: a protocol error, where a tool result was due: %v", name, err)
+	}
+	var text strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			text.WriteString(tc.Text)
+		}
+	}
+	return res, text.String()
+}
+
+// verdictOf decodes a check_changes or apply_changes structured result.
+func verdictOf(t *testing.T, res *mcp.CallToolResult) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("structured content %s: %v", b, err)
+	}
+	return v
+}
+
+func changes(files ...string) map[string]any {
+	var cs []map[string]any
+	for i := 0; i+1 < len(files); i += 2 {
+		cs = append(cs, map[string]any{"path": files[i], "content": files[i+1]})
+	}
+	return map[string]any{"changes": cs}
+}
+
+func TestTools(t *testing.T) {
+	cs, _ := session(t)
+	list, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range list.Tools {
+		names = append(names, tool.Name)
+		b, _ := json.Marshal(tool.InputSchema)
+		if !strings.Contains(string(b), `"type":"object"`) || tool.Description == "" {
+			t.Errorf("%s: schema %s, description %q", tool.Name, b, tool.Description)
+		}
+		if strings.Contains(string(b), `"null"`) {
+			t.Errorf("%s: the schema allows null, which some clients cannot express: %s", tool.Name, b)
+		}
+	}
+	want := []string{"apply_changes", "ast_search", "check_changes", "diagnostics", "find_symbol", "list_files", "read_file", "rename_symbol", "text_search", "undo"}
+	slices.Sort(names)
+	if !slices.Equal(names, want) {
+		t.Fatalf("tools %v, want %v", names, want)
+	}
+}
+
+func TestReadToolsAndTheirErrors(t *testing.T) {
+	cs, _ := session(t)
+	for _, tc := range []struct {
+		name    string
+		args    any
+		isError bool
+		want    string
+	}{
+		{"read_file", map[string]any{"path": "src/b.ts"}, false, "export const two"},
+		{"read_file", map[string]any{"path": "../../etc/passwd"}, true, "outside the workspace"},
+		{"read_file", map[string]any{"path": 7}, true, "invalid arguments for read_file"},
+		{"read_file", map[string]any{}, true, "path"},
+		{"list_files", map[string]any{"pattern": "**/*.ts"}, false, "src/a.ts"},
+		{"text_search", map[string]any{"pattern": "one \\+ 1"}, false, "src/b.ts:3"},
+		{"find_symbol", map[string]any{"name": "one"}, false, "src/a.ts"},
+	} {
+		res, text := call(t, cs, tc.name, tc.args)
+		if res.IsError != tc.isError || !strings.Contains(text, tc.want) {
+			t.Errorf("%s %v: isError %v, text:\n%s\nwant isError %v and %q", tc.name, tc.args, res.IsError, text, tc.isError, tc.want)
+		}
+	}
+}
+
+func TestCheckApplyUndo(t *testing.T) {
+	cs, dir := session(t)
+	read := func(rel string) string {
+		b, err := os.ReadFile(filepath.Join(dir, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	breaking := changes("src/a.ts", "export const one: string = \"1\";\n")
+	clean := changes("src/a.ts", "export const one: number = 1;\nexport const zero = 0;\n")
+
+	// A check that finds a new error in a dependant is a successful call
+	// whose verdict is rejected; nothing is written.
+	res, text := call(t, cs, "check_changes", breaking)
+	v := verdictOf(t, res)
+	if res.IsError || v["verdict"] != "rejected" || !strings.Contains(text, "src/b.ts:3") || v["committed"] != false {
+		t.Fatalf("check of a breaking change: isError %v, %v\n%s", res.IsError, v, text)
+	}
+	if read("src/a.ts") != project["src/a.ts"] {
+		t.Fatal("check_changes wrote")
+	}
+
+	// apply_changes refuses it, as a tool error carrying the verdict.
+	res, text = call(t, cs, "apply_changes", breaking)
+	if v := verdictOf(t, res); !res.IsError || v["verdict"] != "rejected" || !strings.Contains(text, "Nothing written") {
+		t.Fatalf("apply of a breaking change: isError %v, %v\n%s", res.IsError, v, text)
+	}
+	if read("src/a.ts") != project["src/a.ts"] {
+		t.Fatal("a rejected apply_changes wrote")
+	}
+
+	// A clean one is written, and undone.
+	res, text = call(t, cs, "apply_changes", clean)
+	if v := verdictOf(t, res); res.IsError || v["verdict"] != "clean" || v["committed"] != true {
+		t.Fatalf("apply of a clean change: isError %v, %v\n%s", res.IsError, v, text)
+	}
+	if !strings.Contains(read("src/a.ts"), "zero") {
+		t.Fatal("a clean apply_changes did not write")
+	}
+	res, text = call(t, cs, "undo", map[string]any{})
+	if res.IsError || !strings.Contains(text, "restored 1 file") || read("src/a.ts") != project["src/a.ts"] {
+		t.Fatalf("undo: isError %v\n%s", res.IsError, text)
+	}
+	res, text = call(t, cs, "undo", map[string]any{})
+	if !res.IsError || !strings.Contains(text, "Nothing to undo") {
+		t.Fatalf("a second undo: isError %v\n%s", res.IsError, text)
+	}
+
+	// What the model can fix is a tool error, never a protocol failure.
+	for _, bad := range []struct {
+		args any
+		want string
+	}{
+		{changes("../outside.ts", "x"), "outside the workspace"},
+		{map[string]any{"changes": "src/a.ts"}, "invalid arguments for check_changes"},
+		{map[string]any{"changes": []any{}}, "invalid arguments"},
+		{map[string]any{"changes": []any{map[string]any{"path": "src/a.ts", "content": "x", "delete": true}}}, "exactly one of content and delete"},
+		{map[string]any{"changes": []any{map[string]any{"path": "src/a.ts", "content": "x", "base_sha256": strings.Repeat("0", 64)}}}, "changed since the change set was made"},
+		{changes(".git/config", "x"), "never writes"},
+	} {
+		res, text := call(t, cs, "check_changes", bad.args)
+		if !res.IsError || !strings.Contains(text, bad.want) {
+			t.Errorf("check_changes %v: isError %v, text %q; want an error with %q", bad.args, res.IsError, text, bad.want)
+		}
+	}
+}
