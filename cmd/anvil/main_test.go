@@ -30,6 +30,11 @@ func TestMain(m *testing.M) {
 		panic("building anvil: " + err.Error())
 	}
 	binDir = dir
+	// Every anvil a test starts checks with servers of its own unless the
+	// test turns the daemon on (the daemon and MCP tests, with an
+	// environment of their own): a daemon started here would outlive the
+	// suite.
+	os.Setenv("ANVIL_DAEMON", "off")
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

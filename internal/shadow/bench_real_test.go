@@ -23,7 +23,7 @@ func realBenchProjects() map[string]*benchProject {
 			return []string{"node", filepath.Join("node_modules", "typescript", "bin", "tsc"), "--noEmit", "-p", "."}
 		}
 	}
-	ts5 := &benchProject{name: "ts-1000-ts5", target: "src/f07/m23.ts", renameFile: "src/types.ts", renameWord: "User", wantImporters: tsTypesImporters,
+	ts5 := &benchProject{name: "ts-1000-ts5", target: "src/f07/m23.ts", renameFile: "src/types.ts", renameWord: "User", wantImporters: corpus.TSTypesImporters,
 		setup: func(b *testing.B) string {
 			dir := generateTS(b)
 			testfs.Write(b, dir, map[string]string{"package.json": `{"name": "gen", "private": true, "devDependencies": {"typescript": "~5.9.3"}}`})

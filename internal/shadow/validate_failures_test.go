@@ -62,7 +62,7 @@ func TestValidateServerHangs(t *testing.T) {
 	start := time.Now()
 	res := h.validate(map[string]string{"app/db.py": h.read("app/db.py") + "\nx: int = 1\n"})
 	expect(t, res, Unverified)
-	if !strings.Contains(res.Unverified[0].Reason, "did not answer before the timeout") || !strings.Contains(res.Unverified[0].Reason, "not ready within the load timeout") {
+	if !strings.Contains(res.Unverified[0].Reason, "not ready within the load timeout") || !strings.Contains(res.Unverified[0].Reason, "raise load_timeout") {
 		t.Fatalf("reason = %q", res.Unverified[0].Reason)
 	}
 	if elapsed := time.Since(start); elapsed > 10*time.Second {
