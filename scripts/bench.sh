@@ -120,6 +120,32 @@ END {
 	}
 }'
 
+echo
+echo "anvil check end to end, the process start included (cmd/anvil BenchmarkCheck):"
+echo
+go test -run '^$' -bench '^BenchmarkCheck$' -benchtime 10x -timeout 30m ./cmd/anvil 2>&1 | tee "$raw/check.txt" >&2
+awk '
+/^BenchmarkCheck\// {
+	split($1, p, "/"); sub(/-[0-9]+$/, "", p[3])
+	v = ""; rss = ""
+	for (i = 4; i < NF; i++) {
+		if ($(i+1) == "p50-ms") p50 = $i
+		if ($(i+1) == "p90-ms") p90 = $i
+		if ($(i+1) == "daemon-RSS-MiB") rss = $i " MiB"
+	}
+	cell[p[2], p[3]] = sprintf("%s ms (%s)", p50, p90)
+	if (rss != "") mem[p[2]] = rss
+	if (!(p[2] in seen)) { seen[p[2]] = 1; order[++n] = p[2] }
+}
+END {
+	print "| project | cold, servers of its own p50 (p90) | warm through the daemon p50 (p90) | check_changes over MCP p50 (p90) | daemon + servers RSS |"
+	print "|---|---:|---:|---:|---:|"
+	for (i = 1; i <= n; i++) {
+		q = order[i]
+		printf "| %s | %s | %s | %s | %s |\n", q, cell[q, "cold"], cell[q, "daemon-warm"], cell[q, "mcp-warm"], mem[q]
+	}
+}' "$raw/check.txt"
+
 rounds="${SEARCH_ROUNDS:-3}"
 if [ -x scripts/bench-search.sh ] && [ "$rounds" -gt 0 ]; then
   echo
