@@ -51,6 +51,9 @@ const (
 	Committed = "committed"
 	Failed    = "failed" // the last attempt was rejected or could not be verified
 	Abandoned = "abandoned"
+	// Replan: the Executor handed back because the change must reach
+	// files outside the plan (request_replan).
+	Replan = "replan"
 )
 
 // ExecResult is what an execution did.
@@ -60,14 +63,58 @@ type ExecResult struct {
 	Attempts int
 	Last     *shadow.Result // the last validation of a commit
 	Diff     string
-	Reason   string // why it did not commit
+	Reason   string // why it did not commit, or (Replan) why the plan must widen
+
+	// staging is the change set, kept for an execution that resumes after
+	// a re-plan.
+	staging *Staging
+}
+
+// Outside returns the files outside the plan with errors the last
+// validation (a commit's, else a staging's) found the change introduces.
+func (r *ExecResult) Outside() []outsideFile {
+	if r.staging == nil {
+		return nil
+	}
+	last := r.Last
+	if last == nil {
+		last = r.staging.Last()
+	}
+	return outsidePlan(last, r.staging.Allowed)
+}
+
+// Staged returns the paths the execution had staged.
+func (r *ExecResult) Staged() []string {
+	if r.staging == nil {
+		return nil
+	}
+	return r.staging.Paths()
+}
+
+// StagedDiff is the staged change set as a unified diff.
+func (r *ExecResult) StagedDiff() string {
+	if r.staging == nil {
+		return ""
+	}
+	return diffOf(r.staging.Set().Changes())
 }
 
 // Execute runs the Executor on p. Nothing is written unless a commit's
-// validation is clean.
-func (e *Executor) Execute(ctx context.Context, p *plan.Plan, request, projectContext string) (*ExecResult, error) {
+// validation is clean. resume, when set, is the execution that handed
+// back for the re-plan that produced p: its staged change set carries
+// over, allowed p's files now, and the Executor gets a fresh budget of
+// commit attempts (the summary counts them all).
+func (e *Executor) Execute(ctx context.Context, p *plan.Plan, request, projectContext string, resume *ExecResult) (*ExecResult, error) {
 	staging := NewStaging(e.Root, e.Gate, e.Loop.Events, p.Files())
-	c := &commitTool{exec: e, staging: staging, result: &ExecResult{}}
+	prompt := executePrompt(p, request, e.maxAttempts())
+	result := &ExecResult{staging: staging}
+	if resume != nil && resume.staging != nil {
+		staging = resume.staging
+		staging.Widen(p.Files())
+		prompt = resumePrompt(p, resume, e.maxAttempts())
+		result = &ExecResult{staging: staging, Attempts: resume.Attempts}
+	}
+	c := &commitTool{exec: e, staging: staging, result: result, before: result.Attempts}
 	set := []tools.Tool{
 		&scopedRead{inner: e.ReadFile, staging: staging},
 		tools.Adapt[EditFileParams](&editFile{staging: staging}),
@@ -76,7 +123,7 @@ func (e *Executor) Execute(ctx context.Context, p *plan.Plan, request, projectCo
 	if e.RenameSymbol != nil {
 		set = append(set, e.RenameSymbol(staging))
 	}
-	set = append(set, tools.Adapt[CommitParams](c))
+	set = append(set, tools.Adapt[CommitParams](c), tools.Adapt[RequestReplanParams](&requestReplan{result: result, staging: staging}))
 	if e.Progress != nil {
 		set = append(set, tools.Adapt[StepDoneParams](&stepDone{progress: e.Progress}))
 	}
@@ -85,10 +132,10 @@ func (e *Executor) Execute(ctx context.Context, p *plan.Plan, request, projectCo
 	loop.System = systemPrompt(executorPrompt, projectContext)
 	loop.Tools = tools.NewSet(set...)
 	loop.Stop = func(name string, _ tools.Result) bool {
-		return name == "commit" && c.result.Outcome != ""
+		return (name == "commit" || name == "request_replan") && c.result.Outcome != ""
 	}
 
-	msgs := []llm.Message{{Role: llm.User, Content: []llm.Block{llm.Text(executePrompt(p, request, e.maxAttempts()))}}}
+	msgs := []llm.Message{{Role: llm.User, Content: []llm.Block{llm.Text(prompt)}}}
 	msgs, outcome, err := loop.Run(ctx, msgs)
 	if err != nil && !errors.Is(err, ErrMaxTurns) {
 		return nil, err
@@ -122,6 +169,18 @@ func executePrompt(p *plan.Plan, request string, attempts int) string {
 	return fmt.Sprintf("Request: %s\n\nThe approved plan:\n\n%s\nCarry it out. You may read and write only the files listed in it. You have %d commit attempts.", request, p.Markdown(), attempts)
 }
 
+// resumePrompt continues an execution after its plan was widened.
+func resumePrompt(p *plan.Plan, prev *ExecResult, attempts int) string {
+	var last strings.Builder
+	if res := prev.staging.Last(); res != nil {
+		res.Report(&last)
+	}
+	return fmt.Sprintf("The plan was revised and approved because the change breaks files outside it (%s). The revised plan:\n\n%s\n"+
+		"Your staged edits are kept (%s). Their last validation:\n\n%s\n"+
+		"Continue: you may now read and write every file of the revised plan. You have %d commit attempts again.",
+		prev.Reason, p.Markdown(), strings.Join(prev.Staged(), ", "), last.String(), attempts)
+}
+
 // CommitParams are the arguments of commit.
 type CommitParams struct {
 	Message string `json:"message,omitempty" jsonschema:"a short description of the change"`
@@ -131,7 +190,8 @@ type CommitParams struct {
 type commitTool struct {
 	exec     *Executor
 	staging  *Staging
-	attempts int
+	attempts int // this execution's
+	before   int // attempts of the executions before a re-plan
 	result   *ExecResult
 }
 
@@ -147,7 +207,7 @@ func (t *commitTool) Run(ctx context.Context, p CommitParams) (tools.Result, err
 	}
 	max := t.exec.maxAttempts()
 	t.attempts++
-	t.result.Attempts = t.attempts
+	t.result.Attempts = t.before + t.attempts
 	msg := p.Message
 	if msg == "" {
 		msg = "anvil"
@@ -168,10 +228,13 @@ func (t *commitTool) Run(ctx context.Context, p CommitParams) (tools.Result, err
 		var b strings.Builder
 		fmt.Fprintf(&b, "commit %d of %d refused; nothing was written.\n", t.attempts, max)
 		res.Report(&b)
+		outside := outsidePlan(res, t.staging.Allowed)
 		if t.attempts >= max {
 			t.result.Outcome = Failed
 			t.result.Reason = res.Summary()
 			b.WriteString("\nNo attempts left: the change set is abandoned and the user's files are untouched.\n")
+		} else if len(outside) > 0 {
+			b.WriteString(outsideAdvice(outside))
 		} else {
 			b.WriteString("\nFix the new errors (in the files named above) and commit again.\n")
 		}
@@ -183,6 +246,33 @@ func (t *commitTool) Run(ctx context.Context, p CommitParams) (tools.Result, err
 	t.result.Diff = diffOf(set.Changes())
 	t.exec.Loop.Events.Emit(event.Commit{Entry: entry.ID, Files: entry.Paths(), Diff: t.result.Diff})
 	return tools.Result{Output: fmt.Sprintf("committed %d files: %s\n%s", len(entry.Files), strings.Join(entry.Paths(), ", "), res.Summary())}, nil
+}
+
+// RequestReplanParams are the arguments of request_replan.
+type RequestReplanParams struct {
+	Reason string `json:"reason" jsonschema:"why the plan must widen: which files outside it must change with this change, and why"`
+}
+
+// requestReplan hands the execution back to the Orchestrator, which asks
+// the Planner for a plan that includes the files the change breaks, and
+// the user to approve it. The staged change set is kept.
+type requestReplan struct {
+	result  *ExecResult
+	staging *Staging
+}
+
+func (t *requestReplan) Name() string { return "request_replan" }
+func (t *requestReplan) Description() string {
+	return "Hand back to the Orchestrator when the change must also edit files outside the plan (the validation names files you cannot edit with new errors). The Planner revises the plan to include them, the user approves it, and you continue with your staged edits kept. Use it only when the plan's change is right and those files must follow it."
+}
+
+func (t *requestReplan) Run(_ context.Context, p RequestReplanParams) (tools.Result, error) {
+	if strings.TrimSpace(p.Reason) == "" {
+		return tools.Errorf("give the reason: which files outside the plan must change, and why"), nil
+	}
+	t.result.Outcome = Replan
+	t.result.Reason = p.Reason
+	return tools.Result{Output: "The Orchestrator will ask the Planner to revise the plan and the user to approve it; your staged edits are kept."}, nil
 }
 
 // StepDoneParams are the arguments of step_done.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/anvil-dev/anvil/internal/event"
 	"github.com/anvil-dev/anvil/internal/plan"
@@ -50,6 +51,9 @@ type Orchestrator struct {
 	// Throwaway says the workspace is removed after the run ('anvil demo'
 	// without --keep): the summary offers no undo there.
 	Throwaway bool
+	// MaxReplans bounds how many times the request goes back to the
+	// Planner because the change breaks files outside the plan.
+	MaxReplans int
 	// Provider, Model and Replayed describe the model for the session event.
 	Provider string
 	Model    string
@@ -85,65 +89,194 @@ func (o *Orchestrator) run(ctx context.Context, request string) (event.Done, err
 	// A simple request goes straight to the Executor with a plan of its
 	// named file, unless that file cannot be used; then it is planned.
 	var p *plan.Plan
+	revision := 0
 	if !cls.Complex {
 		p = o.directPlan(request, cls.Files)
 		if err := p.Check(o.Root); err != nil {
 			o.Events.Emit(event.Phase{Name: "classify", Detail: fmt.Sprintf("planning after all: %v", err)})
 			p = nil
 		} else {
-			o.showPlan(p, 0)
+			o.showPlan(event.Plan{Plan: p})
 		}
 	}
 	if p == nil {
 		var ok bool
 		var err error
-		if p, ok, err = o.planAndApprove(ctx, request, pc); err != nil || !ok {
+		req := PlanRequest{Request: request, Context: pc.Format()}
+		if p, revision, ok, err = o.planAndApprove(ctx, req, 0, nil); err != nil || !ok {
 			return o.stopped(request, p, err)
 		}
 	} else if o.PlanOnly {
 		return o.stopped(request, p, nil)
 	}
 
-	o.Events.Emit(event.Phase{Name: "execute", Detail: fmt.Sprintf("%d steps, %d files", len(p.Steps), len(p.Files()))})
-	todo := NewTodo(p.Steps, o.Events)
-	todo.Start()
 	exec := *o.Executor
-	exec.Progress = todo
-	res, err := exec.Execute(ctx, p, request, pc.Format())
-	if err != nil {
-		return event.Done{}, err
+	var res *ExecResult
+	for replans := 0; ; replans++ {
+		o.Events.Emit(event.Phase{Name: "execute", Detail: fmt.Sprintf("%d steps, %d files", len(p.Steps), len(p.Files()))})
+		todo := NewTodo(p.Steps, o.Events)
+		todo.Start()
+		exec.Progress = todo
+		var err error
+		if res, err = exec.Execute(ctx, p, request, pc.Format(), res); err != nil {
+			return event.Done{}, err
+		}
+		outside := res.Outside()
+		if res.Outcome != Replan && (res.Outcome != Failed || len(outside) == 0) {
+			break
+		}
+		// The change breaks files the Executor may not edit: retrying
+		// cannot help, a wider plan can.
+		if replans >= o.MaxReplans {
+			return o.replanBound(request, p, res, outside), nil
+		}
+		widened, rev, ok, err := o.replan(ctx, request, pc, p, res, outside, revision+1)
+		if err != nil {
+			return event.Done{}, err
+		}
+		if !ok {
+			return o.declinedWidening(request, res, outside), nil
+		}
+		p, revision = widened, rev
 	}
 	return o.report(request, p, res), nil
 }
 
 // planAndApprove runs the Planner and the approval gate until the user
-// says yes or no. ok is false when the run should stop without writing.
-func (o *Orchestrator) planAndApprove(ctx context.Context, request string, pc ProjectContext) (*plan.Plan, bool, error) {
-	req := PlanRequest{Request: request, Context: pc.Format()}
-	for revision := 0; revision <= maxRevisions; revision++ {
+// says yes or no, from the given revision number. why, when set, says
+// what a revision adds and why (a re-plan). ok is false when the run
+// should stop without writing.
+func (o *Orchestrator) planAndApprove(ctx context.Context, req PlanRequest, revision int, why func(*plan.Plan) event.Plan) (*plan.Plan, int, bool, error) {
+	approved := req.Previous
+	for n := 0; n <= maxRevisions; n, revision = n+1, revision+1 {
 		o.Events.Emit(event.Phase{Name: "plan", Detail: planDetail(revision)})
 		p, err := o.Planner.Plan(ctx, req)
 		if err != nil {
-			return nil, false, err
+			return nil, revision, false, err
 		}
-		o.showPlan(p, revision)
+		ev := event.Plan{Plan: p}
+		if why != nil {
+			ev = why(p)
+		}
+		ev.Revision = revision
+		o.showPlan(ev)
 		if o.PlanOnly {
-			return p, false, nil
+			return p, revision, false, nil
 		}
 		d, err := o.approve(ctx, p, revision)
 		if err != nil {
-			return p, false, err
+			return p, revision, false, err
 		}
 		switch d.Kind {
 		case DecisionYes:
-			return p, true, nil
+			return p, revision, true, nil
 		case DecisionRevise:
-			req.Previous, req.Feedback = p, d.Feedback
+			if req.Breakage != "" {
+				// The plan the Executor carried out stays the previous one;
+				// the rejected revision goes with the feedback.
+				req.Previous = approved
+				req.Feedback = fmt.Sprintf("You proposed:\n\n%s\nThe user answered: %s", p.Markdown(), d.Feedback)
+			} else {
+				req.Previous, req.Feedback = p, d.Feedback
+			}
 		default:
-			return p, false, nil
+			return p, revision, false, nil
 		}
 	}
-	return nil, false, fmt.Errorf("stopped after %d revisions without approval", maxRevisions)
+	return nil, revision, false, fmt.Errorf("stopped after %d revisions without approval", maxRevisions)
+}
+
+// replan asks the Planner for a plan that includes the files outside p
+// that res breaks, and the user to approve it.
+func (o *Orchestrator) replan(ctx context.Context, request string, pc ProjectContext, p *plan.Plan, res *ExecResult, outside []outsideFile, revision int) (*plan.Plan, int, bool, error) {
+	o.Events.Emit(event.Phase{Name: "replan", Detail: breakageLine(res, outside)})
+	req := PlanRequest{Request: request, Context: pc.Format(), Previous: p, Breakage: breakage(res, outside)}
+	why := func(np *plan.Plan) event.Plan {
+		ev := event.Plan{Plan: np, Reason: breakageLine(res, outside)}
+		was := map[string]bool{}
+		for _, f := range p.Files() {
+			was[f] = true
+		}
+		for _, f := range np.Files() {
+			if was[f] {
+				continue
+			}
+			w := event.Widened{Path: f, Why: "added by the Planner"}
+			for _, of := range outside {
+				if of.Path == f {
+					w.Why = strings.TrimPrefix(of.summary(), f+": ")
+				}
+			}
+			ev.Widened = append(ev.Widened, w)
+		}
+		return ev
+	}
+	return o.planAndApprove(ctx, req, revision, why)
+}
+
+// breakageLine is the one-line reason for a re-plan.
+func breakageLine(res *ExecResult, outside []outsideFile) string {
+	if len(outside) == 0 {
+		return "the Executor asked to widen the plan: " + res.Reason
+	}
+	var parts []string
+	for _, f := range outside {
+		parts = append(parts, fmt.Sprintf("%s (%d new %s)", f.Path, len(f.Diags), plural(len(f.Diags), "error", "errors")))
+	}
+	return "the change breaks files outside the plan: " + strings.Join(parts, ", ")
+}
+
+// breakage tells the Planner what broke and what is staged.
+func breakage(res *ExecResult, outside []outsideFile) string {
+	var b strings.Builder
+	if res.Outcome == Replan {
+		fmt.Fprintf(&b, "The Executor says: %s\n\n", res.Reason)
+	}
+	if len(outside) > 0 {
+		b.WriteString("New errors in files outside the plan:\n")
+		for _, f := range outside {
+			for _, d := range f.Diags {
+				fmt.Fprintf(&b, "  %s\n", d)
+				if d.LineText != "" {
+					fmt.Fprintf(&b, "      %d | %s\n", d.Line, d.LineText)
+				}
+			}
+		}
+		b.WriteString("\n")
+	}
+	diff := res.StagedDiff()
+	const maxDiff = 16 << 10
+	if len(diff) > maxDiff {
+		diff = diff[:maxDiff] + "\n[diff cut at 16 KiB]\n"
+	}
+	fmt.Fprintf(&b, "The staged change set (%s), not written:\n\n%s", strings.Join(res.Staged(), ", "), diff)
+	return b.String()
+}
+
+// replanBound reports a run that needed a wider plan than it may ask for.
+func (o *Orchestrator) replanBound(request string, p *plan.Plan, res *ExecResult, outside []outsideFile) event.Done {
+	s := event.Summary{Request: request, Attempts: res.Attempts, VerificationCriteria: p.VerificationCriteria, FilesChanged: []string{}}
+	files := append(p.Files(), outsidePaths(outside)...)
+	s.Message = fmt.Sprintf("Nothing was written: %s, and the request may be re-planned at most %d %s (max_replans). A plan that could work would include: %s.",
+		breakageLine(res, outside), o.MaxReplans, plural(o.MaxReplans, "time", "times"), strings.Join(files, ", "))
+	for _, f := range outside {
+		for _, d := range f.Diags {
+			s.Diagnostics = append(s.Diagnostics, d.String())
+		}
+	}
+	return event.Done{Success: false, Summary: s}
+}
+
+// declinedWidening reports a run whose widened plan the user declined.
+func (o *Orchestrator) declinedWidening(request string, res *ExecResult, outside []outsideFile) event.Done {
+	s := event.Summary{Request: request, Attempts: res.Attempts, FilesChanged: []string{}}
+	s.Message = "Declined: the widened plan was not approved, and nothing was written (" + breakageLine(res, outside) + ")."
+	for _, f := range outside {
+		for _, d := range f.Diags {
+			s.Diagnostics = append(s.Diagnostics, d.String())
+		}
+	}
+	return event.Done{Success: false, Summary: s}
 }
 
 // approve asks the user about p until the answer is one the run can act
@@ -173,11 +306,11 @@ func (o *Orchestrator) approve(ctx context.Context, p *plan.Plan, revision int) 
 type servesAgent interface{ Serves(agent string) bool }
 
 // showPlan saves the plan as the session's plan.json and emits it.
-func (o *Orchestrator) showPlan(p *plan.Plan, revision int) {
+func (o *Orchestrator) showPlan(ev event.Plan) {
 	if o.Session != nil {
-		_ = p.Save(o.Session.Path(session.PlanFile))
+		_ = ev.Plan.Save(o.Session.Path(session.PlanFile))
 	}
-	o.Events.Emit(event.Plan{Plan: p, Revision: revision})
+	o.Events.Emit(ev)
 }
 
 func planDetail(revision int) string {

@@ -42,6 +42,9 @@ type PlanRequest struct {
 	// Previous and Feedback are set when the user asked for a revision.
 	Previous *plan.Plan
 	Feedback string
+	// Breakage is set when the approved Previous was carried out and the
+	// change breaks files outside it: what broke, and the staged changes.
+	Breakage string
 }
 
 // Plan runs the Planner and returns its checked plan.
@@ -74,7 +77,15 @@ func (p *Planner) Plan(ctx context.Context, req PlanRequest) (*plan.Plan, error)
 func planPrompt(req PlanRequest) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Request: %s\n", req.Request)
-	if req.Previous != nil {
+	switch {
+	case req.Previous != nil && req.Breakage != "":
+		fmt.Fprintf(&b, "\nThe user approved this plan of yours:\n\n%s\nThe Executor carried it out in the shadow workspace, and the change breaks files outside the plan, which the Executor may not edit:\n\n%s\n"+
+			"Revise the plan so that it includes every file that must change with it (in files_to_modify, with steps for them), and say why in the context. Keep what the plan already does; explore where you need to, then submit the revised plan.\n",
+			req.Previous.Markdown(), req.Breakage)
+		if req.Feedback != "" {
+			fmt.Fprintf(&b, "\nThe user's feedback on the revision you proposed last:\n%s\n", req.Feedback)
+		}
+	case req.Previous != nil:
 		fmt.Fprintf(&b, "\nYou proposed this plan before:\n\n%s\nThe user asked for a revision:\n%s\n\nExplore again where the feedback needs it, then submit the revised plan.\n", req.Previous.Markdown(), req.Feedback)
 	}
 	return b.String()

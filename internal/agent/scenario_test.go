@@ -76,7 +76,12 @@ func fixture(name string) string {
 // and approval decisions, against the real language servers.
 func runScript(t *testing.T, project string, script []byte, request string, decisions ...agent.Decision) *run {
 	t.Helper()
-	dir := testfs.Copy(t, project)
+	return runScriptIn(t, testfs.Copy(t, project), script, request, decisions...)
+}
+
+// runScriptIn is runScript on dir itself.
+func runScriptIn(t *testing.T, dir string, script []byte, request string, decisions ...agent.Decision) *run {
+	t.Helper()
 	a, err := app.New(app.Options{Dir: dir, SessionBase: t.TempDir(), Getenv: testEnv(t)})
 	if err != nil {
 		t.Fatal(err)
@@ -271,9 +276,10 @@ func TestRevise(t *testing.T) {
 	}
 }
 
-// Three rejected commits end the run with the diagnostics, files untouched.
+// Three rejected commits end the run with the diagnostics, files
+// untouched. The errors are in the plan's own file, so no re-plan can help.
 func TestThreeRejections(t *testing.T) {
-	broken := "export interface Account { id: string }\n"
+	broken := "export interface User { id: string; name: string; email: string }\nexport interface Order { id: string; userId: string; total: number }\nexport const limit: number = \"ten\";\n"
 	var turns []map[string]any
 	turns = append(turns, toolTurn("planner", "s1", "submit_plan", map[string]any{
 		"goal": "Rename", "context": "c", "files_to_modify": []string{"src/types.ts"}, "files_to_create": []string{},
@@ -292,8 +298,8 @@ func TestThreeRejections(t *testing.T) {
 	if r.done.Success || r.done.Summary.Attempts != 3 || len(r.done.Summary.Diagnostics) == 0 {
 		t.Fatalf("done: %+v", r.done)
 	}
-	if !strings.Contains(strings.Join(r.done.Summary.Diagnostics, "\n"), "src/db.ts") {
-		t.Errorf("diagnostics should name the broken importers: %v", r.done.Summary.Diagnostics)
+	if !strings.Contains(strings.Join(r.done.Summary.Diagnostics, "\n"), "src/types.ts") {
+		t.Errorf("diagnostics should name the broken file: %v", r.done.Summary.Diagnostics)
 	}
 	after := testfs.Snapshot(t, r.dir)
 	for p, c := range before {

@@ -71,7 +71,21 @@ func (s *Staging) Last() *shadow.Result {
 }
 
 // Allowed reports whether the Executor may write path (workspace-relative).
-func (s *Staging) Allowed(path string) bool { return s.allowed[path] }
+func (s *Staging) Allowed(path string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.allowed[path]
+}
+
+// Widen lets the Executor also write paths: the plan was revised to
+// include them. What is staged stays staged.
+func (s *Staging) Widen(paths []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range paths {
+		s.allowed[p] = true
+	}
+}
 
 // Stage adds changes and validates the whole set. A path outside the plan,
 // or a file that cannot be staged (a directory, a binary file), refuses the
@@ -101,7 +115,7 @@ func (s *Staging) apply(specs []changeset.Spec) error {
 			return fmt.Errorf("nothing was staged: %w", err)
 		}
 		if !s.allowed[p.Rel] {
-			return fmt.Errorf("%s is not among the plan's files; nothing was staged", p.Rel)
+			return fmt.Errorf("%s is not among the plan's files; nothing was staged (if the change needs it, call request_replan with the reason)", p.Rel)
 		}
 		c, ok := s.set.Get(p.Rel)
 		if !ok {
@@ -185,6 +199,7 @@ func (s *Staging) stateReport(specs []changeset.Spec, res *shadow.Result) string
 	if res.Verdict == shadow.Clean {
 		b.WriteString("\nNo new errors so far. Continue with the plan, or commit when it is done.\n")
 	}
+	b.WriteString(outsideAdvice(outsidePlan(res, s.Allowed)))
 	return b.String()
 }
 

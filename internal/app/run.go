@@ -73,7 +73,7 @@ func (a *App) Orchestrator(opts RunOptions) (*agent.Orchestrator, error) {
 	return &agent.Orchestrator{
 		Root: a.Root, Session: sess, Planner: planner, Executor: executor,
 		Approver: opts.Approver, Events: events, PlanOnly: opts.PlanOnly,
-		TestCommand: a.Config.TestCommand, Throwaway: opts.Throwaway,
+		TestCommand: a.Config.TestCommand, Throwaway: opts.Throwaway, MaxReplans: a.Config.Replans(),
 		Provider: opts.Provider.Name(), Model: model, Replayed: opts.Provider.Name() == "replay",
 	}, nil
 }

@@ -32,6 +32,10 @@ type Config struct {
 	// MaxAttempts is how many commits the Executor may have rejected
 	// before it gives up.
 	MaxAttempts int `toml:"max_attempts,omitempty"`
+	// MaxReplans is how many times one request may go back to the Planner
+	// because the change breaks files outside the plan (nil: the default;
+	// 0: never).
+	MaxReplans *int `toml:"max_replans,omitempty"`
 	// ValidationTimeout bounds one shadow validation, from when the
 	// servers are ready.
 	ValidationTimeout Duration `toml:"validation_timeout,omitempty"`
@@ -73,6 +77,7 @@ func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil
 // Defaults applied where neither file sets a value.
 const (
 	DefaultMaxAttempts       = 3
+	DefaultMaxReplans        = 2
 	DefaultValidationTimeout = 30 * time.Second
 	DefaultLoadTimeout       = 5 * time.Minute
 	DefaultMaxDependants     = 5000
@@ -84,6 +89,14 @@ func (c Config) Attempts() int {
 		return c.MaxAttempts
 	}
 	return DefaultMaxAttempts
+}
+
+// Replans returns MaxReplans or its default.
+func (c Config) Replans() int {
+	if c.MaxReplans != nil {
+		return *c.MaxReplans
+	}
+	return DefaultMaxReplans
 }
 
 // Timeout returns ValidationTimeout or its default.
@@ -167,6 +180,9 @@ func merge(base, over Config) Config {
 	}
 	if over.MaxAttempts != 0 {
 		out.MaxAttempts = over.MaxAttempts
+	}
+	if over.MaxReplans != nil {
+		out.MaxReplans = over.MaxReplans
 	}
 	if over.ValidationTimeout.Duration != 0 {
 		out.ValidationTimeout = over.ValidationTimeout

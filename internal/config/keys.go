@@ -145,6 +145,26 @@ func Keys() []Key {
 			clear: func(c *Config) { c.MaxAttempts = 0 },
 		},
 		{
+			Name: "max_replans", Description: "times one request may go back to the Planner when the change breaks files outside the plan (0: never)",
+			Default: strconv.Itoa(DefaultMaxReplans),
+			get: func(c Config) string {
+				if c.MaxReplans == nil {
+					return ""
+				}
+				return strconv.Itoa(*c.MaxReplans)
+			},
+			value: func(c Config) any { return c.Replans() },
+			parse: func(c *Config, v string) error {
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 0 {
+					return fmt.Errorf("max_replans must be a whole number, 0 or more")
+				}
+				c.MaxReplans = &n
+				return nil
+			},
+			clear: func(c *Config) { c.MaxReplans = nil },
+		},
+		{
 			Name: "validation_timeout", Description: "bound on one shadow validation, as a Go duration (45s, 2m)",
 			Default: DefaultValidationTimeout.String(),
 			get: func(c Config) string {

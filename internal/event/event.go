@@ -106,6 +106,19 @@ type ToolResult struct {
 type Plan struct {
 	Plan     *plan.Plan `json:"plan"`
 	Revision int        `json:"revision"`
+	// Reason is set on a plan revised because the change broke files
+	// outside the approved plan: what broke.
+	Reason string `json:"reason,omitempty"`
+	// Widened are the files the revision added, each with why.
+	Widened []Widened `json:"widened,omitempty"`
+}
+
+// Widened is a file a re-plan added to the plan.
+type Widened struct {
+	Path string `json:"path"`
+	// Why: "2 new errors (first: 2304 at line 5: Cannot find name 'User'.)",
+	// or that the Planner added it.
+	Why string `json:"why"`
 }
 
 // Approval is the user's answer to a plan.

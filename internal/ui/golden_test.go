@@ -26,6 +26,8 @@ func sampleRun() []event.Event {
 		Steps: []string{"Rename the interface", "Update db.ts"}, VerificationCriteria: []string{"No new type errors"},
 		Risks: []string{"None known"},
 	}
+	widened := *p
+	widened.FilesToModify = append(append([]string{}, p.FilesToModify...), "src/auth.ts")
 	diag := shadow.Diag{Path: "src/db.ts", Line: 1, Column: 17, Severity: "error", Code: "2305", Source: "ts", Message: `Module '"./types"' has no exported member 'User'.`}
 	return []event.Event{
 		event.Session{ID: "s1", Dir: "/tmp/anvil/s1", Workspace: "/work/shop", Request: "Rename the User type to Account", Provider: "replay", Model: "replay", Replayed: true},
@@ -47,6 +49,10 @@ func sampleRun() []event.Event {
 		event.Shadow{Attempt: 1, MaxAttempts: 3, Files: []string{"src/types.ts"}, Stage: "result", Verdict: "rejected", New: []shadow.Diag{diag}, Summary: "rejected: 1 new error in src/db.ts", Commit: true},
 		event.ToolResult{Agent: "executor", ID: "t2", Name: "edit_file", IsError: true, Preview: "commit 1 of 3 refused; nothing was written.", Lines: 5},
 		event.Shadow{Attempt: 2, MaxAttempts: 3, Files: []string{"src/db.ts", "src/types.ts"}, Stage: "result", Verdict: "clean", Summary: "clean: no new errors in 4 checked files", Commit: true},
+		event.Phase{Name: "replan", Detail: "the change breaks files outside the plan: src/auth.ts (1 new error)"},
+		event.Plan{Plan: &widened, Revision: 1, Reason: "the change breaks files outside the plan: src/auth.ts (1 new error)",
+			Widened: []event.Widened{{Path: "src/auth.ts", Why: "1 new error (first: 2305 at line 2: Module '\"./types\"' has no exported member 'User'.)"}}},
+		event.Approval{Decision: "yes", Auto: true},
 		event.Commit{Entry: "s1/000001", Files: []string{"src/db.ts", "src/types.ts"}, Diff: "--- a/src/types.ts\n+++ b/src/types.ts\n@@ -1 +1 @@\n-export interface User {\n+export interface Account {\n"},
 		event.Todo{Items: []event.TodoItem{{Text: "Rename the interface", Status: "done"}, {Text: "Update db.ts", Status: "done"}}},
 		event.Error{Message: "not attached: @missing.ts: no such file"},

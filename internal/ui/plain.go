@@ -57,7 +57,15 @@ func (p *Plain) Emit(e event.Event) {
 		if e.Revision > 0 {
 			title = fmt.Sprintf("Plan (revision %d)", e.Revision)
 		}
-		fmt.Fprintf(w, "\n%s\n%s\n%s\n", title, strings.Repeat("─", len(title)), e.Plan.Markdown())
+		fmt.Fprintf(w, "\n%s\n%s\n", title, strings.Repeat("─", len(title)))
+		if e.Reason != "" {
+			fmt.Fprintf(w, "Widened: %s.\n", e.Reason)
+			for _, wd := range e.Widened {
+				fmt.Fprintf(w, "  + %s: %s\n", wd.Path, wd.Why)
+			}
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s\n", e.Plan.Markdown())
 	case event.Approval:
 		how := ""
 		if e.Auto {

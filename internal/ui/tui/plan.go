@@ -27,6 +27,13 @@ func (b *planBlock) render(width int, st *styles, _ string) string {
 	field := func(label, text string) {
 		lines = append(lines, hang(st.PlanLabel.Render(label+":")+" ", clean(text), inner))
 	}
+	if b.ev.Reason != "" {
+		field("Widened", b.ev.Reason)
+		for _, w := range b.ev.Widened {
+			lines = append(lines, hang("  + ", clean(w.Path+": "+w.Why), inner))
+		}
+		lines = append(lines, "")
+	}
 	list := func(label string, items []string, numbered bool) {
 		lines = append(lines, "", st.PlanLabel.Render(label+":"))
 		if len(items) == 0 {
