@@ -5,8 +5,15 @@
 // internal/app.
 package main
 
-import "os"
+import (
+	"os"
+
+	"github.com/anvil-dev/anvil/internal/sandbox"
+)
 
 func main() {
+	// The binary is also the helper that makes shadow trees for the run
+	// stage: it never returns when started as one.
+	sandbox.Main()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

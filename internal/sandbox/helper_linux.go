@@ -1,0 +1,159 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Main is the helper: when the process was started by [Run] it makes the
+// shadow tree and executes the command in its place, never returning;
+// otherwise it returns at once. The anvil binary (and a test binary that
+// runs [Run]) calls it first thing in main.
+func Main() {
+	path := os.Getenv(specEnv)
+	if path == "" {
+		return
+	}
+	err := helper(path)
+	// Only a failure to make the tree or to start the command gets here.
+	fmt.Fprintf(os.Stderr, "\n%s%v\n", setupMarker, err)
+	os.Exit(setupFailed)
+}
+
+// keptCaps are the capabilities the command keeps as root of its user
+// namespace: those a build or a test run as root may expect over its own
+// files. Without CAP_SYS_ADMIN it cannot unmount the shadow tree to reach
+// the files beneath.
+var keptCaps = map[uintptr]bool{
+	unix.CAP_CHOWN: true, unix.CAP_DAC_OVERRIDE: true, unix.CAP_DAC_READ_SEARCH: true, unix.CAP_FOWNER: true,
+	unix.CAP_FSETID: true, unix.CAP_KILL: true, unix.CAP_SETGID: true, unix.CAP_SETUID: true, unix.CAP_NET_BIND_SERVICE: true,
+}
+
+func helper(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var hs helperSpec
+	if err := json.Unmarshal(data, &hs); err != nil {
+		return err
+	}
+	// Nothing mounted here may reach the parent's mount namespace.
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("making the mounts private: %w", err)
+	}
+	opts := fmt.Sprintf("lowerdir=%s,upperdir=%s,workdir=%s", escape(hs.Root), escape(hs.Upper), escape(hs.Work))
+	// userxattr: as an unprivileged user, overlayfs keeps its metadata in
+	// user.* attributes; without it directory renames fail (EXDEV).
+	if err := unix.Mount("overlay", hs.Root, "overlay", 0, opts+",userxattr"); err != nil {
+		if err2 := unix.Mount("overlay", hs.Root, "overlay", 0, opts); err2 != nil {
+			return fmt.Errorf("mounting overlayfs on %s: %w", hs.Root, err)
+		}
+	}
+	if err := apply(hs); err != nil {
+		return err
+	}
+	if !hs.Network {
+		if err := loopbackUp(); err != nil {
+			return fmt.Errorf("loopback: %w", err)
+		}
+	}
+	for c := uintptr(0); c <= unix.CAP_LAST_CAP; c++ {
+		if !keptCaps[c] {
+			if err := unix.Prctl(unix.PR_CAPBSET_DROP, c, 0, 0, 0); err != nil && err != unix.EINVAL {
+				return fmt.Errorf("dropping capability %d: %w", c, err)
+			}
+		}
+	}
+	dir := filepath.Join(hs.Root, filepath.FromSlash(hs.Dir))
+	if err := os.Chdir(dir); err != nil {
+		return err
+	}
+	argv0, err := lookPath(hs.Argv[0], hs.Env)
+	if err != nil {
+		return fmt.Errorf("%s: %w", hs.Argv[0], err)
+	}
+	fmt.Fprintf(os.Stdout, "%s%s\n", setupDone, time.Since(hs.Start))
+	return syscall.Exec(argv0, hs.Argv, hs.Env)
+}
+
+// apply writes the change set into the mounted tree.
+func apply(hs helperSpec) error {
+	for _, c := range hs.Changes {
+		p := filepath.Join(hs.Root, filepath.FromSlash(c.Path))
+		if c.Delete {
+			if err := os.RemoveAll(p); err != nil {
+				return fmt.Errorf("deleting %s in the shadow tree: %w", c.Path, err)
+			}
+			continue
+		}
+		content, err := os.ReadFile(c.Source)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return fmt.Errorf("writing %s in the shadow tree: %w", c.Path, err)
+		}
+		mode := os.FileMode(0o644)
+		if st, err := os.Stat(p); err == nil {
+			mode = st.Mode().Perm()
+		}
+		if err := os.WriteFile(p, content, mode); err != nil {
+			return fmt.Errorf("writing %s in the shadow tree: %w", c.Path, err)
+		}
+	}
+	return nil
+}
+
+// loopbackUp brings up the new network namespace's loopback interface,
+// so tests that listen on localhost work without the network.
+func loopbackUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return err
+	}
+	ifr.SetUint16(unix.IFF_UP | unix.IFF_LOOPBACK | unix.IFF_RUNNING)
+	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
+}
+
+// lookPath finds name on env's PATH.
+func lookPath(name string, env []string) (string, error) {
+	if filepath.IsAbs(name) || filepath.Base(name) != name {
+		return name, nil
+	}
+	for _, kv := range env {
+		if len(kv) > 5 && kv[:5] == "PATH=" {
+			for _, dir := range filepath.SplitList(kv[5:]) {
+				p := filepath.Join(dir, name)
+				if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+					return p, nil
+				}
+			}
+		}
+	}
+	return exec.LookPath(name)
+}
+
+// escape quotes a path for overlayfs's comma-separated options.
+func escape(p string) string {
+	out := make([]byte, 0, len(p))
+	for i := 0; i < len(p); i++ {
+		if p[i] == ',' || p[i] == '\\' || p[i] == ':' {
+			out = append(out, '\\')
+		}
+		out = append(out, p[i])
+	}
+	return string(out)
+}

@@ -1,0 +1,219 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/anvil-dev/anvil/internal/proc"
+)
+
+// The helper learns its job from a file in the scratch directory named by
+// this variable; it is removed from the command's environment.
+const specEnv = "ANVIL_SANDBOX_SPEC"
+
+// setupFailed is the helper's exit status when it could not make the tree;
+// its last output line then starts with setupMarker.
+const (
+	setupFailed = 125
+	setupMarker = "anvil-sandbox: "
+	setupDone   = "anvil-sandbox-ready "
+)
+
+// helperSpec is what the parent hands the helper.
+type helperSpec struct {
+	Root    string         `json:"root"`
+	Upper   string         `json:"upper"`
+	Work    string         `json:"work"`
+	Changes []helperChange `json:"changes"`
+	Argv    []string       `json:"argv"`
+	Dir     string         `json:"dir"`
+	Env     []string       `json:"env"`
+	Network bool           `json:"network"`
+	Start   time.Time      `json:"start"`
+}
+
+type helperChange struct {
+	Path   string `json:"path"`
+	Source string `json:"source,omitempty"` // file in the scratch directory holding the content
+	Delete bool   `json:"delete,omitempty"`
+}
+
+// killGrace bounds the wait for a killed command's output to end: a
+// process in the namespace dies with the helper (PID 1 there), so the
+// output ends at once, and WaitDelay is the bound if it does not.
+const killGrace = 2 * time.Second
+
+// Run makes a shadow tree of spec.Root holding spec.Changes, runs the
+// command in it until it exits or ctx ends (then it and everything it
+// started are killed, within 2 s), and throws the tree away. An
+// [*UnavailableError] says the kernel allows no shadow tree here.
+func Run(ctx context.Context, spec Spec) (*Result, error) {
+	if err := spec.validate(); err != nil {
+		return nil, err
+	}
+	root, err := filepath.Abs(spec.Root)
+	if err != nil {
+		return nil, err
+	}
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real // the mount goes on the directory itself
+	}
+	scratch, err := os.MkdirTemp("", "anvil-shadow-")
+	if err != nil {
+		return nil, err
+	}
+	defer removeAll(scratch)
+	if inside(scratch, root) {
+		return nil, &UnavailableError{Reason: fmt.Sprintf("the temporary directory %s is inside the workspace", scratch), Fix: "set TMPDIR to a directory outside it"}
+	}
+	hs := helperSpec{Root: root, Upper: filepath.Join(scratch, "upper"), Work: filepath.Join(scratch, "work"),
+		Argv: spec.Argv, Dir: spec.Dir, Env: spec.Env, Network: spec.Network}
+	for _, d := range []string{hs.Upper, hs.Work, filepath.Join(scratch, "changes")} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return nil, err
+		}
+	}
+	for i, c := range spec.Changes {
+		hc := helperChange{Path: c.Path, Delete: c.Delete}
+		if !c.Delete {
+			hc.Source = filepath.Join(scratch, "changes", strconv.Itoa(i))
+			if err := os.WriteFile(hc.Source, c.Content, 0o600); err != nil {
+				return nil, err
+			}
+		}
+		hs.Changes = append(hs.Changes, hc)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	limit := spec.OutputLimit
+	if limit <= 0 {
+		limit = 1 << 20
+	}
+	out := proc.NewTail(limit)
+	start := time.Now()
+	hs.Start = start
+	data, err := json.Marshal(hs)
+	if err != nil {
+		return nil, err
+	}
+	specFile := filepath.Join(scratch, "spec.json")
+	if err := os.WriteFile(specFile, data, 0o600); err != nil {
+		return nil, err
+	}
+
+	cmd := exec.CommandContext(ctx, exe)
+	cmd.Env = []string{specEnv + "=" + specFile}
+	cmd.Dir = "/"
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = namespaceAttr(spec.Network)
+	cmd.Cancel = func() error { return cmd.Process.Kill() }
+	cmd.WaitDelay = killGrace
+	err = cmd.Run()
+	res := &Result{Elapsed: time.Since(start), Killed: ctx.Err() != nil}
+	res.Output, res.Setup = splitReady(out.Bytes())
+	res.Truncated = out.Truncated()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exit):
+		res.ExitCode = exit.ExitCode()
+		if exit.ExitCode() == setupFailed {
+			if reason, ok := setupFailure(res.Output); ok {
+				return nil, unavailable(reason)
+			}
+		}
+	case res.Killed:
+		res.ExitCode = -1
+	default:
+		return nil, unavailable(err.Error())
+	}
+	if res.Killed {
+		res.ExitCode = -1
+	}
+	return res, nil
+}
+
+func namespaceAttr(network bool) *syscall.SysProcAttr {
+	flags := syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID
+	if !network {
+		flags |= syscall.CLONE_NEWNET
+	}
+	// The helper is root of its user namespace, mapped to the user: it
+	// may mount there, and what it writes is the user's on the disk.
+	return &syscall.SysProcAttr{
+		Cloneflags:                 uintptr(flags),
+		UidMappings:                []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
+		GidMappings:                []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
+		GidMappingsEnableSetgroups: false,
+		Pdeathsig:                  syscall.SIGKILL,
+		Setpgid:                    true,
+	}
+}
+
+// splitReady removes the helper's ready line from the output and returns
+// the setup time it reports.
+func splitReady(b []byte) ([]byte, time.Duration) {
+	i := bytes.Index(b, []byte(setupDone))
+	if i < 0 {
+		return b, 0
+	}
+	end := bytes.IndexByte(b[i:], '\n')
+	if end < 0 {
+		return b[:i], 0
+	}
+	d, _ := time.ParseDuration(string(b[i+len(setupDone) : i+end]))
+	return append(append([]byte{}, b[:i]...), b[i+end+1:]...), d
+}
+
+func setupFailure(out []byte) (string, bool) {
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	last := lines[len(lines)-1]
+	if r, ok := strings.CutPrefix(last, setupMarker); ok {
+		return r, true
+	}
+	return "", false
+}
+
+// unavailable explains a refusal with what the user can do.
+func unavailable(reason string) *UnavailableError {
+	e := &UnavailableError{Reason: reason}
+	switch {
+	case strings.Contains(reason, "operation not permitted") || strings.Contains(reason, "permission denied"):
+		e.Fix = "allow unprivileged user namespaces ('anvil doctor' says which setting refuses them)"
+	case strings.Contains(reason, "no such device"):
+		e.Fix = "the kernel has no overlayfs: load the overlay module"
+	}
+	return e
+}
+
+func inside(path, root string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// removeAll removes the scratch directory, making writable first what a
+// command left unwritable.
+func removeAll(dir string) {
+	if os.RemoveAll(dir) == nil {
+		return
+	}
+	_ = filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err == nil && info.IsDir() {
+			_ = os.Chmod(p, 0o700)
+		}
+		return nil
+	})
+	_ = os.RemoveAll(dir)
+}

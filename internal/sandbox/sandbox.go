@@ -1,0 +1,99 @@
+// Package sandbox runs a command in a shadow tree: a copy-on-write view of
+// the workspace, at the workspace's own absolute path, holding a change
+// set, where everything the command writes lands in a scratch directory
+// outside the user's tree and is thrown away afterwards. Build caches,
+// tsconfig paths, virtual-environment shebangs and absolute paths in build
+// outputs keep working, because the path is the same; the user's files are
+// never written.
+//
+// On Linux the tree is an overlayfs mounted over the workspace path in a
+// user, mount, PID (and, unless the network is allowed, network)
+// namespace of the command's own, as an unprivileged user: the anvil
+// binary re-executes itself as the helper that mounts, applies the change
+// set and executes the command ([Main]). Go never unshares from its
+// multi-threaded parent; the namespaces are created by clone for the
+// helper alone. Where the kernel refuses (user namespaces disabled, no
+// overlayfs), [Run] returns an [*UnavailableError] saying why: the run
+// stage is then unavailable, never silently run in the user's tree.
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Change is one file of the change set as the shadow tree must hold it.
+type Change struct {
+	Path    string // relative to the root, slash-separated
+	Content []byte
+	Delete  bool
+}
+
+// Spec is a command to run in a shadow tree.
+type Spec struct {
+	// Root is the workspace: absolute, clean, a directory.
+	Root    string
+	Changes []Change
+	// Argv is the command; Argv[0] is looked up in Env's PATH.
+	Argv []string
+	// Dir is where it runs, relative to Root ("" for Root).
+	Dir string
+	// Env is the command's whole environment.
+	Env []string
+	// Network lets the command reach the network; otherwise it has only
+	// a loopback interface of its own.
+	Network bool
+	// OutputLimit bounds the output kept (its tail); 0 means 1 MiB.
+	OutputLimit int
+}
+
+// Result is what the command did.
+type Result struct {
+	// ExitCode is the command's exit status; -1 if it was killed.
+	ExitCode int
+	// Output is its standard output and error, interleaved, cut to the
+	// last Spec.OutputLimit bytes.
+	Output    []byte
+	Truncated bool
+	// Killed is set when ctx ended before the command did.
+	Killed  bool
+	Elapsed time.Duration
+	// Setup is how long making the shadow tree took (namespaces, mount,
+	// the change set), measured by the helper.
+	Setup time.Duration
+}
+
+// UnavailableError says why no shadow tree can be made here.
+type UnavailableError struct {
+	Reason string
+	// Fix is what the user can do about it, when something can be done.
+	Fix string
+}
+
+func (e *UnavailableError) Error() string {
+	s := "no shadow tree: " + e.Reason
+	if e.Fix != "" {
+		s += "; fix: " + e.Fix
+	}
+	return s
+}
+
+// IsUnavailable reports whether err is an [*UnavailableError].
+func IsUnavailable(err error) bool {
+	var u *UnavailableError
+	return errors.As(err, &u)
+}
+
+// validate checks a spec before anything is created.
+func (s Spec) validate() error {
+	if len(s.Argv) == 0 {
+		return errors.New("sandbox: no command")
+	}
+	for _, c := range s.Changes {
+		if c.Path == "" || c.Path[0] == '/' {
+			return fmt.Errorf("sandbox: bad change path %q", c.Path)
+		}
+	}
+	return nil
+}
