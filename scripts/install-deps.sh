@@ -11,6 +11,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 missing=()
 command -v rg >/dev/null 2>&1 || missing+=(ripgrep)
 command -v patch >/dev/null 2>&1 || missing+=(patch)   # the diff tests apply what they render
+# the run stage's Python tests run Debian's pytest
+/usr/bin/python3 -c 'import pytest' >/dev/null 2>&1 || missing+=(python3-pytest)
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=$(command -v sudo || true)

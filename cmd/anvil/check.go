@@ -26,6 +26,7 @@ type checkOptions struct {
 	dir      string
 	json     bool
 	commit   bool
+	run      bool
 	noDaemon bool
 }
 
@@ -43,6 +44,14 @@ written unless --commit is given and the verdict is clean.
 CHANGESET is {"changes": [{"path": P, "content": S} | {"path": P, "delete": true}]}
 with paths relative to the workspace ("-" reads it from stdin).
 
+With --run, a change set the servers find clean is also built and its tests
+run in a shadow tree: a copy-on-write view of the workspace at its own path,
+where nothing the build or the tests write reaches your files. Tests that
+fail without the change do not block; one the change makes fail is re-run
+once, then rejects it. The commands are detected (go build and go test for
+a Go module, pytest for a Python project) or set in .anvil/config.toml:
+[run] build = "...", test = "...", timeout = "10m", network = false.
+
 The check runs in the Anvil daemon, which keeps the servers warm between
 calls and is started when it is not running (see 'anvil serve'); with
 --no-daemon or ANVIL_DAEMON=off it runs with servers of its own.
@@ -59,6 +68,7 @@ Exit status: 0 clean, 1 rejected (or the commit was refused), 2 unverified
 	cmd.Flags().StringVarP(&opts.dir, "dir", "C", ".", "workspace root")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the result as JSON")
 	cmd.Flags().BoolVar(&opts.commit, "commit", false, "write the change set if the verdict is clean")
+	cmd.Flags().BoolVar(&opts.run, "run", false, "also build and run the tests with the change in a shadow tree; a test it makes fail rejects it")
 	cmd.Flags().BoolVar(&opts.noDaemon, "no-daemon", false, "check with language servers of this run's own")
 	return cmd
 }
@@ -79,10 +89,11 @@ func runCheck(cmd *cobra.Command, opts checkOptions, file string) error {
 	}
 	defer closeSvc()
 	var out *daemon.Outcome
+	gopts := daemon.GateOptions{Run: opts.run}
 	if opts.commit {
-		out, err = svc.Commit(ctx, specs, "anvil check --commit")
+		out, err = svc.Commit(ctx, specs, "anvil check --commit", gopts)
 	} else {
-		out, err = svc.Check(ctx, specs)
+		out, err = svc.Check(ctx, specs, gopts)
 	}
 	status.clear()
 	if err != nil {

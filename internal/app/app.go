@@ -21,6 +21,7 @@ import (
 	"github.com/anvil-dev/anvil/internal/shadow"
 	"github.com/anvil-dev/anvil/internal/state"
 	"github.com/anvil-dev/anvil/internal/syntax"
+	"github.com/anvil-dev/anvil/internal/testrun"
 	"github.com/anvil-dev/anvil/internal/tools"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
@@ -106,7 +107,9 @@ func New(opts Options) (*App, error) {
 		Progress:      progress,
 	})
 	a.Journal = journal.New(root, journal.Options{StateDir: state.Dir(opts.Getenv), Now: opts.Now})
-	a.Gate = gate.New(a.Validator, a.Journal)
+	a.Gate = gate.New(a.Validator, a.Journal, testrun.New(root, testrun.Options{
+		Build: cfg.Run.Build, Test: cfg.Run.Test, Timeout: cfg.Run.Timeout.Duration, Network: cfg.Run.Network,
+	}))
 	a.Searcher = search.New(root, search.Options{})
 	a.Tools = tools.NewSet(
 		tools.Adapt(tools.NewReadFile(root)),

@@ -56,6 +56,20 @@ type Config struct {
 	TypeScriptEngine string `toml:"typescript_engine,omitempty"`
 	// Servers override or add language servers by name.
 	Servers map[string]servers.Spec `toml:"servers,omitempty"`
+	// Run configures the run stage (anvil check --run).
+	Run RunConfig `toml:"run,omitempty"`
+}
+
+// RunConfig is the [run] table: how the run stage builds and tests.
+type RunConfig struct {
+	// Build and Test replace the detected commands (shell command lines);
+	// with them, pass or fail is the exit status.
+	Build string `toml:"build,omitempty"`
+	Test  string `toml:"test,omitempty"`
+	// Timeout bounds one run of the build and tests; default 10 minutes.
+	Timeout Duration `toml:"timeout,omitempty"`
+	// Network lets the commands reach the network (off by default).
+	Network bool `toml:"network,omitempty"`
 }
 
 // Duration is a time.Duration written as text ("30s") in TOML.
@@ -183,6 +197,18 @@ func merge(base, over Config) Config {
 	}
 	if over.MaxReplans != nil {
 		out.MaxReplans = over.MaxReplans
+	}
+	if over.Run.Build != "" {
+		out.Run.Build = over.Run.Build
+	}
+	if over.Run.Test != "" {
+		out.Run.Test = over.Run.Test
+	}
+	if over.Run.Timeout.Duration != 0 {
+		out.Run.Timeout = over.Run.Timeout
+	}
+	if over.Run.Network {
+		out.Run.Network = true
 	}
 	if over.ValidationTimeout.Duration != 0 {
 		out.ValidationTimeout = over.ValidationTimeout

@@ -153,20 +153,20 @@ func (r *Remote) req(ctx context.Context) (request, func()) {
 }
 
 // Check implements [Service].
-func (r *Remote) Check(ctx context.Context, specs []changeset.Spec) (*Outcome, error) {
-	return r.changes(ctx, methodCheck, specs, "")
+func (r *Remote) Check(ctx context.Context, specs []changeset.Spec, opts GateOptions) (*Outcome, error) {
+	return r.changes(ctx, methodCheck, specs, "", opts)
 }
 
 // Commit implements [Service].
-func (r *Remote) Commit(ctx context.Context, specs []changeset.Spec, message string) (*Outcome, error) {
-	return r.changes(ctx, methodCommit, specs, message)
+func (r *Remote) Commit(ctx context.Context, specs []changeset.Spec, message string, opts GateOptions) (*Outcome, error) {
+	return r.changes(ctx, methodCommit, specs, message, opts)
 }
 
-func (r *Remote) changes(ctx context.Context, method string, specs []changeset.Spec, message string) (*Outcome, error) {
+func (r *Remote) changes(ctx context.Context, method string, specs []changeset.Spec, message string, opts GateOptions) (*Outcome, error) {
 	req, done := r.req(ctx)
 	defer done()
 	var out Outcome
-	if err := r.c.call(ctx, method, changesParams{request: req, Changes: specs, Message: message}, &out); err != nil {
+	if err := r.c.call(ctx, method, changesParams{request: req, Changes: specs, Message: message, GateOptions: opts}, &out); err != nil {
 		return nil, err
 	}
 	if out.Result != nil {

@@ -55,7 +55,7 @@ func TestConcurrentClientsMatchSolo(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, cs := range conflicting {
-		out, err := ws.Check(ctx, specs(cs))
+		out, err := ws.Check(ctx, specs(cs), GateOptions{})
 		if err != nil {
 			t.Fatalf("change set %d alone: %v", i, err)
 		}
@@ -78,7 +78,7 @@ func TestConcurrentClientsMatchSolo(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(n), 7))
 			for range rounds {
 				for _, i := range r.Perm(len(conflicting)) {
-					out, err := ws.Check(ctx, specs(conflicting[i]))
+					out, err := ws.Check(ctx, specs(conflicting[i]), GateOptions{})
 					switch {
 					case err != nil:
 						errs <- fmt.Sprintf("client %d, change set %d: %v", n, i, err)
@@ -119,7 +119,7 @@ func TestDisconnectMidCheckLeavesNoOverlay(t *testing.T) {
 		})
 		done := make(chan error, 1)
 		go func() {
-			_, err := ws.Check(ctx, specs(conflicting[0])) // types.ts renamed: db.ts breaks
+			_, err := ws.Check(ctx, specs(conflicting[0]), GateOptions{}) // types.ts renamed: db.ts breaks
 			done <- err
 		}()
 		select {
@@ -136,7 +136,7 @@ func TestDisconnectMidCheckLeavesNoOverlay(t *testing.T) {
 
 		ws2, _ := e.dial(t).Workspace(dir)
 		edit := strings.Replace(mixedProject["src/db.ts"], "return {", "// found\n  return {", 1)
-		out, err := ws2.Check(context.Background(), specs(map[string]string{"src/db.ts": edit}))
+		out, err := ws2.Check(context.Background(), specs(map[string]string{"src/db.ts": edit}), GateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

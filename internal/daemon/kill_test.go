@@ -109,7 +109,7 @@ func TestDaemonKilledMidCheck(t *testing.T) {
 	})
 	done := make(chan error, 1)
 	go func() {
-		_, err := ws.Check(ctx, specs(conflicting[7]))
+		_, err := ws.Check(ctx, specs(conflicting[7]), GateOptions{})
 		done <- err
 	}()
 	select {
@@ -142,7 +142,7 @@ func TestDaemonKilledMidCheck(t *testing.T) {
 	}
 
 	ws2, _ := e.connect(t).Workspace(dir)
-	out, err := ws2.Check(context.Background(), specs(conflicting[7]))
+	out, err := ws2.Check(context.Background(), specs(conflicting[7]), GateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestDaemonKilledMidCommit(t *testing.T) {
 	ws, _ := c.Workspace(dir)
 	done := make(chan error, 1)
 	go func() {
-		_, err := ws.Commit(context.Background(), specs(changed), "big")
+		_, err := ws.Commit(context.Background(), specs(changed), "big", GateOptions{})
 		done <- err
 	}()
 	// The commit is under way once its manifest is in the journal.
@@ -193,7 +193,7 @@ func TestDaemonKilledMidCommit(t *testing.T) {
 	waitGone(t, c.PID)
 
 	ws2, _ := e.connect(t).Workspace(dir)
-	out, cerr := ws2.Check(context.Background(), specs(map[string]string{"notes.txt": "x\n"}))
+	out, cerr := ws2.Check(context.Background(), specs(map[string]string{"notes.txt": "x\n"}), GateOptions{})
 	if cerr != nil {
 		t.Fatal(cerr)
 	}

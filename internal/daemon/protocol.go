@@ -68,6 +68,7 @@ type changesParams struct {
 	request
 	Changes []changeset.Spec `json:"changes"`
 	Message string           `json:"message,omitempty"`
+	GateOptions
 }
 
 type toolParams struct {

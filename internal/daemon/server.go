@@ -386,9 +386,9 @@ func (d *Daemon) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, erro
 		}
 		return withSpace(d, p.Workspace, func(s *Local) (any, error) {
 			if req.Method == methodCheck {
-				return s.Check(ctx, p.Changes)
+				return s.Check(ctx, p.Changes, p.GateOptions)
 			}
-			return s.Commit(ctx, p.Changes, p.Message)
+			return s.Commit(ctx, p.Changes, p.Message, p.GateOptions)
 		})
 	case methodUndo:
 		var p request

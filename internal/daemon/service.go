@@ -26,15 +26,23 @@ import (
 // Service is one workspace's gate and tools.
 type Service interface {
 	// Check validates a change set and writes nothing.
-	Check(ctx context.Context, specs []changeset.Spec) (*Outcome, error)
+	Check(ctx context.Context, specs []changeset.Spec, opts GateOptions) (*Outcome, error)
 	// Commit validates a change set and writes it if the verdict is clean.
-	Commit(ctx context.Context, specs []changeset.Spec, message string) (*Outcome, error)
+	Commit(ctx context.Context, specs []changeset.Spec, message string, opts GateOptions) (*Outcome, error)
 	// Undo reverts the workspace's last commit.
 	Undo(ctx context.Context) (*UndoOutcome, error)
 	// Tool runs one of the workspace's tools with JSON arguments.
 	Tool(ctx context.Context, name string, args json.RawMessage) (*ToolOutcome, error)
 	// Tools describes the workspace's tools.
 	Tools(ctx context.Context) ([]ToolInfo, error)
+}
+
+// GateOptions choose what a check or a commit does beside the language
+// servers' check.
+type GateOptions struct {
+	// Run also builds the change set and runs its tests in a shadow tree
+	// (the run stage) once the servers found it clean.
+	Run bool `json:"run,omitempty"`
 }
 
 // Outcome is what a check or a commit found and did.
@@ -102,16 +110,20 @@ type Local struct {
 var _ Service = (*Local)(nil)
 
 // Check implements [Service].
-func (l *Local) Check(ctx context.Context, specs []changeset.Spec) (*Outcome, error) {
-	return l.run(ctx, specs, "", false)
+func (l *Local) Check(ctx context.Context, specs []changeset.Spec, opts GateOptions) (*Outcome, error) {
+	return l.run(ctx, specs, "", false, opts)
 }
 
 // Commit implements [Service].
-func (l *Local) Commit(ctx context.Context, specs []changeset.Spec, message string) (*Outcome, error) {
-	return l.run(ctx, specs, message, true)
+func (l *Local) Commit(ctx context.Context, specs []changeset.Spec, message string, opts GateOptions) (*Outcome, error) {
+	return l.run(ctx, specs, message, true, opts)
 }
 
-func (l *Local) run(ctx context.Context, specs []changeset.Spec, message string, commit bool) (*Outcome, error) {
+func (l *Local) run(ctx context.Context, specs []changeset.Spec, message string, commit bool, opts GateOptions) (*Outcome, error) {
+	g := l.App.Gate
+	if opts.Run {
+		g = g.Running()
+	}
 	out := &Outcome{}
 	recs, err := l.App.Journal.Recover(ctx)
 	if err != nil {
@@ -130,10 +142,10 @@ func (l *Local) run(ctx context.Context, specs []changeset.Spec, message string,
 		return nil, &InputError{Msg: err.Error()}
 	}
 	if !commit {
-		out.Result, err = l.App.Gate.Check(ctx, set, 1)
+		out.Result, err = g.Check(ctx, set, 1)
 		return out, err
 	}
-	o, err := l.App.Gate.Commit(ctx, set, 1, message, waitingFor(ctx))
+	o, err := g.Commit(ctx, set, 1, message, waitingFor(ctx))
 	out.Result = o.Result
 	var conflict *journal.ConflictError
 	switch {

@@ -18,17 +18,53 @@ import (
 type Gate struct {
 	validator *shadow.Validator
 	journal   *journal.Journal
+	run       RunStage
+	running   bool
 }
 
-// New returns a gate over a workspace's validator and journal.
-func New(v *shadow.Validator, j *journal.Journal) *Gate {
-	return &Gate{validator: v, journal: j}
+// RunStage builds a change set and runs its tests in a shadow tree
+// (internal/testrun).
+type RunStage interface {
+	Run(ctx context.Context, set *changeset.Set) *shadow.RunReport
+}
+
+// New returns a gate over a workspace's validator and journal; run may be
+// nil (no run stage).
+func New(v *shadow.Validator, j *journal.Journal, run RunStage) *Gate {
+	return &Gate{validator: v, journal: j, run: run}
+}
+
+// Running returns a gate whose checks and commits also run the run stage
+// once the language servers found the change clean: a change that makes a
+// build or a test fail is then rejected, and one the stage could not run
+// is unverified.
+func (g *Gate) Running() *Gate {
+	c := *g
+	c.running = g.run != nil
+	return &c
 }
 
 // Check validates set and writes nothing. attempt numbers the try for the
 // shadow log.
 func (g *Gate) Check(ctx context.Context, set *changeset.Set, attempt int) (*shadow.Result, error) {
-	return g.validator.Validate(ctx, set, attempt)
+	return g.validate(ctx, set, attempt)
+}
+
+func (g *Gate) validate(ctx context.Context, set *changeset.Set, attempt int) (*shadow.Result, error) {
+	res, err := g.validator.Validate(ctx, set, attempt)
+	if err != nil || !g.running || res.Verdict != shadow.Clean {
+		return res, err
+	}
+	rep := g.run.Run(ctx, set)
+	res.Run = rep
+	switch rep.Status {
+	case shadow.RunFailed:
+		res.Verdict = shadow.Rejected
+	case shadow.RunError:
+		res.Verdict = shadow.Unverified
+		res.Unverified = append(res.Unverified, shadow.Skipped{Path: "(run stage)", Reason: rep.Reason})
+	}
+	return res, nil
 }
 
 // Outcome is what Commit did.
@@ -53,7 +89,7 @@ func (g *Gate) Commit(ctx context.Context, set *changeset.Set, attempt int, mess
 		return Outcome{}, err
 	}
 	defer lock.Unlock()
-	res, err := g.validator.Validate(ctx, set, attempt)
+	res, err := g.validate(ctx, set, attempt)
 	if err != nil {
 		return Outcome{}, err
 	}

@@ -28,6 +28,7 @@ var (
 // change-set format of 'anvil check'.
 type ChangesParams struct {
 	Changes []changeset.Spec `json:"changes" jsonschema:"the files to change: each with its whole new content, or delete"`
+	Run     bool             `json:"run,omitempty" jsonschema:"also build the project and run its tests with the change in a shadow tree (never in the workspace); a test the change makes fail rejects it"`
 }
 
 // Verdict is the structured result of check_changes and apply_changes:
@@ -60,7 +61,7 @@ func (*checkChanges) Name() string        { return "check_changes" }
 func (*checkChanges) Description() string { return checkChangesDescription }
 
 func (t *checkChanges) Run(ctx context.Context, p ChangesParams) (tools.Result, error) {
-	out, err := t.svc.Check(ctx, p.Changes)
+	out, err := t.svc.Check(ctx, p.Changes, daemon.GateOptions{Run: p.Run})
 	if res, done := refused(out, err); done {
 		return res, err
 	}
@@ -77,7 +78,7 @@ func (*applyChanges) Name() string        { return "apply_changes" }
 func (*applyChanges) Description() string { return applyChangesDescription }
 
 func (t *applyChanges) Run(ctx context.Context, p ChangesParams) (tools.Result, error) {
-	out, err := t.svc.Commit(ctx, p.Changes, "apply_changes (MCP)")
+	out, err := t.svc.Commit(ctx, p.Changes, "apply_changes (MCP)", daemon.GateOptions{Run: p.Run})
 	if res, done := refused(out, err); done {
 		return res, err
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"syscall"
 	"time"
@@ -76,7 +75,7 @@ func helper(path string) error {
 	if err := os.Chdir(dir); err != nil {
 		return err
 	}
-	argv0, err := lookPath(hs.Argv[0], hs.Env)
+	argv0, err := LookPath(hs.Argv[0], hs.Env)
 	if err != nil {
 		return fmt.Errorf("%s: %w", hs.Argv[0], err)
 	}
@@ -126,24 +125,6 @@ func loopbackUp() error {
 	}
 	ifr.SetUint16(unix.IFF_UP | unix.IFF_LOOPBACK | unix.IFF_RUNNING)
 	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
-}
-
-// lookPath finds name on env's PATH.
-func lookPath(name string, env []string) (string, error) {
-	if filepath.IsAbs(name) || filepath.Base(name) != name {
-		return name, nil
-	}
-	for _, kv := range env {
-		if len(kv) > 5 && kv[:5] == "PATH=" {
-			for _, dir := range filepath.SplitList(kv[5:]) {
-				p := filepath.Join(dir, name)
-				if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-					return p, nil
-				}
-			}
-		}
-	}
-	return exec.LookPath(name)
 }
 
 // escape quotes a path for overlayfs's comma-separated options.

@@ -20,6 +20,10 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -96,4 +100,32 @@ func (s Spec) validate() error {
 		}
 	}
 	return nil
+}
+
+// LookPath finds name as a command run with env would: on env's PATH (the
+// last one, as for os/exec), or this process's when env has none. A name
+// with a slash is taken as it is.
+func LookPath(name string, env []string) (string, error) {
+	if strings.ContainsRune(name, '/') {
+		if _, err := os.Stat(name); err != nil {
+			return "", err
+		}
+		return name, nil
+	}
+	path, found := "", false
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path, found = v, true
+		}
+	}
+	if !found {
+		return exec.LookPath(name)
+	}
+	for _, dir := range filepath.SplitList(path) {
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: %w", name, exec.ErrNotFound)
 }

@@ -54,6 +54,9 @@ func (r *Result) Report(w io.Writer) {
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "\nNote: %s\n", n)
 	}
+	if r.Run != nil {
+		r.Run.report(w)
+	}
 	if len(r.Servers) > 0 {
 		var names []string
 		for _, s := range r.Servers {
@@ -64,6 +67,28 @@ func (r *Result) Report(w io.Writer) {
 			names = append(names, name)
 		}
 		fmt.Fprintf(w, "\nChecked %d %s with %s in %d ms\n", len(r.CheckedFiles), plural(len(r.CheckedFiles), "file", "files"), strings.Join(names, ", "), r.ElapsedMS)
+	}
+}
+
+// report writes the run stage's part of a report.
+func (rr *RunReport) report(w io.Writer) {
+	fmt.Fprintf(w, "\nRun stage (%s): %s", rr.Command, rr.Status)
+	if rr.Reason != "" {
+		fmt.Fprintf(w, ": %s", rr.Reason)
+	}
+	fmt.Fprintf(w, " in %d ms\n", rr.ElapsedMS)
+	list := func(title string, names []string) {
+		if len(names) > 0 {
+			fmt.Fprintf(w, "  %s: %s\n", title, strings.Join(names, ", "))
+		}
+	}
+	list("failing with the change", rr.Failed)
+	list("failed once, passed when re-run (not blocking)", rr.Flaky)
+	list("failing before the change too (not blocking)", rr.Preexisting)
+	if rr.Output != "" {
+		for line := range strings.Lines(strings.TrimRight(rr.Output, "\n") + "\n") {
+			fmt.Fprintf(w, "    %s", line)
+		}
 	}
 }
 

@@ -74,11 +74,43 @@ type Result struct {
 	// (documentation, data); they do not affect the verdict.
 	NotCode []Skipped `json:"not_code,omitempty"`
 	// Notes carry what else the user should know (dependants capped...).
-	Notes   []string      `json:"notes,omitempty"`
-	Servers []ServerInfo  `json:"servers"`
+	Notes   []string     `json:"notes,omitempty"`
+	Servers []ServerInfo `json:"servers"`
+	// Run is the run stage's report, when the change set was also built
+	// and tested in a shadow tree.
+	Run     *RunReport    `json:"run,omitempty"`
 	Elapsed time.Duration `json:"-"`
 	// ElapsedMS is Elapsed in milliseconds, for JSON.
 	ElapsedMS int64 `json:"elapsed_ms"`
+}
+
+// Run stage statuses.
+const (
+	RunPassed  = "passed"  // no failure the change introduces
+	RunFailed  = "failed"  // the change makes a build or a test fail
+	RunError   = "error"   // the stage could not run (no shadow tree, timeout): unverified
+	RunSkipped = "skipped" // nothing to run for this project
+)
+
+// RunReport is what the run stage found: the project built and its
+// affected tests run in a shadow tree with the change, beside the same on
+// the unchanged tree.
+type RunReport struct {
+	Command string `json:"command"`
+	Status  string `json:"status"`
+	// Failed are the tests (or "build") that pass without the change and
+	// fail with it, twice: these reject the change.
+	Failed []string `json:"failed,omitempty"`
+	// Flaky failed once with the change and passed when re-run.
+	Flaky []string `json:"flaky,omitempty"`
+	// Preexisting failed on the unchanged tree too; they do not block.
+	Preexisting []string `json:"preexisting,omitempty"`
+	// Output is the failures' own output (the assertion and where),
+	// trimmed for a reader.
+	Output string `json:"output,omitempty"`
+	// Reason says why the stage was skipped or could not run.
+	Reason    string `json:"reason,omitempty"`
+	ElapsedMS int64  `json:"elapsed_ms"`
 }
 
 // NewErrorFiles returns the files that have new errors, in order.
@@ -108,6 +140,9 @@ func (r *Result) Summary() string {
 		}
 		return s
 	case Rejected:
+		if len(r.New) == 0 && r.Run != nil && r.Run.Status == RunFailed {
+			return fmt.Sprintf("rejected: the change makes %d %s fail (%s): %s", len(r.Run.Failed), plural(len(r.Run.Failed), "test", "tests"), r.Run.Command, joinShort(r.Run.Failed))
+		}
 		files := r.NewErrorFiles()
 		return fmt.Sprintf("rejected: %d new %s in %s", len(r.New), plural(len(r.New), "error", "errors"), joinShort(files))
 	default:

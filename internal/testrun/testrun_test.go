@@ -1,0 +1,210 @@
+package testrun
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/sandbox"
+	"github.com/anvil-dev/anvil/internal/shadow"
+	"github.com/anvil-dev/anvil/internal/testfs"
+	"github.com/anvil-dev/anvil/internal/workspace"
+)
+
+// The test binary is also the shadow tree's helper.
+func TestMain(m *testing.M) {
+	sandbox.Main()
+	os.Exit(m.Run())
+}
+
+const sortedGo = `package sorted
+
+// IsSorted reports whether xs is in ascending order.
+func IsSorted(xs []int) bool {
+	for i := 1; i < len(xs); i++ {
+		if xs[i-1] > xs[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// flaky makes TestFlaky fail on its first run.
+const flaky = false
+`
+
+var goProject = map[string]string{
+	"go.mod":    "module example.com/sorted\n\ngo 1.22\n",
+	"sorted.go": sortedGo,
+	"sorted_test.go": `package sorted
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestIsSorted(t *testing.T) {
+	for _, tc := range []struct {
+		xs   []int
+		want bool
+	}{{[]int{1, 2, 3}, true}, {[]int{3, 1}, false}, {nil, true}} {
+		if got := IsSorted(tc.xs); got != tc.want {
+			t.Errorf("IsSorted(%v) = %v, want %v", tc.xs, got, tc.want)
+		}
+	}
+}
+
+// TestKnownBroken fails with or without any change.
+func TestKnownBroken(t *testing.T) { t.Fatal("known to fail") }
+
+// TestWritesFiles writes into the tree, as tests do.
+func TestWritesFiles(t *testing.T) {
+	if err := os.WriteFile("written-by-test.txt", []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFlaky fails the first time it runs with flaky set, then passes.
+func TestFlaky(t *testing.T) {
+	marker := filepath.Join(os.Getenv("FLAKY_DIR"), "ran")
+	if _, err := os.Stat(marker); flaky && err != nil {
+		os.WriteFile(marker, nil, 0o644)
+		t.Fatal("flaked")
+	}
+}
+`,
+}
+
+func stage(t *testing.T, files map[string]string, env ...string) (*Stage, *workspace.Root, string) {
+	t.Helper()
+	dir := testfs.Tree(t, files)
+	root, err := workspace.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	base := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "GOCACHE=" + filepath.Join(home, "go-build"),
+		"GOPATH=" + filepath.Join(home, "go"), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "FLAKY_DIR=" + t.TempDir()}
+	return New(root, Options{Env: append(base, env...)}), root, dir
+}
+
+func setOf(t *testing.T, root *workspace.Root, files map[string]string) *changeset.Set {
+	t.Helper()
+	var specs []changeset.Spec
+	for p, c := range files {
+		specs = append(specs, changeset.Spec{Path: p, Content: &c})
+	}
+	set, err := changeset.Load(root, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+func TestGo(t *testing.T) {
+	s, root, dir := stage(t, goProject)
+	before := testfs.Snapshot(t, dir)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name       string
+		change     map[string]string
+		status     string
+		failed     []string
+		flaky      []string
+		wantOutput string
+	}{
+		{"a type-correct behaviour break", map[string]string{"sorted.go": strings.Replace(sortedGo, "xs[i-1] > xs[i]", "xs[i-1] < xs[i]", 1)},
+			shadow.RunFailed, []string{"example.com/sorted.TestIsSorted"}, nil, "IsSorted([1 2 3]) = false, want true"},
+		{"a benign change", map[string]string{"sorted.go": strings.Replace(sortedGo, "// IsSorted reports", "// IsSorted tells", 1)},
+			shadow.RunPassed, nil, nil, ""},
+		{"a test that fails once", map[string]string{"sorted.go": strings.Replace(sortedGo, "const flaky = false", "const flaky = true", 1)},
+			shadow.RunPassed, nil, []string{"example.com/sorted.TestFlaky"}, ""},
+		{"a build break", map[string]string{"sorted.go": sortedGo + "\nfunc broken() int { return \"x\" }\n"},
+			shadow.RunFailed, []string{"build"}, nil, "cannot use"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := s.Run(ctx, setOf(t, root, tc.change))
+			if rep.Status != tc.status || !slices.Equal(rep.Failed, tc.failed) || !slices.Equal(rep.Flaky, tc.flaky) {
+				t.Fatalf("status %s, failed %v, flaky %v (reason %q)\n%s", rep.Status, rep.Failed, rep.Flaky, rep.Reason, rep.Output)
+			}
+			if tc.status != shadow.RunFailed || tc.failed[0] != "build" {
+				if !slices.Contains(rep.Preexisting, "example.com/sorted.TestKnownBroken") {
+					t.Errorf("the pre-existing failure is not reported: %v", rep.Preexisting)
+				}
+			}
+			if !strings.Contains(rep.Output, tc.wantOutput) {
+				t.Errorf("output lacks %q:\n%s", tc.wantOutput, rep.Output)
+			}
+		})
+	}
+	if after := testfs.Snapshot(t, dir); len(after) != len(before) {
+		t.Fatalf("the tree changed: %v", after)
+	}
+	for p, c := range before {
+		if after := testfs.Snapshot(t, dir); after[p] != c {
+			t.Errorf("%s changed", p)
+		}
+	}
+	if len(s.baselines) != 1 {
+		t.Errorf("the unchanged tree was run %d times, want once", len(s.baselines))
+	}
+}
+
+var pyProject = map[string]string{
+	"pytest.ini": "[pytest]\n",
+	"calc.py":    "def clamp(x, lo, hi):\n    return max(lo, min(hi, x))\n",
+	"tests/test_calc.py": `from calc import clamp
+
+
+def test_clamp():
+    assert clamp(5, 0, 3) == 3
+    assert clamp(-1, 0, 3) == 0
+
+
+def test_known_broken():
+    assert 1 == 2
+`,
+	"conftest.py": "import sys, os\nsys.path.insert(0, os.path.dirname(__file__))\n",
+}
+
+func TestPytest(t *testing.T) {
+	// Debian's Python, where apt installs pytest (scripts/install-deps.sh).
+	s, root, dir := stage(t, pyProject, "PATH=/usr/bin:/bin")
+	before := testfs.Snapshot(t, dir)
+	rep := s.Run(context.Background(), setOf(t, root, map[string]string{"calc.py": "def clamp(x, lo, hi):\n    return min(lo, max(hi, x))\n"}))
+	if rep.Status != shadow.RunFailed || !slices.Equal(rep.Failed, []string{"tests/test_calc.py::test_clamp"}) ||
+		!slices.Equal(rep.Preexisting, []string{"tests/test_calc.py::test_known_broken"}) || !strings.Contains(rep.Output, "assert") {
+		t.Fatalf("%+v", rep)
+	}
+	rep = s.Run(context.Background(), setOf(t, root, map[string]string{"calc.py": "def clamp(x, lo, hi):\n    \"\"\"Clamp x.\"\"\"\n    return max(lo, min(hi, x))\n"}))
+	if rep.Status != shadow.RunPassed {
+		t.Fatalf("%+v", rep)
+	}
+	after := testfs.Snapshot(t, dir)
+	if len(after) != len(before) {
+		t.Fatalf("the tree changed (no __pycache__ may appear): %v", after)
+	}
+}
+
+func TestNothingToRun(t *testing.T) {
+	s, root, _ := stage(t, map[string]string{"README.md": "x\n"})
+	if rep := s.Run(context.Background(), setOf(t, root, map[string]string{"README.md": "y\n"})); rep.Status != shadow.RunSkipped {
+		t.Fatalf("%+v", rep)
+	}
+}
+
+func TestConfiguredCommand(t *testing.T) {
+	s, root, _ := stage(t, map[string]string{"check.sh": "grep -q good state.txt\n", "state.txt": "good\n"})
+	s.opts.Test = "sh check.sh"
+	if rep := s.Run(context.Background(), setOf(t, root, map[string]string{"state.txt": "bad\n"})); rep.Status != shadow.RunFailed || !slices.Equal(rep.Failed, []string{"test"}) {
+		t.Fatalf("%+v", rep)
+	}
+	if rep := s.Run(context.Background(), setOf(t, root, map[string]string{"state.txt": "good, still\n"})); rep.Status != shadow.RunPassed {
+		t.Fatalf("%+v", rep)
+	}
+}
