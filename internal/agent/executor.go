@@ -123,6 +123,7 @@ func (e *Executor) Execute(ctx context.Context, p *plan.Plan, request, projectCo
 	if e.RenameSymbol != nil {
 		set = append(set, e.RenameSymbol(staging))
 	}
+	set = append(set, tools.Adapt[RunTestsParams](&runTests{staging: staging}))
 	set = append(set, tools.Adapt[CommitParams](c), tools.Adapt[RequestReplanParams](&requestReplan{result: result, staging: staging}))
 	if e.Progress != nil {
 		set = append(set, tools.Adapt[StepDoneParams](&stepDone{progress: e.Progress}))
@@ -246,6 +247,39 @@ func (t *commitTool) Run(ctx context.Context, p CommitParams) (tools.Result, err
 	t.result.Diff = diffOf(set.Changes())
 	t.exec.Loop.Events.Emit(event.Commit{Entry: entry.ID, Files: entry.Paths(), Diff: t.result.Diff})
 	return tools.Result{Output: fmt.Sprintf("committed %d files: %s\n%s", len(entry.Files), strings.Join(entry.Paths(), ", "), res.Summary())}, nil
+}
+
+// RunTestsParams: run_tests takes no arguments.
+type RunTestsParams struct{}
+
+// runTests builds the staged change set and runs the project's tests in a
+// shadow tree: the user's files are not written.
+type runTests struct{ staging *Staging }
+
+func (t *runTests) Name() string { return "run_tests" }
+func (t *runTests) Description() string {
+	return "Build the staged change set and run the project's tests with it in a shadow tree (a copy-on-write view of the workspace; nothing is written to the user's files). Reports the tests the change makes fail, with their output; tests that failed before the change are listed apart. Use it before commit when the change alters behaviour."
+}
+
+func (t *runTests) Run(ctx context.Context, _ RunTestsParams) (tools.Result, error) {
+	set := t.staging.Set()
+	if set.Len() == 0 {
+		return tools.Errorf("nothing is staged; make the plan's edits first"), nil
+	}
+	rep := t.staging.gate.RunTests(ctx, set)
+	if rep == nil {
+		return tools.Errorf("this workspace has no run stage"), nil
+	}
+	var b strings.Builder
+	rep.Report(&b)
+	switch rep.Status {
+	case shadow.RunFailed:
+		b.WriteString("\nFix the behaviour these tests check (in the plan's files), then run_tests again.\n")
+		return tools.Result{Output: b.String(), IsError: true, Data: rep}, nil
+	case shadow.RunError:
+		return tools.Result{Output: b.String(), IsError: true, Data: rep}, nil
+	}
+	return tools.Result{Output: b.String(), Data: rep}, nil
 }
 
 // RequestReplanParams are the arguments of request_replan.

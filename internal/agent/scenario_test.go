@@ -20,9 +20,16 @@ import (
 	"github.com/anvil-dev/anvil/internal/llm"
 	"github.com/anvil-dev/anvil/internal/llm/replay"
 	"github.com/anvil-dev/anvil/internal/plan"
+	"github.com/anvil-dev/anvil/internal/sandbox"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
+
+// The test binary is also the shadow tree's helper (run_tests).
+func TestMain(m *testing.M) {
+	sandbox.Main()
+	os.Exit(m.Run())
+}
 
 // scriptedUser answers the approval gate from a list.
 type scriptedUser struct {

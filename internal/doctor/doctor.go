@@ -147,5 +147,6 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	r.Checks = append(r.Checks, checkServers(ctx, root, cfg, opts)...)
 	r.Checks = append(r.Checks, checkTools(ctx, opts.LookPath)...)
 	r.Checks = append(r.Checks, checkSession(cfg, opts.Getenv))
+	r.Checks = append(r.Checks, checkShadowTree(ctx))
 	return r, nil
 }

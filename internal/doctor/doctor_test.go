@@ -3,12 +3,14 @@ package doctor
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/anvil-dev/anvil/internal/config"
+	"github.com/anvil-dev/anvil/internal/sandbox"
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
 
@@ -170,5 +172,20 @@ func TestTailBuffer(t *testing.T) {
 	}
 	if got := b.lastLines(5); got != "e | second | third" {
 		t.Errorf("lastLines(5) = %q: the first 9 bytes should have been dropped", got)
+	}
+}
+
+// The test binary is also the shadow tree's helper, for the trial tree.
+func TestMain(m *testing.M) {
+	sandbox.Main()
+	os.Exit(m.Run())
+}
+
+// On a machine that allows them (this one, as root and as a user), the
+// trial shadow tree is made and holds its change.
+func TestShadowTreeProbe(t *testing.T) {
+	c := checkShadowTree(context.Background())
+	if c.Status != OK || !strings.Contains(c.Detail, "a trial tree was made in") {
+		t.Fatalf("%+v", c)
 	}
 }

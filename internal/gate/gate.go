@@ -44,6 +44,15 @@ func (g *Gate) Running() *Gate {
 	return &c
 }
 
+// RunTests runs the run stage alone on set (the Executor's run_tests):
+// nil when the gate has none.
+func (g *Gate) RunTests(ctx context.Context, set *changeset.Set) *shadow.RunReport {
+	if g.run == nil {
+		return nil
+	}
+	return g.run.Run(ctx, set)
+}
+
 // Check validates set and writes nothing. attempt numbers the try for the
 // shadow log.
 func (g *Gate) Check(ctx context.Context, set *changeset.Set, attempt int) (*shadow.Result, error) {

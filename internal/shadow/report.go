@@ -55,7 +55,7 @@ func (r *Result) Report(w io.Writer) {
 		fmt.Fprintf(w, "\nNote: %s\n", n)
 	}
 	if r.Run != nil {
-		r.Run.report(w)
+		r.Run.Report(w)
 	}
 	if len(r.Servers) > 0 {
 		var names []string
@@ -70,8 +70,8 @@ func (r *Result) Report(w io.Writer) {
 	}
 }
 
-// report writes the run stage's part of a report.
-func (rr *RunReport) report(w io.Writer) {
+// Report writes the run stage's part of a report.
+func (rr *RunReport) Report(w io.Writer) {
 	fmt.Fprintf(w, "\nRun stage (%s): %s", rr.Command, rr.Status)
 	if rr.Reason != "" {
 		fmt.Fprintf(w, ": %s", rr.Reason)
