@@ -52,8 +52,12 @@ func BenchmarkShadowSetup(b *testing.B) {
 			if _, err := exec.LookPath("git"); err == nil {
 				gitInit(b, src)
 				copyCase("git-worktree",
-					func(dst string) *exec.Cmd { return exec.Command("git", "-C", src, "worktree", "add", "-q", "--detach", dst) },
-					func(dst string) *exec.Cmd { return exec.Command("git", "-C", src, "worktree", "remove", "--force", dst) })
+					func(dst string) *exec.Cmd {
+						return exec.Command("git", "-C", src, "worktree", "add", "-q", "--detach", dst)
+					},
+					func(dst string) *exec.Cmd {
+						return exec.Command("git", "-C", src, "worktree", "remove", "--force", dst)
+					})
 			}
 		})
 	}
