@@ -120,12 +120,7 @@ func TestReplanDeclined(t *testing.T) {
 	if r.done.Success || !strings.Contains(r.done.Summary.Message, "widened plan was not approved") || !strings.Contains(r.done.Summary.Message, "src/auth.ts") {
 		t.Fatalf("done: %+v", r.done.Summary)
 	}
-	after := testfs.Snapshot(t, r.dir)
-	for p, c := range before {
-		if after[p] != c {
-			t.Errorf("%s changed", p)
-		}
-	}
+	testfs.Unchanged(t, before, r.dir)
 }
 
 // An Executor that spends its attempts on errors outside the plan hands
@@ -153,12 +148,7 @@ func TestReplanBound(t *testing.T) {
 	if plans := replanEvents(r); len(plans) != 1 || plans[0].Widened[0].Why != "added by the Planner" {
 		t.Fatalf("re-plan events: %+v", plans)
 	}
-	after := testfs.Snapshot(t, dir)
-	for p, c := range before {
-		if after[p] != c {
-			t.Errorf("%s changed", p)
-		}
-	}
+	testfs.Unchanged(t, before, dir)
 }
 
 // run_tests runs the staged change's tests in a shadow tree: a behaviour
@@ -190,10 +180,5 @@ func TestRunTestsTool(t *testing.T) {
 	if len(res) != 1 || !res[0].IsError || !strings.Contains(string(sent), "example.com/sorted.TestIsSorted") || !strings.Contains(string(sent), "IsSorted([1 2]) = false") {
 		t.Fatalf("run_tests: %+v", res)
 	}
-	after := testfs.Snapshot(t, dir)
-	for p, c := range before {
-		if after[p] != c {
-			t.Errorf("%s changed", p)
-		}
-	}
+	testfs.Unchanged(t, before, dir)
 }

@@ -226,12 +226,7 @@ func TestPlannerCannotWrite(t *testing.T) {
 	if r.done.Success || !strings.Contains(r.done.Summary.Message, "nothing was written") {
 		t.Errorf("done: %+v", r.done)
 	}
-	after := testfs.Snapshot(t, r.dir)
-	for p, c := range before {
-		if after[p] != c {
-			t.Errorf("%s changed", p)
-		}
-	}
+	testfs.Unchanged(t, before, r.dir)
 }
 
 // The Executor reads only the plan's files.
@@ -308,12 +303,7 @@ func TestThreeRejections(t *testing.T) {
 	if !strings.Contains(strings.Join(r.done.Summary.Diagnostics, "\n"), "src/types.ts") {
 		t.Errorf("diagnostics should name the broken file: %v", r.done.Summary.Diagnostics)
 	}
-	after := testfs.Snapshot(t, r.dir)
-	for p, c := range before {
-		if after[p] != c {
-			t.Errorf("%s changed", p)
-		}
-	}
+	testfs.Unchanged(t, before, r.dir)
 }
 
 // cancelAfter cancels the run (as Ctrl-C does) when the provider is asked
@@ -357,12 +347,7 @@ func TestInterrupted(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	after := testfs.Snapshot(t, dir)
-	for p, c := range before {
-		if after[p] != c {
-			t.Errorf("%s changed", p)
-		}
-	}
+	testfs.Unchanged(t, before, dir)
 }
 
 // A request naming one file and no cross-cutting word skips the Planner and

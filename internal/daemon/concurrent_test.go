@@ -110,25 +110,7 @@ func TestDisconnectMidCheckLeavesNoOverlay(t *testing.T) {
 	for attempt := range 3 {
 		c := e.dial(t)
 		ws, _ := c.Workspace(dir)
-		checking := make(chan struct{})
-		var once sync.Once
-		ctx := WithProgress(context.Background(), func(p Progress) {
-			if strings.Contains(p.Message, "checking") {
-				once.Do(func() { close(checking) })
-			}
-		})
-		done := make(chan error, 1)
-		go func() {
-			_, err := ws.Check(ctx, specs(conflicting[0]), GateOptions{}) // types.ts renamed: db.ts breaks
-			done <- err
-		}()
-		select {
-		case <-checking:
-		case err := <-done:
-			t.Fatalf("the check ended before it was cut off: %v", err)
-		case <-time.After(2 * time.Minute):
-			t.Fatal("no progress within 2 minutes")
-		}
+		done := checkUnderWay(t, ws, conflicting[0]) // types.ts renamed: db.ts breaks
 		// Later and later into the check.
 		time.Sleep(time.Duration(attempt) * 3 * time.Millisecond)
 		c.Close()

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -203,4 +204,31 @@ func readAllMap(files map[string]string) string {
 		fmt.Fprintf(&b, "%s\x00%s\x00", k, files[k])
 	}
 	return b.String()
+}
+
+// checkUnderWay starts a check of files on ws and returns once the daemon
+// says the servers are checking it; the check's error arrives on the
+// channel returned.
+func checkUnderWay(t *testing.T, ws *Remote, files map[string]string) <-chan error {
+	t.Helper()
+	checking := make(chan struct{})
+	var once sync.Once
+	ctx := WithProgress(context.Background(), func(p Progress) {
+		if strings.Contains(p.Message, "checking") {
+			once.Do(func() { close(checking) })
+		}
+	})
+	done := make(chan error, 1)
+	go func() {
+		_, err := ws.Check(ctx, specs(files), GateOptions{})
+		done <- err
+	}()
+	select {
+	case <-checking:
+	case err := <-done:
+		t.Fatalf("the check ended before it was under way: %v", err)
+	case <-time.After(2 * time.Minute):
+		t.Fatal("no progress within 2 minutes")
+	}
+	return done
 }

@@ -100,23 +100,7 @@ func TestDaemonKilledMidCheck(t *testing.T) {
 
 	c := e.connect(t)
 	ws, _ := c.Workspace(dir)
-	checking := make(chan struct{})
-	var once sync.Once
-	ctx := WithProgress(context.Background(), func(p Progress) {
-		if strings.Contains(p.Message, "checking") {
-			once.Do(func() { close(checking) })
-		}
-	})
-	done := make(chan error, 1)
-	go func() {
-		_, err := ws.Check(ctx, specs(conflicting[7]), GateOptions{})
-		done <- err
-	}()
-	select {
-	case <-checking:
-	case <-time.After(2 * time.Minute):
-		t.Fatal("no progress within 2 minutes")
-	}
+	done := checkUnderWay(t, ws, conflicting[7])
 	st, err := c.Status(context.Background())
 	if err != nil {
 		t.Fatal(err)

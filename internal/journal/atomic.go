@@ -95,28 +95,39 @@ func removeFile(r *os.Root, name string) error {
 
 // removeTemps deletes temporary files a crash may have left beside name.
 func removeTemps(r *os.Root, name string) error {
+	paths, err := siblings(r, name, tempMarker)
+	var errs []error
+	for _, p := range paths {
+		errs = append(errs, r.Remove(p))
+	}
+	return errors.Join(append(errs, err)...)
+}
+
+// siblings lists the regular files beside name that Anvil made from it
+// with marker (".name" + marker + ...), as paths in r.
+func siblings(r *os.Root, name, marker string) ([]string, error) {
 	dir, base := filepath.Split(name)
 	dir = filepath.Clean(dir)
 	d, err := r.Open(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ents, err := d.ReadDir(-1)
 	d.Close()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	prefix := "." + base + tempMarker
-	var errs []error
+	prefix := "." + base + marker
+	var out []string
 	for _, e := range ents {
 		if strings.HasPrefix(e.Name(), prefix) && e.Type().IsRegular() {
-			errs = append(errs, r.Remove(filepath.Join(dir, e.Name())))
+			out = append(out, filepath.Join(dir, e.Name()))
 		}
 	}
-	return errors.Join(errs...)
+	return out, nil
 }
 
 // mkdirs creates each directory of dirs, parents before children, and makes
@@ -198,30 +209,12 @@ func syncFile(d *os.File) error {
 // the hash before: copies of what the journal saved. Others (a late write
 // nobody kept) stay.
 func removeAsides(r *os.Root, name, before string) error {
-	dir, base := filepath.Split(name)
-	dir = filepath.Clean(dir)
-	d, err := r.Open(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	ents, err := d.ReadDir(-1)
-	d.Close()
-	if err != nil {
-		return err
-	}
-	prefix := "." + base + asideMarker
+	paths, err := siblings(r, name, asideMarker)
 	var errs []error
-	for _, e := range ents {
-		if !strings.HasPrefix(e.Name(), prefix) || !e.Type().IsRegular() {
-			continue
-		}
-		p := filepath.Join(dir, e.Name())
+	for _, p := range paths {
 		if data, err := r.ReadFile(p); err == nil && changeset.Hash(data) == before {
 			errs = append(errs, removeFile(r, p))
 		}
 	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, err)...)
 }

@@ -61,24 +61,10 @@ echo done`
 	if res.ExitCode != 0 || !strings.Contains(out, "changed\nn\nscript\n") || !strings.HasSuffix(out, "done\n") {
 		t.Fatalf("exit %d:\n%s", res.ExitCode, out)
 	}
-	if after := testfs.Snapshot(t, dir); !same(before, after) {
-		t.Fatalf("the tree changed:\nbefore %v\nafter  %v", before, after)
-	}
+	testfs.Unchanged(t, before, dir)
 	if res.Setup <= 0 || res.Setup > res.Elapsed {
 		t.Errorf("setup %v of %v", res.Setup, res.Elapsed)
 	}
-}
-
-func same(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // The command cannot unmount the shadow tree to write beneath it.
@@ -89,9 +75,7 @@ func TestCommandCannotLeaveTheShadow(t *testing.T) {
 	if !strings.Contains(string(res.Output), "refused") {
 		t.Errorf("umount was not refused:\n%s", res.Output)
 	}
-	if after := testfs.Snapshot(t, dir); !same(before, after) {
-		t.Fatalf("the tree changed: %v", after)
-	}
+	testfs.Unchanged(t, before, dir)
 }
 
 // Without the network the command has a loopback interface of its own,

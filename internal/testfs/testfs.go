@@ -100,3 +100,24 @@ func Snapshot(t testing.TB, dir string) map[string]string {
 	}
 	return out
 }
+
+// Unchanged fails the test for every file of dir that differs from
+// before (a [Snapshot]): changed, removed, or added since.
+func Unchanged(t testing.TB, before map[string]string, dir string) {
+	t.Helper()
+	after := Snapshot(t, dir)
+	for p, c := range before {
+		a, ok := after[p]
+		switch {
+		case !ok:
+			t.Errorf("%s was removed", p)
+		case a != c:
+			t.Errorf("%s changed", p)
+		}
+	}
+	for p := range after {
+		if _, ok := before[p]; !ok {
+			t.Errorf("%s was added", p)
+		}
+	}
+}
