@@ -25,6 +25,14 @@ func (s *Stage) detect() runner {
 			return goRunner{}
 		}
 	}
+	if has("package.json") {
+		for _, tool := range []string{"vitest", "jest"} {
+			bin := filepath.Join("node_modules", ".bin", tool)
+			if has(bin) && fileHas(filepath.Join(s.root.Dir(), "package.json"), `"`+tool+`"`) {
+				return jsRunner{tool: tool, bin: bin}
+			}
+		}
+	}
 	if has("pytest.ini") || has("conftest.py") || has("tests") || has("test") || fileHas(filepath.Join(s.root.Dir(), "pyproject.toml"), "[tool.pytest") ||
 		fileHas(filepath.Join(s.root.Dir(), "setup.cfg"), "[tool:pytest]") {
 		// The project's virtual environment first, then the Python the

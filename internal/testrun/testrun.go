@@ -120,7 +120,7 @@ func (s *Stage) Run(ctx context.Context, set *changeset.Set) *shadow.RunReport {
 	// not re-run (it is deterministic), a test is, once.
 	var retry []string
 	for _, name := range fresh {
-		if sel, ok := now.retry[name]; ok {
+		if sel, ok := now.retry[name]; ok && !slices.Contains(retry, sel) {
 			retry = append(retry, sel)
 		}
 	}

@@ -3,12 +3,14 @@ package testrun
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/corpus"
 	"github.com/anvil-dev/anvil/internal/sandbox"
 	"github.com/anvil-dev/anvil/internal/shadow"
 	"github.com/anvil-dev/anvil/internal/testfs"
@@ -44,6 +46,7 @@ var goProject = map[string]string{
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -197,4 +200,32 @@ func TestConfiguredCommand(t *testing.T) {
 	if rep := s.Run(context.Background(), setOf(t, root, map[string]string{"state.txt": "good, still\n"})); rep.Status != shadow.RunPassed {
 		t.Fatalf("%+v", rep)
 	}
+}
+
+const sumTS = "export function clamp(x: number, lo: number, hi: number): number {\n  return Math.max(lo, Math.min(hi, x));\n}\n"
+
+// A TypeScript project's vitest, from its own node_modules (copied in:
+// a symlink would lead the tests' writes out of the shadow tree).
+func TestVitest(t *testing.T) {
+	modules := filepath.Join(corpus.NPM(t, "vitest@3.2.4"), "node_modules")
+	s, root, dir := stage(t, map[string]string{
+		"package.json": `{"name": "calc", "private": true, "type": "module", "devDependencies": {"vitest": "3.2.4"}}`,
+		"src/calc.ts":  sumTS,
+		"src/calc.test.ts": "import { expect, test } from \"vitest\";\nimport { clamp } from \"./calc\";\n\n" +
+			"test(\"clamps\", () => {\n  expect(clamp(5, 0, 3)).toBe(3);\n  expect(clamp(-1, 0, 3)).toBe(0);\n});\n\n" +
+			"test(\"known broken\", () => {\n  expect(1).toBe(2);\n});\n",
+	})
+	if out, err := exec.Command("cp", "-a", modules, filepath.Join(dir, "node_modules")).CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	before := testfs.Snapshot(t, dir)
+	rep := s.Run(context.Background(), setOf(t, root, map[string]string{"src/calc.ts": strings.Replace(sumTS, "Math.max(lo, Math.min(hi, x))", "Math.min(lo, Math.max(hi, x))", 1)}))
+	if rep.Status != shadow.RunFailed || !slices.Equal(rep.Failed, []string{"src/calc.test.ts > clamps"}) ||
+		!slices.Equal(rep.Preexisting, []string{"src/calc.test.ts > known broken"}) || !strings.Contains(rep.Output, "to be 3") || strings.Contains(rep.Output, "node_modules") {
+		t.Fatalf("%+v", rep)
+	}
+	if rep := s.Run(context.Background(), setOf(t, root, map[string]string{"src/calc.ts": "// Clamp.\n" + sumTS})); rep.Status != shadow.RunPassed {
+		t.Fatalf("%+v", rep)
+	}
+	testfs.Unchanged(t, before, dir)
 }
