@@ -43,6 +43,10 @@ type Executor struct {
 	RenameSymbol func(tools.Stager) tools.Tool
 	// MaxAttempts is how many rejected commits end the run.
 	MaxAttempts int
+	// RunOnCommit has every commit also build and test the change set in
+	// a shadow tree (the project configured [run] commands): a change
+	// that makes a test fail is rejected like a type error.
+	RunOnCommit bool
 	Progress    Progress
 }
 
@@ -105,7 +109,11 @@ func (r *ExecResult) StagedDiff() string {
 // over, allowed p's files now, and the Executor gets a fresh budget of
 // commit attempts (the summary counts them all).
 func (e *Executor) Execute(ctx context.Context, p *plan.Plan, request, projectContext string, resume *ExecResult) (*ExecResult, error) {
-	staging := NewStaging(e.Root, e.Gate, e.Loop.Events, p.Files())
+	g := e.Gate
+	if e.RunOnCommit && g != nil {
+		g = g.Running()
+	}
+	staging := NewStaging(e.Root, g, e.Loop.Events, p.Files())
 	prompt := executePrompt(p, request, e.maxAttempts())
 	result := &ExecResult{staging: staging}
 	if resume != nil && resume.staging != nil {

@@ -150,35 +150,3 @@ func TestReplanBound(t *testing.T) {
 	}
 	testfs.Unchanged(t, before, dir)
 }
-
-// run_tests runs the staged change's tests in a shadow tree: a behaviour
-// break the language servers accept is reported as a failing test, and
-// the workspace is untouched.
-func TestRunTestsTool(t *testing.T) {
-	src := "package sorted\n\n// IsSorted reports whether xs is ascending.\nfunc IsSorted(xs []int) bool {\n\tfor i := 1; i < len(xs); i++ {\n\t\tif xs[i-1] > xs[i] {\n\t\t\treturn false\n\t\t}\n\t}\n\treturn true\n}\n"
-	dir := testfs.Tree(t, map[string]string{
-		"go.mod":         "module example.com/sorted\n\ngo 1.22\n",
-		"sorted.go":      src,
-		"sorted_test.go": "package sorted\n\nimport \"testing\"\n\nfunc TestIsSorted(t *testing.T) {\n\tif !IsSorted([]int{1, 2}) {\n\t\tt.Fatal(\"IsSorted([1 2]) = false\")\n\t}\n}\n",
-	})
-	before := testfs.Snapshot(t, dir)
-	plan := map[string]any{"goal": "g", "context": "c", "files_to_modify": []string{"sorted.go"}, "files_to_create": []string{},
-		"steps": []string{"s"}, "verification_criteria": []string{"v"}, "risks": []string{"r"}}
-	turns := turnsJSONL(
-		toolTurn("planner", "s1", "submit_plan", plan),
-		toolTurn("executor", "w1", "write_file", map[string]any{"path": "sorted.go", "content": strings.Replace(src, "xs[i-1] > xs[i]", "xs[i-1] < xs[i]", 1)}),
-		toolTurn("executor", "t1", "run_tests", map[string]any{}),
-		textTurn("executor", "The tests fail; stopping."),
-		textTurn("executor", "Not committing: the tests fail."),
-	)
-	r := runScriptIn(t, dir, turns, "Make IsSorted clearer across the module", agent.Decision{Kind: agent.DecisionYes})
-	if r.err != nil {
-		t.Fatal(r.err)
-	}
-	res := r.toolResults("run_tests")
-	sent, _ := json.Marshal(r.prov.reqs)
-	if len(res) != 1 || !res[0].IsError || !strings.Contains(string(sent), "example.com/sorted.TestIsSorted") || !strings.Contains(string(sent), "IsSorted([1 2]) = false") {
-		t.Fatalf("run_tests: %+v", res)
-	}
-	testfs.Unchanged(t, before, dir)
-}

@@ -66,6 +66,7 @@ func (a *App) Orchestrator(opts RunOptions) (*agent.Orchestrator, error) {
 	executor := &agent.Executor{
 		Root: a.Root, Gate: a.Gate,
 		Loop: base, ReadFile: readFile, MaxAttempts: attempts,
+		RunOnCommit: a.Config.Run.Test != "" || a.Config.Run.Build != "",
 		RenameSymbol: func(st tools.Stager) tools.Tool {
 			return tools.Adapt(tools.NewRenameSymbol(a.Root, a.Parser, a.Servers, st))
 		},

@@ -44,6 +44,13 @@ func (g *Gate) Running() *Gate {
 	return &c
 }
 
+// Plain returns a gate that does not run the run stage.
+func (g *Gate) Plain() *Gate {
+	c := *g
+	c.running = false
+	return &c
+}
+
 // RunTests runs the run stage alone on set (the Executor's run_tests):
 // nil when the gate has none.
 func (g *Gate) RunTests(ctx context.Context, set *changeset.Set) *shadow.RunReport {
