@@ -185,7 +185,7 @@ func (s *Staging) emitResult(set *changeset.Set, attempt, maxAttempts int, res *
 	s.mu.Unlock()
 	s.events.Emit(event.Shadow{
 		Attempt: attempt, MaxAttempts: maxAttempts, Files: set.Paths(), Stage: "result", Verdict: string(res.Verdict),
-		New: res.New, Preexisting: len(res.Preexisting), Summary: res.Summary(), Commit: attempt > 0,
+		New: res.New, Preexisting: len(res.Preexisting), Summary: res.Summary(), Commit: attempt > 0, Run: res.Run,
 	})
 }
 

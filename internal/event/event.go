@@ -140,6 +140,9 @@ type Shadow struct {
 	Summary     string        `json:"summary,omitempty"`
 	// Commit is true for a commit's validation, false for a staging check.
 	Commit bool `json:"commit"`
+	// Run is the run stage's report, when the change was also built and
+	// tested in a shadow tree.
+	Run *shadow.RunReport `json:"run,omitempty"`
 }
 
 // Commit is a change set written to disk.

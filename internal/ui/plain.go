@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/anvil-dev/anvil/internal/event"
+	"github.com/anvil-dev/anvil/internal/shadow"
 )
 
 // Plain writes one readable line per event (a few for plans and
@@ -124,6 +125,12 @@ func ShadowLine(e event.Shadow) string {
 		return fmt.Sprintf("%s · validating %s", label, strings.Join(e.Files, ", "))
 	}
 	verdict := e.Summary
+	if r := e.Run; r != nil && r.Status != shadow.RunFailed { // a failure is the summary already
+		verdict += " · tests " + r.Status
+		if len(r.Preexisting) > 0 {
+			verdict += fmt.Sprintf(" (%d failing before too)", len(r.Preexisting))
+		}
+	}
 	if e.Commit && e.Verdict == "clean" {
 		verdict += " → committing"
 	}
