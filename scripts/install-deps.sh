@@ -13,6 +13,7 @@ command -v rg >/dev/null 2>&1 || missing+=(ripgrep)
 command -v patch >/dev/null 2>&1 || missing+=(patch)   # the diff tests apply what they render
 # the run stage's Python tests run Debian's pytest
 /usr/bin/python3 -c 'import pytest' >/dev/null 2>&1 || missing+=(python3-pytest)
+command -v cargo >/dev/null 2>&1 || missing+=(cargo)    # and its Rust tests, cargo
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=$(command -v sudo || true)

@@ -49,8 +49,8 @@ run in a shadow tree: a copy-on-write view of the workspace at its own path,
 where nothing the build or the tests write reaches your files. Tests that
 fail without the change do not block; one the change makes fail is re-run
 once, then rejects it. The commands are detected (go build and go test for
-a Go module, the project's vitest or jest, pytest for a Python project) or
-set in .anvil/config.toml:
+a Go module, cargo for Rust, the project's vitest or jest, pytest for a
+Python project) or set in .anvil/config.toml:
 [run] build = "...", test = "...", timeout = "10m", network = false.
 
 The check runs in the Anvil daemon, which keeps the servers warm between

@@ -25,6 +25,11 @@ func (s *Stage) detect() runner {
 			return goRunner{}
 		}
 	}
+	if has("Cargo.toml") {
+		if _, err := sandbox.LookPath("cargo", s.opts.Env); err == nil {
+			return cargoRunner{}
+		}
+	}
 	if has("package.json") {
 		for _, tool := range []string{"vitest", "jest"} {
 			bin := filepath.Join("node_modules", ".bin", tool)

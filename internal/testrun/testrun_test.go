@@ -229,3 +229,32 @@ func TestVitest(t *testing.T) {
 	}
 	testfs.Unchanged(t, before, dir)
 }
+
+const clampRS = "pub fn clamp(x: i64, lo: i64, hi: i64) -> i64 {\n    x.max(lo).min(hi)\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn clamps() {\n        assert_eq!(clamp(5, 0, 3), 3);\n        assert_eq!(clamp(-1, 0, 3), 0);\n    }\n\n    #[test]\n    fn known_broken() {\n        assert_eq!(1, 2);\n    }\n}\n"
+
+// A Rust package: cargo, offline, its target directory outside the tree.
+func TestCargo(t *testing.T) {
+	// A rustup install finds its toolchains under the real home.
+	var rustup []string
+	if home, err := os.UserHomeDir(); err == nil {
+		for _, v := range []string{"RUSTUP_HOME=" + filepath.Join(home, ".rustup"), "CARGO_HOME=" + filepath.Join(home, ".cargo")} {
+			if _, err := os.Stat(v[strings.IndexByte(v, '=')+1:]); err == nil {
+				rustup = append(rustup, v)
+			}
+		}
+	}
+	s, root, dir := stage(t, map[string]string{
+		"Cargo.toml": "[package]\nname = \"clamp\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
+		"src/lib.rs": clampRS,
+	}, rustup...)
+	before := testfs.Snapshot(t, dir)
+	rep := s.Run(context.Background(), setOf(t, root, map[string]string{"src/lib.rs": strings.Replace(clampRS, "x.max(lo).min(hi)", "x.min(lo).max(hi)", 1)}))
+	if rep.Status != shadow.RunFailed || !slices.Equal(rep.Failed, []string{"tests::clamps"}) ||
+		!slices.Equal(rep.Preexisting, []string{"tests::known_broken"}) || !strings.Contains(rep.Output, "assertion") {
+		t.Fatalf("%+v", rep)
+	}
+	if rep := s.Run(context.Background(), setOf(t, root, map[string]string{"src/lib.rs": "// Clamp.\n" + clampRS})); rep.Status != shadow.RunPassed {
+		t.Fatalf("%+v", rep)
+	}
+	testfs.Unchanged(t, before, dir) // no target/, no Cargo.lock
+}
