@@ -68,14 +68,20 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	if real, err := filepath.EvalSymlinks(root); err == nil {
 		root = real // the mount goes on the directory itself
 	}
-	scratch, err := os.MkdirTemp("", "anvil-shadow-")
+	// The scratch directory holds what the command writes: never in the
+	// tree itself (checked before anything is made there).
+	tmp := os.TempDir()
+	if real, err := filepath.EvalSymlinks(tmp); err == nil {
+		tmp = real
+	}
+	if inside(tmp, root) {
+		return nil, &UnavailableError{Reason: fmt.Sprintf("the temporary directory %s is inside the workspace", tmp), Fix: "set TMPDIR to a directory outside it"}
+	}
+	scratch, err := os.MkdirTemp(tmp, "anvil-shadow-")
 	if err != nil {
 		return nil, err
 	}
 	defer removeAll(scratch)
-	if inside(scratch, root) {
-		return nil, &UnavailableError{Reason: fmt.Sprintf("the temporary directory %s is inside the workspace", scratch), Fix: "set TMPDIR to a directory outside it"}
-	}
 	hs := helperSpec{Root: root, Upper: filepath.Join(scratch, "upper"), Work: filepath.Join(scratch, "work"),
 		Argv: spec.Argv, Dir: spec.Dir, Env: spec.Env, Network: spec.Network}
 	for _, d := range []string{hs.Upper, hs.Work, filepath.Join(scratch, "changes")} {

@@ -203,3 +203,19 @@ func copyFile(t *testing.T, src, dst string) {
 		t.Fatal(err)
 	}
 }
+
+// Where no shadow tree can be made, Run says why and runs nothing: here
+// the scratch directory would be inside the workspace.
+func TestUnavailableRunsNothing(t *testing.T) {
+	dir := testfs.Tree(t, tree)
+	t.Setenv("TMPDIR", filepath.Join(dir, "tmp"))
+	if err := os.Mkdir(filepath.Join(dir, "tmp"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	before := testfs.Snapshot(t, dir)
+	_, err := Run(context.Background(), Spec{Root: dir, Env: env(), Argv: []string{"sh", "-c", "echo x > ran.txt"}})
+	if !IsUnavailable(err) || !strings.Contains(err.Error(), "inside the workspace") {
+		t.Fatalf("err = %v", err)
+	}
+	testfs.Unchanged(t, before, dir)
+}

@@ -258,3 +258,13 @@ func TestCargo(t *testing.T) {
 	}
 	testfs.Unchanged(t, before, dir) // no target/, no Cargo.lock
 }
+
+// A stage that cannot run is an error, never a pass.
+func TestUnavailableIsAnError(t *testing.T) {
+	s, root, dir := stage(t, goProject)
+	t.Setenv("TMPDIR", dir)
+	rep := s.Run(context.Background(), setOf(t, root, map[string]string{"sorted.go": sortedGo + "\n"}))
+	if rep.Status != shadow.RunError || !strings.Contains(rep.Reason, "no shadow tree") {
+		t.Fatalf("%+v", rep)
+	}
+}
