@@ -23,12 +23,16 @@ type goRunner struct{}
 
 func (goRunner) command() string { return "go build ./... && go test ./..." }
 
-// goEvent is a line of go test -json.
+// goEvent is a line of go test -json. Build output comes as
+// "build-output" events of an ImportPath, which the package's "fail"
+// names as FailedBuild.
 type goEvent struct {
-	Action  string
-	Package string
-	Test    string
-	Output  string
+	Action      string
+	Package     string
+	Test        string
+	Output      string
+	ImportPath  string
+	FailedBuild string
 }
 
 func (goRunner) run(ctx context.Context, s *Stage, changes []sandbox.Change, only []string) (*outcome, error) {
@@ -72,10 +76,27 @@ func parseGoTest(out []byte, o *outcome) {
 	testsFailed := map[string]bool{} // packages with a failed test
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	builds := map[string]*strings.Builder{}
+	failedBuild := map[string]string{} // package → its failed build
 	for sc.Scan() {
 		var e goEvent
-		if json.Unmarshal(sc.Bytes(), &e) != nil || e.Package == "" {
+		if json.Unmarshal(sc.Bytes(), &e) != nil {
 			continue
+		}
+		if e.Action == "build-output" {
+			b := builds[e.ImportPath]
+			if b == nil {
+				b = &strings.Builder{}
+				builds[e.ImportPath] = b
+			}
+			b.WriteString(e.Output)
+			continue
+		}
+		if e.Package == "" {
+			continue
+		}
+		if e.FailedBuild != "" {
+			failedBuild[e.Package] = e.FailedBuild
 		}
 		name := e.Package
 		if e.Test != "" {
@@ -105,6 +126,9 @@ func parseGoTest(out []byte, o *outcome) {
 	for name := range o.failed {
 		if b := outputs[name]; b != nil {
 			o.output[name] = b.String()
+		}
+		if fb, ok := failedBuild[name]; ok && builds[fb] != nil {
+			o.output[name] = builds[fb].String() + o.output[name]
 		}
 	}
 }

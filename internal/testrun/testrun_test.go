@@ -46,7 +46,6 @@ var goProject = map[string]string{
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -265,6 +264,16 @@ func TestUnavailableIsAnError(t *testing.T) {
 	t.Setenv("TMPDIR", dir)
 	rep := s.Run(context.Background(), setOf(t, root, map[string]string{"sorted.go": sortedGo + "\n"}))
 	if rep.Status != shadow.RunError || !strings.Contains(rep.Reason, "no shadow tree") {
+		t.Fatalf("%+v", rep)
+	}
+}
+
+// A test file that no longer compiles fails its package, with the
+// compiler's message.
+func TestGoTestBuildFailure(t *testing.T) {
+	s, root, _ := stage(t, goProject)
+	rep := s.Run(context.Background(), setOf(t, root, map[string]string{"sorted_test.go": goProject["sorted_test.go"] + "\nfunc TestBroken(t *testing.T) { var x int = \"s\"; _ = x }\n"}))
+	if rep.Status != shadow.RunFailed || !slices.Equal(rep.Failed, []string{"example.com/sorted"}) || !strings.Contains(rep.Output, "cannot use") {
 		t.Fatalf("%+v", rep)
 	}
 }
