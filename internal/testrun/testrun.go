@@ -183,9 +183,11 @@ func (s *Stage) baseline(ctx context.Context, r runner) (*outcome, error) {
 	return o, nil
 }
 
-// fingerprint keys the tree's state: every file's path, size and
-// modification time (ignored files included: a dependency directory is
-// part of what the tests run against), and the command.
+// fingerprint keys the tree's state: the path, size and modification
+// time of every file the ignore rules keep, and the command. Ignored
+// directories (node_modules, build outputs) are left out, as walking them
+// would cost more than the check: a dependency update is noticed through
+// the lock file or manifest that comes with it.
 func (s *Stage) fingerprint(ctx context.Context, command string) (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00", command)
