@@ -11,17 +11,53 @@ import (
 
 // jsRunner runs a JavaScript or TypeScript project's tests with its own
 // vitest or jest, from its node_modules, reading their shared JSON report.
-// Every test runs (their related-files selection is not used yet).
+// With the changed source files known, only the tests related to them run
+// (vitest related, jest --findRelatedTests: the test files that import
+// them, directly or not), on the unchanged tree and with the change alike.
 type jsRunner struct {
-	tool string // "vitest" or "jest"
-	bin  string // node_modules/.bin/<tool>, relative to the root
+	tool    string   // "vitest" or "jest"
+	bin     string   // node_modules/.bin/<tool>, relative to the root
+	related []string // changed source files; none: every test
+}
+
+// jsSource are the extensions whose tests the runners can relate.
+var jsSource = map[string]bool{".ts": true, ".tsx": true, ".mts": true, ".cts": true, ".js": true, ".jsx": true, ".mjs": true, ".cjs": true}
+
+func (r jsRunner) forChanges(changes []sandbox.Change) runner {
+	var files []string
+	for _, c := range changes {
+		if !c.Delete && jsSource[filepath.Ext(c.Path)] {
+			files = append(files, c.Path)
+		}
+	}
+	if len(files) == 0 || len(files) < len(changes) {
+		return r // a change the runners cannot relate (a config, a deletion): every test
+	}
+	r.related = files
+	return r
 }
 
 func (r jsRunner) command() string {
-	if r.tool == "vitest" {
-		return r.bin + " run"
+	return strings.Join(r.argv(nil), " ")
+}
+
+// argv is the command line; only, when set, re-runs those test files.
+func (r jsRunner) argv(only []string) []string {
+	argv := []string{r.bin}
+	switch {
+	case r.tool == "vitest" && only != nil:
+		argv = append(append(argv, "run"), only...)
+	case r.tool == "vitest" && len(r.related) > 0:
+		argv = append(append(argv, "related"), r.related...)
+		argv = append(argv, "--run")
+	case r.tool == "vitest":
+		argv = append(argv, "run")
+	case only != nil:
+		argv = append(argv, only...)
+	case len(r.related) > 0:
+		argv = append(append(argv, "--findRelatedTests"), r.related...)
 	}
-	return r.bin
+	return argv
 }
 
 // jsReport is the part of the JSON report (jest's format, which vitest
@@ -40,13 +76,12 @@ type jsReport struct {
 }
 
 func (r jsRunner) run(ctx context.Context, s *Stage, changes []sandbox.Change, only []string) (*outcome, error) {
-	argv := []string{r.bin}
+	argv := r.argv(only)
 	if r.tool == "vitest" {
-		argv = append(argv, "run", "--reporter=json")
+		argv = append(argv, "--reporter=json")
 	} else {
-		argv = append(argv, "--json", "--ci")
+		argv = append(argv, "--json", "--ci", "--passWithNoTests")
 	}
-	argv = append(argv, only...) // test files, to re-run
 	res, err := s.exec(ctx, changes, argv...)
 	if err != nil {
 		return nil, err

@@ -73,6 +73,12 @@ func newOutcome() *outcome {
 	return &outcome{failed: map[string]bool{}, output: map[string]string{}, retry: map[string]string{}}
 }
 
+// selector is a runner that can narrow its tests to those a change set
+// can affect.
+type selector interface {
+	forChanges(changes []sandbox.Change) runner
+}
+
 // runner knows one ecosystem's build and tests.
 type runner interface {
 	// command is what the report names.
@@ -89,6 +95,10 @@ func (s *Stage) Run(ctx context.Context, set *changeset.Set) *shadow.RunReport {
 	if r == nil {
 		return &shadow.RunReport{Status: shadow.RunSkipped, Reason: "no build or test command found for this project (set [run] test in .anvil/config.toml)"}
 	}
+	changes := toSandbox(set)
+	if sel, ok := r.(selector); ok {
+		r = sel.forChanges(changes)
+	}
 	rep := &shadow.RunReport{Command: r.command()}
 	defer func() { rep.ElapsedMS = time.Since(start).Milliseconds() }()
 	fail := func(err error) *shadow.RunReport {
@@ -101,7 +111,6 @@ func (s *Stage) Run(ctx context.Context, set *changeset.Set) *shadow.RunReport {
 	if err != nil {
 		return fail(fmt.Errorf("on the unchanged tree: %w", err))
 	}
-	changes := toSandbox(set)
 	now, err := s.bounded(ctx, func(ctx context.Context) (*outcome, error) { return r.run(ctx, s, changes, nil) })
 	if err != nil {
 		return fail(err)

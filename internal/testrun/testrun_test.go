@@ -213,6 +213,9 @@ func TestVitest(t *testing.T) {
 		"src/calc.test.ts": "import { expect, test } from \"vitest\";\nimport { clamp } from \"./calc\";\n\n" +
 			"test(\"clamps\", () => {\n  expect(clamp(5, 0, 3)).toBe(3);\n  expect(clamp(-1, 0, 3)).toBe(0);\n});\n\n" +
 			"test(\"known broken\", () => {\n  expect(1).toBe(2);\n});\n",
+		// Not related to calc.ts: never run for a change to it.
+		"src/other.ts":      "export const other = 1;\n",
+		"src/other.test.ts": "import { expect, test } from \"vitest\";\nimport { other } from \"./other\";\n\ntest(\"other broken\", () => {\n  expect(other).toBe(2);\n});\n",
 	})
 	if out, err := exec.Command("cp", "-a", modules, filepath.Join(dir, "node_modules")).CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -220,7 +223,8 @@ func TestVitest(t *testing.T) {
 	before := testfs.Snapshot(t, dir)
 	rep := s.Run(context.Background(), setOf(t, root, map[string]string{"src/calc.ts": strings.Replace(sumTS, "Math.max(lo, Math.min(hi, x))", "Math.min(lo, Math.max(hi, x))", 1)}))
 	if rep.Status != shadow.RunFailed || !slices.Equal(rep.Failed, []string{"src/calc.test.ts > clamps"}) ||
-		!slices.Equal(rep.Preexisting, []string{"src/calc.test.ts > known broken"}) || !strings.Contains(rep.Output, "to be 3") || strings.Contains(rep.Output, "node_modules") {
+		!slices.Equal(rep.Preexisting, []string{"src/calc.test.ts > known broken"}) || !strings.Contains(rep.Output, "to be 3") || strings.Contains(rep.Output, "node_modules") ||
+		!strings.Contains(rep.Command, "related src/calc.ts") {
 		t.Fatalf("%+v", rep)
 	}
 	if rep := s.Run(context.Background(), setOf(t, root, map[string]string{"src/calc.ts": "// Clamp.\n" + sumTS})); rep.Status != shadow.RunPassed {
