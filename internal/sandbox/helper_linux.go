@@ -3,6 +3,7 @@ package sandbox
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -48,13 +49,9 @@ func helper(path string) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("making the mounts private: %w", err)
 	}
-	opts := fmt.Sprintf("lowerdir=%s,upperdir=%s,workdir=%s", escape(hs.Root), escape(hs.Upper), escape(hs.Work))
-	// userxattr: as an unprivileged user, overlayfs keeps its metadata in
-	// user.* attributes; without it directory renames fail (EXDEV).
-	if err := unix.Mount("overlay", hs.Root, "overlay", 0, opts+",userxattr"); err != nil {
-		if err2 := unix.Mount("overlay", hs.Root, "overlay", 0, opts); err2 != nil {
-			return fmt.Errorf("mounting overlayfs on %s: %w", hs.Root, err)
-		}
+	mech, err := makeTree(hs)
+	if err != nil {
+		return err
 	}
 	if err := apply(hs); err != nil {
 		return err
@@ -79,8 +76,100 @@ func helper(path string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", hs.Argv[0], err)
 	}
-	fmt.Fprintf(os.Stdout, "%s%s\n", setupDone, time.Since(hs.Start))
+	fmt.Fprintf(os.Stdout, "%s%s %s\n", setupDone, time.Since(hs.Start), mech)
 	return syscall.Exec(argv0, hs.Argv, hs.Env)
+}
+
+// makeTree puts a writable view of the workspace on its path: an
+// overlayfs, else (or when asked) a copy bound over it.
+func makeTree(hs helperSpec) (string, error) {
+	var overlayErr error
+	if hs.Mechanism == "" || hs.Mechanism == MechanismOverlay {
+		opts := fmt.Sprintf("lowerdir=%s,upperdir=%s,workdir=%s", escape(hs.Root), escape(hs.Upper), escape(hs.Work))
+		// userxattr: as an unprivileged user, overlayfs keeps its metadata
+		// in user.* attributes; without it directory renames fail (EXDEV).
+		overlayErr = unix.Mount("overlay", hs.Root, "overlay", 0, opts+",userxattr")
+		if overlayErr != nil && unix.Mount("overlay", hs.Root, "overlay", 0, opts) == nil {
+			overlayErr = nil
+		}
+		if overlayErr == nil {
+			return MechanismOverlay, nil
+		}
+		if hs.Mechanism == MechanismOverlay {
+			return "", fmt.Errorf("mounting overlayfs on %s: %w", hs.Root, overlayErr)
+		}
+	}
+	if err := copyTree(hs.Root, hs.Tree); err != nil {
+		return "", fmt.Errorf("copying the tree (overlayfs: %v): %w", overlayErr, err)
+	}
+	if err := unix.Mount(hs.Tree, hs.Root, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return "", fmt.Errorf("binding the copy over %s (overlayfs: %v): %w", hs.Root, overlayErr, err)
+	}
+	return MechanismCopy, nil
+}
+
+// heavyDirs are not copied but bound read-only from the tree: dependency
+// and build directories, large and rarely what a change touches.
+var heavyDirs = map[string]bool{"node_modules": true, ".git": true, ".venv": true, "venv": true, "target": true, ".gradle": true}
+
+// copyTree copies src into dst (empty): files cloned where the file
+// system can (FICLONE) and copied otherwise, modes kept, symlinks as
+// symlinks, heavy directories bound read-only.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		to := filepath.Join(dst, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir() && rel != "." && heavyDirs[d.Name()]:
+			if err := os.MkdirAll(to, 0o755); err != nil {
+				return err
+			}
+			if err := unix.Mount(p, to, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+				return err
+			}
+			if err := unix.Mount("", to, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY, ""); err != nil {
+				return err
+			}
+			return filepath.SkipDir
+		case d.IsDir():
+			return os.MkdirAll(to, info.Mode().Perm()|0o700)
+		case d.Type()&os.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(target, to)
+		case d.Type().IsRegular():
+			return cloneFile(p, to, info.Mode().Perm())
+		}
+		return nil // sockets, devices, FIFOs: not part of a build
+	})
+}
+
+func cloneFile(src, dst string, mode os.FileMode) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return err
+	}
+	if unix.IoctlFileClone(int(out.Fd()), int(in.Fd())) != nil {
+		if _, err := io.Copy(out, in); err != nil {
+			out.Close()
+			return err
+		}
+	}
+	return out.Close()
 }
 
 // apply writes the change set into the mounted tree.

@@ -38,7 +38,9 @@ type helperSpec struct {
 	Argv    []string       `json:"argv"`
 	Dir     string         `json:"dir"`
 	Env     []string       `json:"env"`
-	Network bool           `json:"network"`
+	Network   bool           `json:"network"`
+	Mechanism string         `json:"mechanism,omitempty"`
+	Tree      string         `json:"tree"` // the copy's place, for MechanismCopy
 	Start   time.Time      `json:"start"`
 }
 
@@ -82,9 +84,9 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		return nil, err
 	}
 	defer removeAll(scratch)
-	hs := helperSpec{Root: root, Upper: filepath.Join(scratch, "upper"), Work: filepath.Join(scratch, "work"),
-		Argv: spec.Argv, Dir: spec.Dir, Env: spec.Env, Network: spec.Network}
-	for _, d := range []string{hs.Upper, hs.Work, filepath.Join(scratch, "changes")} {
+	hs := helperSpec{Root: root, Upper: filepath.Join(scratch, "upper"), Work: filepath.Join(scratch, "work"), Tree: filepath.Join(scratch, "tree"),
+		Argv: spec.Argv, Dir: spec.Dir, Env: spec.Env, Network: spec.Network, Mechanism: spec.Mechanism}
+	for _, d := range []string{hs.Upper, hs.Work, hs.Tree, filepath.Join(scratch, "changes")} {
 		if err := os.Mkdir(d, 0o700); err != nil {
 			return nil, err
 		}
@@ -128,7 +130,7 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	cmd.WaitDelay = killGrace
 	err = cmd.Run()
 	res := &Result{Elapsed: time.Since(start), Killed: ctx.Err() != nil}
-	res.Output, res.Setup = splitReady(out.Bytes())
+	res.Output, res.Setup, res.Mechanism = splitReady(out.Bytes())
 	res.Truncated = out.Truncated()
 	var exit *exec.ExitError
 	switch {
@@ -168,19 +170,20 @@ func namespaceAttr(network bool) *syscall.SysProcAttr {
 	}
 }
 
-// splitReady removes the helper's ready line from the output and returns
-// the setup time it reports.
-func splitReady(b []byte) ([]byte, time.Duration) {
+// splitReady removes the helper's ready line ("<marker><setup time>
+// <mechanism>") from the output and returns what it reports.
+func splitReady(b []byte) ([]byte, time.Duration, string) {
 	i := bytes.Index(b, []byte(setupDone))
 	if i < 0 {
-		return b, 0
+		return b, 0, ""
 	}
 	end := bytes.IndexByte(b[i:], '\n')
 	if end < 0 {
-		return b[:i], 0
+		return b[:i], 0, ""
 	}
-	d, _ := time.ParseDuration(string(b[i+len(setupDone) : i+end]))
-	return append(append([]byte{}, b[:i]...), b[i+end+1:]...), d
+	took, mech, _ := strings.Cut(string(b[i+len(setupDone):i+end]), " ")
+	d, _ := time.ParseDuration(took)
+	return append(append([]byte{}, b[:i]...), b[i+end+1:]...), d, mech
 }
 
 func setupFailure(out []byte) (string, bool) {

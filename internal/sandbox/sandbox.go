@@ -50,7 +50,23 @@ type Spec struct {
 	Network bool
 	// OutputLimit bounds the output kept (its tail); 0 means 1 MiB.
 	OutputLimit int
+	// Mechanism forces how the tree is made: "" tries overlayfs, then
+	// falls back to a copy; MechanismOverlay or MechanismCopy take only
+	// that one (tests force each).
+	Mechanism string
 }
+
+// How a shadow tree is made.
+const (
+	// MechanismOverlay: an overlayfs over the workspace path; constant
+	// time whatever the tree's size.
+	MechanismOverlay = "overlayfs"
+	// MechanismCopy: the tree copied (cloned where the file system can)
+	// into the scratch directory, its heavy dependency directories bound
+	// read-only, and the copy bound over the workspace path; for kernels
+	// without unprivileged overlayfs. Linear in the tree's size.
+	MechanismCopy = "copy"
+)
 
 // Result is what the command did.
 type Result struct {
@@ -66,6 +82,8 @@ type Result struct {
 	// Setup is how long making the shadow tree took (namespaces, mount,
 	// the change set), measured by the helper.
 	Setup time.Duration
+	// Mechanism is how the tree was made.
+	Mechanism string
 }
 
 // UnavailableError says why no shadow tree can be made here.

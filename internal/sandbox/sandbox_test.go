@@ -21,11 +21,12 @@ func TestMain(m *testing.M) {
 }
 
 var tree = map[string]string{
-	"a.txt":         "a\n",
-	"b.txt":         "b\n",
-	"dir/keep.txt":  "keep\n",
-	"dir/sub/x.txt": "x\n",
-	"run.sh":        "#!/bin/sh\necho script\n",
+	"node_modules/dep/index.js": "module.exports = 1;\n",
+	"a.txt":                     "a\n",
+	"b.txt":                     "b\n",
+	"dir/keep.txt":              "keep\n",
+	"dir/sub/x.txt":             "x\n",
+	"run.sh":                    "#!/bin/sh\necho script\n",
 }
 
 func env() []string { return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.TempDir()} }
@@ -43,6 +44,12 @@ func run(t *testing.T, ctx context.Context, spec Spec) *Result {
 // it writes, renames, deletes or chmods there, the user's tree is byte for
 // byte what it was.
 func TestShadowTreeHoldsTheChangeAndLeavesTheTree(t *testing.T) {
+	for _, mech := range []string{MechanismOverlay, MechanismCopy} {
+		t.Run(mech, func(t *testing.T) { testShadowTree(t, mech) })
+	}
+}
+
+func testShadowTree(t *testing.T, mech string) {
 	dir := testfs.Tree(t, tree)
 	if err := os.Chmod(filepath.Join(dir, "run.sh"), 0o755); err != nil {
 		t.Fatal(err)
@@ -52,14 +59,15 @@ func TestShadowTreeHoldsTheChangeAndLeavesTheTree(t *testing.T) {
 test "$PWD" = "` + dir + `"
 cat a.txt; test ! -e b.txt; cat new/n.txt
 ./run.sh
+cat node_modules/dep/index.js
 echo out > out.txt; mkdir -p __pycache__ build/deep; echo c > __pycache__/m.pyc
 mv dir dir2; rm -rf dir2/sub; chmod 000 a.txt; ln -s /etc/passwd link
 echo done`
-	res := run(t, context.Background(), Spec{Root: dir, Env: env(), Argv: []string{"sh", "-c", script},
+	res := run(t, context.Background(), Spec{Root: dir, Env: env(), Argv: []string{"sh", "-c", script}, Mechanism: mech,
 		Changes: []Change{{Path: "a.txt", Content: []byte("changed\n")}, {Path: "b.txt", Delete: true}, {Path: "new/n.txt", Content: []byte("n\n")}}})
 	out := string(res.Output)
-	if res.ExitCode != 0 || !strings.Contains(out, "changed\nn\nscript\n") || !strings.HasSuffix(out, "done\n") {
-		t.Fatalf("exit %d:\n%s", res.ExitCode, out)
+	if res.ExitCode != 0 || !strings.Contains(out, "changed\nn\nscript\nmodule.exports = 1;\n") || !strings.HasSuffix(out, "done\n") || res.Mechanism != mech {
+		t.Fatalf("exit %d, mechanism %q:\n%s", res.ExitCode, res.Mechanism, out)
 	}
 	testfs.Unchanged(t, before, dir)
 	if res.Setup <= 0 || res.Setup > res.Elapsed {
@@ -69,13 +77,19 @@ echo done`
 
 // The command cannot unmount the shadow tree to write beneath it.
 func TestCommandCannotLeaveTheShadow(t *testing.T) {
-	dir := testfs.Tree(t, tree)
-	before := testfs.Snapshot(t, dir)
-	res := run(t, context.Background(), Spec{Root: dir, Env: env(), Argv: []string{"sh", "-c", `umount -l "$PWD" 2>&1 || echo refused; echo x > escaped.txt; cat escaped.txt`}})
-	if !strings.Contains(string(res.Output), "refused") {
-		t.Errorf("umount was not refused:\n%s", res.Output)
+	for _, mech := range []string{MechanismOverlay, MechanismCopy} {
+		t.Run(mech, func(t *testing.T) {
+			dir := testfs.Tree(t, tree)
+			before := testfs.Snapshot(t, dir)
+			script := `umount -l "$PWD" 2>&1 || echo refused; umount -l "$PWD/node_modules" 2>&1 || echo refused too
+echo x > escaped.txt; echo y > node_modules/escaped.txt 2>&1 || echo read-only`
+			res := run(t, context.Background(), Spec{Root: dir, Env: env(), Mechanism: mech, Argv: []string{"sh", "-c", script}})
+			if !strings.Contains(string(res.Output), "refused\n") || !strings.Contains(string(res.Output), "refused too") {
+				t.Errorf("umount was not refused:\n%s", res.Output)
+			}
+			testfs.Unchanged(t, before, dir)
+		})
 	}
-	testfs.Unchanged(t, before, dir)
 }
 
 // Without the network the command has a loopback interface of its own,
