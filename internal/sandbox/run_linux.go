@@ -31,17 +31,17 @@ const (
 
 // helperSpec is what the parent hands the helper.
 type helperSpec struct {
-	Root    string         `json:"root"`
-	Upper   string         `json:"upper"`
-	Work    string         `json:"work"`
-	Changes []helperChange `json:"changes"`
-	Argv    []string       `json:"argv"`
-	Dir     string         `json:"dir"`
-	Env     []string       `json:"env"`
+	Root      string         `json:"root"`
+	Upper     string         `json:"upper"`
+	Work      string         `json:"work"`
+	Changes   []helperChange `json:"changes"`
+	Argv      []string       `json:"argv"`
+	Dir       string         `json:"dir"`
+	Env       []string       `json:"env"`
 	Network   bool           `json:"network"`
 	Mechanism string         `json:"mechanism,omitempty"`
 	Tree      string         `json:"tree"` // the copy's place, for MechanismCopy
-	Start   time.Time      `json:"start"`
+	Start     time.Time      `json:"start"`
 }
 
 type helperChange struct {
