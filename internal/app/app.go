@@ -98,7 +98,8 @@ func New(opts Options) (*App, error) {
 	}
 	a.Servers = servers.NewManager(root.Dir(), registry, servers.ManagerOptions{Log: serverLog, OnStart: onStart})
 	a.Parser = syntax.New(syntax.Options{})
-	a.Validator = shadow.New(root, a.Servers, shadow.NewImportGraph(root, a.Parser), shadow.Options{
+	graph := shadow.NewImportGraph(root, a.Parser)
+	a.Validator = shadow.New(root, a.Servers, graph, shadow.Options{
 		Timeout:       cfg.Timeout(),
 		LoadTimeout:   cfg.LoadTimeout.Duration,
 		MaxDependants: cfg.MaxDependants,
@@ -108,7 +109,7 @@ func New(opts Options) (*App, error) {
 	})
 	a.Journal = journal.New(root, journal.Options{StateDir: state.Dir(opts.Getenv), Now: opts.Now})
 	a.Gate = gate.New(a.Validator, a.Journal, testrun.New(root, testrun.Options{
-		Build: cfg.Run.Build, Test: cfg.Run.Test, Timeout: cfg.Run.Timeout.Duration, Network: cfg.Run.Network,
+		Build: cfg.Run.Build, Test: cfg.Run.Test, Timeout: cfg.Run.Timeout.Duration, Network: cfg.Run.Network, Dependants: graph,
 	}))
 	a.Searcher = search.New(root, search.Options{})
 	a.Tools = tools.NewSet(

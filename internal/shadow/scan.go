@@ -39,6 +39,13 @@ func (s *Snapshot) Sorted() []string {
 	return out
 }
 
+// Scan returns a snapshot of the workspace's files (those the ignore
+// rules keep), for finding dependants outside a validation.
+func Scan(ctx context.Context, root *workspace.Root) (*Snapshot, error) {
+	snap, _, err := (&diskWatcher{root: root}).scan(ctx)
+	return snap, err
+}
+
 // diskWatcher notices what changed on disk between validations (the user
 // editing while Anvil runs, or Anvil's own commits), so the language
 // servers can be told: they cache closed files and would otherwise check

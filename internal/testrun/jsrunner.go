@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/sandbox"
 )
 
@@ -23,8 +24,9 @@ type jsRunner struct {
 // jsSource are the extensions whose tests the runners can relate.
 var jsSource = map[string]bool{".ts": true, ".tsx": true, ".mts": true, ".cts": true, ".js": true, ".jsx": true, ".mjs": true, ".cjs": true}
 
-func (r jsRunner) forChanges(changes []sandbox.Change) runner {
+func (r jsRunner) forChanges(_ context.Context, _ *Stage, set *changeset.Set) runner {
 	var files []string
+	changes := set.Changes()
 	for _, c := range changes {
 		if !c.Delete && jsSource[filepath.Ext(c.Path)] {
 			files = append(files, c.Path)

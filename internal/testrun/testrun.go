@@ -36,6 +36,10 @@ type Options struct {
 	Network bool
 	// Env is the commands' environment; nil means this process's.
 	Env []string
+	// Dependants finds the files that import a change (the validator's
+	// import graph), for runners that select tests by it (pytest); nil
+	// runs every test.
+	Dependants shadow.DependantFinder
 }
 
 // Stage runs the stage for one workspace. It caches the unchanged tree's
@@ -76,7 +80,7 @@ func newOutcome() *outcome {
 // selector is a runner that can narrow its tests to those a change set
 // can affect.
 type selector interface {
-	forChanges(changes []sandbox.Change) runner
+	forChanges(ctx context.Context, s *Stage, set *changeset.Set) runner
 }
 
 // runner knows one ecosystem's build and tests.
@@ -97,7 +101,7 @@ func (s *Stage) Run(ctx context.Context, set *changeset.Set) *shadow.RunReport {
 	}
 	changes := toSandbox(set)
 	if sel, ok := r.(selector); ok {
-		r = sel.forChanges(changes)
+		r = sel.forChanges(ctx, s, set)
 	}
 	rep := &shadow.RunReport{Command: r.command()}
 	defer func() { rep.ElapsedMS = time.Since(start).Milliseconds() }()

@@ -13,6 +13,7 @@ import (
 	"github.com/anvil-dev/anvil/internal/corpus"
 	"github.com/anvil-dev/anvil/internal/sandbox"
 	"github.com/anvil-dev/anvil/internal/shadow"
+	"github.com/anvil-dev/anvil/internal/syntax"
 	"github.com/anvil-dev/anvil/internal/testfs"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
@@ -165,15 +166,22 @@ def test_known_broken():
     assert 1 == 2
 `,
 	"conftest.py": "import sys, os\nsys.path.insert(0, os.path.dirname(__file__))\n",
+	// Imports nothing that changes below: not run for those changes.
+	"other.py":            "OTHER = 1\n",
+	"tests/test_other.py": "from other import OTHER\n\n\ndef test_other_broken():\n    assert OTHER == 2\n",
 }
 
 func TestPytest(t *testing.T) {
 	// Debian's Python, where apt installs pytest (scripts/install-deps.sh).
 	s, root, dir := stage(t, pyProject, "PATH=/usr/bin:/bin")
+	parser := syntax.New(syntax.Options{})
+	t.Cleanup(parser.Close)
+	s.opts.Dependants = shadow.NewImportGraph(root, parser)
 	before := testfs.Snapshot(t, dir)
 	rep := s.Run(context.Background(), setOf(t, root, map[string]string{"calc.py": "def clamp(x, lo, hi):\n    return min(lo, max(hi, x))\n"}))
 	if rep.Status != shadow.RunFailed || !slices.Equal(rep.Failed, []string{"tests/test_calc.py::test_clamp"}) ||
-		!slices.Equal(rep.Preexisting, []string{"tests/test_calc.py::test_known_broken"}) || !strings.Contains(rep.Output, "assert") {
+		!slices.Equal(rep.Preexisting, []string{"tests/test_calc.py::test_known_broken"}) || !strings.Contains(rep.Output, "assert") ||
+		!strings.HasSuffix(rep.Command, "pytest tests/test_calc.py") {
 		t.Fatalf("%+v", rep)
 	}
 	rep = s.Run(context.Background(), setOf(t, root, map[string]string{"calc.py": "def clamp(x, lo, hi):\n    \"\"\"Clamp x.\"\"\"\n    return max(lo, min(hi, x))\n"}))
