@@ -83,7 +83,7 @@ func TestFlaky(t *testing.T) {
 `,
 }
 
-func stage(t *testing.T, files map[string]string, env ...string) (*Stage, *workspace.Root, string) {
+func stage(t testing.TB, files map[string]string, env ...string) (*Stage, *workspace.Root, string) {
 	t.Helper()
 	dir := testfs.Tree(t, files)
 	root, err := workspace.New(dir)
@@ -96,7 +96,7 @@ func stage(t *testing.T, files map[string]string, env ...string) (*Stage, *works
 	return New(root, Options{Env: append(base, env...)}), root, dir
 }
 
-func setOf(t *testing.T, root *workspace.Root, files map[string]string) *changeset.Set {
+func setOf(t testing.TB, root *workspace.Root, files map[string]string) *changeset.Set {
 	t.Helper()
 	var specs []changeset.Spec
 	for p, c := range files {
@@ -214,7 +214,6 @@ const sumTS = "export function clamp(x: number, lo: number, hi: number): number 
 // A TypeScript project's vitest, from its own node_modules (copied in:
 // a symlink would lead the tests' writes out of the shadow tree).
 func TestVitest(t *testing.T) {
-	modules := filepath.Join(corpus.NPM(t, "vitest@3.2.4"), "node_modules")
 	s, root, dir := stage(t, map[string]string{
 		"package.json": `{"name": "calc", "private": true, "type": "module", "devDependencies": {"vitest": "3.2.4"}}`,
 		"src/calc.ts":  sumTS,
@@ -225,9 +224,7 @@ func TestVitest(t *testing.T) {
 		"src/other.ts":      "export const other = 1;\n",
 		"src/other.test.ts": "import { expect, test } from \"vitest\";\nimport { other } from \"./other\";\n\ntest(\"other broken\", () => {\n  expect(other).toBe(2);\n});\n",
 	})
-	if out, err := exec.Command("cp", "-a", modules, filepath.Join(dir, "node_modules")).CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	withVitest(t, dir)
 	before := testfs.Snapshot(t, dir)
 	rep := s.Run(context.Background(), setOf(t, root, map[string]string{"src/calc.ts": strings.Replace(sumTS, "Math.max(lo, Math.min(hi, x))", "Math.min(lo, Math.max(hi, x))", 1)}))
 	if rep.Status != shadow.RunFailed || !slices.Equal(rep.Failed, []string{"src/calc.test.ts > clamps"}) ||
@@ -288,4 +285,50 @@ func TestGoTestBuildFailure(t *testing.T) {
 	if rep.Status != shadow.RunFailed || !slices.Equal(rep.Failed, []string{"example.com/sorted"}) || !strings.Contains(rep.Output, "cannot use") {
 		t.Fatalf("%+v", rep)
 	}
+}
+
+// zodProject is zod 3's source and its vitest tests, from npm, with
+// vitest installed: a real project's suite.
+func zodProject(t testing.TB) map[string]string {
+	pkg := corpus.NPMPackage(t, "zod@3.25.76")
+	files := map[string]string{
+		"package.json": `{"name": "zod-corpus", "private": true, "type": "module", "devDependencies": {"vitest": "3.2.4"}}`,
+		// The tests import "zod/v3": the package itself, here its source.
+		"vitest.config.mjs": "import { fileURLToPath } from \"node:url\";\n" +
+			"export default { resolve: { alias: { \"zod/v3\": fileURLToPath(new URL(\"./src/v3/index.ts\", import.meta.url)) } } };\n",
+	}
+	for p, c := range testfs.Snapshot(t, filepath.Join(pkg, "src", "v3")) {
+		files["src/v3/"+p] = c
+	}
+	return files
+}
+
+func withVitest(t testing.TB, dir string) {
+	if out, err := exec.Command("cp", "-a", filepath.Join(corpus.NPM(t, "vitest@3.2.4"), "node_modules"), filepath.Join(dir, "node_modules")).CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
+// Real code: zod 3's own source and its 545 vitest tests, from npm. A
+// type-correct off-by-one in string.min (the language servers accept it)
+// is rejected with the failing tests named; a benign edit passes.
+func TestZodRealCode(t *testing.T) {
+	files := zodProject(t)
+	s, root, dir := stage(t, files)
+	withVitest(t, dir)
+	before := testfs.Snapshot(t, dir)
+	types := files["src/v3/types.ts"]
+	const check = "if (input.data.length < check.value) {"
+	if strings.Count(types, check) < 1 {
+		t.Fatal("the mutation's anchor is gone from zod's source")
+	}
+	rep := s.Run(context.Background(), setOf(t, root, map[string]string{"src/v3/types.ts": strings.Replace(types, check, "if (input.data.length <= check.value) {", 1)}))
+	if rep.Status != shadow.RunFailed || len(rep.Failed) == 0 || len(rep.Preexisting) != 0 || !strings.Contains(strings.Join(rep.Failed, "\n"), "src/v3/tests/string.test.ts > ") {
+		t.Fatalf("status %s, %d failed: %v\nreason %q", rep.Status, len(rep.Failed), rep.Failed, rep.Reason)
+	}
+	rep = s.Run(context.Background(), setOf(t, root, map[string]string{"src/v3/types.ts": "// Edited.\n" + types}))
+	if rep.Status != shadow.RunPassed {
+		t.Fatalf("a benign edit: %+v", rep)
+	}
+	testfs.Unchanged(t, before, dir)
 }
