@@ -37,13 +37,9 @@ func Open(ctx context.Context, o OpenOptions) (svc Service, close func(), err er
 		return nil, nil, &InputError{Msg: err.Error()}
 	}
 	if !o.NoDaemon && o.Getenv("ANVIL_DAEMON") != "off" {
-		c, err := Connect(ctx, ConnectOptions{Socket: SocketPath(o.Getenv)})
+		ws, closeWS, err := connectWorkspace(ctx, o.Getenv, root.Dir())
 		if err == nil {
-			ws, err := c.Workspace(root.Dir())
-			if err == nil {
-				return ws, func() { c.Close() }, nil
-			}
-			c.Close()
+			return ws, closeWS, nil
 		}
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
@@ -57,4 +53,19 @@ func Open(ctx context.Context, o OpenOptions) (svc Service, close func(), err er
 		return nil, nil, &InputError{Msg: err.Error()}
 	}
 	return &Local{App: a}, func() { a.Close() }, nil
+}
+
+// connectWorkspace reaches the daemon (starting it if need be) and
+// returns its service for dir.
+func connectWorkspace(ctx context.Context, getenv func(string) string, dir string) (Service, func(), error) {
+	c, err := Connect(ctx, ConnectOptions{Socket: SocketPath(getenv)})
+	if err != nil {
+		return nil, nil, err
+	}
+	ws, err := c.Workspace(dir)
+	if err != nil {
+		c.Close()
+		return nil, nil, err
+	}
+	return ws, func() { c.Close() }, nil
 }
