@@ -109,7 +109,7 @@ func New(opts Options) (*App, error) {
 	})
 	a.Journal = journal.New(root, journal.Options{StateDir: state.Dir(opts.Getenv), Now: opts.Now})
 	a.Gate = gate.New(a.Validator, a.Journal, testrun.New(root, testrun.Options{
-		Build: cfg.Run.Build, Test: cfg.Run.Test, Timeout: cfg.Run.Timeout.Duration, Network: cfg.Run.Network, Dependants: graph,
+		Build: cfg.Run.Build, Test: cfg.Run.Test, Timeout: cfg.Run.Timeout.Duration, Network: cfg.Run.Network, Importers: graph,
 	}))
 	a.Searcher = search.New(root, search.Options{})
 	a.Tools = tools.NewSet(

@@ -16,6 +16,15 @@ import (
 // it binds ("from pkg import mod" may import the module pkg/mod.py).
 // Absolute imports are tried in every import root of the workspace.
 func (w *Workspace) Python(from, spec, ident string) []string {
+	module, sub := w.PythonFrom(from, spec, ident)
+	return append(module, sub...)
+}
+
+// PythonFrom resolves `from spec import name` in the file from: the files
+// of the module spec, of which name is an attribute, and the files of its
+// submodule name where one exists (then name is that module). An empty
+// or "*" name asks for the module alone.
+func (w *Workspace) PythonFrom(from, spec, name string) (module, sub []string) {
 	roots := w.pyRoots
 	if strings.HasPrefix(spec, ".") {
 		dots := len(spec) - len(strings.TrimLeft(spec, "."))
@@ -25,22 +34,30 @@ func (w *Workspace) Python(from, spec, ident string) []string {
 		}
 		roots, spec = []string{dir}, spec[dots:]
 	}
-	var out []string
 	seen := map[string]bool{}
+	add := func(list []string, c string) []string {
+		if c = path.Clean(c); w.exists[c] && !seen[c] {
+			seen[c] = true
+			list = append(list, c)
+		}
+		return list
+	}
 	for _, root := range roots {
 		mod := root
 		if spec != "" {
 			mod = path.Join(root, strings.ReplaceAll(spec, ".", "/"))
 		}
-		for _, c := range []string{mod + ".py", mod + ".pyi", mod + "/__init__.py", mod + "/__init__.pyi",
-			path.Join(mod, ident) + ".py", path.Join(mod, ident) + ".pyi", path.Join(mod, ident, "__init__.py")} {
-			if c = path.Clean(c); w.exists[c] && !seen[c] {
-				seen[c] = true
-				out = append(out, c)
-			}
+		for _, c := range []string{mod + ".py", mod + ".pyi", mod + "/__init__.py", mod + "/__init__.pyi"} {
+			module = add(module, c)
+		}
+		if name == "" || name == "*" {
+			continue
+		}
+		for _, c := range []string{path.Join(mod, name) + ".py", path.Join(mod, name) + ".pyi", path.Join(mod, name, "__init__.py"), path.Join(mod, name, "__init__.pyi")} {
+			sub = add(sub, c)
 		}
 	}
-	return out
+	return module, sub
 }
 
 // pythonRoots returns the directories absolute imports are resolved

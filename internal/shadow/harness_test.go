@@ -188,7 +188,8 @@ func describe(res *Result) string {
 }
 
 // dependants returns what the validator's import graph finds as the
-// dependants of a change to rel (its content unchanged).
+// importers of rel, directly or not (those a change to any of its
+// interfaces would reach).
 func (h *harness) dependants(t *testing.T, rel string) []string {
 	t.Helper()
 	g, ok := h.v.deps.(*ImportGraph)
@@ -204,7 +205,7 @@ func (h *harness) dependants(t *testing.T, rel string) []string {
 		t.Fatal(err)
 	}
 	c.Content = c.Base
-	d, err := g.Dependants(context.Background(), snap, []*changeset.Change{c}, 5000)
+	d, err := g.Importers(context.Background(), snap, []*changeset.Change{c}, 5000)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,14 +15,17 @@ import (
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
-// ImportGraph finds dependants through a reverse-import graph built from
-// each file's imports (tree-sitter), for servers that only report on the
-// files they are asked about (TypeScript's servers, pyright). Specifiers
-// are resolved the way the compilers resolve them (see package resolve).
-// Each file's imports are cached by size and modification time.
+// ImportGraph finds what a change can break, for servers that only report
+// on the files they are asked about (TypeScript's servers, pyright): the
+// files that use an export of a changed file whose interface changed,
+// then the files that use those files' exports whose interface changed in
+// turn, and so on (the early cut-off, see cutoff.go). Imports are read
+// from each file's surface (package syntax, cached by size and
+// modification time) and resolved the way the compilers resolve them
+// (package resolve).
 //
-// What cannot be traced to a file is not dropped: a file importing a
-// specifier nothing resolves counts as depending on every change of its
+// What cannot be traced is not dropped: a file importing a specifier
+// nothing resolves counts as depending on every interface change of its
 // language, and a change to a file that declares globals (a script, a
 // "declare global", a "declare module") reaches every file of its
 // language. So a dependant is missed only where the compiler itself would
@@ -31,18 +34,21 @@ type ImportGraph struct {
 	root     *workspace.Root
 	parser   *syntax.Parser
 	projects *tsconfig.Projects
+	// cutoff stops propagation where interfaces stop changing; without
+	// it every importer is a dependant, transitively.
+	cutoff bool
 
 	mu    sync.Mutex
 	cache map[string]fileImports // by relative path
 }
 
 type fileImports struct {
-	stat  FileStat
-	specs []importSpec
+	stat FileStat
+	// surface is nil for a file with no surface (JSON, binary, too
+	// large): a change to it changes everything it exports.
+	surface *syntax.Surface
 	scope
 }
-
-type importSpec struct{ name, ident string }
 
 // scope is what a file declares beyond its exports.
 type scope struct {
@@ -58,7 +64,15 @@ const maxImportScanSize = 2 << 20
 
 // NewImportGraph returns a graph over root that parses with parser.
 func NewImportGraph(root *workspace.Root, parser *syntax.Parser) *ImportGraph {
-	return &ImportGraph{root: root, parser: parser, projects: tsconfig.NewProjects(root.Dir()), cache: map[string]fileImports{}}
+	return &ImportGraph{root: root, parser: parser, projects: tsconfig.NewProjects(root.Dir()), cutoff: true, cache: map[string]fileImports{}}
+}
+
+// WithoutCutoff makes Dependants count every importer, transitively, as
+// if every interface had changed (the behaviour before the cut-off; tests
+// compare the two).
+func (g *ImportGraph) WithoutCutoff() *ImportGraph {
+	g.cutoff = false
+	return g
 }
 
 // Dependants are the files that depend on a change, nearest first.
@@ -70,20 +84,37 @@ type Dependants struct {
 	Direct int
 	// Capped reports that the limit left some out.
 	Capped bool
+	// Unaffected counts the files that import the change, directly or
+	// through others, and that it cannot affect: none of the exports they
+	// use changed its interface. They are not in Files.
+	Unaffected int
 }
 
-// Dependants returns the files of snap that import any of the changed
-// files, then the files that import those, level by level, up to limit.
+// Dependants returns the files of snap that the changes can affect,
+// nearest first, up to limit.
 func (g *ImportGraph) Dependants(ctx context.Context, snap *Snapshot, changes []*changeset.Change, limit int) (Dependants, error) {
-	var d Dependants
+	return g.dependants(ctx, snap, changes, limit, g.cutoff)
+}
+
+// Importers returns every file of snap that imports one of the changed
+// files, directly or through others, whatever changed: behaviour reaches
+// through function bodies, which interfaces leave out (the run stage
+// selects tests by it).
+func (g *ImportGraph) Importers(ctx context.Context, snap *Snapshot, changes []*changeset.Change, limit int) (Dependants, error) {
+	return g.dependants(ctx, snap, changes, limit, false)
+}
+
+func (g *ImportGraph) dependants(ctx context.Context, snap *Snapshot, changes []*changeset.Change, limit int, cut bool) (Dependants, error) {
 	families := map[string]bool{}
+	changed := map[string]*changeset.Change{}
 	for _, c := range changes {
 		if fam := family(c.Path); fam != "" {
 			families[fam] = true
+			changed[c.Path] = c
 		}
 	}
 	if len(families) == 0 {
-		return d, nil
+		return Dependants{}, nil
 	}
 	files := snap.Sorted()
 	for _, c := range changes {
@@ -92,82 +123,90 @@ func (g *ImportGraph) Dependants(ctx context.Context, snap *Snapshot, changes []
 		}
 	}
 	res := resolve.New(g.root.Dir(), files, g.projects)
-	graph, err := g.reverse(ctx, snap, families, res)
+	gr, err := g.reverse(ctx, snap, families, res, changed)
 	if err != nil {
-		return d, err
+		return Dependants{}, err
 	}
-	seen := map[string]bool{}
-	var level []string
+	p := newPropagation(gr, cut)
 	for _, c := range changes {
-		seen[c.Path] = true
-		level = append(level, c.Path)
+		if family(c.Path) == "" {
+			continue
+		}
+		cs := allNames()
+		if cut && c.BaseExists && !c.Delete {
+			cs = diffSurfaces(g.surfaceOf(ctx, c.Path, c.Base), gr.files[c.Path].surface)
+		}
+		p.seed(c.Path, cs)
 	}
-	// The first level: direct importers, and those the graph cannot rule
-	// out.
-	var first []string
 	for _, c := range changes {
 		fam := family(c.Path)
-		first = append(first, graph.importers[c.Path]...)
+		if fam == "" {
+			continue
+		}
 		sc := changedScope(c)
 		if sc.global {
-			first = append(first, graph.byFamily[fam]...)
+			for _, f := range gr.byFamily[fam] {
+				p.reach(f, 1, allNames())
+			}
 		}
 		for _, m := range sc.ambient {
-			first = append(first, graph.bare[m]...)
-		}
-		first = append(first, graph.unknown[fam]...)
-	}
-	add := func(f string) bool {
-		if seen[f] {
-			return true
-		}
-		seen[f] = true
-		if len(d.Files) == limit {
-			d.Capped = true
-			return false
-		}
-		d.Files = append(d.Files, f)
-		return true
-	}
-	var next []string
-	for _, f := range first {
-		if !seen[f] {
-			if !add(f) {
-				return d, nil
-			}
-			next = append(next, f)
-		}
-	}
-	d.Direct = len(d.Files)
-	for level = next; len(level) > 0; level = next {
-		next = nil
-		for _, f := range level {
-			for _, imp := range graph.importers[f] {
-				if seen[imp] {
-					continue
-				}
-				if !add(imp) {
-					return d, nil
-				}
-				next = append(next, imp)
+			for _, f := range gr.bare[m] {
+				p.reach(f, 1, allNames())
 			}
 		}
+	}
+	if err := p.run(ctx); err != nil {
+		return Dependants{}, err
+	}
+	d := p.result(limit)
+	if cut && !d.Capped {
+		d.Unaffected = p.unaffected()
 	}
 	return d, nil
 }
 
-// importGraph is the reverse of the workspace's imports.
+// importGraph is the workspace's imports, resolved, for the files of the
+// families a change touches; changed files as they would be after it.
 type importGraph struct {
-	importers map[string][]string // target → files importing it
+	files     map[string]*graphFile
+	importers map[string][]edge   // target → its uses
 	byFamily  map[string][]string // every file of each family
 	unknown   map[string][]string // files with a specifier nothing resolves, by family
 	bare      map[string][]string // package specifier → files importing it
 }
 
+// graphFile is one file of the graph: its surface, and where each of its
+// bindings leads.
+type graphFile struct {
+	surface *syntax.Surface
+	links   [][]link // by binding index
+	changed bool     // part of the change set
+}
+
+// link is a binding's target: the file, and the name the binding takes
+// from it ("*" for the whole module).
+type link struct {
+	target, name string
+}
+
+// edge is a use of a file: the importing file and its binding.
+type edge struct {
+	from    string
+	binding int
+	name    string
+}
+
 // reverse builds the graph for the files of the given families.
-func (g *ImportGraph) reverse(ctx context.Context, snap *Snapshot, families map[string]bool, res *resolve.Workspace) (*importGraph, error) {
-	gr := &importGraph{importers: map[string][]string{}, byFamily: map[string][]string{}, unknown: map[string][]string{}, bare: map[string][]string{}}
-	for _, rel := range snap.Sorted() {
+func (g *ImportGraph) reverse(ctx context.Context, snap *Snapshot, families map[string]bool, res *resolve.Workspace, changed map[string]*changeset.Change) (*importGraph, error) {
+	gr := &importGraph{files: map[string]*graphFile{}, importers: map[string][]edge{}, byFamily: map[string][]string{},
+		unknown: map[string][]string{}, bare: map[string][]string{}}
+	paths := snap.Sorted()
+	for rel, c := range changed {
+		if c.Created() {
+			paths = append(paths, rel)
+		}
+	}
+	for _, rel := range paths {
 		fam := family(rel)
 		if !families[fam] {
 			continue
@@ -175,26 +214,52 @@ func (g *ImportGraph) reverse(ctx context.Context, snap *Snapshot, families map[
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		gr.byFamily[fam] = append(gr.byFamily[fam], rel)
-		fi := g.importsOf(ctx, rel, snap.Files[rel])
+		gf := &graphFile{}
+		c, isChanged := changed[rel]
+		switch {
+		case isChanged && c.Delete:
+			gf.changed = true // a target still, importing nothing
+		case isChanged:
+			gf.changed = true
+			gf.surface = g.surfaceOf(ctx, rel, c.Content)
+		default:
+			gf.surface = g.importsOf(ctx, rel, snap.Files[rel]).surface
+		}
+		if !isChanged || !c.Delete {
+			gr.byFamily[fam] = append(gr.byFamily[fam], rel)
+		}
+		gr.files[rel] = gf
+		if gf.surface == nil {
+			continue
+		}
 		unknown := false
-		for _, s := range fi.specs {
-			var targets []string
+		gf.links = make([][]link, len(gf.surface.Imports))
+		for i, b := range gf.surface.Imports {
 			switch fam {
 			case "ecma":
-				var known bool
-				targets, known = res.ECMA(rel, s.name)
+				targets, known := res.ECMA(rel, b.Module)
 				if !known {
 					unknown = true
 				}
-				if len(targets) == 0 && !strings.HasPrefix(s.name, ".") {
-					gr.bare[s.name] = append(gr.bare[s.name], rel)
+				if len(targets) == 0 && !strings.HasPrefix(b.Module, ".") {
+					gr.bare[b.Module] = appendOnce(gr.bare[b.Module], rel)
+				}
+				for _, t := range targets {
+					gf.links[i] = append(gf.links[i], link{target: t, name: b.Name})
 				}
 			case "python":
-				targets = res.Python(rel, s.name, s.ident)
+				module, sub := res.PythonFrom(rel, b.Module, b.Name)
+				for _, t := range module {
+					gf.links[i] = append(gf.links[i], link{target: t, name: b.Name})
+				}
+				for _, t := range sub {
+					gf.links[i] = append(gf.links[i], link{target: t, name: "*"})
+				}
 			}
-			for _, t := range targets {
-				gr.importers[t] = append(gr.importers[t], rel)
+			for _, l := range gf.links[i] {
+				if l.target != rel { // `from . import x` in a package's __init__
+					gr.importers[l.target] = append(gr.importers[l.target], edge{from: rel, binding: i, name: l.name})
+				}
 			}
 		}
 		if unknown {
@@ -202,6 +267,30 @@ func (g *ImportGraph) reverse(ctx context.Context, snap *Snapshot, families map[
 		}
 	}
 	return gr, nil
+}
+
+func appendOnce(list []string, s string) []string {
+	if len(list) > 0 && list[len(list)-1] == s {
+		return list
+	}
+	return append(list, s)
+}
+
+// surfaceOf parses src, the content of rel, into its surface; nil when it
+// has none.
+func (g *ImportGraph) surfaceOf(ctx context.Context, rel string, src []byte) *syntax.Surface {
+	if src == nil || len(src) > maxImportScanSize || workspace.IsBinary(src) {
+		return nil
+	}
+	lang, ok := syntax.LanguageForPath(rel)
+	if !ok {
+		return nil
+	}
+	s, err := g.parser.Surface(ctx, lang, src)
+	if err != nil {
+		return nil
+	}
+	return s
 }
 
 // importsOf returns what rel imports, from the cache when the file has not
@@ -221,30 +310,14 @@ func (g *ImportGraph) importsOf(ctx context.Context, rel string, st FileStat) fi
 	if err != nil || workspace.IsBinary(src) {
 		return fi
 	}
-	fi.specs = g.parse(ctx, rel, src)
+	fi.surface = g.surfaceOf(ctx, rel, src)
 	fi.scope = scopeOf(rel, src)
-	g.mu.Lock()
-	g.cache[rel] = fi
-	g.mu.Unlock()
+	if ctx.Err() == nil {
+		g.mu.Lock()
+		g.cache[rel] = fi
+		g.mu.Unlock()
+	}
 	return fi
-}
-
-func (g *ImportGraph) parse(ctx context.Context, rel string, src []byte) []importSpec {
-	lang, ok := syntax.LanguageForPath(rel)
-	if !ok {
-		return nil
-	}
-	syms, err := g.parser.Symbols(ctx, lang, src)
-	if err != nil {
-		return nil
-	}
-	var out []importSpec
-	for _, s := range syms {
-		for _, spec := range specifiers(s) {
-			out = append(out, importSpec{name: spec, ident: s.Ident})
-		}
-	}
-	return out
 }
 
 // changedScope is the scope of a changed file either side of the change:
@@ -264,42 +337,29 @@ func changedScope(c *changeset.Change) scope {
 var (
 	moduleSyntax   = regexp.MustCompile(`(?m)^\s*(import|export)\b`)
 	commonJS       = regexp.MustCompile(`\brequire\s*\(|\bmodule\.exports\b|\bexports\.\w`)
-	declareGlobal  = regexp.MustCompile(`\bdeclare\s+global\b`)
+	declareGlobal  = regexp.MustCompile(`\bdeclare\s+global\b|(?m)^\s*export\s+as\s+namespace\b`)
 	declareModule  = regexp.MustCompile(`\bdeclare\s+module\s+['"]([^'"]+)['"]`)
-	reexportFrom   = regexp.MustCompile(`\bfrom\s*['"]([^'"]+)['"]`)
 	javaScriptExts = map[string]bool{".js": true, ".jsx": true, ".mjs": true, ".cjs": true}
+	moduleExts     = map[string]bool{".mjs": true, ".cjs": true, ".mts": true, ".cts": true}
 )
 
 // scopeOf reads what a TypeScript or JavaScript file declares beyond its
 // exports. A file without import or export is a script, whose top-level
 // declarations are global, except JavaScript in CommonJS form, which
-// TypeScript treats as a module.
+// TypeScript treats as a module. `export as namespace` declares a global
+// too (a UMD module).
 func scopeOf(rel string, src []byte) scope {
 	ext := strings.ToLower(path.Ext(rel))
 	if family(rel) != "ecma" || ext == ".json" || src == nil {
 		return scope{}
 	}
 	var s scope
-	module := moduleSyntax.Match(src) || (javaScriptExts[ext] && commonJS.Match(src)) || ext == ".mjs" || ext == ".cjs" || ext == ".mts" || ext == ".cts"
+	module := moduleSyntax.Match(src) || (javaScriptExts[ext] && commonJS.Match(src)) || moduleExts[ext]
 	s.global = !module || declareGlobal.Match(src)
 	for _, m := range declareModule.FindAllSubmatch(src, -1) {
 		s.ambient = append(s.ambient, string(m[1]))
 	}
 	return s
-}
-
-// specifiers returns the module specifiers a symbol brings in: an import's
-// module, and the source of a re-export.
-func specifiers(s syntax.Symbol) []string {
-	switch s.Kind {
-	case syntax.Import:
-		return []string{s.Name}
-	case syntax.Export:
-		if m := reexportFrom.FindStringSubmatch(s.Signature); m != nil {
-			return []string{m[1]}
-		}
-	}
-	return nil
 }
 
 // family groups languages that import each other. JSON files can be

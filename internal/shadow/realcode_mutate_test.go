@@ -28,6 +28,15 @@ type dialect struct {
 	function   string
 	extraParam string
 	returnLine *regexp.Regexp
+	// annotated finds functions that declare their return type, the match
+	// ending where the body opens (a body-only edit goes there, with
+	// bodyLine); inferred finds functions whose return type is inferred,
+	// group 1 their name, and retype rewrites a return line of theirs so
+	// the inferred type changes (the cut-off must follow such bodies).
+	annotated *regexp.Regexp
+	bodyLine  string
+	inferred  *regexp.Regexp
+	retype    func(line string) string
 }
 
 var dialects = map[string]dialect{
@@ -39,6 +48,12 @@ var dialects = map[string]dialect{
 		function:   `(?m)^export (?:async )?function %s(?:<[^>(]*>)?\(`,
 		extraParam: "anvilExtra: number, ",
 		returnLine: regexp.MustCompile(`(?m)^\s+return\b.*$`),
+		annotated:  regexp.MustCompile(`(?m)^export (?:async )?function [A-Za-z_$][\w$]*(?:<[^>(]*>)?\([^)]*\): [^{\n]+\{\n`),
+		bodyLine:   "  void \"anvil corpus: a body-only edit\";\n",
+		inferred:   regexp.MustCompile(`(?m)^export function ([A-Za-z_$][\w$]*)(?:<[^>(]*>)?\([^)]*\) \{\n`),
+		retype: func(line string) string {
+			return regexp.MustCompile(`return\s+(.*?);?\s*$`).ReplaceAllString(line, "return [$1] as const;")
+		},
 	},
 	".go": {
 		comment:    "\n// anvil corpus: a comment\n",
@@ -57,6 +72,12 @@ var dialects = map[string]dialect{
 		function:   `(?m)^def %s\(`,
 		extraParam: "anvil_extra: int, ",
 		returnLine: regexp.MustCompile(`(?m)^\s+return\b.*$`),
+		annotated:  regexp.MustCompile(`(?m)^def [A-Za-z]\w*\([^)]*\) -> [^:\n]+:\n`),
+		bodyLine:   "    _anvil_corpus_unused = 0\n",
+		inferred:   regexp.MustCompile(`(?m)^def ([A-Za-z]\w*)\([^)]*\):\n`),
+		retype: func(line string) string {
+			return regexp.MustCompile(`return\s+(.*?)\s*$`).ReplaceAllString(line, "return ($1,)")
+		},
 	},
 }
 
@@ -166,6 +187,59 @@ func mutations(t *testing.T, dir, ext string) []mutation {
 		at := functionNamed(regexp.QuoteMeta(fn.name)).FindStringIndex(src)
 		changed := src[:at[1]] + d.extraParam + src[at[1]:]
 		add(fmt.Sprintf("required parameter added to %s (%s)", fn.name, fn.file), map[string]string{fn.file: changed})
+	}
+	out = append(out, cutoffMutations(d, files, paths, rng)...)
+	return out
+}
+
+// cutoffMutations are the cases the early cut-off decides: a body-only
+// edit to a function other files use (its importers need no check), and
+// a return rewritten in a function whose return type is inferred (its
+// users must be checked, and theirs when the type flows on).
+func cutoffMutations(d dialect, files map[string]string, paths []string, rng *rand.Rand) []mutation {
+	if d.annotated == nil {
+		return nil
+	}
+	var out []mutation
+	type site struct {
+		file string
+		at   []int
+	}
+	var bodies, inferred []site
+	for _, f := range paths {
+		for _, at := range d.annotated.FindAllStringIndex(files[f], -1) {
+			bodies = append(bodies, site{f, at})
+		}
+		for _, at := range d.inferred.FindAllStringSubmatchIndex(files[f], -1) {
+			if len(users(files, paths, f, files[f][at[2]:at[3]])) >= 1 {
+				inferred = append(inferred, site{f, at})
+			}
+		}
+	}
+	rng.Shuffle(len(bodies), func(i, j int) { bodies[i], bodies[j] = bodies[j], bodies[i] })
+	for _, b := range bodies[:min(3, len(bodies))] {
+		src := files[b.file]
+		out = append(out, mutation{name: fmt.Sprintf("body-only edit in %s (line %d)", b.file, strings.Count(src[:b.at[1]], "\n")),
+			changes: map[string]string{b.file: src[:b.at[1]] + d.bodyLine + src[b.at[1]:]}})
+	}
+	rng.Shuffle(len(inferred), func(i, j int) { inferred[i], inferred[j] = inferred[j], inferred[i] })
+	n := 0
+	for _, fn := range inferred {
+		if n == 3 {
+			break
+		}
+		src := files[fn.file]
+		body := src[fn.at[1]:]
+		// The function's first return at one level of indentation.
+		loc := regexp.MustCompile(`(?m)^(  |    )return\b.*$`).FindStringIndex(body)
+		if loc == nil || strings.Contains(body[:loc[0]], "\n}") || strings.Contains(body[:loc[0]], "\ndef ") {
+			continue
+		}
+		line := body[loc[0]:loc[1]]
+		changed := src[:fn.at[1]] + body[:loc[0]] + d.retype(line) + body[loc[1]:]
+		out = append(out, mutation{name: fmt.Sprintf("inferred return type of %s changed (%s)", src[fn.at[2]:fn.at[3]], fn.file),
+			changes: map[string]string{fn.file: changed}})
+		n++
 	}
 	return out
 }

@@ -118,6 +118,9 @@ func realProjects(t *testing.T) []realProject {
 type outcome struct {
 	project                                        string
 	cases, agree, falseClean, falseReject, unverif int
+	// checked sums the files each case checked; missed counts cases with
+	// a new error in a file the gate did not check.
+	checked, missed int
 	reasons                                        []string
 	disagreements                                  []string
 	gateTime, batchTime                            time.Duration
@@ -134,11 +137,11 @@ func TestRealCodeCorpus(t *testing.T) {
 		})
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n| project | cases | agree | false clean | false reject | unverified | gate (mean) | batch (mean) |\n|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "\n| project | cases | agree | false clean | false reject | unverified | missed file | files checked (mean) | gate (mean) | batch (mean) |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	total := outcome{}
 	for _, r := range results {
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %s | %s |\n", r.project, r.cases, r.agree, r.falseClean, r.falseReject, r.unverif,
-			mean(r.gateTime, r.cases), mean(r.batchTime, r.cases))
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %.1f | %s | %s |\n", r.project, r.cases, r.agree, r.falseClean, r.falseReject, r.unverif, r.missed,
+			float64(r.checked)/float64(max(r.cases, 1)), mean(r.gateTime, r.cases), mean(r.batchTime, r.cases))
 		total.cases += r.cases
 		total.agree += r.agree
 		total.falseClean += r.falseClean
@@ -178,7 +181,10 @@ func runCorpusProject(t *testing.T, p realProject) *outcome {
 	gateDir, batchDir := t.TempDir(), t.TempDir()
 	p.setup(t, gateDir)
 	p.setup(t, batchDir)
-	h := newHarnessAt(t, gateDir, harnessOptions{opts: Options{Timeout: 2 * time.Minute}})
+	// Exhaustive: every dependant is checked even after the nearer ones
+	// broke, so the files checked can be held against the batch
+	// checker's, file by file.
+	h := newHarnessAt(t, gateDir, harnessOptions{opts: Options{Timeout: 2 * time.Minute, Exhaustive: true}})
 	srv := h.requireServer(p.language)
 	if srv.Spec().Name != p.server {
 		t.Fatalf("%s got server %s, want %s", p.name, srv.Spec().Name, p.server)
@@ -211,6 +217,21 @@ func runCorpusProject(t *testing.T, p realProject) *outcome {
 		introduced := newErrors(baseline, after)
 		breaking := len(introduced) > 0
 		o.cases++
+		o.checked += len(res.CheckedFiles)
+		if p.language != "go" && res.Verdict != Unverified {
+			// The dependants come from the import graph and its cut-off:
+			// every file the batch checker finds a new error in must have
+			// been checked.
+			for _, e := range introduced {
+				file, _, _ := strings.Cut(e, ": ")
+				if !contains(res.CheckedFiles, filepath.ToSlash(file)) {
+					o.missed++
+					o.disagreements = append(o.disagreements, fmt.Sprintf("MISSED %s: new error in %s, which the gate did not check: %s", m.name, file, e))
+					t.Errorf("the gate did not check %s, where %s introduces %s\n%s", file, m.name, e, describe(res))
+					break
+				}
+			}
+		}
 		switch {
 		case res.Verdict == Unverified:
 			o.unverif++

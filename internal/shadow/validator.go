@@ -58,6 +58,10 @@ type Options struct {
 	// AfterOverlay, if set, runs once a server has been handed the change;
 	// tests use it to crash a server in the middle of a validation.
 	AfterOverlay func(server *servers.Server)
+	// Exhaustive checks every dependant even when the nearer files
+	// already have new errors (which rejects the change either way);
+	// tests compare the files checked with the batch checker's.
+	Exhaustive bool
 }
 
 // Progress is one step of a validation in progress.
@@ -355,6 +359,9 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group)
 			return out.unverifiedAll(g, fmt.Sprintf("the change has more than %d dependants, the most checked at once; none was checked; fix: raise max_dependants ('anvil config set max_dependants %d')", v.opts.MaxDependants, 4*v.opts.MaxDependants))
 		}
 		req.BaselineKey = snap.Fingerprint
+		if deps.Unaffected > 0 {
+			out.notes = append(out.notes, fmt.Sprintf("%d %s of the change not checked: the exports they use kept their interfaces", deps.Unaffected, plural(deps.Unaffected, "importer", "importers")))
+		}
 		for i, d := range deps.Files {
 			if s, err := v.servers.ForFile(d); err == nil && s == g.server {
 				req.Dependants = append(req.Dependants, v.root.Abs(d))
@@ -362,6 +369,9 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group)
 					req.DirectDependants++
 				}
 			}
+		}
+		if v.opts.Exhaustive {
+			req.DirectDependants = len(req.Dependants)
 		}
 	}
 
@@ -437,7 +447,7 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group)
 		}
 	}
 	if cr.Skipped > 0 {
-		out.notes = append(out.notes, fmt.Sprintf("%s: new errors in the changed files or their direct importers, so %d further dependants were not checked", spec.Name, cr.Skipped))
+		out.notes = append(out.notes, fmt.Sprintf("%s: new errors in the changed files or their direct importers, so %d further %s not checked", spec.Name, cr.Skipped, plural(cr.Skipped, "dependant was", "dependants were")))
 	}
 	return out
 }

@@ -245,14 +245,15 @@ func (ss *shapes) done() map[string]Shape {
 	return out
 }
 
-// memberUses fills, for each whole-module binding, the members used
-// through its local name in the whole file (bodies included: an importer
-// that uses a changed member anywhere must be checked), and whether the
-// name is also used otherwise.
+// memberUses fills, for each binding with a local name, the members used
+// through it in the whole file (bodies included: an importer that uses a
+// changed member anywhere must be checked), and whether the name is also
+// used otherwise. It matters for whole-module bindings, and for Python's
+// `from pkg import name`, whose name may be a submodule.
 func memberUses(root *sitter.Node, src []byte, bindings []Binding, ident func(string) bool, member func(*sitter.Node) (*sitter.Node, *sitter.Node), imports map[string]bool) {
 	locals := map[string]int{}
 	for i, b := range bindings {
-		if b.Name == "*" && b.Local != "" && !strings.HasPrefix(b.Local, "\x00") {
+		if b.Local != "" && !strings.HasPrefix(b.Local, "\x00") {
 			locals[b.Local] = i
 		}
 	}

@@ -29,7 +29,7 @@ func (r pytestRunner) command() string {
 // something other than a module (a conftest.py, data, configuration), or
 // no test module found (a test may reach the code another way).
 func (r pytestRunner) forChanges(ctx context.Context, s *Stage, set *changeset.Set) runner {
-	if s.opts.Dependants == nil {
+	if s.opts.Importers == nil {
 		return r
 	}
 	var files []string
@@ -45,7 +45,7 @@ func (r pytestRunner) forChanges(ctx context.Context, s *Stage, set *changeset.S
 	if err != nil {
 		return r
 	}
-	deps, err := s.opts.Dependants.Dependants(ctx, snap, set.Changes(), 5000)
+	deps, err := s.opts.Importers.Importers(ctx, snap, set.Changes(), 5000)
 	if err != nil || deps.Capped {
 		return r
 	}

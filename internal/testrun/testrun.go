@@ -36,10 +36,17 @@ type Options struct {
 	Network bool
 	// Env is the commands' environment; nil means this process's.
 	Env []string
-	// Dependants finds the files that import a change (the validator's
-	// import graph), for runners that select tests by it (pytest); nil
-	// runs every test.
-	Dependants shadow.DependantFinder
+	// Importers finds the files that import a change, directly or not
+	// (the validator's import graph), for runners that select tests by it
+	// (pytest); nil runs every test.
+	Importers ImporterFinder
+}
+
+// ImporterFinder finds every file that imports one of the changed files,
+// directly or through others. Behaviour reaches through function bodies,
+// so test selection follows every import, not only interface changes.
+type ImporterFinder interface {
+	Importers(ctx context.Context, snap *shadow.Snapshot, changes []*changeset.Change, limit int) (shadow.Dependants, error)
 }
 
 // Stage runs the stage for one workspace. It caches the unchanged tree's
