@@ -120,10 +120,10 @@ type outcome struct {
 	cases, agree, falseClean, falseReject, unverif int
 	// checked sums the files each case checked; missed counts cases with
 	// a new error in a file the gate did not check.
-	checked, missed int
-	reasons                                        []string
-	disagreements                                  []string
-	gateTime, batchTime                            time.Duration
+	checked, missed     int
+	reasons             []string
+	disagreements       []string
+	gateTime, batchTime time.Duration
 }
 
 func TestRealCodeCorpus(t *testing.T) {
