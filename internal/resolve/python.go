@@ -1,14 +1,11 @@
 package resolve
 
 import (
-	"encoding/json"
-	"os"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 
-	"github.com/BurntSushi/toml"
+	"github.com/anvil-dev/anvil/internal/pyconfig"
 )
 
 // Python returns the workspace files the Python file from imports for
@@ -93,51 +90,12 @@ func pythonRoots(root string, files []string, exists map[string]bool) []string {
 	return out
 }
 
-// pyrightPaths reads extraPaths and execution environment roots from a
-// pyrightconfig.json or a pyproject.toml's [tool.pyright], relative to the
-// file's directory.
+// pyrightPaths reads extraPaths and execution environment roots from the
+// pyright configuration in rel's directory.
 func pyrightPaths(root, rel string) []string {
-	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
-	if err != nil {
+	c, found, err := pyconfig.Read(root, path.Dir(rel))
+	if !found || err != nil {
 		return nil
 	}
-	type env struct {
-		Root       string   `json:"root" toml:"root"`
-		ExtraPaths []string `json:"extraPaths" toml:"extraPaths"`
-	}
-	type cfg struct {
-		ExtraPaths            []string `json:"extraPaths" toml:"extraPaths"`
-		ExecutionEnvironments []env    `json:"executionEnvironments" toml:"executionEnvironments"`
-	}
-	var c cfg
-	if path.Base(rel) == "pyproject.toml" {
-		var doc struct {
-			Tool struct {
-				Pyright cfg `toml:"pyright"`
-			} `toml:"tool"`
-		}
-		if _, err := toml.Decode(string(data), &doc); err != nil {
-			return nil
-		}
-		c = doc.Tool.Pyright
-	} else if json.Unmarshal(data, &c) != nil {
-		return nil
-	}
-	dir := path.Dir(rel)
-	var out []string
-	add := func(p string) {
-		if p != "" && !path.IsAbs(p) {
-			out = append(out, path.Clean(path.Join(dir, p)))
-		}
-	}
-	for _, p := range c.ExtraPaths {
-		add(p)
-	}
-	for _, e := range c.ExecutionEnvironments {
-		add(e.Root)
-		for _, p := range e.ExtraPaths {
-			add(p)
-		}
-	}
-	return out
+	return c.Paths()
 }

@@ -159,10 +159,14 @@ type propagation struct {
 	// unknownReached: the files with unresolved imports have been added
 	// (once any interface changed).
 	unknownReached map[string]bool
+	// outside says why the project's own checks leave a file out ("" if
+	// they cover it); such a file is checked only when it imports a
+	// changed file itself.
+	outside func(rel string) string
 }
 
-func newPropagation(gr *importGraph, cut bool) *propagation {
-	return &propagation{gr: gr, cut: cut, changed: map[string]*nameSet{}, dist: map[string]int{}, level: map[string]int{}, unknownReached: map[string]bool{}}
+func newPropagation(gr *importGraph, cut bool, outside func(rel string) string) *propagation {
+	return &propagation{gr: gr, cut: cut, outside: outside, changed: map[string]*nameSet{}, dist: map[string]int{}, level: map[string]int{}, unknownReached: map[string]bool{}}
 }
 
 // seed starts from a changed file and the exports its own text changes.
@@ -182,6 +186,13 @@ func (p *propagation) visit(file string, dist int) {
 // the exports that change because of it.
 func (p *propagation) reach(file string, level int, names nameSet) {
 	p.visit(file, level)
+	if level > 1 && p.outside(file) != "" {
+		// Outside the project's checks and not a direct user of the
+		// change: nothing the project checks can break here. What it
+		// exports still goes on.
+		p.grow(file, names)
+		return
+	}
 	if gf := p.gr.files[file]; gf == nil || !gf.changed {
 		if _, ok := p.level[file]; !ok {
 			p.level[file] = level

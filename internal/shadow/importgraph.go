@@ -2,13 +2,17 @@ package shadow
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/pyconfig"
 	"github.com/anvil-dev/anvil/internal/resolve"
 	"github.com/anvil-dev/anvil/internal/syntax"
 	"github.com/anvil-dev/anvil/internal/tsconfig"
@@ -88,6 +92,11 @@ type Dependants struct {
 	// through others, and that it cannot affect: none of the exports they
 	// use changed its interface. They are not in Files.
 	Unaffected int
+	// Outside names, for the changed files and dependants that the
+	// project's own checks leave out (a tsconfig.json or pyright's include
+	// and exclude), the configuration that does. Such a dependant is
+	// checked only when it imports a changed file itself.
+	Outside map[string]string
 }
 
 // Dependants returns the files of snap that the changes can affect,
@@ -127,7 +136,7 @@ func (g *ImportGraph) dependants(ctx context.Context, snap *Snapshot, changes []
 	if err != nil {
 		return Dependants{}, err
 	}
-	p := newPropagation(gr, cut)
+	p := newPropagation(gr, cut, g.scope())
 	for _, c := range changes {
 		if family(c.Path) == "" {
 			continue
@@ -162,7 +171,76 @@ func (g *ImportGraph) dependants(ctx context.Context, snap *Snapshot, changes []
 	if cut && !d.Capped {
 		d.Unaffected = p.unaffected()
 	}
+	for _, f := range append(slices.Collect(maps.Keys(changed)), d.Files...) {
+		if why := p.outside(f); why != "" {
+			if d.Outside == nil {
+				d.Outside = map[string]string{}
+			}
+			d.Outside[f] = why
+		}
+	}
 	return d, nil
+}
+
+// scope returns what says whether the project's own checks cover a file:
+// "" when they do, else the configuration that leaves it out. Answers are
+// kept for one search (configurations can change between searches).
+func (g *ImportGraph) scope() func(rel string) string {
+	py := map[string]*pyconfig.Config{}
+	return func(rel string) string {
+		switch family(rel) {
+		case "ecma":
+			if path.Ext(rel) == ".json" {
+				return ""
+			}
+			abs := g.root.Abs(rel)
+			if g.projects.Owner(abs) != nil {
+				return ""
+			}
+			if cfg := nearestTSConfig(g.root.Dir(), filepath.Dir(abs)); cfg != "" {
+				return relTo(g.root.Dir(), cfg) + " does not include it"
+			}
+		case "python":
+			dir := path.Dir(rel)
+			c, ok := py[dir]
+			if !ok {
+				c = pyconfig.Nearest(g.root.Dir(), rel)
+				py[dir] = c
+			}
+			if !c.Covers(rel) {
+				return c.Describe() + " leaves it out"
+			}
+		}
+		return ""
+	}
+}
+
+// nearestTSConfig returns the tsconfig.json (or jsconfig.json) nearest
+// above dir, up to root, or "".
+func nearestTSConfig(root, dir string) string {
+	for {
+		for _, name := range []string{"tsconfig.json", "jsconfig.json"} {
+			if p := filepath.Join(dir, name); fileExists(p) {
+				return p
+			}
+		}
+		if dir == root || !strings.HasPrefix(dir, root) || filepath.Dir(dir) == dir {
+			return ""
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
+func relTo(root, p string) string {
+	if rel, err := filepath.Rel(root, p); err == nil {
+		return filepath.ToSlash(rel)
+	}
+	return p
 }
 
 // importGraph is the workspace's imports, resolved, for the files of the

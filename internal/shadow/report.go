@@ -30,6 +30,9 @@ func (r *Result) Report(w io.Writer) {
 			if withSource && strings.TrimSpace(d.LineText) != "" {
 				fmt.Fprintf(w, "    %5d | %s\n", d.Line, strings.TrimRight(d.LineText, " \t"))
 			}
+			if withSource && d.Outside != "" {
+				fmt.Fprintf(w, "          (outside the project's own checks: %s)\n", d.Outside)
+			}
 		}
 	}
 	section("New errors", r.New, true)

@@ -32,6 +32,11 @@ type Diag struct {
 	// LineText is the source line the diagnostic points at, for showing the
 	// model and the user what is wrong without another read.
 	LineText string `json:"line_text,omitempty"`
+	// Outside, set for a file the project's own checks leave out (tests
+	// outside pyright's include, examples no tsconfig.json includes), says
+	// which configuration does. Such a file is checked when it imports a
+	// changed file itself, and its new errors still block.
+	Outside string `json:"outside_project_checks,omitempty"`
 }
 
 func (d Diag) String() string {

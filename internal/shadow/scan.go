@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io/fs"
 	"os"
 	"sort"
 	"sync"
@@ -20,6 +21,9 @@ type Snapshot struct {
 	// Fingerprint names this state; it differs as soon as any file is added,
 	// removed, resized or modified.
 	Fingerprint string
+	// DependencyDirs are the directories of installed packages the scan
+	// left out (node_modules, virtual environments, vendor).
+	DependencyDirs []string
 }
 
 // FileStat is what a snapshot records of a file.
@@ -64,8 +68,14 @@ func (w *diskWatcher) scan(ctx context.Context) (*Snapshot, map[string]int, erro
 		return nil, nil, err
 	}
 	var entries []workspace.Entry
+	var deps []string
 	err = w.root.Walk(ctx, start, workspace.WalkOptions{}, func(e workspace.Entry) error {
-		if !e.IsDir() && e.Mode.IsRegular() {
+		switch {
+		case e.IsDir() && workspace.IsDependencyDir(e.Abs):
+			// Installed packages are inputs, never the project's files.
+			deps = append(deps, e.Rel)
+			return fs.SkipDir
+		case !e.IsDir() && e.Mode.IsRegular():
 			entries = append(entries, e)
 		}
 		return nil
@@ -73,7 +83,7 @@ func (w *diskWatcher) scan(ctx context.Context) (*Snapshot, map[string]int, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	snap := &Snapshot{Files: statAll(entries)}
+	snap := &Snapshot{Files: statAll(entries), DependencyDirs: deps}
 	h := sha256.New()
 	for _, p := range snap.Sorted() {
 		f := snap.Files[p]

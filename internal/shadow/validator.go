@@ -343,6 +343,7 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group)
 			Config: servers.LanguageOf(c.Path) == "",
 		})
 	}
+	var outside map[string]string
 	if !spec.ReportsDependants && v.deps != nil {
 		var deps Dependants
 		var err error
@@ -359,6 +360,7 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group)
 			return out.unverifiedAll(g, fmt.Sprintf("the change has more than %d dependants, the most checked at once; none was checked; fix: raise max_dependants ('anvil config set max_dependants %d')", v.opts.MaxDependants, 4*v.opts.MaxDependants))
 		}
 		req.BaselineKey = snap.Fingerprint
+		outside = deps.Outside
 		if deps.Unaffected > 0 {
 			out.notes = append(out.notes, fmt.Sprintf("%d %s of the change not checked: the exports they use kept their interfaces", deps.Unaffected, plural(deps.Unaffected, "importer", "importers")))
 		}
@@ -415,9 +417,17 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group)
 		if !hasError(cr.Before[abs]) && !hasError(cr.After[abs]) {
 			continue // warnings only (gopls reports every such file): nothing to pair
 		}
+		if _, rechecked := cr.After[abs]; !rechecked {
+			if c, ok := changed[abs]; !ok || !c.Delete {
+				// Asked about before the change, not after (a fast
+				// rejection stopped first): its errors were neither
+				// resolved nor re-seen.
+				continue
+			}
+		}
 		rel, err := v.root.Rel(abs)
-		if err != nil {
-			continue // a server reporting on a file outside the workspace (a dependency)
+		if err != nil || v.root.InDependencyDir(rel) {
+			continue // a server reporting on a dependency: an input, not the project's file
 		}
 		var oldText, newText []byte
 		if c, ok := changed[abs]; ok {
@@ -432,12 +442,17 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group)
 			lines:  newLineMap(oldText, newText),
 		}
 		n, r, p := delta(fd)
+		if why := outside[rel]; why != "" {
+			for i := range n {
+				n[i].Outside = why
+			}
+		}
 		out.newErrs = append(out.newErrs, n...)
 		out.resolved = append(out.resolved, r...)
 		out.pre = append(out.pre, p...)
 	}
 	for _, abs := range cr.Checked {
-		if rel, err := v.root.Rel(abs); err == nil {
+		if rel, err := v.root.Rel(abs); err == nil && !v.root.InDependencyDir(rel) {
 			out.checked = append(out.checked, rel)
 		}
 	}

@@ -1,0 +1,190 @@
+// Package pyconfig reads pyright's project configuration as pyright does:
+// a pyrightconfig.json, else the [tool.pyright] table of a pyproject.toml,
+// in a project's directory. It answers which files the project's own
+// checks cover (include, exclude) and where imports are looked up
+// (extraPaths, execution environments).
+package pyconfig
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/anvil-dev/anvil/internal/tsconfig"
+)
+
+// Config is one project's pyright configuration.
+type Config struct {
+	// File is the workspace-relative path of the file it was read from;
+	// empty for a directory without one (pyright's defaults).
+	File string
+	// Dir is the workspace-relative directory the configuration applies
+	// from ("." for the root).
+	Dir string
+	// Include and Exclude are the patterns of the files the project
+	// checks, relative to Dir. Include defaults to Dir itself.
+	Include, Exclude []string
+	ExtraPaths       []string
+	Environments     []Environment
+	TypeCheckingMode string
+}
+
+// Environment is one of pyright's execution environments.
+type Environment struct {
+	Root       string
+	ExtraPaths []string
+}
+
+// defaultExclude is what pyright leaves out when a configuration names no
+// exclude: dependencies, caches and hidden directories.
+var defaultExclude = []string{"**/node_modules", "**/__pycache__", "**/.*"}
+
+type raw struct {
+	Include               []string    `json:"include" toml:"include"`
+	Exclude               []string    `json:"exclude" toml:"exclude"`
+	ExtraPaths            []string    `json:"extraPaths" toml:"extraPaths"`
+	TypeCheckingMode      string      `json:"typeCheckingMode" toml:"typeCheckingMode"`
+	ExecutionEnvironments []rawEnvron `json:"executionEnvironments" toml:"executionEnvironments"`
+}
+
+type rawEnvron struct {
+	Root       string   `json:"root" toml:"root"`
+	ExtraPaths []string `json:"extraPaths" toml:"extraPaths"`
+}
+
+// Read returns the configuration in the workspace directory dir (relative
+// to root): pyrightconfig.json if there is one, else pyproject.toml's
+// [tool.pyright]. found is false when neither configures pyright; err is
+// set for a file that does not parse (pyright would refuse it too).
+func Read(root, dir string) (c *Config, found bool, err error) {
+	abs := filepath.Join(root, filepath.FromSlash(dir))
+	var r raw
+	file := ""
+	if data, err := os.ReadFile(filepath.Join(abs, "pyrightconfig.json")); err == nil {
+		file = path.Join(dir, "pyrightconfig.json")
+		if err := json.Unmarshal(tsconfig.StripJSONC(data), &r); err != nil {
+			return nil, true, fmt.Errorf("%s: %w", file, err)
+		}
+	} else if data, err := os.ReadFile(filepath.Join(abs, "pyproject.toml")); err == nil {
+		var doc struct {
+			Tool struct {
+				Pyright *raw `toml:"pyright"`
+			} `toml:"tool"`
+		}
+		if _, err := toml.Decode(string(data), &doc); err != nil {
+			return nil, true, fmt.Errorf("%s: %w", path.Join(dir, "pyproject.toml"), err)
+		}
+		if doc.Tool.Pyright == nil {
+			return nil, false, nil
+		}
+		file, r = path.Join(dir, "pyproject.toml"), *doc.Tool.Pyright
+	} else {
+		return nil, false, nil
+	}
+	c = &Config{File: file, Dir: path.Clean(dir), Include: r.Include, Exclude: r.Exclude, ExtraPaths: r.ExtraPaths, TypeCheckingMode: r.TypeCheckingMode}
+	for _, e := range r.ExecutionEnvironments {
+		c.Environments = append(c.Environments, Environment(e))
+	}
+	return c, true, nil
+}
+
+// Nearest returns the configuration that governs the workspace file rel:
+// the nearest directory at or above it, up to the root, that configures
+// pyright; the root's defaults when none does.
+func Nearest(root, rel string) *Config {
+	for dir := path.Dir(rel); ; dir = path.Dir(dir) {
+		if c, found, err := Read(root, dir); found && err == nil {
+			return c
+		}
+		if dir == "." || dir == "/" {
+			break
+		}
+	}
+	return &Config{Dir: "."}
+}
+
+// Covers reports whether the project's own checks cover the workspace file
+// rel: included, and not excluded.
+func (c *Config) Covers(rel string) bool {
+	sub, ok := within(c.Dir, rel)
+	if !ok {
+		return false
+	}
+	include := c.Include
+	if len(include) == 0 {
+		include = []string{"."}
+	}
+	exclude := c.Exclude
+	if len(exclude) == 0 {
+		exclude = defaultExclude
+	}
+	return matchesAny(include, sub) && !matchesAny(exclude, sub)
+}
+
+// Paths returns the import roots the configuration adds (extraPaths and
+// execution environment roots), workspace-relative.
+func (c *Config) Paths() []string {
+	var out []string
+	add := func(p string) {
+		if p != "" && !path.IsAbs(p) {
+			out = append(out, path.Clean(path.Join(c.Dir, p)))
+		}
+	}
+	for _, p := range c.ExtraPaths {
+		add(p)
+	}
+	for _, e := range c.Environments {
+		add(e.Root)
+		for _, p := range e.ExtraPaths {
+			add(p)
+		}
+	}
+	return out
+}
+
+// Describe names where the scope comes from, for a reader.
+func (c *Config) Describe() string {
+	switch {
+	case c.File == "":
+		return "pyright's default scope"
+	case strings.HasSuffix(c.File, "pyproject.toml"):
+		return c.File + " [tool.pyright]"
+	}
+	return c.File
+}
+
+// within returns rel relative to dir, if it is inside it.
+func within(dir, rel string) (string, bool) {
+	if dir == "." || dir == "" {
+		return rel, true
+	}
+	if rest, ok := strings.CutPrefix(rel, dir+"/"); ok {
+		return rest, true
+	}
+	return "", false
+}
+
+// matchesAny reports whether p (slash-separated, relative to the
+// configuration's directory) matches one of the patterns: a pattern
+// matches the path it names and everything below it.
+func matchesAny(patterns []string, p string) bool {
+	for _, pat := range patterns {
+		pat = strings.TrimPrefix(path.Clean(filepath.ToSlash(pat)), "./")
+		if pat == "." || pat == "" {
+			return true
+		}
+		if ok, _ := doublestar.Match(pat, p); ok {
+			return true
+		}
+		if ok, _ := doublestar.Match(pat+"/**", p); ok {
+			return true
+		}
+	}
+	return false
+}
