@@ -310,3 +310,7 @@ func (p pipeRWC) Close() error {
 	rerr := p.r.Close()
 	return errors.Join(werr, rerr)
 }
+
+// OutputBytes returns how much the server has written so far: a server
+// whose count grows is working, whatever it says.
+func (c *Client) OutputBytes() uint64 { return c.proc.OutputBytes() }

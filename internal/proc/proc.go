@@ -25,6 +25,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -78,6 +79,7 @@ type Process struct {
 	waitErr error         // set before exited is closed
 
 	closeOut sync.Once
+	read     atomic.Uint64 // bytes of stdout read by the owner
 }
 
 // Start runs spec. The process is not tied to any context: it runs until
@@ -149,8 +151,27 @@ func (p *Process) Isolation() Isolation { return p.isolation }
 func (p *Process) Stdin() io.WriteCloser { return p.stdin }
 
 // Stdout is the read end of the process's standard output. It is closed
-// shortly after the process exits.
-func (p *Process) Stdout() io.ReadCloser { return p.stdout }
+// shortly after the process exits. What is read through it is counted
+// (see [Process.OutputBytes]).
+func (p *Process) Stdout() io.ReadCloser { return countingReader{p.stdout, &p.read} }
+
+// OutputBytes returns how many bytes of its output the owner has read:
+// a process whose count grows is talking, whatever it says (a long
+// check answered file by file is not a hung server).
+func (p *Process) OutputBytes() uint64 { return p.read.Load() }
+
+type countingReader struct {
+	f *os.File
+	n *atomic.Uint64
+}
+
+func (r countingReader) Read(b []byte) (int, error) {
+	n, err := r.f.Read(b)
+	r.n.Add(uint64(n))
+	return n, err
+}
+
+func (r countingReader) Close() error { return r.f.Close() }
 
 // Exited returns a channel closed once the process has exited and been
 // reaped.

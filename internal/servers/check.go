@@ -115,7 +115,7 @@ func (s *Server) cycle(ctx context.Context, req CheckRequest, change bool) (Chec
 	if err != nil && !b.Alive() {
 		return res, b.ExitError()
 	}
-	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	if err != nil && ctx.Err() != nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
 		// The server did not finish within the bound. Whatever it is busy
 		// with would leak into the next check's answers; a fresh server
 		// starts from the disk.

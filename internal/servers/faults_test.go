@@ -335,3 +335,82 @@ func ownProcesses(t *testing.T, name string) []string {
 	}
 	return out
 }
+
+// A server that keeps answering is slow, not hung: a check longer than the
+// silence bound completes, while a server that stops answering is given up
+// on once it has been silent that long.
+func TestWatchProgressTellsSlowFromHung(t *testing.T) {
+	const idle = 700 * time.Millisecond
+	check := func(t *testing.T, behaviour string, dependants int) (time.Duration, error) {
+		mgr, dir := fakeManager(t, ModePull, behaviour)
+		srv, err := mgr.ForLanguage("rust")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var deps []string
+		for i := range dependants {
+			rel := fmt.Sprintf("dep%d.rs", i)
+			testfs.Write(t, dir, map[string]string{rel: "fn dep() {}\n"})
+			deps = append(deps, filepath.Join(dir, rel))
+		}
+		ctx, cancel := srv.WatchProgress(context.Background(), idle, time.Minute)
+		defer cancel()
+		start := time.Now()
+		_, err = srv.Check(ctx, CheckRequest{
+			Files:      []FileChange{change(dir, "lib.rs", "fn lib() {}\n", "fn lib() { ERROR }\n")},
+			Dependants: deps, DirectDependants: len(deps),
+		})
+		return time.Since(start), err
+	}
+	t.Run("slow", func(t *testing.T) {
+		// 2 × 13 answers, 150 ms apart: about 4 s in all, never 700 ms
+		// without a word.
+		took, err := check(t, "pull,slow=150ms", 12)
+		if err != nil {
+			t.Fatalf("a server answering all along was given up on after %s: %v", took, err)
+		}
+		if took < 2*idle {
+			t.Fatalf("the check took %s: too short to show anything", took)
+		}
+	})
+	t.Run("hung", func(t *testing.T) {
+		took, err := check(t, "pull,hang-on-change", 2)
+		if err == nil {
+			t.Fatal("a hung server's check succeeded")
+		}
+		if took > idle+5*time.Second {
+			t.Errorf("given up on after %s, bound %s", took, idle+5*time.Second)
+		}
+		t.Logf("given up on after %s: %v", took.Round(time.Millisecond), err)
+	})
+}
+
+// A server that dies as soon as it starts is restarted with a growing
+// pause, then left down until a check asks for it, which then says why.
+func TestCrashLoopBacksOff(t *testing.T) {
+	mgr, _ := fakeManager(t, ModePull, "pull,die-after-start")
+	srv, err := mgr.ForLanguage("rust")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// Pauses of 0.2, 0.4, 0.8 and 1.6 s: five deaths in about 3.5 s, then
+	// none. A fixed 200 ms pause would have restarted it about 25 times.
+	time.Sleep(6 * time.Second)
+	n := srv.Restarts()
+	if n != maxQuickCrashes {
+		t.Fatalf("%d restarts in 6 s, want %d", n, maxQuickCrashes)
+	}
+	time.Sleep(2 * time.Second)
+	if m := srv.Restarts(); m != n {
+		t.Fatalf("restarted again while nobody asked: %d → %d", n, m)
+	}
+	if srv.PID() != 0 {
+		t.Fatal("a server is running after the crash loop stopped")
+	}
+}

@@ -41,7 +41,11 @@ type Server struct {
 	client   backend
 	starting chan struct{} // non-nil while a start runs; closed when it ends
 	restarts int
-	closed   bool
+	// crashes counts the restarts in a row of a server that died soon
+	// after it started; startedAt is when the running one started.
+	crashes   int
+	startedAt time.Time
+	closed    bool
 	lastErr  error
 	// loadedDirs are the directories whose project loadedBy has loaded
 	// (see Prepare).
@@ -69,6 +73,7 @@ type backend interface {
 	Info() lsp.ServerInfo
 	Kill()
 	Shutdown(ctx context.Context) error
+	OutputBytes() uint64
 }
 
 func newServer(resolved Resolved, root string, folders []string, log io.Writer, timeout time.Duration) *Server {
@@ -231,10 +236,20 @@ func (s *Server) start(done chan struct{}) {
 		s.lastErr = err
 		return
 	}
-	s.client, s.lastErr = c, nil
+	s.client, s.lastErr, s.startedAt = c, nil, time.Now()
 	s.workers.Add(1)
 	go s.watch(c)
 }
+
+// Restarts after a crash back off while a server keeps dying soon after
+// it starts, and stop after maxQuickCrashes in a row: the next request
+// tries again, and says why when that fails too.
+const (
+	quickCrash      = 30 * time.Second
+	maxQuickCrashes = 5
+	restartPause    = 200 * time.Millisecond
+	maxRestartPause = 10 * time.Second
+)
 
 // launch starts a backend and waits until it is ready.
 func (s *Server) launch(ctx context.Context) (backend, error) {
@@ -296,16 +311,29 @@ func (s *Server) watch(c backend) {
 	s.restarts++
 	s.lastErr = c.ExitError()
 	s.client = nil
+	if time.Since(s.startedAt) < quickCrash {
+		s.crashes++
+	} else {
+		s.crashes = 1
+	}
+	if s.crashes >= maxQuickCrashes {
+		s.lastErr = fmt.Errorf("%s died within %s of starting %d times in a row, so it is not restarted until the next check asks for it; last: %w", s.resolved.Spec.Name, quickCrash, s.crashes, s.lastErr)
+		if s.log != nil {
+			fmt.Fprintf(s.log, "anvil: %v\n", s.lastErr)
+		}
+		return
+	}
+	pause := min(restartPause<<(s.crashes-1), maxRestartPause)
 	if s.log != nil {
-		fmt.Fprintf(s.log, "anvil: %v; restarting\n", s.lastErr)
+		fmt.Fprintf(s.log, "anvil: %v; restarting in %s\n", s.lastErr, pause)
 	}
 	if s.starting == nil {
 		s.starting = make(chan struct{})
 		s.workers.Add(1)
 		go func(done chan struct{}) {
-			// A short pause keeps a server that dies at once from spinning.
+			// The pause keeps a server that dies at once from spinning.
 			select {
-			case <-time.After(200 * time.Millisecond):
+			case <-time.After(pause):
 			case <-s.life.Done():
 			}
 			s.start(done)

@@ -38,8 +38,10 @@ type DependantFinder interface {
 
 // Options configure a Validator.
 type Options struct {
-	// Timeout bounds one validation; when it passes, the servers that have
-	// not answered make the verdict unverified. Zero means 30 s.
+	// Timeout bounds how long a server may write nothing during a check:
+	// a server that stays silent that long is hung, and the files it has
+	// not answered for make the verdict unverified. A server answering
+	// file after file keeps going, up to LoadTimeout. Zero means 30 s.
 	Timeout time.Duration
 	// MaxDependants bounds the dependants one server checks for a change;
 	// a change with more is unverified, never clean. Zero means 5,000.
@@ -383,7 +385,10 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group)
 	if err := v.prepare(ctx, g.server, req); err != nil {
 		return out.unverifiedAll(g, describeFailure(ctx, spec.Name, fmt.Errorf("not ready within the load timeout (%s): %w", v.opts.LoadTimeout, err)))
 	}
-	ctx, cancelCheck := context.WithTimeout(parent, v.opts.Timeout)
+	// The validation timeout bounds the server's silence, not the check:
+	// a server answering file after file is slow, not hung. The load
+	// timeout bounds the whole check.
+	ctx, cancelCheck := g.server.WatchProgress(parent, v.opts.Timeout, v.opts.LoadTimeout)
 	defer cancelCheck()
 	v.progress(ctx, Progress{Server: spec.Name, Stage: "checking", Files: len(req.Files) + len(req.Dependants)})
 	cr, err := g.server.Check(ctx, req)
@@ -474,8 +479,12 @@ func describeFailure(ctx context.Context, server string, err error) string {
 		return notLoaded.Error() + "; fix: make it part of a module or project the server loads (a go.mod above it, or a go.work naming its module)"
 	case strings.Contains(err.Error(), "not ready within the load timeout"):
 		return fmt.Sprintf("%s %s; fix: a large project loads slowly: raise load_timeout ('anvil config set load_timeout 10m'); see servers.log in the session directory", server, firstLine(err.Error()))
-	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return fmt.Sprintf("%s did not answer before the timeout (%s); fix: raise validation_timeout ('anvil config set validation_timeout 60s') if the check is large, else the server hangs: see servers.log in the session directory", server, firstLine(err.Error()))
+	case errors.Is(err, context.DeadlineExceeded) || (ctx.Err() != nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded)):
+		why := firstLine(err.Error())
+		if ctx.Err() != nil {
+			why = context.Cause(ctx).Error()
+		}
+		return fmt.Sprintf("%s stopped answering (%s); it was restarted and the next check starts it again; fix: raise validation_timeout ('anvil config set validation_timeout 60s') if one file takes that long to check, else see servers.log in the session directory", server, why)
 	case errors.Is(err, lsp.ErrExited) || errors.Is(err, tsserver.ErrExited):
 		return fmt.Sprintf("%s crashed during validation (%v); servers.log in the session directory says why", server, firstLine(err.Error()))
 	case servers.IsNoServer(err):

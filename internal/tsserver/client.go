@@ -430,3 +430,7 @@ func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
 }
+
+// OutputBytes returns how much tsserver has written so far: a server
+// whose count grows is working, whatever it says.
+func (c *Client) OutputBytes() uint64 { return c.proc.OutputBytes() }

@@ -40,8 +40,10 @@ import (
 //	never-publish   push nothing, answer no pull
 //	late=DUR        publish (or answer pulls) DUR late once shown a text
 //	                with ERROR in it
+//	slow=DUR        answer pulls one at a time, each DUR after the last
 //	stale           publish the previous version's diagnostics, labelled
 //	                with that version
+//	die-after-start exit just after the handshake, every time
 //	crash-on-change exit when first shown a text with ERROR in it (the
 //	                change under test)
 //	hang-on-change  stop reading and answering at that point
@@ -83,6 +85,7 @@ type doc struct {
 }
 
 type server struct {
+	busy  sync.Mutex // serialises slow answers
 	mu    sync.Mutex
 	out   *bufio.Writer
 	docs  map[string]doc
@@ -130,6 +133,10 @@ func (s *server) serve(in *bufio.Reader) {
 			}
 			for s.has("deaf") {
 				time.Sleep(time.Hour)
+			}
+			if s.has("die-after-start") {
+				time.Sleep(50 * time.Millisecond)
+				os.Exit(3)
 			}
 		case "shutdown":
 			if !s.has("ignore-exit") {
@@ -204,6 +211,13 @@ func (s *server) serve(in *bufio.Reader) {
 			id, uri := m.ID, p.TextDocument.URI
 			go func() {
 				time.Sleep(s.delay(uri))
+				if d, _ := time.ParseDuration(s.flags["slow"]); d > 0 {
+					// One answer at a time, each taking d: a busy server
+					// working through a long check.
+					s.busy.Lock()
+					defer s.busy.Unlock()
+					time.Sleep(d)
+				}
 				s.reply(id, map[string]any{"kind": "full", "items": s.diagnostics(uri, false)})
 			}()
 		default:
