@@ -46,7 +46,7 @@ type Server struct {
 	crashes   int
 	startedAt time.Time
 	closed    bool
-	lastErr  error
+	lastErr   error
 	// loadedDirs are the directories whose project loadedBy has loaded
 	// (see Prepare).
 	loadedBy   backend
