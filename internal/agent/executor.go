@@ -143,6 +143,7 @@ func (e *Executor) Execute(ctx context.Context, p *plan.Plan, request, projectCo
 	loop.Stop = func(name string, _ tools.Result) bool {
 		return (name == "commit" || name == "request_replan") && c.result.Outcome != ""
 	}
+	loop.TurnEnd = staging.TurnEnd
 
 	msgs := []llm.Message{{Role: llm.User, Content: []llm.Block{llm.Text(prompt)}}}
 	msgs, outcome, err := loop.Run(ctx, msgs)
@@ -236,14 +237,14 @@ func (t *commitTool) Run(ctx context.Context, p CommitParams) (tools.Result, err
 	if res.Verdict != shadow.Clean {
 		var b strings.Builder
 		fmt.Fprintf(&b, "commit %d of %d refused; nothing was written.\n", t.attempts, max)
-		res.Report(&b)
+		t.staging.report(&b, res)
 		outside := outsidePlan(res, t.staging.Allowed)
 		if t.attempts >= max {
 			t.result.Outcome = Failed
 			t.result.Reason = res.Summary()
 			b.WriteString("\nNo attempts left: the change set is abandoned and the user's files are untouched.\n")
 		} else if len(outside) > 0 {
-			b.WriteString(outsideAdvice(outside))
+			b.WriteString(t.staging.outsideState(res))
 		} else {
 			b.WriteString("\nFix the new errors (in the files named above) and commit again.\n")
 		}

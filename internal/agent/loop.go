@@ -51,6 +51,10 @@ type Loop struct {
 	// Stop is asked after each tool call whether the agent is done (a plan
 	// submitted, a commit made or refused for the last time).
 	Stop func(name string, res tools.Result) bool
+	// TurnEnd, if set, runs once a turn's tool calls are done (the
+	// Executor validates what the turn staged, once); what it returns is
+	// added to the turn's last tool result.
+	TurnEnd func(ctx context.Context) (string, error)
 }
 
 // Outcome says how a Loop ended.
@@ -101,6 +105,19 @@ func (l *Loop) Run(ctx context.Context, msgs []llm.Message) ([]llm.Message, Outc
 		results, stop, err := l.dispatch(ctx, calls)
 		if err != nil {
 			return msgs, "", err
+		}
+		if l.TurnEnd != nil && !stop {
+			text, err := l.TurnEnd(ctx)
+			if err != nil {
+				if ctx.Err() != nil {
+					return msgs, "", ctx.Err()
+				}
+				text = "validating this turn's edits failed: " + err.Error()
+			}
+			if text != "" {
+				last := &results[len(results)-1]
+				last.Content = capResult(last.Content+"\n\n"+text, l.maxResultChars())
+			}
 		}
 		reply := llm.Message{Role: llm.User, Content: results}
 		msgs = append(msgs, reply)

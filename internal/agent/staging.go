@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"fmt"
+	"io"
+	"sort"
 	"strings"
 	"sync"
 
@@ -13,10 +15,11 @@ import (
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
-// Staging is the Executor's change set: edits accumulate here, each one
-// validated with the whole set so the model sees at once what it broke,
-// in which file; nothing reaches the disk until a clean commit. It
-// implements tools.Stager.
+// Staging is the Executor's change set: edits accumulate here, and the
+// whole set is validated once after each model turn that staged something
+// (several edits in one turn cost one check), so the model sees at once
+// what the turn broke, in which file; nothing reaches the disk until a
+// clean commit. It implements tools.Stager.
 type Staging struct {
 	root   *workspace.Root
 	gate   *gate.Gate
@@ -27,11 +30,16 @@ type Staging struct {
 	mu   sync.Mutex
 	set  *changeset.Set
 	last *shadow.Result
+	// dirty: something was staged since the last validation.
+	dirty bool
+	// shown are the files whose pre-existing errors the model has been
+	// shown; later reports count them without listing them again.
+	shown map[string]bool
 }
 
 // NewStaging returns an empty change set that accepts writes to allowed.
 func NewStaging(root *workspace.Root, g *gate.Gate, events event.Sink, allowed []string) *Staging {
-	s := &Staging{root: root, gate: g, events: events, allowed: map[string]bool{}, set: changeset.New()}
+	s := &Staging{root: root, gate: g, events: events, allowed: map[string]bool{}, set: changeset.New(), shown: map[string]bool{}}
 	for _, p := range allowed {
 		s.allowed[p] = true
 	}
@@ -87,18 +95,39 @@ func (s *Staging) Widen(paths []string) {
 	}
 }
 
-// Stage adds changes and validates the whole set. A path outside the plan,
-// or a file that cannot be staged (a directory, a binary file), refuses the
-// whole call: nothing is staged.
+// Stage adds changes; the whole set is validated at the end of the model's
+// turn (see TurnEnd). A path outside the plan, or a file that cannot be
+// staged (a directory, a binary file), refuses the whole call: nothing is
+// staged.
 func (s *Staging) Stage(ctx context.Context, specs []changeset.Spec) (string, error) {
 	if err := s.apply(specs); err != nil {
 		return "", err
+	}
+	s.mu.Lock()
+	s.dirty = true
+	n := s.set.Len()
+	s.mu.Unlock()
+	var names []string
+	for _, sp := range specs {
+		names = append(names, sp.Path)
+	}
+	return fmt.Sprintf("staged %s; the change set now has %d %s. The whole change set is validated once this turn's edits are done: the result follows this turn's last tool result.", strings.Join(names, ", "), n, plural(n, "file", "files")), nil
+}
+
+// TurnEnd validates the change set if the turn staged something, and
+// returns what the model should read of it ("" if nothing was staged).
+func (s *Staging) TurnEnd(ctx context.Context) (string, error) {
+	s.mu.Lock()
+	dirty := s.dirty
+	s.mu.Unlock()
+	if !dirty {
+		return "", nil
 	}
 	res, err := s.Validate(ctx)
 	if err != nil {
 		return "", err
 	}
-	return s.stateReport(specs, res), nil
+	return s.stateReport(res), nil
 }
 
 // apply checks every spec, then stages them all.
@@ -146,12 +175,17 @@ func (s *Staging) apply(specs []changeset.Spec) error {
 }
 
 // Validate checks the whole set for a staging check and emits the cycle.
+// A staging check may be narrower than a commit's (it says so): the
+// commit's check is always complete.
 func (s *Staging) Validate(ctx context.Context) (*shadow.Result, error) {
 	set := s.Set()
+	s.mu.Lock()
+	s.dirty = false
+	s.mu.Unlock()
 	s.emitValidating(set, 0, 0)
 	// A staging check is the language servers' alone: the run stage, if
 	// any, comes with the commit (or run_tests).
-	res, err := s.gate.Plain().Check(ctx, set, 0)
+	res, err := s.gate.Plain().Check(shadow.WithStagingScope(ctx), set, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -163,6 +197,9 @@ func (s *Staging) Validate(ctx context.Context) (*shadow.Result, error) {
 // maxAttempts and writes it if clean, emitting the cycle.
 func (s *Staging) Commit(ctx context.Context, attempt, maxAttempts int, message string) (gate.Outcome, error) {
 	set := s.Set()
+	s.mu.Lock()
+	s.dirty = false // the commit's check covers every staged edit
+	s.mu.Unlock()
 	s.emitValidating(set, attempt, maxAttempts)
 	waiting := func(holder string) {
 		s.events.Emit(event.Shadow{Attempt: attempt, MaxAttempts: maxAttempts, Files: set.Paths(), Stage: "waiting", Commit: true,
@@ -189,20 +226,56 @@ func (s *Staging) emitResult(set *changeset.Set, attempt, maxAttempts int, res *
 	})
 }
 
-func (s *Staging) stateReport(specs []changeset.Spec, res *shadow.Result) string {
+// stateReport is what the model reads after a turn's edits: the
+// validation of the whole change set, and what to do about errors in
+// files outside the plan.
+func (s *Staging) stateReport(res *shadow.Result) string {
 	var b strings.Builder
-	var names []string
-	for _, sp := range specs {
-		names = append(names, sp.Path)
-	}
-	fmt.Fprintf(&b, "staged %s; the change set now has %d %s.\n", strings.Join(names, ", "), s.Set().Len(), plural(s.Set().Len(), "file", "files"))
-	fmt.Fprintf(&b, "Validation of the whole change set: ")
-	res.Report(&b)
+	paths := s.Paths()
+	fmt.Fprintf(&b, "Validation of the whole change set after this turn's edits (%d %s: %s): ", len(paths), plural(len(paths), "file", "files"), strings.Join(paths, ", "))
+	s.report(&b, res)
 	if res.Verdict == shadow.Clean {
 		b.WriteString("\nNo new errors so far. Continue with the plan, or commit when it is done.\n")
 	}
-	b.WriteString(outsideAdvice(outsidePlan(res, s.Allowed)))
+	b.WriteString(s.outsideState(res))
 	return b.String()
+}
+
+// report writes res for the model, listing pre-existing errors only for
+// the files it has not been shown them for.
+func (s *Staging) report(w io.Writer, res *shadow.Result) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	res.ModelReport(w, s.shown)
+}
+
+// outsideState advises on new errors in files outside the plan: a re-plan
+// only when they remain with every file of the plan staged (before that
+// they may be what the plan's remaining edits fix).
+func (s *Staging) outsideState(res *shadow.Result) string {
+	outside := outsidePlan(res, s.Allowed)
+	if len(outside) == 0 {
+		return ""
+	}
+	if pending := s.Unstaged(); len(pending) > 0 {
+		return fmt.Sprintf("\n%d %s outside the plan %s new errors, but %d of the plan's files %s not staged yet (%s): those edits may fix them. If errors outside the plan remain once every file of the plan is staged, call request_replan.\n",
+			len(outside), plural(len(outside), "file", "files"), plural(len(outside), "has", "have"), len(pending), plural(len(pending), "is", "are"), strings.Join(pending, ", "))
+	}
+	return outsideAdvice(outside)
+}
+
+// Unstaged returns the plan's files nothing has been staged for yet.
+func (s *Staging) Unstaged() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for p := range s.allowed {
+		if _, ok := s.set.Get(p); !ok {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func plural(n int, one, many string) string {

@@ -101,3 +101,77 @@ func (r *Result) String() string {
 	r.Report(&b)
 	return b.String()
 }
+
+// ModelReport writes r for a model working through a change: the verdict
+// and every new error with its source line (up to maxListed), then only a
+// count of the pre-existing errors, listed for the files the model has not
+// been shown them for yet (shown records those; nil lists none), and the
+// errors the change resolves, all re-checked. What a model needs to act
+// on comes first; what it cannot act on is counted, not repeated.
+func (r *Result) ModelReport(w io.Writer, shown map[string]bool) {
+	fmt.Fprintln(w, r.Summary())
+	if len(r.New) > 0 {
+		fmt.Fprintf(w, "\nNew errors (%d):\n", len(r.New))
+		for i, d := range r.New {
+			if i == maxListed {
+				fmt.Fprintf(w, "  ... and %d more\n", len(r.New)-maxListed)
+				break
+			}
+			fmt.Fprintf(w, "  %s\n", d)
+			if strings.TrimSpace(d.LineText) != "" {
+				fmt.Fprintf(w, "    %5d | %s\n", d.Line, strings.TrimRight(d.LineText, " \t"))
+			}
+			if d.Outside != "" {
+				fmt.Fprintf(w, "          (outside the project's own checks: %s)\n", d.Outside)
+			}
+		}
+	}
+	if len(r.Preexisting) > 0 {
+		byFile := map[string][]Diag{}
+		var files []string
+		for _, d := range r.Preexisting {
+			if byFile[d.Path] == nil {
+				files = append(files, d.Path)
+			}
+			byFile[d.Path] = append(byFile[d.Path], d)
+		}
+		fmt.Fprintf(w, "\nPre-existing errors: %d in %d %s (there before this change; not blocking, leave them unless the plan says otherwise).\n",
+			len(r.Preexisting), len(files), plural(len(files), "file", "files"))
+		listed := 0
+		for _, f := range files {
+			if shown == nil || shown[f] {
+				continue
+			}
+			shown[f] = true
+			for _, d := range byFile[f] {
+				if listed == maxListed {
+					break
+				}
+				fmt.Fprintf(w, "  %s\n", d)
+				listed++
+			}
+		}
+		if listed < len(r.Preexisting) {
+			fmt.Fprintf(w, "  (%d not listed here: shown before, or past the first %d; the diagnostics tool lists a file's errors)\n", len(r.Preexisting)-listed, maxListed)
+		}
+	}
+	if len(r.Resolved) > 0 {
+		fmt.Fprintf(w, "\nErrors this change resolves (%d, re-checked):\n", len(r.Resolved))
+		for i, d := range r.Resolved {
+			if i == 5 {
+				fmt.Fprintf(w, "  ... and %d more\n", len(r.Resolved)-5)
+				break
+			}
+			fmt.Fprintf(w, "  %s\n", d)
+		}
+	}
+	for _, u := range r.Unverified {
+		fmt.Fprintf(w, "\nNot verified: %s: %s\n", u.Path, u.Reason)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "\nNote: %s\n", n)
+	}
+	if r.Run != nil {
+		r.Run.Report(w)
+	}
+}

@@ -88,6 +88,22 @@ func (p Progress) String() string {
 
 type progressKey struct{}
 
+type stagingKey struct{}
+
+// WithStagingScope returns a context whose validations are staging checks,
+// made while a change is being built: with early cut-off, a change to an
+// interface is checked in the changed files and the files that use them
+// directly, and the verdict says how many further dependants the complete
+// check (a commit's) would add. A commit's check is never narrowed.
+func WithStagingScope(ctx context.Context) context.Context {
+	return context.WithValue(ctx, stagingKey{}, true)
+}
+
+func isStaging(ctx context.Context) bool {
+	v, _ := ctx.Value(stagingKey{}).(bool)
+	return v
+}
+
 // WithProgress returns a context whose validations also tell fn what they
 // are doing: a daemon serving several clients forwards each request's
 // progress to the client that asked (Options.Progress is one per
@@ -357,6 +373,10 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group)
 		if err != nil {
 			// Unknown dependants would be unchecked ones.
 			return out.unverifiedAll(g, fmt.Sprintf("finding the files that depend on the change failed: %v", err))
+		}
+		if isStaging(parent) && len(deps.Files) > deps.Direct {
+			out.notes = append(out.notes, fmt.Sprintf("a staging check: the changed files and the %d files that use them directly were checked; the commit's check also covers %d further %s", deps.Direct, len(deps.Files)-deps.Direct, plural(len(deps.Files)-deps.Direct, "dependant", "dependants")))
+			deps.Files = deps.Files[:deps.Direct]
 		}
 		if len(deps.Files) > v.opts.MaxDependants {
 			return out.unverifiedAll(g, fmt.Sprintf("the change has more than %d dependants, the most checked at once; none was checked; fix: raise max_dependants ('anvil config set max_dependants %d')", v.opts.MaxDependants, 4*v.opts.MaxDependants))
