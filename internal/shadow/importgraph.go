@@ -5,15 +5,14 @@ import (
 	"maps"
 	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
-	"github.com/anvil-dev/anvil/internal/pyconfig"
 	"github.com/anvil-dev/anvil/internal/resolve"
+	"github.com/anvil-dev/anvil/internal/scope"
 	"github.com/anvil-dev/anvil/internal/syntax"
 	"github.com/anvil-dev/anvil/internal/tsconfig"
 	"github.com/anvil-dev/anvil/internal/workspace"
@@ -51,11 +50,11 @@ type fileImports struct {
 	// surface is nil for a file with no surface (JSON, binary, too
 	// large): a change to it changes everything it exports.
 	surface *syntax.Surface
-	scope
+	effects
 }
 
-// scope is what a file declares beyond its exports.
-type scope struct {
+// effects is what a file declares beyond its exports.
+type effects struct {
 	// global: the file puts names in the global scope (a TypeScript or
 	// JavaScript script, or a module with "declare global").
 	global bool
@@ -136,7 +135,7 @@ func (g *ImportGraph) dependants(ctx context.Context, snap *Snapshot, changes []
 	if err != nil {
 		return Dependants{}, err
 	}
-	p := newPropagation(gr, cut, g.scope())
+	p := newPropagation(gr, cut, g.outside())
 	for _, c := range changes {
 		if family(c.Path) == "" {
 			continue
@@ -182,65 +181,10 @@ func (g *ImportGraph) dependants(ctx context.Context, snap *Snapshot, changes []
 	return d, nil
 }
 
-// scope returns what says whether the project's own checks cover a file:
-// "" when they do, else the configuration that leaves it out. Answers are
-// kept for one search (configurations can change between searches).
-func (g *ImportGraph) scope() func(rel string) string {
-	py := map[string]*pyconfig.Config{}
-	return func(rel string) string {
-		switch family(rel) {
-		case "ecma":
-			if path.Ext(rel) == ".json" {
-				return ""
-			}
-			abs := g.root.Abs(rel)
-			if g.projects.Owner(abs) != nil {
-				return ""
-			}
-			if cfg := nearestTSConfig(g.root.Dir(), filepath.Dir(abs)); cfg != "" {
-				return relTo(g.root.Dir(), cfg) + " does not include it"
-			}
-		case "python":
-			dir := path.Dir(rel)
-			c, ok := py[dir]
-			if !ok {
-				c = pyconfig.Nearest(g.root.Dir(), rel)
-				py[dir] = c
-			}
-			if !c.Covers(rel) {
-				return c.Describe() + " leaves it out"
-			}
-		}
-		return ""
-	}
-}
-
-// nearestTSConfig returns the tsconfig.json (or jsconfig.json) nearest
-// above dir, up to root, or "".
-func nearestTSConfig(root, dir string) string {
-	for {
-		for _, name := range []string{"tsconfig.json", "jsconfig.json"} {
-			if p := filepath.Join(dir, name); fileExists(p) {
-				return p
-			}
-		}
-		if dir == root || !strings.HasPrefix(dir, root) || filepath.Dir(dir) == dir {
-			return ""
-		}
-		dir = filepath.Dir(dir)
-	}
-}
-
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && !st.IsDir()
-}
-
-func relTo(root, p string) string {
-	if rel, err := filepath.Rel(root, p); err == nil {
-		return filepath.ToSlash(rel)
-	}
-	return p
+// outside returns what says whether the project's own checks cover a file:
+// "" when they do, else the configuration that leaves it out.
+func (g *ImportGraph) outside() func(rel string) string {
+	return scope.New(g.root.Dir(), g.projects).Outside
 }
 
 // importGraph is the workspace's imports, resolved, for the files of the
@@ -389,7 +333,7 @@ func (g *ImportGraph) importsOf(ctx context.Context, rel string, st FileStat) fi
 		return fi
 	}
 	fi.surface = g.surfaceOf(ctx, rel, src)
-	fi.scope = scopeOf(rel, src)
+	fi.effects = scopeOf(rel, src)
 	if ctx.Err() == nil {
 		g.mu.Lock()
 		g.cache[rel] = fi
@@ -398,10 +342,10 @@ func (g *ImportGraph) importsOf(ctx context.Context, rel string, st FileStat) fi
 	return fi
 }
 
-// changedScope is the scope of a changed file either side of the change:
-// a file that stops declaring a global affects its users as much as one
-// that starts.
-func changedScope(c *changeset.Change) scope {
+// changedScope is what a changed file declares beyond its exports, either
+// side of the change: a file that stops declaring a global affects its
+// users as much as one that starts.
+func changedScope(c *changeset.Change) effects {
 	before, after := scopeOf(c.Path, c.Base), scopeOf(c.Path, c.Content)
 	if c.Delete || !c.BaseExists {
 		if c.Delete {
@@ -409,7 +353,7 @@ func changedScope(c *changeset.Change) scope {
 		}
 		return after
 	}
-	return scope{global: before.global || after.global, ambient: append(before.ambient, after.ambient...)}
+	return effects{global: before.global || after.global, ambient: append(before.ambient, after.ambient...)}
 }
 
 var (
@@ -426,12 +370,12 @@ var (
 // declarations are global, except JavaScript in CommonJS form, which
 // TypeScript treats as a module. `export as namespace` declares a global
 // too (a UMD module).
-func scopeOf(rel string, src []byte) scope {
+func scopeOf(rel string, src []byte) effects {
 	ext := strings.ToLower(path.Ext(rel))
 	if family(rel) != "ecma" || ext == ".json" || src == nil {
-		return scope{}
+		return effects{}
 	}
-	var s scope
+	var s effects
 	module := moduleSyntax.Match(src) || (javaScriptExts[ext] && commonJS.Match(src)) || moduleExts[ext]
 	s.global = !module || declareGlobal.Match(src)
 	for _, m := range declareModule.FindAllSubmatch(src, -1) {

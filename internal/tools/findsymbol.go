@@ -9,9 +9,11 @@ import (
 	"strings"
 
 	"github.com/anvil-dev/anvil/internal/lsp"
+	"github.com/anvil-dev/anvil/internal/scope"
 	"github.com/anvil-dev/anvil/internal/search"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/syntax"
+	"github.com/anvil-dev/anvil/internal/tsconfig"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
@@ -35,6 +37,11 @@ type SymbolReport struct {
 	Definitions []symbolSite `json:"definitions"`
 	References  []symbolSite `json:"references"`
 	Omitted     int          `json:"omitted,omitempty"` // references outside the workspace or past the cap
+	// Unchecked are whole-word matches of the name in files of the same
+	// language that the project's own checks leave out (tests outside
+	// pyright's include, examples no tsconfig.json includes): the server
+	// does not see them, and a change to the symbol may break them.
+	Unchecked []symbolSite `json:"unchecked,omitempty"`
 	Verified    bool         `json:"verified"`          // answered by a language server
 	Server      string       `json:"server,omitempty"`
 	Note        string       `json:"note,omitempty"` // why it is unverified
@@ -130,7 +137,8 @@ func (t *FindSymbol) report(ctx context.Context, site symbolSite, name string) (
 			rep.Verified, rep.Server = true, srv.Spec().Name
 			rep.Definitions, _ = t.toSites(defs, 0)
 			rep.References, rep.Omitted = t.toSites(refs, maxReferences)
-			return rep, nil
+			rep.Unchecked, err = t.unchecked(ctx, rep, name)
+			return rep, err
 		}
 		if ctx.Err() != nil {
 			return rep, ctx.Err()
@@ -161,6 +169,36 @@ func (t *FindSymbol) fallback(ctx context.Context, rep SymbolReport, name string
 	}
 	rep.Omitted = res.TotalMatches - len(res.Matches)
 	return rep, nil
+}
+
+// unchecked finds the whole-word matches of the symbol's name in files of
+// its language that the project's own checks (and so its server) leave
+// out, other than the references already found.
+func (t *FindSymbol) unchecked(ctx context.Context, rep SymbolReport, name string) ([]symbolSite, error) {
+	if name == "" {
+		name = t.wordAt(rep.Site)
+	}
+	lang := servers.LanguageOf(rep.Site.Path)
+	if name == "" || lang == "" {
+		return nil, nil
+	}
+	res, err := t.searcher.Search(ctx, search.Query{Pattern: `\b` + regexp.QuoteMeta(name) + `\b`, MaxResults: maxReferences})
+	if err != nil {
+		return nil, err
+	}
+	known := map[string]bool{}
+	for _, r := range rep.References {
+		known[fmt.Sprintf("%s:%d", r.Path, r.Line)] = true
+	}
+	checks := scope.New(t.loc.root.Dir(), tsconfig.NewProjects(t.loc.root.Dir()))
+	var out []symbolSite
+	for _, m := range res.Matches {
+		if servers.LanguageOf(m.Path) != lang || known[fmt.Sprintf("%s:%d", m.Path, m.Line)] || checks.Outside(m.Path) == "" {
+			continue
+		}
+		out = append(out, symbolSite{Path: m.Path, Line: m.Line, Column: m.Column, Text: strings.TrimSpace(m.Text)})
+	}
+	return out, nil
 }
 
 // toSites converts server locations to sites inside the workspace, reading
@@ -264,6 +302,17 @@ func formatSymbolReports(reports []SymbolReport) string {
 		}
 		if r.Omitted > 0 {
 			fmt.Fprintf(&b, "... %d more not listed (outside the workspace or past %d)\n", r.Omitted, maxReferences)
+		}
+		if len(r.Unchecked) > 0 {
+			fmt.Fprintf(&b, "also in files the project's own checks leave out, which %s does not see (whole-word matches: look at them; a change to the symbol may break them):\n", r.Server)
+			last := ""
+			for _, u := range r.Unchecked {
+				if u.Path != last {
+					fmt.Fprintf(&b, "%s\n", u.Path)
+					last = u.Path
+				}
+				fmt.Fprintf(&b, "  %d:%d  %s\n", u.Line, u.Column, u.Text)
+			}
 		}
 	}
 	return b.String()

@@ -169,3 +169,27 @@ func TestDiagnostics(t *testing.T) {
 var wordUser = regexp.MustCompile(`\bUser\b`)
 
 func siteString(s symbolSite) string { return fmt.Sprintf("%s:%d:%d", s.Path, s.Line, s.Column) }
+
+// pyright sees only the files of its configured scope; find_symbol also
+// names the uses in files the project's own checks leave out, so that a
+// plan can include them.
+func TestFindSymbolOutsideTheChecks(t *testing.T) {
+	root, parser, mgr := lspFixture(t, "py")
+	testfs.Write(t, root.Dir(), map[string]string{
+		"pyproject.toml":      "[tool.pyright]\ninclude = [\"app\"]\n",
+		"tests/test_users.py": "from app.db import find_user\n\n\ndef test_find() -> None:\n    assert find_user(\"x\") is None\n",
+	})
+	res := call(t, Adapt(NewFindSymbol(root, parser, mgr, search.New(root, search.Options{}))), `{"name":"find_user"}`)
+	if res.IsError {
+		t.Fatal(res.Output)
+	}
+	rep := res.Data.([]SymbolReport)[0]
+	for _, r := range rep.References {
+		if strings.HasPrefix(r.Path, "tests/") {
+			t.Fatalf("pyright saw the test module this time: the case shows nothing\n%s", res.Output)
+		}
+	}
+	if len(rep.Unchecked) != 2 || rep.Unchecked[0].Path != "tests/test_users.py" || !strings.Contains(res.Output, "leave out") {
+		t.Fatalf("uses outside the checks: %+v\n%s", rep.Unchecked, res.Output)
+	}
+}
