@@ -42,9 +42,9 @@ type SymbolReport struct {
 	// pyright's include, examples no tsconfig.json includes): the server
 	// does not see them, and a change to the symbol may break them.
 	Unchecked []symbolSite `json:"unchecked,omitempty"`
-	Verified    bool         `json:"verified"`          // answered by a language server
-	Server      string       `json:"server,omitempty"`
-	Note        string       `json:"note,omitempty"` // why it is unverified
+	Verified  bool         `json:"verified"` // answered by a language server
+	Server    string       `json:"server,omitempty"`
+	Note      string       `json:"note,omitempty"` // why it is unverified
 }
 
 // FindSymbol answers definition and references queries.
