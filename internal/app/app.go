@@ -9,6 +9,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -106,6 +107,8 @@ func New(opts Options) (*App, error) {
 		Log:           shadow.NewLog(shadowLog),
 		Clock:         opts.Now,
 		Progress:      progress,
+		Strategy:      shadow.Strategy(cfg.CheckStrategy),
+		BatchStateDir: filepath.Join(state.CacheDir(opts.Getenv), "batch"),
 	})
 	a.Journal = journal.New(root, journal.Options{StateDir: state.Dir(opts.Getenv), Now: opts.Now})
 	a.Gate = gate.New(a.Validator, a.Journal, testrun.New(root, testrun.Options{

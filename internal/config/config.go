@@ -54,6 +54,10 @@ type Config struct {
 	// TypeScriptEngine chooses how TypeScript projects pinned to version 6
 	// or older are checked: "auto" (unset), "native" or "tsserver".
 	TypeScriptEngine string `toml:"typescript_engine,omitempty"`
+	// CheckStrategy chooses how a change's files are checked: "auto"
+	// (unset: the server file by file, or the project's batch checker
+	// when the files are many), "per-file" or "batch".
+	CheckStrategy string `toml:"check_strategy,omitempty"`
 	// Servers override or add language servers by name.
 	Servers map[string]servers.Spec `toml:"servers,omitempty"`
 	// Run configures the run stage (anvil check --run).
@@ -230,6 +234,9 @@ func merge(base, over Config) Config {
 	}
 	if over.TypeScriptEngine != "" {
 		out.TypeScriptEngine = over.TypeScriptEngine
+	}
+	if over.CheckStrategy != "" {
+		out.CheckStrategy = over.CheckStrategy
 	}
 	if len(over.Servers) > 0 {
 		out.Servers = map[string]servers.Spec{}

@@ -266,6 +266,20 @@ func Keys() []Key {
 			clear: func(c *Config) { c.TypeScriptEngine = "" },
 		},
 		{
+			Name: "check_strategy", Description: "how a change's files are checked: auto (the server file by file, or the project's batch checker over a shadow tree when the files are many), per-file or batch",
+			Default: "auto",
+			get:     func(c Config) string { return c.CheckStrategy }, value: func(c Config) any { return c.CheckStrategy },
+			parse: func(c *Config, v string) error {
+				switch v {
+				case "auto", "per-file", "batch":
+					c.CheckStrategy = v
+					return nil
+				}
+				return fmt.Errorf("check_strategy must be one of auto, per-file, batch")
+			},
+			clear: func(c *Config) { c.CheckStrategy = "" },
+		},
+		{
 			Name: "languages", Description: "the project's languages, comma-separated (go,typescript); unset: detected from the files",
 			get: func(c Config) string { return strings.Join(c.Languages, ",") }, value: func(c Config) any { return c.Languages },
 			parse: func(c *Config, v string) error {

@@ -67,6 +67,9 @@ func (r *Result) Report(w io.Writer) {
 			if s.Version != "" {
 				name += " " + s.Version
 			}
+			if s.Via != "" {
+				name += " (" + s.Via + ")"
+			}
 			names = append(names, name)
 		}
 		fmt.Fprintf(w, "\nChecked %d %s with %s in %d ms\n", len(r.CheckedFiles), plural(len(r.CheckedFiles), "file", "files"), strings.Join(names, ", "), r.ElapsedMS)

@@ -52,6 +52,9 @@ type ServerInfo struct {
 	Language string `json:"language"`
 	Name     string `json:"name"`
 	Version  string `json:"version"`
+	// Via says how the files were checked: by the server file by file,
+	// or by the project's batch checker over a shadow tree.
+	Via string `json:"via,omitempty"`
 }
 
 // Skipped is a file that was not checked, and why.

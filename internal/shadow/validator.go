@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/anvil-dev/anvil/internal/batch"
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/lsp"
 	"github.com/anvil-dev/anvil/internal/servers"
@@ -64,6 +65,12 @@ type Options struct {
 	// already have new errors (which rejects the change either way);
 	// tests compare the files checked with the batch checker's.
 	Exhaustive bool
+	// Strategy chooses between the servers, file by file, and the
+	// projects' batch checkers (see StrategyAuto); "" means auto.
+	Strategy Strategy
+	// BatchStateDir keeps the batch checkers' incremental state; empty
+	// disables them.
+	BatchStateDir string
 }
 
 // Progress is one step of a validation in progress.
@@ -132,6 +139,8 @@ type Validator struct {
 	// what it found: a validation running beside another (a daemon's
 	// clients) must not check before the servers know the disk it saw.
 	syncing sync.Mutex
+	costs   costs
+	batch   batchers
 }
 
 // New returns a validator. deps may be nil, in which case only the changed
@@ -149,7 +158,8 @@ func New(root *workspace.Root, mgr *servers.Manager, deps DependantFinder, opts 
 	if opts.LoadTimeout == 0 {
 		opts.LoadTimeout = 5 * time.Minute
 	}
-	return &Validator{root: root, servers: mgr, deps: deps, opts: opts, disk: &diskWatcher{root: root}}
+	return &Validator{root: root, servers: mgr, deps: deps, opts: opts, disk: &diskWatcher{root: root},
+		costs: costs{perFile: map[string]float64{}, batch: map[string]float64{}}, batch: batchers{by: map[string]*batch.Checker{}}}
 }
 
 // group is the part of a change set one server checks.
@@ -402,27 +412,60 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group)
 	if note := g.server.Note(); note != "" {
 		out.notes = append(out.notes, note)
 	}
-	if err := v.prepare(ctx, g.server, req); err != nil {
-		return out.unverifiedAll(g, describeFailure(ctx, spec.Name, fmt.Errorf("not ready within the load timeout (%s): %w", v.opts.LoadTimeout, err)))
+	var cr servers.CheckResult
+	batched := false
+	if files := batchFiles(req); !spec.ReportsDependants {
+		if plan := v.chooseBatch(g, files); plan != nil {
+			v.progress(ctx, Progress{Server: plan.checker.Tool().Label, Stage: "checking", Files: len(files)})
+			var via string
+			var err error
+			cr, via, err = v.batchCheck(ctx, snap, g, plan, files)
+			switch {
+			case err == nil:
+				batched, out.info.Via = true, via
+			case ctx.Err() != nil:
+				return out.unverifiedAll(g, describeFailure(ctx, plan.checker.Tool().Label, err))
+			default:
+				out.notes = append(out.notes, fmt.Sprintf("%s could not check the change (%s); %s checked it file by file", plan.checker.Tool().Label, firstLine(err.Error()), spec.Name))
+			}
+		}
 	}
-	// The validation timeout bounds the server's silence, not the check:
-	// a server answering file after file is slow, not hung. The load
-	// timeout bounds the whole check.
-	ctx, cancelCheck := g.server.WatchProgress(parent, v.opts.Timeout, v.opts.LoadTimeout)
-	defer cancelCheck()
-	v.progress(ctx, Progress{Server: spec.Name, Stage: "checking", Files: len(req.Files) + len(req.Dependants)})
-	cr, err := g.server.Check(ctx, req)
+	if !batched {
+		if err := v.prepare(ctx, g.server, req); err != nil {
+			return out.unverifiedAll(g, describeFailure(ctx, spec.Name, fmt.Errorf("not ready within the load timeout (%s): %w", v.opts.LoadTimeout, err)))
+		}
+		// The validation timeout bounds the server's silence, not the
+		// check: a server answering file after file is slow, not hung.
+		// The load timeout bounds the whole check.
+		cctx, cancelCheck := g.server.WatchProgress(parent, v.opts.Timeout, v.opts.LoadTimeout)
+		defer cancelCheck()
+		ctx = cctx
+		asked := len(req.Files) + len(req.Dependants)
+		v.progress(ctx, Progress{Server: spec.Name, Stage: "checking", Files: asked})
+		start := time.Now()
+		var err error
+		cr, err = g.server.Check(ctx, req)
+		if err != nil {
+			info := g.server.Info()
+			out.info.Version = info.Version
+			reason := describeFailure(ctx, spec.Name, err)
+			for _, c := range g.changes {
+				out.unverified = append(out.unverified, Skipped{Path: c.Path, Reason: reason})
+			}
+			return out
+		}
+		if asked > 0 {
+			v.costs.learn(v.costs.perFile, spec.Name, float64(time.Since(start).Milliseconds())/float64(asked))
+		}
+		out.info.Via = "the server, file by file"
+		if spec.ReportsDependants {
+			out.info.Via = "the server, which reports every affected file"
+		}
+	}
 	info := g.server.Info()
 	out.info.Version = info.Version
 	if info.Name != "" {
 		out.info.Name = info.Name
-	}
-	if err != nil {
-		reason := describeFailure(ctx, spec.Name, err)
-		for _, c := range g.changes {
-			out.unverified = append(out.unverified, Skipped{Path: c.Path, Reason: reason})
-		}
-		return out
 	}
 
 	if err := v.checkModuleGraphs(ctx, g, &cr); err != nil {
@@ -623,6 +666,18 @@ func (v *Validator) contents(g *group, rel string) (before, after []byte, exists
 		return nil, nil, false
 	}
 	return data, data, true
+}
+
+// batchFiles returns what a check asks about: the changed files that
+// remain, and the dependants (absolute paths).
+func batchFiles(req servers.CheckRequest) []string {
+	var out []string
+	for _, f := range req.Files {
+		if !f.Delete && !f.Config {
+			out = append(out, f.Path)
+		}
+	}
+	return append(out, req.Dependants...)
 }
 
 // prepare has srv start and load the projects of the request's files,

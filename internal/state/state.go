@@ -26,6 +26,16 @@ func Dir(getenv func(string) string) string {
 	return filepath.Join(getenv("HOME"), ".local", "state", "anvil")
 }
 
+// CacheDir returns Anvil's cache directory: what it keeps only for speed
+// (the batch checkers' incremental state), which may be deleted at any
+// time. It is $XDG_CACHE_HOME/anvil, else ~/.cache/anvil.
+func CacheDir(getenv func(string) string) string {
+	if d := getenv("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "anvil")
+	}
+	return filepath.Join(getenv("HOME"), ".cache", "anvil")
+}
+
 // UnsafeError says a state path is not private to the user.
 type UnsafeError struct {
 	Path   string

@@ -1,0 +1,218 @@
+package shadow
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/anvil-dev/anvil/internal/batch"
+	"github.com/anvil-dev/anvil/internal/lsp"
+	"github.com/anvil-dev/anvil/internal/pyconfig"
+	"github.com/anvil-dev/anvil/internal/servers"
+	"github.com/anvil-dev/anvil/internal/tsconfig"
+)
+
+// Strategy chooses how a server's share of a validation is checked.
+type Strategy string
+
+const (
+	// StrategyAuto picks what should finish first: the server file by
+	// file for a few files, the project's batch checker over a shadow
+	// tree when the files are many (see chooseBatch).
+	StrategyAuto Strategy = "auto"
+	// StrategyPerFile always asks the server, file by file.
+	StrategyPerFile Strategy = "per-file"
+	// StrategyBatch uses the batch checker whenever it can check the
+	// files at all (tests force it).
+	StrategyBatch Strategy = "batch"
+)
+
+// costs learns how long checks take, per server: milliseconds per file
+// asked of the server, and per batch run. The first figures are priors
+// measured on real projects (docs/benchmarks.md); each check moves them.
+type costs struct {
+	mu      sync.Mutex
+	perFile map[string]float64 // ms per file, by server
+	batch   map[string]float64 // ms per run over a changed tree, by server
+}
+
+// Priors, measured warm on 2 cores: tsserver answers a dependant in about
+// 40 ms, TypeScript 7's server in a few, pyright in about 140; TypeScript
+// 6's tsc checks a 1,500-file project in about 2-3 s (less with its
+// incremental state), TypeScript 7's in under 1 s, the pyright command
+// line a small project in about 10 s.
+var (
+	perFilePrior = map[string]float64{"tsserver": 40, "tsgo": 3, "pyright": 140}
+	batchPrior   = map[string]float64{"tsserver": 2500, "tsgo": 800, "pyright": 10000}
+)
+
+const ewma = 0.3
+
+func (c *costs) estimate(server string, files int, baselineKept bool) (perFile, batchRun float64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pf, ok := c.perFile[server]
+	if !ok {
+		pf = perFilePrior[server]
+		if pf == 0 {
+			pf = 50
+		}
+	}
+	b, ok := c.batch[server]
+	if !ok {
+		b = batchPrior[server]
+	}
+	if !baselineKept {
+		b *= 2 // the unchanged tree is checked first
+	}
+	return pf * float64(files), b
+}
+
+func (c *costs) learn(m map[string]float64, server string, v float64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := m[server]; ok {
+		v = old*(1-ewma) + v*ewma
+	}
+	m[server] = v
+}
+
+// batchers keeps one batch checker per server of a validator.
+type batchers struct {
+	mu  sync.Mutex
+	by  map[string]*batch.Checker
+	dir string
+}
+
+// checker returns the batch checker for srv, or nil when it has none.
+func (v *Validator) checker(srv *servers.Server) *batch.Checker {
+	if v.opts.BatchStateDir == "" {
+		return nil
+	}
+	kind, argv, label, ok := srv.BatchCommand()
+	if !ok {
+		return nil
+	}
+	v.batch.mu.Lock()
+	defer v.batch.mu.Unlock()
+	name := srv.Spec().Name
+	if c, ok := v.batch.by[name]; ok {
+		return c
+	}
+	c := batch.New(v.root.Dir(), batch.Tool{Kind: batch.Kind(kind), Argv: argv, Label: label}, filepath.Join(v.opts.BatchStateDir, name), os.Environ())
+	v.batch.by[name] = c
+	return c
+}
+
+// batchPlan is a batch check that can take a group: the projects to run
+// the checker for.
+type batchPlan struct {
+	checker *batch.Checker
+	// configs are the projects (a tsconfig.json, or pyright's directory).
+	configs []string
+}
+
+// chooseBatch decides whether the batch checker checks files (the
+// group's changed files and dependants, absolute) rather than the server:
+// it must be able to check every one of them (each in a project it runs),
+// and, under the auto strategy, be expected to finish first.
+func (v *Validator) chooseBatch(g *group, files []string) *batchPlan {
+	if v.opts.Strategy == StrategyPerFile {
+		return nil
+	}
+	c := v.checker(g.server)
+	if c == nil {
+		return nil
+	}
+	plan := &batchPlan{checker: c}
+	seen := map[string]bool{}
+	projects := tsconfig.NewProjects(v.root.Dir())
+	for _, abs := range files {
+		var project string
+		switch c.Tool().Kind {
+		case batch.TSC:
+			owner := projects.Owner(abs)
+			if owner == nil {
+				return nil // a file no project includes: tsc -p would not check it
+			}
+			project = owner.Path
+		case batch.Pyright:
+			rel, err := v.root.Rel(abs)
+			if err != nil {
+				return nil
+			}
+			cfg := pyconfig.Nearest(v.root.Dir(), rel)
+			if !cfg.Covers(rel) {
+				return nil // outside the project's own checks: the command line would skip it
+			}
+			project = v.root.Abs(cfg.Dir)
+		}
+		if !seen[project] {
+			seen[project] = true
+			plan.configs = append(plan.configs, project)
+		}
+	}
+	if v.opts.Strategy == StrategyBatch {
+		return plan
+	}
+	perFile, batchRun := v.costs.estimate(g.server.Spec().Name, len(files), false)
+	// Several projects mean several runs.
+	if perFile <= 1.5*batchRun*float64(len(plan.configs)) {
+		return nil
+	}
+	return plan
+}
+
+// batchCheck checks the group with the batch checker over a shadow tree,
+// and answers in a server check's form. files are the changed files and
+// dependants (absolute) the server would have been asked about; the
+// checker checks them all, and every other file of the projects.
+func (v *Validator) batchCheck(ctx context.Context, snap *Snapshot, g *group, plan *batchPlan, files []string) (servers.CheckResult, string, error) {
+	var changes []batch.Change
+	for _, c := range g.changes {
+		changes = append(changes, batch.Change{Path: c.Path, Content: c.Content, Delete: c.Delete})
+	}
+	cr := servers.CheckResult{Before: map[string][]lsp.Diagnostic{}, After: map[string][]lsp.Diagnostic{}}
+	start := time.Now()
+	for _, config := range plan.configs {
+		res, err := plan.checker.Check(ctx, config, snap.Fingerprint, changes)
+		if err != nil {
+			return cr, "", err
+		}
+		v.costs.learn(v.costs.batch, g.server.Spec().Name, float64(res.Elapsed.Milliseconds()))
+		for p, d := range res.Before {
+			cr.Before[p] = append(cr.Before[p], d...)
+		}
+		for p, d := range res.After {
+			cr.After[p] = append(cr.After[p], d...)
+		}
+	}
+	// The checker checked every file of its projects: a file it said
+	// nothing about after the change has no diagnostics.
+	checked := map[string]bool{}
+	mark := func(p string) {
+		if !checked[p] {
+			checked[p] = true
+			cr.Checked = append(cr.Checked, p)
+		}
+		if _, ok := cr.After[p]; !ok {
+			cr.After[p] = nil
+		}
+	}
+	for _, p := range files {
+		mark(p)
+	}
+	for p := range cr.After {
+		mark(p)
+	}
+	for p := range cr.Before {
+		if p != "" {
+			mark(p)
+		}
+	}
+	via := fmt.Sprintf("batch: %s over the whole of %d %s in a shadow tree, %s", plan.checker.Tool().Label, len(plan.configs), plural(len(plan.configs), "project", "projects"), time.Since(start).Round(time.Millisecond))
+	return cr, via, nil
+}

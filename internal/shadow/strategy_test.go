@@ -1,0 +1,83 @@
+package shadow
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The batch checker and the server, file by file, give the same verdict
+// with the new errors in the same files, and the verdict says which
+// checked.
+func TestBatchAgreesWithTheServer(t *testing.T) {
+	type change struct {
+		name  string
+		files func(h *harness) map[string]string
+	}
+	renameUser := func(h *harness, files ...string) map[string]string {
+		out := map[string]string{}
+		for _, f := range files {
+			out[f] = wordUser.ReplaceAllString(h.read(f), "Account")
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		project  string
+		language string
+		tsVer    string // the project's own TypeScript, for tsserver
+		changes  []change
+	}{
+		{"ts", "typescript", "", []change{
+			{"partial rename", func(h *harness) map[string]string { return renameUser(h, "src/types.ts") }},
+			{"full rename", func(h *harness) map[string]string { return renameUser(h, "src/types.ts", "src/db.ts", "src/auth.ts") }},
+			{"a type error", func(h *harness) map[string]string {
+				return map[string]string{"src/orders.ts": h.read("src/orders.ts") + "\nexport const bad: number = \"x\";\n"}
+			}},
+			{"a body-only edit", func(h *harness) map[string]string {
+				return map[string]string{"src/db.ts": strings.Replace(h.read("src/db.ts"), "return users.get(id);", "const u = users.get(id);\n  return u;", 1)}
+			}},
+			{"a deleted module", func(h *harness) map[string]string { return map[string]string{"-src/orders.ts": ""} }},
+			{"a created module", func(h *harness) map[string]string {
+				return map[string]string{"src/extra.ts": "import { User } from \"./types\";\nexport const n: User = { id: 1 };\n"}
+			}},
+		}},
+		{"ts-esm", "typescript", "5.9.3", []change{
+			{"partial rename", func(h *harness) map[string]string {
+				return map[string]string{"src/shapes.ts": strings.Replace(h.read("src/shapes.ts"), "class Circle", "class Round", 1)}
+			}},
+			{"a comment", func(h *harness) map[string]string { return map[string]string{"src/shapes.ts": h.read("src/shapes.ts") + "\n// c\n"} }},
+		}},
+		{"py", "python", "", []change{
+			{"a changed signature", func(h *harness) map[string]string {
+				return map[string]string{"app/db.py": strings.Replace(h.read("app/db.py"), "def find_user(user_id: str)", "def find_user(user_id: int)", 1)}
+			}},
+			{"a type error", func(h *harness) map[string]string { return map[string]string{"app/auth.py": h.read("app/auth.py") + "\nbad: int = \"x\"\n"} }},
+		}},
+	} {
+		t.Run(tc.project, func(t *testing.T) {
+			verdicts := map[Strategy][]*Result{}
+			for _, strategy := range []Strategy{StrategyPerFile, StrategyBatch} {
+				h := newHarness(t, tc.project, harnessOptions{opts: Options{Strategy: strategy, BatchStateDir: t.TempDir(), Exhaustive: true}})
+				if tc.tsVer != "" {
+					withTypeScript(t, h, tc.tsVer)
+				}
+				h.requireServer(tc.language)
+				for _, c := range tc.changes {
+					res := h.validate(c.files(h))
+					verdicts[strategy] = append(verdicts[strategy], res)
+					via := res.Servers[0].Via
+					if (strategy == StrategyBatch) != strings.HasPrefix(via, "batch: ") {
+						t.Errorf("%s, %s: checked via %q", strategy, c.name, via)
+					}
+				}
+			}
+			for i, c := range tc.changes {
+				pf, b := verdicts[StrategyPerFile][i], verdicts[StrategyBatch][i]
+				if pf.Verdict != b.Verdict || !slices.Equal(pf.NewErrorFiles(), b.NewErrorFiles()) {
+					t.Errorf("%s: file by file %s in %v; batch %s in %v\nper file:\n%s\nbatch:\n%s", c.name,
+						pf.Verdict, pf.NewErrorFiles(), b.Verdict, b.NewErrorFiles(), describe(pf), describe(b))
+				}
+			}
+		})
+	}
+}
