@@ -79,8 +79,8 @@ type Checker struct {
 type baseline struct {
 	diskState string
 	once      sync.Once
-	diags map[string][]lsp.Diagnostic
-	err   error
+	diags     map[string][]lsp.Diagnostic
+	err       error
 	// state is tsc's incremental state after the unchanged tree, which
 	// each run over a changed tree starts from (a copy of it).
 	state string

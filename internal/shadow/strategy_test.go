@@ -45,13 +45,17 @@ func TestBatchAgreesWithTheServer(t *testing.T) {
 			{"partial rename", func(h *harness) map[string]string {
 				return map[string]string{"src/shapes.ts": strings.Replace(h.read("src/shapes.ts"), "class Circle", "class Round", 1)}
 			}},
-			{"a comment", func(h *harness) map[string]string { return map[string]string{"src/shapes.ts": h.read("src/shapes.ts") + "\n// c\n"} }},
+			{"a comment", func(h *harness) map[string]string {
+				return map[string]string{"src/shapes.ts": h.read("src/shapes.ts") + "\n// c\n"}
+			}},
 		}},
 		{"py", "python", "", []change{
 			{"a changed signature", func(h *harness) map[string]string {
 				return map[string]string{"app/db.py": strings.Replace(h.read("app/db.py"), "def find_user(user_id: str)", "def find_user(user_id: int)", 1)}
 			}},
-			{"a type error", func(h *harness) map[string]string { return map[string]string{"app/auth.py": h.read("app/auth.py") + "\nbad: int = \"x\"\n"} }},
+			{"a type error", func(h *harness) map[string]string {
+				return map[string]string{"app/auth.py": h.read("app/auth.py") + "\nbad: int = \"x\"\n"}
+			}},
 		}},
 	} {
 		t.Run(tc.project, func(t *testing.T) {
