@@ -171,6 +171,7 @@ func (a *App) StopServers() {
 // is safe to call more than once.
 func (a *App) Close() error {
 	a.StopServers()
+	a.Validator.Close()
 	a.Parser.Close()
 	for _, f := range a.logs {
 		f.Close()

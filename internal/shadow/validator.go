@@ -158,9 +158,13 @@ func New(root *workspace.Root, mgr *servers.Manager, deps DependantFinder, opts 
 	if opts.LoadTimeout == 0 {
 		opts.LoadTimeout = 5 * time.Minute
 	}
-	return &Validator{root: root, servers: mgr, deps: deps, opts: opts, disk: &diskWatcher{root: root},
+	return &Validator{root: root, servers: mgr, deps: deps, opts: opts, disk: &diskWatcher{root: root, notify: true},
 		costs: costs{perFile: map[string]float64{}, batch: map[string]float64{}}, batch: batchers{by: map[string]*batch.Checker{}}}
 }
+
+// Close releases what the validator holds of the system (its file-system
+// notifications); the servers are the manager's.
+func (v *Validator) Close() { v.disk.close() }
 
 // group is the part of a change set one server checks.
 type group struct {
@@ -333,7 +337,7 @@ func (v *Validator) syncDisk(ctx context.Context) (*Snapshot, error) {
 	defer v.syncing.Unlock()
 	snap, changes, err := v.disk.scan(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("scanning the workspace: %w", err)
+		return nil, err
 	}
 	if len(changes) > 0 {
 		abs := make(map[string]int, len(changes))
