@@ -14,6 +14,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
 // Client is a connection to a running daemon.
@@ -147,9 +148,13 @@ type Remote struct {
 
 var _ Service = (*Remote)(nil)
 
-func (r *Remote) req(ctx context.Context) (request, func()) {
+func (r *Remote) req(ctx context.Context) (request, func(), error) {
+	id, err := workspace.IDOf(r.dir)
+	if err != nil {
+		return request{}, nil, &InputError{Msg: fmt.Sprintf("workspace %s: %v", r.dir, err)}
+	}
 	token, done := r.c.track(ctx)
-	return request{Workspace: r.dir, Token: token}, done
+	return request{Workspace: r.dir, Identity: id.String(), Token: token}, done, nil
 }
 
 // Check implements [Service].
@@ -163,7 +168,10 @@ func (r *Remote) Commit(ctx context.Context, specs []changeset.Spec, message str
 }
 
 func (r *Remote) changes(ctx context.Context, method string, specs []changeset.Spec, message string, opts GateOptions) (*Outcome, error) {
-	req, done := r.req(ctx)
+	req, done, err := r.req(ctx)
+	if err != nil {
+		return nil, err
+	}
 	defer done()
 	var out Outcome
 	if err := r.c.call(ctx, method, changesParams{request: req, Changes: specs, Message: message, GateOptions: opts}, &out); err != nil {
@@ -177,7 +185,10 @@ func (r *Remote) changes(ctx context.Context, method string, specs []changeset.S
 
 // Undo implements [Service].
 func (r *Remote) Undo(ctx context.Context) (*UndoOutcome, error) {
-	req, done := r.req(ctx)
+	req, done, err := r.req(ctx)
+	if err != nil {
+		return nil, err
+	}
 	defer done()
 	var out UndoOutcome
 	if err := r.c.call(ctx, methodUndo, req, &out); err != nil {
@@ -188,7 +199,10 @@ func (r *Remote) Undo(ctx context.Context) (*UndoOutcome, error) {
 
 // Tool implements [Service].
 func (r *Remote) Tool(ctx context.Context, name string, args json.RawMessage) (*ToolOutcome, error) {
-	req, done := r.req(ctx)
+	req, done, err := r.req(ctx)
+	if err != nil {
+		return nil, err
+	}
 	defer done()
 	var out ToolOutcome
 	if err := r.c.call(ctx, methodTool, toolParams{request: req, Name: name, Args: args}, &out); err != nil {
@@ -199,8 +213,13 @@ func (r *Remote) Tool(ctx context.Context, name string, args json.RawMessage) (*
 
 // Tools implements [Service].
 func (r *Remote) Tools(ctx context.Context) ([]ToolInfo, error) {
+	req, done, err := r.req(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	var out []ToolInfo
-	if err := r.c.call(ctx, methodTools, request{Workspace: r.dir}, &out); err != nil {
+	if err := r.c.call(ctx, methodTools, req, &out); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -61,7 +61,11 @@ type helloResult struct {
 // token its progress and cancellation go by.
 type request struct {
 	Workspace string `json:"workspace"`
-	Token     string `json:"token,omitempty"`
+	// Identity is the workspace directory's identity as the client saw it
+	// when it sent the request (device and inode): the daemon answers only
+	// for that directory, never for another at the same path.
+	Identity string `json:"identity,omitempty"`
+	Token    string `json:"token,omitempty"`
 }
 
 type changesParams struct {

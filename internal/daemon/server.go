@@ -384,7 +384,7 @@ func (d *Daemon) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, erro
 		if err := decode(&p); err != nil {
 			return nil, err
 		}
-		return withSpace(d, p.Workspace, func(s *Local) (any, error) {
+		return withSpace(d, p.request, func(s *Local) (any, error) {
 			if req.Method == methodCheck {
 				return s.Check(ctx, p.Changes, p.GateOptions)
 			}
@@ -395,27 +395,27 @@ func (d *Daemon) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, erro
 		if err := decode(&p); err != nil {
 			return nil, err
 		}
-		return withSpace(d, p.Workspace, func(s *Local) (any, error) { return s.Undo(ctx) })
+		return withSpace(d, p, func(s *Local) (any, error) { return s.Undo(ctx) })
 	case methodTool:
 		var p toolParams
 		if err := decode(&p); err != nil {
 			return nil, err
 		}
-		return withSpace(d, p.Workspace, func(s *Local) (any, error) { return s.Tool(ctx, p.Name, p.Args) })
+		return withSpace(d, p.request, func(s *Local) (any, error) { return s.Tool(ctx, p.Name, p.Args) })
 	case methodTools:
 		var p request
 		if err := decode(&p); err != nil {
 			return nil, err
 		}
-		return withSpace(d, p.Workspace, func(s *Local) (any, error) { return s.Tools(ctx) })
+		return withSpace(d, p, func(s *Local) (any, error) { return s.Tools(ctx) })
 	}
 	return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "unknown method " + req.Method}
 }
 
-// withSpace runs fn with the workspace at dir, opening it on first use,
-// counting the request against the workspace's queue bound.
-func withSpace(d *Daemon, dir string, fn func(*Local) (any, error)) (any, error) {
-	s, err := d.acquire(dir)
+// withSpace runs fn with the workspace the request names, opening it on
+// first use, counting the request against the workspace's queue bound.
+func withSpace(d *Daemon, r request, fn func(*Local) (any, error)) (any, error) {
+	s, err := d.acquire(r.Workspace, r.Identity)
 	if err != nil {
 		return nil, err
 	}
@@ -423,10 +423,13 @@ func withSpace(d *Daemon, dir string, fn func(*Local) (any, error)) (any, error)
 	return fn(s.svc)
 }
 
-func (d *Daemon) acquire(dir string) (*space, error) {
+func (d *Daemon) acquire(dir, identity string) (*space, error) {
 	root, err := workspace.New(dir)
 	if err != nil {
 		return nil, &InputError{Msg: err.Error()}
+	}
+	if identity != "" && identity != root.ID().String() {
+		return nil, &InputError{Msg: fmt.Sprintf("the workspace %s was replaced while the request was on its way (%s, now %s); nothing was done: ask again", root.Dir(), identity, root.ID())}
 	}
 	key := root.Dir()
 	d.mu.Lock()
@@ -435,6 +438,15 @@ func (d *Daemon) acquire(dir string) (*space, error) {
 		return nil, errors.New("the daemon is stopping")
 	}
 	s := d.spaces[key]
+	if s != nil && s.app.Root.ID() != root.ID() {
+		// Another directory at the same path: nothing of the old one's
+		// (servers, snapshots, baselines) may answer for it. Requests still
+		// running on the old one fail on their own identity checks.
+		d.log.Printf("%s: the directory was replaced (%s, now %s); closing what was open for the old one", key, s.app.Root.ID(), root.ID())
+		delete(d.spaces, key)
+		go s.app.Close()
+		s = nil
+	}
 	if s != nil && s.active == 0 && s.configChanged() {
 		// The project's settings changed: serve it as configured now.
 		d.log.Printf("%s: configuration changed; reopening", key)
@@ -512,6 +524,12 @@ func (d *Daemon) reap() {
 		d.mu.Lock()
 		now := time.Now()
 		for key, s := range d.spaces {
+			if s.active == 0 && s.app.Root.Replaced() != nil {
+				d.log.Printf("%s: the directory is gone or replaced; stopping its servers", key)
+				delete(d.spaces, key)
+				go s.app.Close()
+				continue
+			}
 			if s.active == 0 && now.Sub(s.last) > d.opts.Idle {
 				d.log.Printf("%s: idle for %s; stopping its servers", key, now.Sub(s.last).Round(time.Second))
 				delete(d.spaces, key)

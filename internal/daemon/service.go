@@ -21,6 +21,7 @@ import (
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/journal"
 	"github.com/anvil-dev/anvil/internal/shadow"
+	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
 // Service is one workspace's gate and tools.
@@ -120,6 +121,9 @@ func (l *Local) Commit(ctx context.Context, specs []changeset.Spec, message stri
 }
 
 func (l *Local) run(ctx context.Context, specs []changeset.Spec, message string, commit bool, opts GateOptions) (*Outcome, error) {
+	if err := l.App.Root.Replaced(); err != nil {
+		return nil, &InputError{Msg: err.Error()}
+	}
 	g := l.App.Gate
 	if opts.Run {
 		g = g.Running()
@@ -143,9 +147,15 @@ func (l *Local) run(ctx context.Context, specs []changeset.Spec, message string,
 	}
 	if !commit {
 		out.Result, err = g.Check(ctx, set, 1)
+		if workspace.IsReplaced(err) {
+			return nil, &InputError{Msg: err.Error()}
+		}
 		return out, err
 	}
 	o, err := g.Commit(ctx, set, 1, message, waitingFor(ctx))
+	if workspace.IsReplaced(err) {
+		return nil, &InputError{Msg: err.Error()}
+	}
 	out.Result = o.Result
 	var conflict *journal.ConflictError
 	switch {
@@ -162,6 +172,9 @@ func (l *Local) run(ctx context.Context, specs []changeset.Spec, message string,
 }
 
 func describeRecovery(r journal.Recovery) string {
+	if r.Abandoned != "" {
+		return fmt.Sprintf("an interrupted commit (%s) was %s", r.Entry.ID, r.Abandoned)
+	}
 	s := fmt.Sprintf("rolled back an interrupted commit (%s): restored %d files", r.Entry.ID, len(r.Restored))
 	if len(r.Kept) > 0 {
 		s += fmt.Sprintf("; left %v as you changed them since", r.Kept)
@@ -171,6 +184,9 @@ func describeRecovery(r journal.Recovery) string {
 
 // Undo implements [Service].
 func (l *Local) Undo(ctx context.Context) (*UndoOutcome, error) {
+	if err := l.App.Root.Replaced(); err != nil {
+		return nil, &InputError{Msg: err.Error()}
+	}
 	if _, err := l.App.Journal.Recover(ctx); err != nil {
 		return nil, fmt.Errorf("recovering an interrupted commit: %w", err)
 	}
@@ -196,9 +212,17 @@ func (l *Local) Tool(ctx context.Context, name string, args json.RawMessage) (*T
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
+	if err := l.App.Root.Replaced(); err != nil {
+		return nil, &InputError{Msg: err.Error()}
+	}
 	res, err := t.Call(ctx, args)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := l.App.Root.Replaced(); err != nil {
+		// Replaced while the tool ran: its answer is about a directory
+		// that is gone.
+		return nil, &InputError{Msg: err.Error()}
 	}
 	out := &ToolOutcome{Output: res.Output, IsError: res.IsError}
 	if res.Data != nil {

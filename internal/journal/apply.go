@@ -241,13 +241,14 @@ func (j *Journal) prepare(ops []*op, message, undoes string) (*Entry, error) {
 		Version: formatVersion,
 		ID:      filepath.Base(dir),
 		Root:    j.root.Dir(),
+		RootID:  j.root.ID().String(),
 		Time:    j.opts.Now().UTC(),
 		Message: message,
 		State:   Prepared,
 		Undoes:  undoes,
 		dir:     dir,
 	}
-	r, err := os.OpenRoot(j.root.Dir())
+	r, err := j.openRoot()
 	if err != nil {
 		return nil, err
 	}

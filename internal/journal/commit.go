@@ -37,7 +37,7 @@ func (j *Journal) Commit(ctx context.Context, lock *Lock, set *changeset.Set, me
 	if _, err := j.settled(); err != nil {
 		return nil, err
 	}
-	r, err := os.OpenRoot(j.root.Dir())
+	r, err := j.openRoot()
 	if err != nil {
 		return nil, fmt.Errorf("commit: %w", err)
 	}

@@ -54,6 +54,10 @@ type Entry struct {
 	ID string `json:"-"`
 	// Root is the workspace's absolute, symlink-free directory.
 	Root string `json:"root"`
+	// RootID is that directory's identity (device and inode) when the
+	// commit was made: undo and recovery act only on the same directory,
+	// never on another created since at the same path.
+	RootID string `json:"root_id,omitempty"`
 	// Time is when the commit started, from the journal's clock; undo
 	// reverts entries in reverse order of it.
 	Time    time.Time `json:"time"`

@@ -117,6 +117,37 @@ func (j *Journal) open() error {
 	return nil
 }
 
+// openRoot opens the workspace directory for the journal's reads and
+// writes, making sure it is the directory the journal was opened for (the
+// check is on the open directory itself, so no swap can come between): a
+// workspace removed and created again at its path is another, and
+// nothing is written there.
+func (j *Journal) openRoot() (*os.Root, error) {
+	r, err := os.OpenRoot(j.root.Dir())
+	if err != nil {
+		return nil, err
+	}
+	info, err := r.Stat(".")
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	if workspace.InfoID(info) != j.root.ID() {
+		r.Close()
+		if err := j.root.Replaced(); err != nil {
+			return nil, err
+		}
+		return nil, &workspace.ReplacedError{Dir: j.root.Dir(), Why: "another directory was there when it was opened"}
+	}
+	return r, nil
+}
+
+// sameDir reports whether e was committed in the directory the journal is
+// open on (entries from before directories were identified count as so).
+func (j *Journal) sameDir(e *Entry) bool {
+	return e.RootID == "" || e.RootID == j.root.ID().String()
+}
+
 // Lock is the workspace's lock, held by one Anvil process at a time: from
 // the last validation of a change set to the end of its commit, and for an
 // undo or a recovery. It is an flock, so the kernel drops it when its

@@ -21,6 +21,9 @@ type Recovery struct {
 	// Kept lists the files left alone because someone changed them after
 	// the crash. Their old content is in the entry (see [File.Saved]).
 	Kept []string
+	// Abandoned, when set, says why nothing was restored: the commit was
+	// interrupted in another directory than the one now at the path.
+	Abandoned string
 }
 
 // Recover rolls back the workspace's commits that a crash interrupted,
@@ -38,7 +41,7 @@ func (j *Journal) Recover(ctx context.Context) ([]Recovery, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := os.OpenRoot(j.root.Dir())
+	r, err := j.openRoot()
 	if err != nil {
 		return nil, fmt.Errorf("recover: %w", err)
 	}
@@ -54,6 +57,16 @@ func (j *Journal) Recover(ctx context.Context) ([]Recovery, error) {
 	}
 	for _, e := range slices.Backward(entries) {
 		if e.State != Prepared {
+			continue
+		}
+		if !j.sameDir(e) {
+			// Interrupted in a directory that is no longer at this path:
+			// rolling it back would write its files into another one.
+			e.State = RolledBack
+			if err := e.save(); err != nil {
+				errs = append(errs, err)
+			}
+			out = append(out, Recovery{Entry: e, Abandoned: fmt.Sprintf("interrupted in the directory that was at this path before (%s); nothing was restored here", e.RootID)})
 			continue
 		}
 		rec, err := recoverEntry(r, e)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"slices"
+
+	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
 // Undo reverts the workspace's latest committed entry and returns it, now
@@ -31,7 +33,10 @@ func (j *Journal) Undo(ctx context.Context) (*Entry, error) {
 	if target == nil {
 		return nil, ErrNothingToUndo
 	}
-	r, err := os.OpenRoot(j.root.Dir())
+	if !j.sameDir(target) {
+		return nil, &workspace.ReplacedError{Dir: j.root.Dir(), Why: fmt.Sprintf("the last commit (%s) was made in the directory that was at this path before (%s, now %s); nothing was undone", target.ID, target.RootID, j.root.ID())}
+	}
+	r, err := j.openRoot()
 	if err != nil {
 		return nil, fmt.Errorf("undo: %w", err)
 	}

@@ -181,6 +181,11 @@ type group struct {
 // written. An error is returned only for a bad change set; server trouble
 // becomes an unverified verdict.
 func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt int) (*Result, error) {
+	// The workspace is its directory: one replaced at the same path (a
+	// fresh clone) is not the one the servers and caches know.
+	if err := v.root.Replaced(); err != nil {
+		return nil, err
+	}
 	start := v.opts.Clock()
 	res := &Result{New: []Diag{}, Resolved: []Diag{}, Preexisting: []Diag{}, CheckedFiles: []string{}, Servers: []ServerInfo{}}
 	groups := map[string]*group{}
@@ -263,6 +268,11 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 		res.Verdict = Unverified
 	default:
 		res.Verdict = Clean
+	}
+	if err := v.root.Replaced(); err != nil {
+		// Replaced during the check: the answer is for a directory that
+		// is gone.
+		return nil, err
 	}
 	res.Elapsed = v.opts.Clock().Sub(start)
 	res.ElapsedMS = res.Elapsed.Milliseconds()

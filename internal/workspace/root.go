@@ -33,6 +33,7 @@ func (e *PathError) Unwrap() error { return e.Err }
 // Root is a workspace directory. Its zero value is not usable; call [New].
 type Root struct {
 	dir string // absolute, symlinks resolved
+	id  ID     // the directory's identity when opened
 	rootHandles
 }
 
@@ -53,11 +54,80 @@ func New(dir string) (*Root, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("workspace %s: not a directory", dir)
 	}
-	return &Root{dir: real}, nil
+	return &Root{dir: real, id: idOf(info)}, nil
 }
 
 // Dir returns the absolute, symlink-free path of the root.
 func (r *Root) Dir() string { return r.dir }
+
+// ID returns the identity of the directory the root was opened on.
+func (r *Root) ID() ID { return r.id }
+
+// Replaced returns an error, [*ReplacedError], when the directory at the
+// root's path is no longer the one it was opened on (removed, moved away,
+// or replaced by another at the same path: a fresh clone, a regenerated
+// tree). A workspace is its directory, not its path: nothing computed for
+// the old directory may answer for the new one.
+func (r *Root) Replaced() error {
+	info, err := os.Stat(r.dir)
+	if err != nil {
+		return &ReplacedError{Dir: r.dir, Why: "it is gone: " + err.Error()}
+	}
+	if now := idOf(info); now != r.id {
+		return &ReplacedError{Dir: r.dir, Why: fmt.Sprintf("another directory is at its path now (%s, was %s)", now, r.id)}
+	}
+	return nil
+}
+
+// ID identifies a directory for as long as it exists: its device and
+// inode. A directory removed and created again at the same path has
+// another.
+type ID struct {
+	Dev, Ino uint64
+}
+
+func (id ID) String() string { return fmt.Sprintf("%d:%d", id.Dev, id.Ino) }
+
+// IsZero reports whether id is unknown.
+func (id ID) IsZero() bool { return id == ID{} }
+
+// ParseID reads an ID written by [ID.String].
+func ParseID(s string) (ID, error) {
+	var id ID
+	if _, err := fmt.Sscanf(s, "%d:%d", &id.Dev, &id.Ino); err != nil {
+		return ID{}, fmt.Errorf("bad directory identity %q", s)
+	}
+	return id, nil
+}
+
+// InfoID returns the identity of the file info describes.
+func InfoID(info fs.FileInfo) ID { return idOf(info) }
+
+// IDOf returns the identity of the directory at path.
+func IDOf(path string) (ID, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return ID{}, err
+	}
+	return idOf(info), nil
+}
+
+// ReplacedError says a workspace's directory is not the one it was opened
+// on.
+type ReplacedError struct {
+	Dir string
+	Why string
+}
+
+func (e *ReplacedError) Error() string {
+	return fmt.Sprintf("the workspace %s was replaced since it was opened: %s", e.Dir, e.Why)
+}
+
+// IsReplaced reports whether err is a [*ReplacedError].
+func IsReplaced(err error) bool {
+	var r *ReplacedError
+	return errors.As(err, &r)
+}
 
 // Path is a location inside the workspace.
 type Path struct {
