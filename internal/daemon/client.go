@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"sync"
 
@@ -29,11 +30,24 @@ type Client struct {
 
 // Dial connects to the daemon listening at socket and greets it. It
 // fails if none is listening; it does not start one (see [Connect]).
+//
+// Nothing is sent before the socket is known to be this user's daemon's:
+// its directory private to the user, the socket the user's, and the
+// process listening on it running as the user. Anyone else's socket (a
+// squatter's, in a temporary directory another user made first) gets an
+// [*UntrustedError], not a byte of a change set.
 func Dial(ctx context.Context, socket string) (*Client, error) {
+	if err := checkSocket(socket); err != nil {
+		return nil, err
+	}
 	var dialer net.Dialer
 	nc, err := dialer.DialContext(ctx, "unix", socket)
 	if err != nil {
 		return nil, err
+	}
+	if why := trustedServer(nc); why != "" {
+		nc.Close()
+		return nil, &UntrustedError{Socket: socket, Why: "the process listening on it " + why}
 	}
 	c := &Client{progress: map[string]func(Progress){}}
 	c.conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(nc, jsonrpc2.VSCodeObjectCodec{}), jsonrpc2.HandlerWithError(c.handle))
@@ -44,6 +58,51 @@ func Dial(ctx context.Context, socket string) (*Client, error) {
 	}
 	c.Version, c.PID = hello.Version, hello.PID
 	return c, nil
+}
+
+// UntrustedError says a daemon socket is not this user's own.
+type UntrustedError struct {
+	Socket string
+	Why    string
+}
+
+func (e *UntrustedError) Error() string {
+	return fmt.Sprintf("refusing the daemon socket %s: %s; nothing was sent to it (fix: remove it if it is yours, or set ANVIL_DAEMON_DIR to a directory only you can enter)", e.Socket, e.Why)
+}
+
+// IsUntrusted reports whether err is an [*UntrustedError].
+func IsUntrusted(err error) bool {
+	var u *UntrustedError
+	return errors.As(err, &u)
+}
+
+// checkSocket checks the socket's directory (a real directory, the
+// user's, no one else may enter or write it) and the socket itself (the
+// user's), before anything is sent through it. A socket that does not
+// exist is not an error here: the dial fails.
+func checkSocket(socket string) error {
+	dir := filepath.Dir(socket)
+	info, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	switch {
+	case info.Mode()&os.ModeSymlink != 0:
+		return &UntrustedError{Socket: socket, Why: dir + " is a symlink"}
+	case !info.IsDir():
+		return &UntrustedError{Socket: socket, Why: dir + " is not a directory"}
+	case info.Mode().Perm()&0o077 != 0:
+		return &UntrustedError{Socket: socket, Why: fmt.Sprintf("%s can be entered by others (mode %v)", dir, info.Mode().Perm())}
+	}
+	if uid, ok := ownerOf(info); ok && uid != os.Geteuid() {
+		return &UntrustedError{Socket: socket, Why: fmt.Sprintf("%s belongs to another user (uid %d)", dir, uid)}
+	}
+	if si, err := os.Lstat(socket); err == nil {
+		if uid, ok := ownerOf(si); ok && uid != os.Geteuid() {
+			return &UntrustedError{Socket: socket, Why: fmt.Sprintf("the socket belongs to another user (uid %d)", uid)}
+		}
+	}
+	return nil
 }
 
 // Close ends the connection; the daemon cancels what this client had

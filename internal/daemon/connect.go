@@ -46,6 +46,9 @@ func Connect(ctx context.Context, o ConnectOptions) (*Client, error) {
 		o.StartTimeout = 10 * time.Second
 	}
 	c, err := Dial(ctx, o.Socket)
+	if IsUntrusted(err) {
+		return nil, err // someone else's socket: nothing to start there
+	}
 	if err == nil {
 		if c.Version == o.Version {
 			return c, nil

@@ -16,6 +16,7 @@ import (
 
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/lsp/lspfake"
+	"github.com/anvil-dev/anvil/internal/sandbox"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/shadow"
 	"github.com/anvil-dev/anvil/internal/testfs"
@@ -25,7 +26,9 @@ import (
 // ANVIL_TEST_DAEMON set to a socket path, a daemon in a process of its
 // own, for the tests that kill one.
 func TestMain(m *testing.M) {
+	sandbox.Main()
 	lspfake.Main()
+	trustHelpers()
 	if sock := os.Getenv("ANVIL_TEST_DAEMON"); sock != "" {
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 		defer stop()
@@ -81,7 +84,7 @@ func (e *env) environ(extra ...string) []string {
 func (e *env) serve(t *testing.T, opts Options) *Daemon {
 	t.Helper()
 	opts.Socket, opts.Getenv = e.socket, e.getenv
-	if testing.Verbose() {
+	if testing.Verbose() && opts.Log == nil {
 		opts.Log = os.Stderr
 	}
 	d, err := Listen(opts)

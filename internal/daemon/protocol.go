@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/config"
+	"github.com/anvil-dev/anvil/internal/servers"
+	"github.com/anvil-dev/anvil/internal/state"
 )
 
 // The daemon speaks JSON-RPC 2.0 with Content-Length framing over its
@@ -125,34 +128,55 @@ func Version() string {
 }
 
 // SocketPath returns where the daemon for this environment listens:
-// $XDG_RUNTIME_DIR/anvil (a directory only the user can enter), else a
-// directory of the user's own in the temporary directory, else
-// $ANVIL_DAEMON_DIR. The name carries a digest of what the daemon's
-// answers depend on besides the workspace (the state and config
-// directories, where servers are found, Anvil's own settings), so a
-// client never reaches a daemon started with another of those: each
-// environment gets its own. getenv is os.Getenv outside tests.
+// $ANVIL_DAEMON_DIR if set, else $XDG_RUNTIME_DIR/anvil, else
+// /run/user/UID/anvil where that runtime directory exists and is the
+// user's (an MCP client started with a minimal environment has no
+// XDG_RUNTIME_DIR, yet must reach the daemon the user's shell does),
+// else a directory of the user's own in the temporary directory, which
+// the daemon and every client check is private and the user's before
+// using it. The name carries a digest of what the daemon's answers depend
+// on besides the workspace (see [verdictEnv]): clients whose answers would
+// differ reach different daemons. getenv is os.Getenv outside tests.
 func SocketPath(getenv func(string) string) string {
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("anvil-%d", os.Getuid()))
-	if d := getenv("XDG_RUNTIME_DIR"); d != "" {
-		dir = filepath.Join(d, "anvil")
-	}
-	if d := getenv("ANVIL_DAEMON_DIR"); d != "" {
-		dir = d
-	}
-	return filepath.Join(dir, "daemon-"+environmentDigest(getenv)+".sock")
+	return filepath.Join(socketDir(getenv), "daemon-"+environmentDigest(getenv)+".sock")
 }
 
-// daemonEnv are the variables a daemon's answers depend on.
-var daemonEnv = []string{
-	"HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "PATH",
-	"XDG_DATA_HOME", "ANVIL_STATE_DIR", "ANVIL_TOOLS_DIR", "GOFLAGS", "GOPROXY", "GOPATH", "GOMODCACHE", "NODE_OPTIONS",
+func socketDir(getenv func(string) string) string {
+	if d := getenv("ANVIL_DAEMON_DIR"); d != "" {
+		return d
+	}
+	if d := getenv("XDG_RUNTIME_DIR"); d != "" {
+		return filepath.Join(d, "anvil")
+	}
+	run := fmt.Sprintf("/run/user/%d", os.Getuid())
+	if info, err := os.Stat(run); err == nil && info.IsDir() {
+		if uid, ok := ownerOf(info); ok && uid == os.Getuid() {
+			return filepath.Join(run, "anvil")
+		}
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("anvil-%d", os.Getuid()))
+}
+
+// verdictEnv are the variables a daemon's answers depend on: where Anvil
+// keeps its state and configuration and finds its tools (as they resolve,
+// so that unset and set-to-the-default agree), where programs are found,
+// and the toolchains' own settings, which change what a compiler or a
+// test run says about the same files (build tags, target platform, the
+// Python environment, Node's module path).
+var verdictEnv = []string{
+	"PATH",
+	"GOFLAGS", "GOOS", "GOARCH", "CGO_ENABLED", "GOWORK", "GOPATH", "GOMODCACHE", "GOPROXY", "GOTOOLCHAIN", "GOEXPERIMENT",
+	"VIRTUAL_ENV", "CONDA_PREFIX", "PYTHONPATH", "PYTHONHOME",
+	"NODE_PATH", "NODE_OPTIONS",
 }
 
 func environmentDigest(getenv func(string) string) string {
 	h := sha256.New()
-	for _, k := range daemonEnv {
-		fmt.Fprintf(h, "%s=%s\x00", k, getenv(k))
+	fmt.Fprintf(h, "state=%s\x00config=%s\x00tools=%s\x00", state.Dir(getenv), config.DefaultPaths("", getenv).User, servers.DefaultToolsDir(getenv))
+	for _, k := range verdictEnv {
+		if v := getenv(k); v != "" {
+			fmt.Fprintf(h, "%s=%s\x00", k, v)
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))[:12]
 }

@@ -213,8 +213,8 @@ func (d *Daemon) Done() <-chan struct{} { return d.done }
 
 func (d *Daemon) serveConn(c net.Conn) {
 	defer d.conns.Done()
-	if !samePeerUser(c) {
-		d.log.Printf("refused a connection from another user")
+	if why := trustedPeer(c); why != "" {
+		d.log.Printf("refused a connection: %s", why)
 		c.Close()
 		return
 	}
