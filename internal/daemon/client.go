@@ -132,6 +132,21 @@ func (c *Client) handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Reque
 // call sends one request and waits for its answer or ctx; on ctx the
 // daemon is told to cancel the request.
 func (c *Client) call(ctx context.Context, method string, params, result any) error {
+	err := c.callOnce(ctx, method, params, result)
+	var gone *errGone
+	if errors.As(err, &gone) {
+		return gone.err
+	}
+	return err
+}
+
+// callOnce is call, telling a connection that ended ([*errGone]) apart.
+func (c *Client) callOnce(ctx context.Context, method string, params, result any) error {
+	select {
+	case <-c.Done():
+		return &errGone{err: fmt.Errorf("the Anvil daemon went away: %w", jsonrpc2.ErrClosed)}
+	default:
+	}
 	err := c.conn.Call(ctx, method, params, result)
 	var re *jsonrpc2.Error
 	switch {
@@ -140,7 +155,7 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 	case errors.As(err, &re):
 		return errors.New(re.Message)
 	case errors.Is(err, jsonrpc2.ErrClosed):
-		return fmt.Errorf("the Anvil daemon went away: %w", err)
+		return &errGone{err: fmt.Errorf("the Anvil daemon went away: %w", err), sent: true}
 	}
 	return err
 }
@@ -190,30 +205,33 @@ func (c *Client) Stop(ctx context.Context) error {
 	}
 }
 
-// Workspace returns the daemon's service for the workspace at dir.
+// Workspace returns the daemon's service for the workspace at dir, over
+// this connection alone: when the daemon goes away, its calls fail (see
+// [Link] for one that reconnects).
 func (c *Client) Workspace(dir string) (*Remote, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &Remote{c: c, dir: abs}, nil
+	return &Remote{link: &Link{c: c}, dir: abs}, nil
 }
 
 // Remote is a workspace served by the daemon.
 type Remote struct {
-	c   *Client
-	dir string
+	link *Link
+	dir  string
 }
 
 var _ Service = (*Remote)(nil)
 
-func (r *Remote) req(ctx context.Context) (request, func(), error) {
+// req describes the workspace for a request: its path and the identity of
+// the directory there now.
+func (r *Remote) req() (request, error) {
 	id, err := workspace.IDOf(r.dir)
 	if err != nil {
-		return request{}, nil, &InputError{Msg: fmt.Sprintf("workspace %s: %v", r.dir, err)}
+		return request{}, &InputError{Msg: fmt.Sprintf("workspace %s: %v", r.dir, err)}
 	}
-	token, done := r.c.track(ctx)
-	return request{Workspace: r.dir, Identity: id.String(), Token: token}, done, nil
+	return request{Workspace: r.dir, Identity: id.String()}, nil
 }
 
 // Check implements [Service].
@@ -227,13 +245,16 @@ func (r *Remote) Commit(ctx context.Context, specs []changeset.Spec, message str
 }
 
 func (r *Remote) changes(ctx context.Context, method string, specs []changeset.Spec, message string, opts GateOptions) (*Outcome, error) {
-	req, done, err := r.req(ctx)
+	req, err := r.req()
 	if err != nil {
 		return nil, err
 	}
-	defer done()
 	var out Outcome
-	if err := r.c.call(ctx, method, changesParams{request: req, Changes: specs, Message: message, GateOptions: opts}, &out); err != nil {
+	// A check writes nothing: asking again after the daemon went away in
+	// the middle is safe. A commit is not retried once sent (the journal
+	// settles an interrupted one on the next request).
+	params := changesParams{request: req, Changes: specs, Message: message, GateOptions: opts}
+	if err := r.link.call(ctx, method, &params, &params.Token, &out, method == methodCheck); err != nil {
 		return nil, err
 	}
 	if out.Result != nil {
@@ -244,27 +265,27 @@ func (r *Remote) changes(ctx context.Context, method string, specs []changeset.S
 
 // Undo implements [Service].
 func (r *Remote) Undo(ctx context.Context) (*UndoOutcome, error) {
-	req, done, err := r.req(ctx)
+	req, err := r.req()
 	if err != nil {
 		return nil, err
 	}
-	defer done()
 	var out UndoOutcome
-	if err := r.c.call(ctx, methodUndo, req, &out); err != nil {
+	if err := r.link.call(ctx, methodUndo, &req, &req.Token, &out, false); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// Tool implements [Service].
+// Tool implements [Service]. Tools write nothing, so a call interrupted by
+// the daemon going away is asked again.
 func (r *Remote) Tool(ctx context.Context, name string, args json.RawMessage) (*ToolOutcome, error) {
-	req, done, err := r.req(ctx)
+	req, err := r.req()
 	if err != nil {
 		return nil, err
 	}
-	defer done()
 	var out ToolOutcome
-	if err := r.c.call(ctx, methodTool, toolParams{request: req, Name: name, Args: args}, &out); err != nil {
+	params := toolParams{request: req, Name: name, Args: args}
+	if err := r.link.call(ctx, methodTool, &params, &params.Token, &out, true); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -272,13 +293,12 @@ func (r *Remote) Tool(ctx context.Context, name string, args json.RawMessage) (*
 
 // Tools implements [Service].
 func (r *Remote) Tools(ctx context.Context) ([]ToolInfo, error) {
-	req, done, err := r.req(ctx)
+	req, err := r.req()
 	if err != nil {
 		return nil, err
 	}
-	defer done()
 	var out []ToolInfo
-	if err := r.c.call(ctx, methodTools, req, &out); err != nil {
+	if err := r.link.call(ctx, methodTools, &req, &req.Token, &out, true); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -32,7 +32,8 @@ func TestMain(m *testing.M) {
 	if sock := os.Getenv("ANVIL_TEST_DAEMON"); sock != "" {
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 		defer stop()
-		err := Run(ctx, Options{Socket: sock, Log: os.Stderr, Version: os.Getenv("ANVIL_TEST_DAEMON_VERSION")})
+		idle, _ := time.ParseDuration(os.Getenv("ANVIL_TEST_DAEMON_IDLE"))
+		err := Run(ctx, Options{Socket: sock, Log: os.Stderr, Version: os.Getenv("ANVIL_TEST_DAEMON_VERSION"), Idle: idle})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)

@@ -58,14 +58,14 @@ func Open(ctx context.Context, o OpenOptions) (svc Service, close func(), err er
 // connectWorkspace reaches the daemon (starting it if need be) and
 // returns its service for dir.
 func connectWorkspace(ctx context.Context, getenv func(string) string, dir string) (Service, func(), error) {
-	c, err := Connect(ctx, ConnectOptions{Socket: SocketPath(getenv)})
+	l, err := NewLink(ctx, ConnectOptions{Socket: SocketPath(getenv)})
 	if err != nil {
 		return nil, nil, err
 	}
-	ws, err := c.Workspace(dir)
+	ws, err := l.Workspace(dir)
 	if err != nil {
-		c.Close()
+		l.Close()
 		return nil, nil, err
 	}
-	return ws, func() { c.Close() }, nil
+	return ws, func() { l.Close() }, nil
 }

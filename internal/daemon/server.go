@@ -69,6 +69,9 @@ type Daemon struct {
 	mu     sync.Mutex
 	spaces map[string]*space
 	last   time.Time // the end of the last request, for the daemon's own idle exit
+	// clients counts the connections open: a daemon with a client (an MCP
+	// session waiting for its model) is not idle, whatever its workspaces.
+	clients int
 	conns  sync.WaitGroup
 	// requests in flight, over every connection: the workspaces are
 	// closed only once the last has ended.
@@ -218,6 +221,15 @@ func (d *Daemon) serveConn(c net.Conn) {
 		c.Close()
 		return
 	}
+	d.mu.Lock()
+	d.clients++
+	d.mu.Unlock()
+	defer func() {
+		d.mu.Lock()
+		d.clients--
+		d.last = time.Now()
+		d.mu.Unlock()
+	}()
 	ctx, cancel := context.WithCancel(d.ctx)
 	defer cancel()
 	h := &handler{d: d, ctx: ctx, inflight: map[string]context.CancelFunc{}}
@@ -536,7 +548,7 @@ func (d *Daemon) reap() {
 				go s.app.Close()
 			}
 		}
-		empty := len(d.spaces) == 0 && now.Sub(d.last) > d.opts.Idle
+		empty := len(d.spaces) == 0 && d.clients == 0 && now.Sub(d.last) > d.opts.Idle
 		d.mu.Unlock()
 		if empty {
 			d.log.Printf("idle with no workspace; exiting")

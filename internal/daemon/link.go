@@ -1,0 +1,120 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// Link is a client's way to the daemon that outlives a daemon: when the
+// daemon went away (its idle exit, a replacement by another build, a
+// kill), the next call connects again, starting one if need be, so a
+// long-lived client (an MCP session) lives as long as its own client.
+// A call the daemon never got is always sent again; one it may have
+// acted on is sent again only when it is safe to repeat.
+type Link struct {
+	// opts reach and start the daemon; nil for a link that never
+	// reconnects (one connection, made by the caller).
+	opts *ConnectOptions
+
+	mu sync.Mutex
+	c  *Client
+}
+
+// NewLink connects to the daemon (starting it if need be) and returns a
+// link that reconnects the same way.
+func NewLink(ctx context.Context, o ConnectOptions) (*Link, error) {
+	c, err := Connect(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return &Link{opts: &o, c: c}, nil
+}
+
+// Workspace returns the daemon's service for the workspace at dir, over
+// the link.
+func (l *Link) Workspace(dir string) (*Remote, error) {
+	r, err := (&Client{}).Workspace(dir)
+	if err != nil {
+		return nil, err
+	}
+	r.link = l
+	return r, nil
+}
+
+// Close ends the link's connection.
+func (l *Link) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.c == nil {
+		return nil
+	}
+	return l.c.Close()
+}
+
+// client returns a live connection, connecting again when the last one
+// ended.
+func (l *Link) client(ctx context.Context) (*Client, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.c != nil {
+		select {
+		case <-l.c.Done():
+		default:
+			return l.c, nil
+		}
+	}
+	if l.opts == nil {
+		return nil, fmt.Errorf("the Anvil daemon went away: %w", jsonrpc2.ErrClosed)
+	}
+	c, err := Connect(ctx, *l.opts)
+	if err != nil {
+		return nil, fmt.Errorf("the Anvil daemon went away and could not be started again: %w", err)
+	}
+	l.c = c
+	return c, nil
+}
+
+// errGone marks a call whose connection ended; sent says whether the
+// request may have reached the daemon.
+type errGone struct {
+	err  error
+	sent bool
+}
+
+func (e *errGone) Error() string { return e.err.Error() }
+func (e *errGone) Unwrap() error { return e.err }
+
+// call sends one request (params, whose token field token points at, is
+// filled per attempt) and decodes its result. idempotent says the request
+// may be sent again after the daemon went away while it ran.
+func (l *Link) call(ctx context.Context, method string, params any, token *string, result any, idempotent bool) error {
+	for attempt := 1; ; attempt++ {
+		c, err := l.client(ctx)
+		if err != nil {
+			return err
+		}
+		t, done := c.track(ctx)
+		*token = t
+		err = c.callOnce(ctx, method, params, result)
+		done()
+		var gone *errGone
+		switch {
+		case !errors.As(err, &gone):
+			return err
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case gone.sent && !idempotent:
+			return fmt.Errorf("the Anvil daemon went away while it handled %s, which is not asked again (the journal settles an interrupted commit on the next request; 'anvil undo' and the files say where it stands): %w", method, gone.err)
+		case attempt == maxAttempts:
+			return gone.err
+		}
+	}
+}
+
+// maxAttempts bounds the connections one call tries: a daemon that dies
+// on every request is reported, not retried for ever.
+const maxAttempts = 3

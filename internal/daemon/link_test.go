@@ -1,0 +1,92 @@
+package daemon
+
+import (
+	"context"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A link outlives the daemon it started with: after 'anvil serve stop',
+// after a client of another build replaced the daemon, and after a kill,
+// the next check reaches a daemon again and gets its verdict.
+func TestLinkOutlivesTheDaemon(t *testing.T) {
+	e := newEnv(t)
+	t.Cleanup(func() { e.stopDaemon(t) })
+	dir := writeProject(t, map[string]string{"tsconfig.json": `{"compilerOptions": {"strict": true, "noEmit": true}}`, "a.ts": "export const a: number = 1;\n"})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	l, err := NewLink(ctx, e.connectOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ws, err := l.Workspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(stage string) int {
+		t.Helper()
+		out, err := ws.Check(ctx, specs(map[string]string{"a.ts": "export const a: number = \"one\";\n"}), GateOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", stage, err)
+		}
+		if out.Result.Verdict != "rejected" {
+			t.Fatalf("%s: %s", stage, out.Result.Summary())
+		}
+		c, err := l.client(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.PID
+	}
+	first := check("first check")
+
+	e.stopDaemon(t) // anvil serve stop
+	second := check("after the daemon was stopped")
+	if second == first {
+		t.Fatalf("the same daemon (%d) answered after it was stopped", first)
+	}
+
+	// A client of another build replaces the daemon; this link's next
+	// call finds that one of the wrong build, which it replaces in turn.
+	opts := e.connectOptions("ANVIL_TEST_DAEMON_VERSION=another-build")
+	opts.Version = "another-build"
+	other, err := Connect(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	waitGone(t, second)
+	third := check("after another build replaced the daemon")
+	if third == second || third == other.PID {
+		t.Fatalf("answered by %d (before %d, the other build %d)", third, second, other.PID)
+	}
+
+	if err := syscall.Kill(third, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, third)
+	if fourth := check("after the daemon was killed"); fourth == third {
+		t.Fatal("a killed daemon answered")
+	}
+}
+
+// A daemon with a client connected is not idle: an MCP session waiting
+// for its model keeps it, and the idle time counts from the last client.
+func TestIdleExitWaitsForClients(t *testing.T) {
+	e := newEnv(t)
+	d := e.serve(t, Options{Idle: 200 * time.Millisecond})
+	c := e.dial(t)
+	select {
+	case <-d.Done():
+		t.Fatal("the daemon exited with a client connected")
+	case <-time.After(1500 * time.Millisecond):
+	}
+	c.Close()
+	select {
+	case <-d.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the daemon did not exit once idle with no client")
+	}
+}
