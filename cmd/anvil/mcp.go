@@ -1,13 +1,21 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"io"
 	"os/signal"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/anvil-dev/anvil/internal/mcpserver"
 )
+
+// mcpDrain bounds how long a stopped 'anvil mcp' waits for the tool calls
+// in flight (a check with its servers) before it ends them.
+const mcpDrain = 10 * time.Second
 
 func newMCPCmd() *cobra.Command {
 	var dir string
@@ -27,12 +35,19 @@ clean) and undo. Problems the model can fix come back as tool errors.
 
 The servers are the daemon's (see 'anvil serve'), so they stay warm between
 sessions; with --no-daemon or ANVIL_DAEMON=off they are this process's own.
-It exits when its client closes stdin.`,
+It ends, with status 0, when its client closes stdin or sends SIGINT or
+SIGTERM, once the calls in flight are answered (up to 10 s).`,
 		Example: `  claude mcp add anvil -- anvil mcp -C /path/to/project`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), stopSignals()...)
+			// MCP clients stop their servers with signals (Claude Code:
+			// SIGINT, then SIGTERM; Codex: SIGTERM and a closed stdin):
+			// that is the session's normal end, so calls in flight finish
+			// (within a bound) and the exit status is 0.
+			stopped, stop := signal.NotifyContext(context.Background(), stopSignals()...)
 			defer stop()
+			ctx, cancel := context.WithCancel(cmd.Context())
+			defer cancel()
 			svc, closeSvc, err := openService(ctx, cmd, dir, noDaemon)
 			if err != nil {
 				return err
@@ -42,7 +57,19 @@ It exits when its client closes stdin.`,
 			if err != nil {
 				return err
 			}
-			return s.Run(ctx, &mcp.StdioTransport{})
+			go func() {
+				select {
+				case <-stopped.Done():
+					s.Drain(mcpDrain)
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+			err = s.Run(ctx, &mcp.StdioTransport{})
+			if stopped.Err() != nil || errors.Is(err, io.EOF) || (err != nil && ctx.Err() != nil) {
+				return nil
+			}
+			return err
 		},
 	}
 	cmd.Flags().StringVarP(&dir, "dir", "C", ".", "workspace root")

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"fmt"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -95,7 +98,7 @@ func TestMCPWithGoSDKClient(t *testing.T) {
 	}
 	defer cs.Close()
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 10 {
+	if err != nil || len(tools.Tools) != 11 {
 		t.Fatalf("tools: %v %v", tools, err)
 	}
 	callJSON := func(name, changes string) *mcp.CallToolResult {
@@ -130,6 +133,81 @@ func TestMCPWithGoSDKClient(t *testing.T) {
 	case <-exited:
 	case <-time.After(10 * time.Second):
 		t.Fatal("anvil mcp did not exit within 10 s of its stdin closing")
+	}
+}
+
+// Real clients stop 'anvil mcp' with signals (Claude Code: SIGINT then
+// SIGTERM; Codex: SIGTERM with stdin closed): the session's normal end,
+// status 0, and a call in flight is answered first.
+func TestMCPStopsCleanly(t *testing.T) {
+	e := newMCPEnv(t)
+	for _, tc := range []struct {
+		name string
+		stop func(cmd *exec.Cmd, cs *mcp.ClientSession)
+	}{
+		{"SIGINT", func(cmd *exec.Cmd, _ *mcp.ClientSession) { cmd.Process.Signal(os.Interrupt) }},
+		{"SIGTERM", func(cmd *exec.Cmd, _ *mcp.ClientSession) { cmd.Process.Signal(syscall.SIGTERM) }},
+		{"SIGINT then SIGTERM", func(cmd *exec.Cmd, _ *mcp.ClientSession) {
+			cmd.Process.Signal(os.Interrupt)
+			time.Sleep(100 * time.Millisecond)
+			cmd.Process.Signal(syscall.SIGTERM)
+		}},
+		{"SIGTERM with a check in flight", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(filepath.Join(binDir, "anvil"), "mcp", "-C", e.ws)
+			cmd.Env = e.environ()
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			// The test owns the process (and its exit status): the
+			// client talks over its pipes.
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			transport := &mcp.IOTransport{Reader: stdout, Writer: stdin}
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "anvil-test", Version: "v0"}, nil).Connect(ctx, transport, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			if _, err := cs.ListTools(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+			answered := make(chan *mcp.CallToolResult, 1)
+			if tc.stop == nil {
+				var args map[string]any
+				json.Unmarshal([]byte(`{"changes": `+breakingChanges+`}`), &args)
+				go func() {
+					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "check_changes", Arguments: args})
+					if err != nil {
+						t.Logf("the call in flight: %v", err)
+					}
+					answered <- res
+				}()
+				time.Sleep(50 * time.Millisecond)
+				cmd.Process.Signal(syscall.SIGTERM)
+			} else {
+				tc.stop(cmd, cs)
+			}
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("after %s: %v\n%s", tc.name, err, stderr.String())
+			}
+			if tc.stop == nil {
+				if res := <-answered; res == nil || !strings.Contains(text(res), "rejected") {
+					t.Fatalf("the call in flight was not answered before the exit: %+v", res)
+				}
+			}
+		})
 	}
 }
 
@@ -211,4 +289,135 @@ func TestMCPWithInspector(t *testing.T) {
 func toJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// The official TypeScript SDK's client (installed with the Inspector),
+// a client nobody here wrote, keeps one session with 'anvil mcp' while the
+// daemon behind it is stopped, killed, and replaced by another build's,
+// and gets a verdict after each.
+func TestMCPSessionOutlivesTheDaemon(t *testing.T) {
+	_, path := inspector(t)
+	clientDir := filepath.Join(servers.DefaultToolsDir(os.Getenv), "test-clients", "node_modules", "@modelcontextprotocol", "client")
+	if _, err := os.Stat(clientDir); err != nil {
+		t.Fatalf("the TypeScript SDK's client is not installed (run scripts/install-deps.sh): %v", err)
+	}
+	e := newMCPEnv(t)
+	envJSON, _ := json.Marshal(envMap(e.environ()))
+	anvil := filepath.Join(binDir, "anvil")
+	cmd := exec.Command("node", filepath.Join("testdata", "mcpclient", "session.mjs"))
+	cmd.Env = append(os.Environ(), "PATH="+path, "MCP_CLIENT="+clientDir, "ANVIL="+anvil, "WS="+e.ws, "ANVIL_ENV="+string(envJSON), "CHANGES="+breakingChanges)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := bufio.NewScanner(stdout)
+	read := func() map[string]any {
+		t.Helper()
+		done := make(chan bool, 1)
+		go func() { done <- lines.Scan() }()
+		select {
+		case ok := <-done:
+			if !ok {
+				t.Fatalf("the client ended: %v", lines.Err())
+			}
+		case <-time.After(2 * time.Minute):
+			t.Fatal("no answer from the client within 2 minutes")
+		}
+		var m map[string]any
+		if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
+			t.Fatalf("%s: %v", lines.Text(), err)
+		}
+		return m
+	}
+	if m := read(); m["connected"] != true {
+		t.Fatalf("connect: %v", m)
+	}
+	check := func(after string) {
+		t.Helper()
+		fmt.Fprintln(stdin, "check")
+		m := read()
+		s, _ := m["structured"].(map[string]any)
+		if m["isError"] != false || s == nil || s["summary"] != "rejected: 1 new error in src/b.ts" {
+			t.Fatalf("check_changes %s: %v", after, m)
+		}
+	}
+	daemonPID := func() int {
+		t.Helper()
+		out := e.anvil(t, anvil, "serve", "status", "--json")
+		var st struct{ PID int }
+		if err := json.Unmarshal(out, &st); err != nil || st.PID == 0 {
+			t.Fatalf("anvil serve status: %v\n%s", err, out)
+		}
+		return st.PID
+	}
+	check("first")
+	first := daemonPID()
+
+	e.anvil(t, anvil, "serve", "stop") // as its idle exit, or a user, would
+	check("after the daemon stopped")
+	second := daemonPID()
+	if second == first {
+		t.Fatal("the daemon was not replaced after its stop")
+	}
+
+	syscall.Kill(second, syscall.SIGKILL)
+	check("after the daemon was killed")
+	third := daemonPID()
+
+	// Another build of anvil (a copy with another modification time)
+	// replaces the daemon with its own on its first check.
+	other := filepath.Join(t.TempDir(), "anvil")
+	data, err := os.ReadFile(anvil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	changes := filepath.Join(t.TempDir(), "changes.json")
+	os.WriteFile(changes, []byte(`{"changes": `+cleanChanges+`}`), 0o644)
+	otherCheck := exec.Command(other, "check", "-C", e.ws, changes)
+	otherCheck.Env = e.environ()
+	if out, err := otherCheck.CombinedOutput(); err != nil {
+		t.Fatalf("another build's check: %v\n%s", err, out)
+	}
+	check("after another build replaced the daemon")
+	if fourth := daemonPID(); fourth == third {
+		t.Fatal("the other build did not replace the daemon")
+	}
+	fmt.Fprintln(stdin, "quit")
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the client: %v", err)
+	}
+}
+
+func envMap(environ []string) map[string]string {
+	m := map[string]string{}
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// anvil runs the anvil binary bin with the session's environment.
+func (e *mcpEnv) anvil(t *testing.T, bin string, args ...string) []byte {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = e.environ()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("anvil %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
 }

@@ -13,6 +13,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -20,9 +22,42 @@ import (
 	"github.com/anvil-dev/anvil/internal/tools"
 )
 
+// Server is the MCP server of one workspace, counting the tool calls in
+// flight so that a stop lets them end first.
+type Server struct {
+	*mcp.Server
+	inflight sync.WaitGroup
+}
+
+// Drain waits for the tool calls in flight to end, up to d, and reports
+// whether they did.
+func (s *Server) Drain(d time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		s.inflight.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// track counts a tool call in flight for the length of handler.
+func (s *Server) track(handler mcp.ToolHandler) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		s.inflight.Add(1)
+		defer s.inflight.Done()
+		return handler(ctx, req)
+	}
+}
+
 // New returns an MCP server for svc's workspace. version is Anvil's, for
 // the handshake.
-func New(ctx context.Context, svc daemon.Service, version string) (*mcp.Server, error) {
+func New(ctx context.Context, svc daemon.Service, version string) (*Server, error) {
+	srv := &Server{}
 	s := mcp.NewServer(&mcp.Implementation{Name: "anvil", Title: "Anvil: validate changes before writing them", Version: version}, &mcp.ServerOptions{
 		Instructions: "Before writing edits, send them to check_changes: Anvil shows the change to the project's real language servers " +
 			"and reports only the errors it introduces, in the changed files and in every file that depends on them. " +
@@ -35,7 +70,7 @@ func New(ctx context.Context, svc daemon.Service, version string) (*mcp.Server, 
 	for _, info := range infos {
 		readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)}
 		s.AddTool(&mcp.Tool{Name: info.Name, Description: info.Description, InputSchema: info.InputSchema, Annotations: readOnly},
-			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			srv.track(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				out, err := svc.Tool(ctx, info.Name, req.Params.Arguments)
 				if daemon.IsInput(err) {
 					return errorResult(err.Error()), nil
@@ -44,20 +79,23 @@ func New(ctx context.Context, svc daemon.Service, version string) (*mcp.Server, 
 					return nil, err
 				}
 				return result(out.Output, out.Data, out.IsError), nil
-			})
+			}))
 	}
 	gate := []struct {
 		tool        tools.Tool
 		annotations *mcp.ToolAnnotations
 	}{
 		{tools.Adapt(&checkChanges{svc: svc}), &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}},
+		// It runs the project's build and tests (in a shadow tree): not
+		// read-only, though it writes nothing of the user's.
+		{tools.Adapt(&checkChanges{svc: svc, run: true}), &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)}},
 		{tools.Adapt(&applyChanges{svc: svc}), &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}},
 		{tools.Adapt(&undo{svc: svc}), &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(false)}},
 	}
 	for _, g := range gate {
 		t := g.tool
 		s.AddTool(&mcp.Tool{Name: t.Name(), Description: t.Description(), InputSchema: t.InputSchema(), Annotations: g.annotations},
-			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			srv.track(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				res, err := t.Call(ctx, req.Params.Arguments)
 				if daemon.IsInput(err) {
 					return errorResult(err.Error()), nil
@@ -72,17 +110,39 @@ func New(ctx context.Context, svc daemon.Service, version string) (*mcp.Server, 
 					}
 				}
 				return result(res.Output, data, res.IsError), nil
-			})
+			}))
 	}
-	return s, nil
+	srv.Server = s
+	return srv, nil
 }
 
 // result is a tool's answer: its text, and its data as structured content
-// when the data is a JSON object (what clients expect there).
+// when the data is a JSON object (what clients expect there). Real clients
+// (Claude Code, Codex) give their model the structured content and not the
+// text, so an object without a summary or an error carries the text too,
+// and an error without data carries it as {"error": text}.
 func result(text string, data json.RawMessage, isError bool) *mcp.CallToolResult {
 	r := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: isError}
-	if d := bytes.TrimSpace(data); len(d) > 0 && d[0] == '{' {
+	d := bytes.TrimSpace(data)
+	switch {
+	case len(d) > 0 && d[0] == '{':
+		var fields map[string]json.RawMessage
+		if json.Unmarshal(d, &fields) == nil {
+			_, hasSummary := fields["summary"]
+			if !hasSummary && fields["output"] == nil {
+				fields["output"], _ = json.Marshal(text)
+			}
+			if isError && fields["error"] == nil && !hasSummary {
+				fields["error"], _ = json.Marshal(text)
+			}
+			if b, err := json.Marshal(fields); err == nil {
+				d = b
+			}
+		}
 		r.StructuredContent = json.RawMessage(d)
+	case isError:
+		b, _ := json.Marshal(map[string]string{"error": text})
+		r.StructuredContent = json.RawMessage(b)
 	}
 	return r
 }

@@ -112,10 +112,51 @@ func TestTools(t *testing.T) {
 			t.Errorf("%s: the schema allows null, which some clients cannot express: %s", tool.Name, b)
 		}
 	}
-	want := []string{"apply_changes", "ast_search", "check_changes", "diagnostics", "find_symbol", "list_files", "read_file", "rename_symbol", "text_search", "undo"}
+	want := []string{"apply_changes", "ast_search", "check_changes", "diagnostics", "find_symbol", "list_files", "read_file", "rename_symbol", "test_changes", "text_search", "undo"}
 	slices.Sort(names)
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools %v, want %v", names, want)
+	}
+	// A tool that runs code, or writes, is not advertised as read-only.
+	for _, tool := range list.Tools {
+		ro := tool.Annotations != nil && tool.Annotations.ReadOnlyHint
+		switch tool.Name {
+		case "test_changes", "apply_changes", "undo":
+			if ro {
+				t.Errorf("%s is advertised as read-only", tool.Name)
+			}
+		default:
+			if !ro {
+				t.Errorf("%s is not advertised as read-only", tool.Name)
+			}
+		}
+	}
+}
+
+// Claude Code and Codex give their model the structured content, not the
+// text: what the model must read (the verdict, the errors, what to do
+// next, an error's reason) is all there.
+func TestStructuredContentCarriesTheMessage(t *testing.T) {
+	cs, _ := session(t)
+	for _, tc := range []struct {
+		name string
+		args any
+		want []string // in the structured content's JSON
+	}{
+		{"check_changes", changes("src/a.ts", "export const one: string = \"1\";\n"), []string{`"summary":"rejected: 1 new error in src/b.ts"`, `"next":"Nothing written. Fix the new errors`, `"line_text":"export const two: number = one + 1;"`}},
+		{"check_changes", changes("src/a.ts", "export const one: number = 1;\n// c\n"), []string{`"summary":"clean`, `"next":"The change set introduces no error`}},
+		{"apply_changes", changes("src/a.ts", "export const one: string = \"1\";\n"), []string{`"next":"Nothing written.`, `Only a clean change set is written.`}},
+		{"check_changes", changes("../outside.ts", "x"), []string{`"error":`, `outside the workspace`}},
+		{"undo", map[string]any{}, []string{`"error":"Nothing to undo in this workspace."`}},
+		{"read_file", map[string]any{"path": "src/b.ts"}, []string{`export const two`}},
+	} {
+		res, _ := call(t, cs, tc.name, tc.args)
+		b, _ := json.Marshal(res.StructuredContent)
+		for _, w := range tc.want {
+			if !strings.Contains(string(b), w) {
+				t.Errorf("%s %v: the structured content lacks %s:\n%s", tc.name, tc.args, w, b)
+			}
+		}
 	}
 }
 
