@@ -72,7 +72,7 @@ type Daemon struct {
 	// clients counts the connections open: a daemon with a client (an MCP
 	// session waiting for its model) is not idle, whatever its workspaces.
 	clients int
-	conns  sync.WaitGroup
+	conns   sync.WaitGroup
 	// requests in flight, over every connection: the workspaces are
 	// closed only once the last has ended.
 	requests sync.WaitGroup
