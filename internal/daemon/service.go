@@ -129,9 +129,16 @@ func (l *Local) run(ctx context.Context, specs []changeset.Spec, message string,
 		g = g.Running()
 	}
 	out := &Outcome{}
-	recs, err := l.App.Journal.Recover(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("recovering an interrupted commit: %w", err)
+	var recs []journal.Recovery
+	var err error
+	// A check writes nothing and needs no lock: it recovers only when a
+	// commit was interrupted, and never waits behind another client's
+	// commit (and its run stage) otherwise.
+	if commit || l.App.Journal.Interrupted() {
+		recs, err = l.App.Journal.RecoverWaiting(ctx, waitingFor(ctx))
+		if err != nil {
+			return nil, fmt.Errorf("recovering an interrupted commit: %w", err)
+		}
 	}
 	for _, r := range recs {
 		out.Recovered = append(out.Recovered, describeRecovery(r))
@@ -187,7 +194,7 @@ func (l *Local) Undo(ctx context.Context) (*UndoOutcome, error) {
 	if err := l.App.Root.Replaced(); err != nil {
 		return nil, &InputError{Msg: err.Error()}
 	}
-	if _, err := l.App.Journal.Recover(ctx); err != nil {
+	if _, err := l.App.Journal.RecoverWaiting(ctx, waitingFor(ctx)); err != nil {
 		return nil, fmt.Errorf("recovering an interrupted commit: %w", err)
 	}
 	e, err := l.App.Journal.Undo(ctx)

@@ -32,7 +32,13 @@ type Recovery struct {
 // by a newer Anvil, naming paths outside the workspace) are never acted on:
 // they are reported in the error, beside the recoveries it managed.
 func (j *Journal) Recover(ctx context.Context) ([]Recovery, error) {
-	lock, err := j.Lock(ctx, nil)
+	return j.RecoverWaiting(ctx, nil)
+}
+
+// RecoverWaiting is Recover, telling waiting who holds the workspace lock
+// when it must wait for it.
+func (j *Journal) RecoverWaiting(ctx context.Context, waiting func(holder string)) ([]Recovery, error) {
+	lock, err := j.Lock(ctx, waiting)
 	if err != nil {
 		return nil, err
 	}
@@ -141,4 +147,30 @@ func atAfter(o *op, f File) bool {
 		return !o.exists
 	}
 	return o.exists && changeset.Hash(o.cur) == f.AfterHash
+}
+
+// Interrupted reports, without the workspace lock, whether a commit was
+// interrupted and awaits recovery: the newest entry is still prepared
+// (commits are one at a time, and recovery runs before the next, so an
+// interrupted one is always the newest). A read-only check uses it to
+// skip [Journal.Recover], which would wait for the lock behind another
+// client's commit and its run stage. A commit in progress counts too;
+// whoever then takes the lock finds it finished.
+func (j *Journal) Interrupted() bool {
+	seqs, err := os.ReadDir(j.dir)
+	if err != nil {
+		return false
+	}
+	newest := ""
+	for _, q := range seqs {
+		n := q.Name()
+		if q.IsDir() && entryName.MatchString(n) && (len(n) > len(newest) || (len(n) == len(newest) && n > newest)) {
+			newest = n
+		}
+	}
+	if newest == "" {
+		return false
+	}
+	e, err := loadEntry(filepath.Join(j.dir, newest), newest, j.root.Dir())
+	return err == nil && e.State == Prepared
 }

@@ -211,20 +211,30 @@ func assertNoLeftovers(t *testing.T, f *fixture) {
 func TestConcurrentCommitsLoseNothing(t *testing.T) {
 	f := newFixture(t, "", nil, map[string]string{"a.txt": "0\n", "b.txt": "0\n"})
 	const runs = 12
+	// Every run's change set is read against the same base before any
+	// commits (reading it inside the goroutines would let a slow one read
+	// the winner's result as its base, and commit legitimately); then all
+	// commit at once.
+	sets := make([]*changeset.Set, runs)
+	for i := range runs {
+		set := f.load(put("a.txt", "run\n"), put("b.txt", "run\n"))
+		c, _ := set.Get("a.txt")
+		c.Content = []byte(strings.Repeat("x", i+1) + "\n")
+		c2, _ := set.Get("b.txt")
+		c2.Content = c.Content
+		sets[i] = set
+	}
 	var wg sync.WaitGroup
+	start := make(chan struct{})
 	results := make([]error, runs)
 	for i := range runs {
 		wg.Go(func() {
 			j := New(f.root, Options{StateDir: f.state})
-			set := f.load(put("a.txt", "run\n"), put("b.txt", "run\n"))
-			// Each run writes its own content, read against the same base.
-			c, _ := set.Get("a.txt")
-			c.Content = []byte(strings.Repeat("x", i+1) + "\n")
-			c2, _ := set.Get("b.txt")
-			c2.Content = c.Content
-			_, results[i] = f.commitSet(j, set, "concurrent")
+			<-start
+			_, results[i] = f.commitSet(j, sets[i], "concurrent")
 		})
 	}
+	close(start)
 	wg.Wait()
 	won := 0
 	for _, err := range results {

@@ -95,6 +95,9 @@ func (s *Server) cycle(ctx context.Context, req CheckRequest, change bool) (Chec
 	if err != nil {
 		return CheckResult{}, err
 	}
+	if err := s.flushDisk(ctx, b); err != nil {
+		return CheckResult{}, err
+	}
 	res := CheckResult{Before: map[string][]lsp.Diagnostic{}, After: map[string][]lsp.Diagnostic{}}
 	var cy checkCycle
 	switch c := b.(type) {

@@ -414,3 +414,53 @@ func TestCrashLoopBacksOff(t *testing.T) {
 		t.Fatal("a server is running after the crash loop stopped")
 	}
 }
+
+// Telling a server of disk changes never waits for its turn, and never
+// costs another caller's check its server: the changes are sent at the
+// start of the next turn.
+func TestDiskNoticeNeverWaits(t *testing.T) {
+	mgr, dir := fakeManager(t, ModePull, "pull,slow=200ms")
+	srv, err := mgr.ForLanguage("rust")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	pid := srv.PID()
+	var deps []string
+	for i := range 5 {
+		rel := fmt.Sprintf("dep%d.rs", i)
+		testfs.Write(t, dir, map[string]string{rel: "fn dep() {}\n"})
+		deps = append(deps, filepath.Join(dir, rel))
+	}
+	checked := make(chan error, 1)
+	go func() {
+		_, err := srv.Check(context.Background(), CheckRequest{
+			Files:      []FileChange{change(dir, "lib.rs", "fn lib() {}\n", "fn lib() { ERROR }\n")},
+			Dependants: deps, DirectDependants: len(deps),
+		})
+		checked <- err
+	}()
+	time.Sleep(300 * time.Millisecond) // the check holds the turn
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	srv.NotifyDiskChanges(ctx, map[string]int{filepath.Join(dir, "use.rs"): FileChanged})
+	if took := time.Since(start); took > 100*time.Millisecond {
+		t.Errorf("the notice waited %s", took)
+	}
+	if err := <-checked; err != nil {
+		t.Fatalf("the check beside the notice: %v", err)
+	}
+	if srv.PID() != pid || srv.Restarts() != 0 {
+		t.Fatalf("the server was replaced (pid %d → %d, %d restarts)", pid, srv.PID(), srv.Restarts())
+	}
+	// The next turn sends the change and goes on with the same server.
+	if _, err := srv.Diagnose(context.Background(), []string{filepath.Join(dir, "use.rs")}); err != nil {
+		t.Fatal(err)
+	}
+	if srv.PID() != pid {
+		t.Fatal("the server was replaced when told of the change")
+	}
+}

@@ -2,6 +2,7 @@ package servers
 
 import (
 	"context"
+	"fmt"
 	"os"
 
 	"github.com/anvil-dev/anvil/internal/lsp"
@@ -34,6 +35,9 @@ func (s *Server) Query(ctx context.Context, docs []Doc, fn func(Navigator) error
 	defer release()
 	b, err := s.running(ctx)
 	if err != nil {
+		return err
+	}
+	if err := s.flushDisk(ctx, b); err != nil {
 		return err
 	}
 	if ts, ok := b.(*tsserver.Client); ok {
@@ -93,26 +97,43 @@ const (
 	FileDeleted = 3
 )
 
-// NotifyDiskChanges tells a running server that files changed on disk
-// (absolute path → 1 created, 2 changed, 3 deleted). A server not yet
-// started needs nothing: it will read the disk as it is. A server that
-// cannot be told (busy past ctx, or not reading) is killed, since it would
-// go on answering about contents that are gone; its successor reads the
-// disk afresh.
-func (s *Server) NotifyDiskChanges(ctx context.Context, changes map[string]int) {
-	release, err := s.acquire(ctx)
-	if err != nil {
-		s.Kill()
+// NotifyDiskChanges tells the server that files changed on disk
+// (absolute path → 1 created, 2 changed, 3 deleted). It never waits: the
+// changes are kept and sent at the start of the server's next turn, before
+// any check or query runs on it, so a check never sees a disk older than
+// the one its caller scanned, and a notification never waits behind
+// another client's long check on this server (or any other). A server
+// not running needs nothing: it will read the disk as it is.
+func (s *Server) NotifyDiskChanges(_ context.Context, changes map[string]int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.client == nil || !s.client.Alive() {
 		return
 	}
-	defer release()
-	switch c := s.current().(type) {
+	if s.pendingDisk == nil {
+		s.pendingDisk = map[string]int{}
+	}
+	for p, t := range changes {
+		s.pendingDisk[p] = t
+	}
+}
+
+// flushDisk sends the disk changes kept for b, in the caller's turn. A
+// server that cannot be told is killed (it would go on answering about
+// contents that are gone); its successor reads the disk afresh.
+func (s *Server) flushDisk(ctx context.Context, b backend) error {
+	s.mu.Lock()
+	changes := s.pendingDisk
+	s.pendingDisk = nil
+	s.mu.Unlock()
+	if len(changes) == 0 || b == nil || !b.Alive() {
+		return nil
+	}
+	var err error
+	switch c := b.(type) {
 	case *tsserver.Client:
 		err = notifyTSServer(ctx, c, changes)
 	case *lsp.Client:
-		if !c.Alive() {
-			return
-		}
 		uris := make(map[lsp.DocumentURI]int, len(changes))
 		for p, t := range changes {
 			uris[lsp.URIFromPath(p)] = t
@@ -120,6 +141,8 @@ func (s *Server) NotifyDiskChanges(ctx context.Context, changes map[string]int) 
 		err = c.DidChangeWatchedFiles(ctx, uris)
 	}
 	if err != nil {
-		s.Kill()
+		b.Kill()
+		return fmt.Errorf("%s could not be told of files changed on disk (%v); it is restarted", s.resolved.Spec.Name, err)
 	}
+	return nil
 }

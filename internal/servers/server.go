@@ -56,6 +56,10 @@ type Server struct {
 	// query in progress. Taking it honours the caller's context.
 	turn chan struct{}
 
+	// pendingDisk are disk changes the server has not been told yet
+	// (guarded by mu); the next turn sends them first.
+	pendingDisk map[string]int
+
 	// baseline caches dependants' diagnostics of the disk state named by
 	// baselineKey, as answered by baselineFrom; guarded by turn.
 	baselineKey  string
@@ -83,8 +87,15 @@ func newServer(resolved Resolved, root string, folders []string, log io.Writer, 
 }
 
 // acquire waits for the server's turn until ctx ends, and returns the
-// function that gives it back.
+// function that gives it back. A caller that has to wait is told what for
+// (see [WithWaitNotice]).
 func (s *Server) acquire(ctx context.Context) (release func(), err error) {
+	select {
+	case s.turn <- struct{}{}:
+		return func() { <-s.turn }, nil
+	default:
+	}
+	notice(ctx, s.resolved.Spec.Name+" is busy with another check or query; waiting for its turn")
 	select {
 	case s.turn <- struct{}{}:
 		return func() { <-s.turn }, nil
@@ -92,6 +103,20 @@ func (s *Server) acquire(ctx context.Context) (release func(), err error) {
 		return nil, fmt.Errorf("%s is busy with another check: %w", s.resolved.Spec.Name, ctx.Err())
 	case <-s.life.Done():
 		return nil, ErrClosed
+	}
+}
+
+type waitNoticeKey struct{}
+
+// WithWaitNotice returns a context whose waits for a server's turn are
+// told to fn, with what they wait for. fn must not block.
+func WithWaitNotice(ctx context.Context, fn func(what string)) context.Context {
+	return context.WithValue(ctx, waitNoticeKey{}, fn)
+}
+
+func notice(ctx context.Context, what string) {
+	if fn, ok := ctx.Value(waitNoticeKey{}).(func(string)); ok {
+		fn(what)
 	}
 }
 

@@ -76,15 +76,19 @@ type Options struct {
 // Progress is one step of a validation in progress.
 type Progress struct {
 	Server string
-	// Stage is "starting", "loading" (the project, on a first check) or
-	// "checking".
+	// Stage is "starting", "loading" (the project, on a first check),
+	// "waiting" (for the server's turn, Message says why) or "checking".
 	Stage string
 	// Files is how many files the check asks about (checking).
 	Files int
+	// Message says what a wait is for.
+	Message string
 }
 
 func (p Progress) String() string {
 	switch p.Stage {
+	case "waiting":
+		return p.Message
 	case "starting":
 		return "starting " + p.Server + "…"
 	case "loading":
@@ -367,9 +371,13 @@ func (v *Validator) syncDisk(ctx context.Context) (*Snapshot, error) {
 // within the validation timeout, which so starts when the server is ready
 // for the files in question and stays a bound on a hung server.
 func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group) groupOutcome {
+	spec := g.server.Spec()
+	// A wait for the server's turn (another client's check on it) is said.
+	parent = servers.WithWaitNotice(parent, func(what string) {
+		v.progress(parent, Progress{Server: spec.Name, Stage: "waiting", Message: what})
+	})
 	ctx, cancel := context.WithTimeout(parent, v.opts.LoadTimeout)
 	defer cancel()
-	spec := g.server.Spec()
 	out := groupOutcome{info: ServerInfo{Language: g.lang, Name: spec.Name}}
 	req := servers.CheckRequest{}
 	if v.opts.AfterOverlay != nil {
