@@ -91,6 +91,7 @@ func (s *Server) cycle(ctx context.Context, req CheckRequest, change bool) (Chec
 		return CheckResult{}, err
 	}
 	defer release()
+	s.restartIfAsked()
 	b, err := s.running(ctx)
 	if err != nil {
 		return CheckResult{}, err

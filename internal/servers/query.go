@@ -33,6 +33,7 @@ func (s *Server) Query(ctx context.Context, docs []Doc, fn func(Navigator) error
 		return err
 	}
 	defer release()
+	s.restartIfAsked()
 	b, err := s.running(ctx)
 	if err != nil {
 		return err
@@ -116,6 +117,39 @@ func (s *Server) NotifyDiskChanges(_ context.Context, changes map[string]int) {
 	for p, t := range changes {
 		s.pendingDisk[p] = t
 	}
+}
+
+// RestartBeforeNextTurn has the server replaced at the start of its next
+// turn (in that turn, so no check running now is cut short): what it
+// resolved imports against (installed packages) changed in ways it is
+// never told of.
+func (s *Server) RestartBeforeNextTurn() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.client != nil && s.client.Alive() {
+		s.pendingRestart = true
+	}
+}
+
+// restartIfAsked replaces the backend when a restart is pending; called
+// in the caller's turn, before the server is used.
+func (s *Server) restartIfAsked() {
+	s.mu.Lock()
+	c := s.client
+	if !s.pendingRestart || c == nil {
+		s.mu.Unlock()
+		return
+	}
+	s.pendingRestart, s.pendingDisk = false, nil
+	// Not a crash: the watcher leaves a retired backend alone.
+	s.client = nil
+	s.mu.Unlock()
+	if s.log != nil {
+		fmt.Fprintf(s.log, "anvil: %s restarted: the installed dependencies changed\n", s.resolved.Spec.Name)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), restoreTimeout)
+	defer cancel()
+	_ = c.Shutdown(ctx)
 }
 
 // flushDisk sends the disk changes kept for b, in the caller's turn. A

@@ -57,8 +57,10 @@ type Server struct {
 	turn chan struct{}
 
 	// pendingDisk are disk changes the server has not been told yet
-	// (guarded by mu); the next turn sends them first.
-	pendingDisk map[string]int
+	// (guarded by mu); the next turn sends them first. pendingRestart has
+	// the next turn replace the server first.
+	pendingDisk    map[string]int
+	pendingRestart bool
 
 	// baseline caches dependants' diagnostics of the disk state named by
 	// baselineKey, as answered by baselineFrom; guarded by turn.

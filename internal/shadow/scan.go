@@ -24,11 +24,29 @@ import (
 type Snapshot struct {
 	Files map[string]FileStat // by workspace-relative path
 	// Fingerprint names this state; it differs as soon as any file is added,
-	// removed, resized or modified.
+	// removed, resized or modified, or the installed dependencies change.
 	Fingerprint string
 	// DependencyDirs are the directories of installed packages the scan
 	// left out (node_modules, virtual environments, vendor).
 	DependencyDirs []string
+	// Deps digests, per language family ("ecma", "python", "go"), what
+	// the servers resolve imports against beside the project's files: the
+	// installed packages (as their installers' records and directories
+	// show) and the lock files and manifests.
+	Deps map[string]string
+
+	files string // the digest of Files alone, kept up to date change by change
+}
+
+// finish sets the snapshot's fingerprint from its files' and its
+// dependencies' digests.
+func (s *Snapshot) finish() {
+	h := sha256.New()
+	h.Write([]byte(s.files))
+	for _, fam := range []string{"ecma", "go", "python"} {
+		fmt.Fprintf(h, "\x00%s=%s", fam, s.Deps[fam])
+	}
+	s.Fingerprint = hex.EncodeToString(h.Sum(nil))
 }
 
 // FileStat is what a snapshot records of a file.
@@ -206,7 +224,9 @@ func (w *diskWatcher) full(ctx context.Context) (*Snapshot, error) {
 		return nil, fmt.Errorf("scanning the workspace: %w", err)
 	}
 	snap := &Snapshot{Files: statAll(entries), DependencyDirs: deps}
-	snap.Fingerprint = fingerprint(snap.Files)
+	snap.files = fingerprint(snap.Files)
+	snap.Deps = dependencyStamps(w.root, snap)
+	snap.finish()
 	w.fullAt, w.exclude = time.Now(), w.excludeStamp()
 	w.fulls++
 	if w.watcher != nil {
@@ -220,11 +240,18 @@ func (w *diskWatcher) full(ctx context.Context) (*Snapshot, error) {
 func (w *diskWatcher) apply(ctx context.Context, paths []string) (*Snapshot, map[string]int, error) {
 	prev := w.prev
 	changes := map[string]int{}
+	deps := dependencyStamps(w.root, prev)
 	if len(paths) == 0 {
-		return prev, changes, nil
+		if maps.Equal(deps, prev.Deps) {
+			return prev, changes, nil
+		}
+		snap := *prev
+		snap.Deps = deps
+		snap.finish()
+		return &snap, changes, nil
 	}
 	files := maps.Clone(prev.Files)
-	fp := fingerprintBytes(prev.Fingerprint)
+	fp := fingerprintBytes(prev.files)
 	set := func(rel string, f FileStat, ok bool) {
 		old, had := files[rel]
 		switch {
@@ -273,10 +300,13 @@ func (w *diskWatcher) apply(ctx context.Context, paths []string) (*Snapshot, map
 			set(rel, FileStat{Size: info.Size(), ModTime: info.ModTime().UnixNano(), Abs: abs}, true)
 		}
 	}
-	if len(changes) == 0 {
+	if len(changes) == 0 && maps.Equal(deps, prev.Deps) {
 		return prev, changes, nil
 	}
-	return &Snapshot{Files: files, DependencyDirs: prev.DependencyDirs, Fingerprint: hex.EncodeToString(fp)}, changes, nil
+	snap := &Snapshot{Files: files, DependencyDirs: prev.DependencyDirs, files: hex.EncodeToString(fp)}
+	snap.Deps = dependencyStamps(w.root, snap)
+	snap.finish()
+	return snap, changes, nil
 }
 
 // The fingerprint of a set of files is the XOR of a digest of each file's

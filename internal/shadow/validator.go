@@ -143,8 +143,11 @@ type Validator struct {
 	// what it found: a validation running beside another (a daemon's
 	// clients) must not check before the servers know the disk it saw.
 	syncing sync.Mutex
-	costs   costs
-	batch   batchers
+	// stamps are the dependency stamps of the last scan (guarded by
+	// syncing).
+	stamps map[string]string
+	costs  costs
+	batch  batchers
 }
 
 // New returns a validator. deps may be nil, in which case only the changed
@@ -353,6 +356,19 @@ func (v *Validator) syncDisk(ctx context.Context) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	if v.stamps != nil {
+		for fam, stamp := range snap.Deps {
+			if v.stamps[fam] != stamp {
+				v.restartFamily(fam)
+			}
+		}
+		for fam := range v.stamps {
+			if _, ok := snap.Deps[fam]; !ok {
+				v.restartFamily(fam)
+			}
+		}
+	}
+	v.stamps = snap.Deps
 	if len(changes) > 0 {
 		abs := make(map[string]int, len(changes))
 		for rel, typ := range changes {
@@ -363,6 +379,33 @@ func (v *Validator) syncDisk(ctx context.Context) (*Snapshot, error) {
 		}
 	}
 	return snap, nil
+}
+
+// restartFamily has the running servers of a language family replaced
+// before their next check: the packages they resolved imports against
+// were installed, removed or upgraded. gopls is told of go.sum and
+// go.work like of any file, and loads the module graph again itself.
+func (v *Validator) restartFamily(fam string) {
+	for _, s := range v.servers.Running() {
+		for _, lang := range s.Spec().Languages {
+			if fam != "go" && family("x."+extensionOf(lang)) == fam {
+				s.RestartBeforeNextTurn()
+				break
+			}
+		}
+	}
+}
+
+// extensionOf returns a file extension of an LSP language id, for
+// family.
+func extensionOf(lang string) string {
+	switch lang {
+	case "typescript", "typescriptreact", "javascript", "javascriptreact":
+		return "ts"
+	case "python":
+		return "py"
+	}
+	return ""
 }
 
 // checkGroup runs one server's share of a validation in two bounded
