@@ -33,7 +33,7 @@ var lockFiles = map[string]string{
 // directory when they change it, by the directory's kind.
 var installRecords = []string{
 	".package-lock.json", ".modules.yaml", ".yarn-state.yml", ".yarn-integrity", // node_modules
-	"pyvenv.cfg", // a virtual environment
+	"pyvenv.cfg",  // a virtual environment
 	"modules.txt", // vendor
 }
 
