@@ -263,7 +263,7 @@ func TestMCPWithInspector(t *testing.T) {
 	for _, tool := range list["tools"].([]any) {
 		names = append(names, tool.(map[string]any)["name"].(string))
 	}
-	if strings.Join(names, " ") != "apply_changes ast_search check_changes diagnostics find_symbol list_files read_file rename_symbol text_search undo" {
+	if strings.Join(names, " ") != "apply_changes ast_search check_changes diagnostics find_symbol list_files read_file rename_symbol test_changes text_search undo" {
 		t.Fatalf("tools listed by the Inspector: %v", names)
 	}
 

@@ -136,7 +136,12 @@ func (r *run) toolResults(name string) []event.ToolResult {
 // submits, the first commit is rejected because auth.ts (an importer)
 // breaks, the second is clean, and the result passes tsc.
 func TestRenameScenario(t *testing.T) {
-	r := runScript(t, fixture("ts"), demo.Script(), demo.Request, agent.Decision{Kind: agent.DecisionYes})
+	// The demo's own project, with its pre-existing bug in db.ts.
+	dir := t.TempDir()
+	if err := demo.Extract(dir); err != nil {
+		t.Fatal(err)
+	}
+	r := runScriptIn(t, dir, demo.Script(), demo.Request, agent.Decision{Kind: agent.DecisionYes})
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
@@ -161,9 +166,11 @@ func TestRenameScenario(t *testing.T) {
 	if r.done.Summary.Attempts != 2 {
 		t.Errorf("attempts = %d", r.done.Summary.Attempts)
 	}
-	tsc := exec.Command(filepath.Join(servers.DefaultToolsDir(os.Getenv), "bin", "tsc"), "--noEmit", "-p", r.dir)
-	if out, err := tsc.CombinedOutput(); err != nil {
-		t.Fatalf("tsc on the result: %v\n%s", err, out)
+	// tsc finds on the result only the error that was there before.
+	tsc := exec.Command(filepath.Join(servers.DefaultToolsDir(os.Getenv), "bin", "tsc"), "--noEmit", "--pretty", "false", "-p", r.dir)
+	out, _ := tsc.CombinedOutput()
+	if lines := strings.Split(strings.TrimSpace(string(out)), "\n"); len(lines) != 1 || !strings.Contains(lines[0], "src/db.ts(24,21): error TS2339") {
+		t.Fatalf("tsc on the result:\n%s", out)
 	}
 	types, _ := os.ReadFile(filepath.Join(r.dir, "src/types.ts"))
 	if !strings.Contains(string(types), "interface Account") {

@@ -164,7 +164,7 @@ export type Alias = ns.Other;
 	}
 	for local, w := range map[string]Binding{
 		"d":                         {Module: "./x", Name: "default"},
-		"b":                         {Module: "./x", Name: "a"},
+		"b":                         {Module: "./x", Name: "a", Whole: true}, // re-exported as renamed: used whole
 		"T":                         {Module: "./x", Name: "T"},
 		"ns":                        {Module: "./y", Name: "*", Members: []string{"Kind", "Other", "run"}},
 		"q":                         {Module: "./q", Name: "*"},
