@@ -431,7 +431,7 @@ func copyFileErr(src, dst string) error {
 	return os.WriteFile(dst, data, 0o644)
 }
 
-func removeMatching(t *testing.T, dir string, re *regexp.Regexp) {
+func removeMatching(t testing.TB, dir string, re *regexp.Regexp) {
 	t.Helper()
 	var gone []string
 	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {

@@ -1,0 +1,346 @@
+package shadow
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/corpus"
+	"github.com/anvil-dev/anvil/internal/servers"
+	"github.com/anvil-dev/anvil/internal/syntax"
+	"github.com/anvil-dev/anvil/internal/testfs"
+	"github.com/anvil-dev/anvil/internal/workspace"
+)
+
+// BenchmarkRealChanges times the gate on real projects for the three
+// changes the early cut-off and the choice of checker decide: a body-only
+// edit to a hub file, an interface change to a hub file, and a rename
+// across files; each beside the project's batch checker run in full and
+// from its incremental state (tsc) on the same change, in the same run.
+// With ANVIL_BENCH_REPORT set, the table goes to that file
+// (docs/benchmarks.md carries it).
+//
+//	go test ./internal/shadow -run '^$' -bench RealChanges -benchtime 1x
+func BenchmarkRealChanges(b *testing.B) {
+	var rows []string
+	for _, p := range realChangeProjects() {
+		b.Run(p.name, func(b *testing.B) { rows = append(rows, benchRealChanges(b, p)...) })
+	}
+	report := "| project | files | change | gate | checked | how | batch, full | batch, incremental |\n|---|---|---|---|---|---|---|---|\n" + strings.Join(rows, "")
+	b.Log("\n" + report)
+	if out := os.Getenv("ANVIL_BENCH_REPORT"); out != "" {
+		_ = os.WriteFile(out, []byte(report), 0o644)
+	}
+}
+
+// changeProject is a real project with the changes to time on it.
+type changeProject struct {
+	name, server, language string
+	setup                  func(b *testing.B) string
+	ext                    string
+	hub                    string // a file most of the project imports
+	renameFile, renameWord string
+	// batch is the batch checker's command, run in the project; tsc also
+	// gets its incremental flags.
+	batch func(dir string) []string
+	tsc   bool
+}
+
+func realChangeProjects() []changeProject {
+	toolsBin := func(name string) string { return filepath.Join(servers.DefaultToolsDir(os.Getenv), "bin", name) }
+	ownTSC := func(dir string) []string {
+		return []string{"node", filepath.Join(dir, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "--pretty", "false", "-p", "."}
+	}
+	return []changeProject{
+		{name: "tldraw 5.1.1 (1,012 files, TypeScript 5.9, tsserver)", server: "tsserver", language: "typescript", ext: ".ts",
+			setup: func(b *testing.B) string {
+				dir := b.TempDir()
+				corpus.CopyProject(b, corpus.TLDraw(b), dir)
+				return dir
+			},
+			hub: "packages/tlschema/src/shapes/TLBaseShape.ts", renameFile: "packages/utils/src/lib/array.ts", renameWord: "dedupe",
+			batch: ownTSC, tsc: true},
+		{name: "zod 3.25.76 (TypeScript 7, tsgo)", server: "tsgo", language: "typescript", ext: ".ts",
+			setup: func(b *testing.B) string {
+				dir := b.TempDir()
+				copyTreeB(b, filepath.Join(corpus.NPMPackage(b, "zod@3.25.76"), "src", "v3"), filepath.Join(dir, "src", "v3"), ".ts")
+				testfs.Write(b, dir, map[string]string{
+					"package.json": `{"name": "zod-corpus", "private": true, "type": "module"}`,
+					"tsconfig.json": `{"compilerOptions": {"strict": true, "noEmit": true, "module": "nodenext", "moduleResolution": "nodenext",
+						"target": "es2022", "skipLibCheck": true, "lib": ["es2022", "dom"]}, "include": ["src"], "exclude": ["src/**/tests/**", "src/**/benchmarks/**"]}`,
+				})
+				removeMatching(b, dir, regexp.MustCompile(`(/tests/|\.test\.ts$|/benchmarks/)`))
+				return dir
+			},
+			hub: "src/v3/ZodError.ts", renameFile: "src/v3/ZodError.ts", renameWord: "ZodIssueCode",
+			batch: func(string) []string { return []string{toolsBin("tsc"), "--noEmit", "--pretty", "false", "-p", "."} }, tsc: true},
+		{name: "rxjs 7.8.2 (TypeScript 4.2, tsserver)", server: "tsserver", language: "typescript", ext: ".ts",
+			setup: func(b *testing.B) string {
+				dir := b.TempDir()
+				pkg := corpus.NPMPackage(b, "rxjs@7.8.2")
+				copyTreeB(b, filepath.Join(pkg, "src"), filepath.Join(dir, "src"), ".ts")
+				copyFileB(b, filepath.Join(pkg, "tsconfig.json"), filepath.Join(dir, "tsconfig.json"))
+				testfs.Write(b, dir, map[string]string{"package.json": `{"name": "rxjs-corpus", "private": true, "devDependencies": {"typescript": "~4.2.0"}}`,
+					"node_modules/typescript": "->" + corpus.NPMPackage(b, "typescript@4.2.4")})
+				return dir
+			},
+			hub: "src/internal/types.ts", renameFile: "src/internal/util/isFunction.ts", renameWord: "isFunction",
+			batch: ownTSC, tsc: true},
+		{name: "python3-rich 13.3.1 (pyright)", server: "pyright", language: "python", ext: ".py",
+			setup: func(b *testing.B) string {
+				dir := b.TempDir()
+				deb := corpus.DebianPackage(b, "python3-rich")
+				copyTreeB(b, filepath.Join(deb, "root", "usr", "lib", "python3", "dist-packages", "rich"), filepath.Join(dir, "rich"), ".py")
+				testfs.Write(b, dir, map[string]string{"pyproject.toml": "[project]\nname = \"rich\"\n\n[tool.pyright]\ninclude = [\"rich\"]\ntypeCheckingMode = \"standard\"\nreportMissingImports = \"none\"\nreportMissingModuleSource = \"none\"\n"})
+				return dir
+			},
+			hub: "rich/style.py", renameFile: "rich/cells.py", renameWord: "cell_len",
+			batch: func(string) []string { return []string{toolsBin("pyright"), "--outputjson"} }},
+	}
+}
+
+// The edits, written so that they change what they say and nothing else.
+var (
+	tsAnnotatedFn = regexp.MustCompile(`(?m)^export (?:async )?function [A-Za-z_$][\w$]*(?:<[^>(]*>)?\([^)]*\): [^{\n]+\{\n`)
+	tsInterface   = regexp.MustCompile(`(?m)^export interface [A-Za-z_$][\w$]*[^{\n]*\{\n`)
+	pyAnnotatedFn = regexp.MustCompile(`(?m)^def [A-Za-z_]\w*\([^)]*\) -> [^:\n]+:\n`)
+	pyClass       = regexp.MustCompile(`(?m)^class [A-Za-z_]\w*[^:\n]*:\n`)
+)
+
+// bodyEdit adds a statement at the start of the first function of src
+// that declares its return type: what its importers see does not change.
+func bodyEdit(src, ext string) (string, bool) {
+	re, line := tsAnnotatedFn, "  void \"anvil bench: a body-only edit\";\n"
+	if ext == ".py" {
+		re, line = pyAnnotatedFn, "    _anvil_bench = 0\n"
+	}
+	at := re.FindStringIndex(src)
+	if at == nil {
+		return "", false
+	}
+	return src[:at[1]] + line + src[at[1]:], true
+}
+
+// interfaceEdit adds a member to the first exported interface (a method to
+// the first class, in Python): its interface changes.
+func interfaceEdit(src, ext string) (string, bool) {
+	re, member := tsInterface, "  anvilBenchProbe?: number;\n"
+	if ext == ".py" {
+		re, member = pyClass, "    def anvil_bench_probe(self) -> int:\n        return 1\n\n"
+	}
+	at := re.FindStringIndex(src)
+	if at == nil {
+		return "", false
+	}
+	return src[:at[1]] + member + src[at[1]:], true
+}
+
+func benchRealChanges(b *testing.B, p changeProject) []string {
+	dir := p.setup(b)
+	batchDir := b.TempDir()
+	copyProjectTree(b, dir, batchDir)
+	root, err := workspace.New(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	files := countFiles(dir, p.ext)
+	reg := servers.NewRegistry(servers.RegistryOptions{ToolsDir: servers.DefaultToolsDir(os.Getenv)})
+	mgr := servers.NewManager(root.Dir(), reg, servers.ManagerOptions{})
+	parser := syntax.New(syntax.Options{})
+	v := New(root, mgr, NewImportGraph(root, parser), Options{BatchStateDir: b.TempDir(), Timeout: time.Minute, LoadTimeout: 10 * time.Minute})
+	b.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		mgr.Shutdown(ctx)
+		v.Close()
+		parser.Close()
+	})
+	srv, err := mgr.ForLanguage(p.language)
+	if err != nil || srv.Spec().Name != p.server {
+		b.Fatalf("%s: server %v %v, want %s", p.name, srv, err, p.server)
+	}
+	validate := func(changes map[string]string) (*Result, time.Duration) {
+		b.Helper()
+		var specs []changeset.Spec
+		for rel, content := range changes {
+			specs = append(specs, changeset.Spec{Path: rel, Content: &content})
+		}
+		set, err := changeset.Load(root, specs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		res, err := v.Validate(context.Background(), set, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return res, time.Since(start)
+	}
+	hub := readFile(b, dir, p.hub)
+	// Warm: the server started, the project loaded, the import graph
+	// parsed, as after the first check of a session.
+	validate(map[string]string{p.hub: hub + "\n" + comment(p.ext) + "\n"})
+
+	body, ok := bodyEdit(hub, p.ext)
+	if !ok {
+		body, ok = bodyEdit(readFile(b, dir, p.renameFile), p.ext)
+		if !ok {
+			b.Fatalf("%s: no function with a declared return type in %s or %s", p.name, p.hub, p.renameFile)
+		}
+	}
+	bodyFile := p.hub
+	if _, ok := bodyEdit(hub, p.ext); !ok {
+		bodyFile = p.renameFile
+	}
+	iface, ok := interfaceEdit(hub, p.ext)
+	if !ok {
+		b.Fatalf("%s: no interface in %s", p.name, p.hub)
+	}
+	word := regexp.MustCompile(`\b` + regexp.QuoteMeta(p.renameWord) + `\b`)
+	rename := map[string]string{}
+	_ = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() && d.Name() == "node_modules" {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || filepath.Ext(path) != p.ext {
+			return nil
+		}
+		data, _ := os.ReadFile(path)
+		if word.Match(data) {
+			rel, _ := filepath.Rel(dir, path)
+			rename[filepath.ToSlash(rel)] = word.ReplaceAllString(string(data), p.renameWord+"Renamed")
+		}
+		return nil
+	})
+	cases := []struct {
+		name    string
+		changes map[string]string
+	}{
+		{fmt.Sprintf("body-only edit to %s", bodyFile), map[string]string{bodyFile: body}},
+		{fmt.Sprintf("interface change in %s", p.hub), map[string]string{p.hub: iface}},
+		{fmt.Sprintf("rename of %s across %d files", p.renameWord, len(rename)), rename},
+	}
+	var rows []string
+	for _, c := range cases {
+		var res *Result
+		var gate time.Duration
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				res, gate = validate(c.changes)
+			}
+			b.ReportMetric(float64(gate.Milliseconds()), "gate-ms")
+			b.ReportMetric(float64(len(res.CheckedFiles)), "checked-files")
+		})
+		full, incr := p.batchTimes(b, batchDir, c.changes)
+		how := ""
+		for _, s := range res.Servers {
+			how = s.Via
+		}
+		if i := strings.Index(how, ","); strings.HasPrefix(how, "batch: ") && i > 0 {
+			how = how[:i]
+		}
+		rows = append(rows, fmt.Sprintf("| %s | %d | %s | %s (%s) | %d | %s | %s | %s |\n", p.name, files, c.name, ms(gate), res.Verdict, len(res.CheckedFiles), how, ms(full), incr))
+	}
+	return rows
+}
+
+// batchTimes runs the batch checker on dir with changes written: in full,
+// then (tsc) from the incremental state of the unchanged tree.
+func (p changeProject) batchTimes(b *testing.B, dir string, changes map[string]string) (time.Duration, string) {
+	argv := p.batch(dir)
+	restore := applyChangesB(b, dir, changes)
+	start := time.Now()
+	runBatch(dir, argv, nil)
+	full := time.Since(start)
+	restore()
+	if !p.tsc {
+		return full, "none (pyright has no incremental mode)"
+	}
+	state := filepath.Join(b.TempDir(), "base.tsbuildinfo")
+	incr := append(append([]string(nil), argv...), "--incremental", "--tsBuildInfoFile", state)
+	runBatch(dir, incr, nil) // the unchanged tree's state
+	runBatch(dir, incr, nil) // once more: TypeScript 5 records shapes only from its second build
+	restore = applyChangesB(b, dir, changes)
+	defer restore()
+	start = time.Now()
+	runBatch(dir, incr, nil)
+	return full, ms(time.Since(start))
+}
+
+func applyChangesB(b *testing.B, dir string, changes map[string]string) func() {
+	saved := map[string]string{}
+	for rel, content := range changes {
+		saved[rel] = readFile(b, dir, rel)
+		writeFile(b, dir, rel, content)
+	}
+	return func() {
+		for rel, content := range saved {
+			writeFile(b, dir, rel, content)
+		}
+	}
+}
+
+func comment(ext string) string {
+	if ext == ".py" {
+		return "# anvil bench"
+	}
+	return "// anvil bench"
+}
+
+func ms(d time.Duration) string {
+	if d >= 10*time.Second {
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	}
+	return fmt.Sprintf("%d ms", d.Milliseconds())
+}
+
+func countFiles(dir, ext string) int {
+	n := 0
+	_ = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() && d.Name() == "node_modules" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && (filepath.Ext(path) == ext || (ext == ".ts" && filepath.Ext(path) == ".tsx")) {
+			n++
+		}
+		return nil
+	})
+	return n
+}
+
+// copyProjectTree copies dir's files to dst, and links node_modules.
+func copyProjectTree(b *testing.B, src, dst string) {
+	b.Helper()
+	var rels []string
+	_ = filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if d.Name() == "node_modules" && rel != "." {
+			target, _ := filepath.EvalSymlinks(path)
+			if err := os.Symlink(target, filepath.Join(dst, rel)); err != nil {
+				b.Fatal(err)
+			}
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.IsDir() && d.Type().IsRegular() {
+			rels = append(rels, rel)
+		}
+		return nil
+	})
+	sort.Strings(rels)
+	for _, rel := range rels {
+		copyFileB(b, filepath.Join(src, rel), filepath.Join(dst, rel))
+	}
+}
