@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -30,6 +31,12 @@ func TestMain(m *testing.M) {
 	lspfake.Main()
 	trustHelpers()
 	if sock := os.Getenv("ANVIL_TEST_DAEMON"); sock != "" {
+		// Every daemon a test starts is listed, for its cleanup: one that
+		// lost a start race may come up after the winner has stopped.
+		if f, err := os.OpenFile(sock+".pids", os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
+			fmt.Fprintln(f, os.Getpid())
+			f.Close()
+		}
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 		defer stop()
 		idle, _ := time.ParseDuration(os.Getenv("ANVIL_TEST_DAEMON_IDLE"))
@@ -133,6 +140,7 @@ func (e *env) stopDaemon(t *testing.T) {
 	defer cancel()
 	c, err := Find(ctx, e.socket)
 	if err != nil {
+		e.stopStragglers(t)
 		return
 	}
 	pid := c.PID
@@ -140,6 +148,22 @@ func (e *env) stopDaemon(t *testing.T) {
 		t.Errorf("stopping the daemon: %v", err)
 	}
 	waitGone(t, pid)
+	e.stopStragglers(t)
+}
+
+// stopStragglers ends every daemon process this test started that still
+// runs: one started by a client that lost a start race can come up after
+// the winner stopped, and would wait out its idle time.
+func (e *env) stopStragglers(t *testing.T) {
+	data, _ := os.ReadFile(e.socket + ".pids")
+	for _, line := range strings.Fields(string(data)) {
+		pid, err := strconv.Atoi(line)
+		if err != nil || syscall.Kill(pid, 0) != nil {
+			continue
+		}
+		syscall.Kill(pid, syscall.SIGTERM)
+		waitGone(t, pid)
+	}
 }
 
 // waitGone waits for the process pid to be gone (or a zombie).
