@@ -13,6 +13,7 @@ import (
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/daemon"
 	"github.com/anvil-dev/anvil/internal/journal"
+	"github.com/anvil-dev/anvil/internal/service"
 	"github.com/anvil-dev/anvil/internal/shadow"
 )
 
@@ -83,14 +84,14 @@ func runCheck(cmd *cobra.Command, opts checkOptions, file string) error {
 		return badInput("%v", err)
 	}
 	status := newStatusLine(cmd.ErrOrStderr())
-	ctx = daemon.WithProgress(ctx, status.show)
+	ctx = service.WithProgress(ctx, status.show)
 	svc, closeSvc, err := openService(ctx, cmd, opts.dir, opts.noDaemon)
 	if err != nil {
 		return err
 	}
 	defer closeSvc()
-	var out *daemon.Outcome
-	gopts := daemon.GateOptions{Run: opts.run}
+	var out *service.Outcome
+	gopts := service.GateOptions{Run: opts.run}
 	if opts.commit {
 		out, err = svc.Commit(ctx, specs, "anvil check --commit", gopts)
 	} else {
@@ -134,7 +135,7 @@ func runCheck(cmd *cobra.Command, opts checkOptions, file string) error {
 
 // openService returns the workspace's gate: the daemon's, or this
 // process's when it is off or cannot start (said on stderr).
-func openService(ctx context.Context, cmd *cobra.Command, dir string, noDaemon bool) (daemon.Service, func(), error) {
+func openService(ctx context.Context, cmd *cobra.Command, dir string, noDaemon bool) (service.Service, func(), error) {
 	svc, closeSvc, err := daemon.Open(ctx, daemon.OpenOptions{
 		Dir: dir, NoDaemon: noDaemon,
 		Warn: func(m string) { fmt.Fprintf(cmd.ErrOrStderr(), "anvil: %s\n", m) },
@@ -147,7 +148,7 @@ func openService(ctx context.Context, cmd *cobra.Command, dir string, noDaemon b
 
 // serviceError maps a service's error to check's and tool's exit codes.
 func serviceError(err error) error {
-	if daemon.IsInput(err) {
+	if service.IsInput(err) {
 		return badInput("%v", err)
 	}
 	return err

@@ -47,7 +47,7 @@ the summary. The plan is approved automatically unless --ask is given.`,
 			defer a.Close()
 			fmt.Fprintf(cmd.ErrOrStderr(), "anvil demo: example project in %s; the model's turns are replayed, everything else is real\n", dir)
 			o.yes, o.throwaway = !ask, !keep
-			err = execute(cmd, a, provider, o, demo.Request)
+			err = execute(cmd, a, warmService(cmd, a), provider, o, demo.Request)
 			if keep {
 				fmt.Fprintf(cmd.ErrOrStderr(), "the example project is kept in %s (undo with: anvil undo -C %s)\n", dir, dir)
 			} else {

@@ -5,7 +5,7 @@ import (
 	"io"
 	"sync"
 
-	"github.com/anvil-dev/anvil/internal/daemon"
+	"github.com/anvil-dev/anvil/internal/service"
 )
 
 // statusLine shows the gate's progress on a terminal: one line on stderr,
@@ -24,7 +24,7 @@ func newStatusLine(stderr io.Writer) *statusLine {
 }
 
 // show is the daemon's progress callback for s.
-func (s *statusLine) show(p daemon.Progress) {
+func (s *statusLine) show(p service.Progress) {
 	if p.Notice {
 		s.clear()
 		s.mu.Lock()

@@ -15,9 +15,11 @@ import (
 
 	"github.com/anvil-dev/anvil/internal/agent"
 	"github.com/anvil-dev/anvil/internal/app"
+	"github.com/anvil-dev/anvil/internal/daemon"
 	"github.com/anvil-dev/anvil/internal/event"
 	"github.com/anvil-dev/anvil/internal/llm"
 	"github.com/anvil-dev/anvil/internal/llm/providers"
+	"github.com/anvil-dev/anvil/internal/service"
 	"github.com/anvil-dev/anvil/internal/ui"
 	"github.com/anvil-dev/anvil/internal/ui/tui"
 )
@@ -77,12 +79,38 @@ func runRequest(cmd *cobra.Command, o runOptions, request, dirArg string) error 
 	if err != nil {
 		return badInput("%v", err)
 	}
-	return execute(cmd, a, provider, o, request)
+	return execute(cmd, a, warmService(cmd, a), provider, o, request)
+}
+
+// warmService returns the daemon's service for the app's workspace, whose
+// language servers are warm from earlier runs and stay warm for the next;
+// the app's own when the daemon is off or cannot be reached (said on
+// stderr).
+func warmService(cmd *cobra.Command, a *app.App) *runService {
+	if os.Getenv("ANVIL_DAEMON") == "off" {
+		return &runService{Service: a.Service(), close: func() {}}
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
+	defer cancel()
+	svc, closeSvc, err := daemon.Workspace(ctx, os.Getenv, a.Root.Dir())
+	if err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "anvil: the Anvil daemon is not available (%v); using language servers of this run's own\n", err)
+		return &runService{Service: a.Service(), close: func() {}}
+	}
+	return &runService{Service: svc, close: closeSvc, remote: true}
+}
+
+// runService is the service an agent run uses, and how to let it go.
+type runService struct {
+	service.Service
+	close  func()
+	remote bool
 }
 
 // execute runs one request with a provider already chosen (shared with the
 // demo).
-func execute(cmd *cobra.Command, a *app.App, provider llm.Provider, o runOptions, request string) error {
+func execute(cmd *cobra.Command, a *app.App, svc *runService, provider llm.Provider, o runOptions, request string) error {
+	defer svc.close()
 	if err := recoverCrashed(cmd, a); err != nil {
 		return err
 	}
@@ -113,6 +141,7 @@ func execute(cmd *cobra.Command, a *app.App, provider llm.Provider, o runOptions
 	orch, err := a.Orchestrator(app.RunOptions{
 		Provider: provider, Model: o.model, Approver: approver, Events: events,
 		PlanOnly: o.planOnly, MaxAttempts: o.maxAttempts, Throwaway: o.throwaway,
+		Service: svc.Service,
 	})
 	if err != nil {
 		return err

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/anvil-dev/anvil/internal/daemon"
+	"github.com/anvil-dev/anvil/internal/service"
 )
 
 type toolOptions struct {
@@ -53,7 +53,7 @@ func runTool(cmd *cobra.Command, opts toolOptions, args []string) error {
 	defer stop()
 
 	status := newStatusLine(cmd.ErrOrStderr())
-	ctx = daemon.WithProgress(ctx, status.show)
+	ctx = service.WithProgress(ctx, status.show)
 	svc, closeSvc, err := openService(ctx, cmd, opts.dir, opts.noDaemon)
 	if err != nil {
 		return err
@@ -68,7 +68,7 @@ func runTool(cmd *cobra.Command, opts toolOptions, args []string) error {
 	if len(args) == 0 {
 		return listTools(out, tools)
 	}
-	var tool *daemon.ToolInfo
+	var tool *service.ToolInfo
 	var names []string
 	for i, t := range tools {
 		names = append(names, t.Name)
@@ -86,10 +86,10 @@ func runTool(cmd *cobra.Command, opts toolOptions, args []string) error {
 	if err != nil {
 		return badInput("%v", err)
 	}
-	res, err := svc.Tool(ctx, tool.Name, raw)
+	res, err := svc.Tool(ctx, tool.Name, raw, nil)
 	status.clear()
 	if err != nil {
-		if daemon.IsInput(err) {
+		if service.IsInput(err) {
 			return badInput("%v", err)
 		}
 		return &exitError{code: 2, err: err}
@@ -138,7 +138,7 @@ func toolArgs(stdin io.Reader, args []string) (json.RawMessage, error) {
 	return json.RawMessage(data), nil
 }
 
-func listTools(w io.Writer, tools []daemon.ToolInfo) error {
+func listTools(w io.Writer, tools []service.ToolInfo) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, t := range tools {
 		first, _, _ := strings.Cut(strings.TrimSpace(t.Description), "\n")

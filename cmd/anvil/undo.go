@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/anvil-dev/anvil/internal/app"
 	"github.com/anvil-dev/anvil/internal/journal"
+	"github.com/anvil-dev/anvil/internal/service"
 )
 
 func newUndoCmd() *cobra.Command {
@@ -20,23 +20,24 @@ it was before. Refuses, writing nothing, if you have changed any of those files
 since. Run it again to undo the commit before that.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := app.New(app.Options{Dir: dir})
+			svc, closeSvc, err := openService(cmd.Context(), cmd, dir, false)
 			if err != nil {
-				return badInput("%v", err)
-			}
-			defer a.Close()
-			if err := recoverCrashed(cmd, a); err != nil {
 				return err
 			}
-			e, err := a.Journal.Undo(cmd.Context())
+			defer closeSvc()
+			out, err := svc.Undo(cmd.Context())
 			switch {
-			case errors.Is(err, journal.ErrNothingToUndo):
-				return &exitError{code: exitFailure, err: errors.New("nothing to undo in this workspace")}
+			case service.IsInput(err):
+				return badInput("%v", err)
 			case err != nil:
 				return &exitError{code: exitFailure, err: err}
+			case out.Nothing:
+				return &exitError{code: exitFailure, err: errors.New("nothing to undo in this workspace")}
+			case len(out.Conflict) > 0:
+				return &exitError{code: exitFailure, err: &journal.ConflictError{Op: "undo", Paths: out.Conflict}}
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "Undid %s (%s): restored %d %s\n", e.ID, e.Message, len(e.Files), pluralWord(len(e.Files), "file"))
-			for _, p := range e.Paths() {
+			fmt.Fprintf(cmd.OutOrStdout(), "Undid %s (%s): restored %d %s\n", out.Entry, out.Message, len(out.Restored), pluralWord(len(out.Restored), "file"))
+			for _, p := range out.Restored {
 				fmt.Fprintf(cmd.OutOrStdout(), "  %s\n", p)
 			}
 			return nil

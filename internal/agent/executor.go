@@ -9,10 +9,9 @@ import (
 
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/event"
-	"github.com/anvil-dev/anvil/internal/gate"
-	"github.com/anvil-dev/anvil/internal/journal"
 	"github.com/anvil-dev/anvil/internal/llm"
 	"github.com/anvil-dev/anvil/internal/plan"
+	"github.com/anvil-dev/anvil/internal/service"
 	"github.com/anvil-dev/anvil/internal/shadow"
 	"github.com/anvil-dev/anvil/internal/textdiff"
 	"github.com/anvil-dev/anvil/internal/tools"
@@ -32,21 +31,17 @@ type Progress interface {
 // Executor carries out an approved plan through the shadow workspace.
 type Executor struct {
 	Root *workspace.Root
-	// Gate validates staged change sets and commits clean ones.
-	Gate *gate.Gate
+	// Service validates staged change sets and commits clean ones, and
+	// runs rename_symbol over them: the workspace's gate, in this process
+	// or the daemon's.
+	Service service.Service
 	// Loop holds the provider, model, events, meter and transcript; Execute
 	// sets the agent, prompt, tools and stop rule.
 	Loop Loop
 	// ReadFile is the plain read_file tool, wrapped to the plan's files.
 	ReadFile tools.Tool
-	// RenameSymbol builds rename_symbol over the Executor's change set.
-	RenameSymbol func(tools.Stager) tools.Tool
 	// MaxAttempts is how many rejected commits end the run.
 	MaxAttempts int
-	// RunOnCommit has every commit also build and test the change set in
-	// a shadow tree (the project configured [run] commands): a change
-	// that makes a test fail is rejected like a type error.
-	RunOnCommit bool
 	Progress    Progress
 }
 
@@ -63,7 +58,8 @@ const (
 // ExecResult is what an execution did.
 type ExecResult struct {
 	Outcome  string
-	Entry    *journal.Entry // the commit, when Committed
+	Entry    string   // the commit's journal entry, when Committed
+	Files    []string // the files it wrote
 	Attempts int
 	Last     *shadow.Result // the last validation of a commit
 	Diff     string
@@ -109,11 +105,7 @@ func (r *ExecResult) StagedDiff() string {
 // over, allowed p's files now, and the Executor gets a fresh budget of
 // commit attempts (the summary counts them all).
 func (e *Executor) Execute(ctx context.Context, p *plan.Plan, request, projectContext string, resume *ExecResult) (*ExecResult, error) {
-	g := e.Gate
-	if e.RunOnCommit && g != nil {
-		g = g.Running()
-	}
-	staging := NewStaging(e.Root, g, e.Loop.Events, p.Files())
+	staging := NewStaging(e.Root, e.Service, e.Loop.Events, p.Files())
 	prompt := executePrompt(p, request, e.maxAttempts())
 	result := &ExecResult{staging: staging}
 	if resume != nil && resume.staging != nil {
@@ -128,8 +120,8 @@ func (e *Executor) Execute(ctx context.Context, p *plan.Plan, request, projectCo
 		tools.Adapt[EditFileParams](&editFile{staging: staging}),
 		tools.Adapt[WriteFileParams](&writeFile{staging: staging}),
 	}
-	if e.RenameSymbol != nil {
-		set = append(set, e.RenameSymbol(staging))
+	if e.Service != nil {
+		set = append(set, &stagedRename{svc: e.Service, staging: staging})
 	}
 	set = append(set, tools.Adapt[RunTestsParams](&runTests{staging: staging}))
 	set = append(set, tools.Adapt[CommitParams](c), tools.Adapt[RequestReplanParams](&requestReplan{result: result, staging: staging}))
@@ -223,14 +215,13 @@ func (t *commitTool) Run(ctx context.Context, p CommitParams) (tools.Result, err
 		msg = "anvil"
 	}
 	out, err := t.staging.Commit(ctx, t.attempts, max, msg)
-	var conflict *journal.ConflictError
 	switch {
-	case errors.As(err, &conflict):
-		t.result.Outcome = Failed
-		t.result.Reason = fmt.Sprintf("files changed on disk while Anvil worked (%s); nothing was written", strings.Join(conflict.Paths, ", "))
-		return tools.Errorf("commit refused: %s", t.result.Reason), nil
 	case err != nil:
 		return tools.Result{}, err
+	case len(out.Conflict) > 0 || len(out.Stale) > 0:
+		t.result.Outcome = Failed
+		t.result.Reason = fmt.Sprintf("files changed on disk while Anvil worked (%s); nothing was written", strings.Join(append(out.Conflict, out.Stale...), ", "))
+		return tools.Errorf("commit refused: %s", t.result.Reason), nil
 	}
 	res := out.Result
 	t.result.Last = res
@@ -250,12 +241,16 @@ func (t *commitTool) Run(ctx context.Context, p CommitParams) (tools.Result, err
 		}
 		return tools.Result{Output: b.String(), IsError: true, Data: res}, nil
 	}
-	entry := out.Entry
+	if !out.Committed {
+		// Clean, and nothing to write: the files already hold it.
+		t.result.Outcome = Committed
+		return tools.Result{Output: "nothing to write: the files already have this content\n" + res.Summary()}, nil
+	}
 	t.result.Outcome = Committed
-	t.result.Entry = entry
+	t.result.Entry, t.result.Files = out.Entry, out.Files
 	t.result.Diff = diffOf(set.Changes())
-	t.exec.Loop.Events.Emit(event.Commit{Entry: entry.ID, Files: entry.Paths(), Diff: t.result.Diff})
-	return tools.Result{Output: fmt.Sprintf("committed %d files: %s\n%s", len(entry.Files), strings.Join(entry.Paths(), ", "), res.Summary())}, nil
+	t.exec.Loop.Events.Emit(event.Commit{Entry: out.Entry, Files: out.Files, Diff: t.result.Diff})
+	return tools.Result{Output: fmt.Sprintf("committed %d files: %s\n%s", len(out.Files), strings.Join(out.Files, ", "), res.Summary())}, nil
 }
 
 // RunTestsParams: run_tests takes no arguments.
@@ -275,10 +270,18 @@ func (t *runTests) Run(ctx context.Context, _ RunTestsParams) (tools.Result, err
 	if set.Len() == 0 {
 		return tools.Errorf("nothing is staged; make the plan's edits first"), nil
 	}
-	rep := t.staging.gate.RunTests(ctx, set)
-	if rep == nil {
-		return tools.Errorf("this workspace has no run stage"), nil
+	res, err := t.staging.RunTests(ctx)
+	if err != nil {
+		return tools.Result{}, err
 	}
+	if res.Run == nil {
+		// The servers found errors first: the tests would not build.
+		var b strings.Builder
+		t.staging.report(&b, res)
+		b.WriteString("\nThe change set does not pass the language servers' check, so its tests were not run; fix the new errors first.\n")
+		return tools.Result{Output: b.String(), IsError: true, Data: res}, nil
+	}
+	rep := res.Run
 	var b strings.Builder
 	rep.Report(&b)
 	switch rep.Status {

@@ -367,7 +367,7 @@ func (o *Orchestrator) report(request string, p *plan.Plan, res *ExecResult) eve
 	}
 	switch res.Outcome {
 	case Committed:
-		s.FilesChanged = res.Entry.Paths()
+		s.FilesChanged = res.Files
 		s.Message = fmt.Sprintf("Committed %d files after %d %s.", len(s.FilesChanged), res.Attempts, plural(res.Attempts, "attempt", "attempts"))
 		if !o.Throwaway { // no undo to offer in a directory about to go
 			s.Undo = "anvil undo"

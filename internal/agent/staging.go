@@ -10,7 +10,7 @@ import (
 
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/event"
-	"github.com/anvil-dev/anvil/internal/gate"
+	"github.com/anvil-dev/anvil/internal/service"
 	"github.com/anvil-dev/anvil/internal/shadow"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
@@ -21,8 +21,10 @@ import (
 // what the turn broke, in which file; nothing reaches the disk until a
 // clean commit. It implements tools.Stager.
 type Staging struct {
-	root   *workspace.Root
-	gate   *gate.Gate
+	root *workspace.Root
+	// svc checks and commits the change set: the workspace's gate, in
+	// this process or the daemon's.
+	svc    service.Service
 	events event.Sink
 	// allowed are the paths the Executor may write.
 	allowed map[string]bool
@@ -38,8 +40,8 @@ type Staging struct {
 }
 
 // NewStaging returns an empty change set that accepts writes to allowed.
-func NewStaging(root *workspace.Root, g *gate.Gate, events event.Sink, allowed []string) *Staging {
-	s := &Staging{root: root, gate: g, events: events, allowed: map[string]bool{}, set: changeset.New(), shown: map[string]bool{}}
+func NewStaging(root *workspace.Root, svc service.Service, events event.Sink, allowed []string) *Staging {
+	s := &Staging{root: root, svc: svc, events: events, allowed: map[string]bool{}, set: changeset.New(), shown: map[string]bool{}}
 	for _, p := range allowed {
 		s.allowed[p] = true
 	}
@@ -185,31 +187,69 @@ func (s *Staging) Validate(ctx context.Context) (*shadow.Result, error) {
 	s.emitValidating(set, 0, 0)
 	// A staging check is the language servers' alone: the run stage, if
 	// any, comes with the commit (or run_tests).
-	res, err := s.gate.Plain().Check(shadow.WithStagingScope(ctx), set, 0)
+	out, err := s.svc.Check(ctx, Specs(set), service.GateOptions{Staging: true})
 	if err != nil {
 		return nil, err
 	}
-	s.emitResult(set, 0, 0, res)
-	return res, nil
+	if len(out.Stale) > 0 {
+		return nil, &changeset.StaleError{Paths: out.Stale}
+	}
+	s.emitResult(set, 0, 0, out.Result)
+	return out.Result, nil
 }
 
 // Commit validates the whole set through the gate as commit attempt of
-// maxAttempts and writes it if clean, emitting the cycle.
-func (s *Staging) Commit(ctx context.Context, attempt, maxAttempts int, message string) (gate.Outcome, error) {
+// maxAttempts and writes it if clean, emitting the cycle. The run stage
+// runs as the workspace's policy says (the project's [run] commands).
+func (s *Staging) Commit(ctx context.Context, attempt, maxAttempts int, message string) (*service.Outcome, error) {
 	set := s.Set()
 	s.mu.Lock()
 	s.dirty = false // the commit's check covers every staged edit
 	s.mu.Unlock()
 	s.emitValidating(set, attempt, maxAttempts)
-	waiting := func(holder string) {
-		s.events.Emit(event.Shadow{Attempt: attempt, MaxAttempts: maxAttempts, Files: set.Paths(), Stage: "waiting", Commit: true,
-			Summary: "waiting for another Anvil run to finish committing in this workspace (" + holder + ")"})
-	}
-	out, err := s.gate.Commit(ctx, set, attempt, message, waiting)
-	if out.Result != nil {
+	ctx = service.WithProgress(ctx, func(p service.Progress) {
+		if p.Notice {
+			s.events.Emit(event.Shadow{Attempt: attempt, MaxAttempts: maxAttempts, Files: set.Paths(), Stage: "waiting", Commit: true, Summary: p.Message})
+		}
+	})
+	out, err := s.svc.Commit(ctx, Specs(set), message, service.GateOptions{})
+	if out != nil && out.Result != nil {
 		s.emitResult(set, attempt, maxAttempts, out.Result)
 	}
 	return out, err
+}
+
+// RunTests checks the set and, if the servers find it clean, builds it and
+// runs the project's tests in a shadow tree: the verdict with its run
+// report.
+func (s *Staging) RunTests(ctx context.Context) (*shadow.Result, error) {
+	out, err := s.svc.Check(ctx, Specs(s.Set()), service.GateOptions{Run: true})
+	if err != nil {
+		return nil, err
+	}
+	if len(out.Stale) > 0 {
+		return nil, &changeset.StaleError{Paths: out.Stale}
+	}
+	return out.Result, nil
+}
+
+// Specs turns a change set into the specs a service takes, each naming the
+// content it was made from, so that a file changed on disk since it was
+// staged is refused, not overwritten.
+func Specs(set *changeset.Set) []changeset.Spec {
+	var out []changeset.Spec
+	for _, c := range set.Changes() {
+		sp := changeset.Spec{Path: c.Path, Delete: c.Delete, BaseSHA256: changeset.Absent}
+		if c.BaseExists {
+			sp.BaseSHA256 = changeset.Hash(c.Base)
+		}
+		if !c.Delete {
+			content := string(c.Content)
+			sp.Content = &content
+		}
+		out = append(out, sp)
+	}
+	return out
 }
 
 func (s *Staging) emitValidating(set *changeset.Set, attempt, maxAttempts int) {

@@ -2,14 +2,15 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/agent"
 	"github.com/anvil-dev/anvil/internal/detect"
 	"github.com/anvil-dev/anvil/internal/event"
 	"github.com/anvil-dev/anvil/internal/llm"
+	"github.com/anvil-dev/anvil/internal/service"
 	"github.com/anvil-dev/anvil/internal/session"
-	"github.com/anvil-dev/anvil/internal/tools"
 )
 
 // RunOptions configure one agent run.
@@ -25,6 +26,10 @@ type RunOptions struct {
 	Throwaway bool
 	// MaxAttempts overrides the config's commit attempts.
 	MaxAttempts int
+	// Service is the workspace's gate and tools the agents use: the
+	// daemon's, whose servers are warm from earlier runs and stay warm for
+	// the next; nil for the app's own.
+	Service service.Service
 }
 
 // Orchestrator builds the agents of one run over the app's services: the
@@ -54,22 +59,28 @@ func (a *App) Orchestrator(opts RunOptions) (*agent.Orchestrator, error) {
 		Meter:      agent.NewMeter(model),
 		Transcript: agent.NewTranscript(transcriptFile, a.opts.Now),
 	}
-	a.prewarm()
+	svc := opts.Service
+	if svc == nil {
+		svc = a.Service()
+		a.prewarm()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	toolSet, err := service.Tools(ctx, svc)
+	if err != nil {
+		return nil, fmt.Errorf("the workspace's tools: %w", err)
+	}
 	planner := &agent.Planner{Root: a.Root, Loop: base}
-	planner.Loop.Tools = a.Tools.Only(agent.PlannerToolNames()...)
+	planner.Loop.Tools = toolSet.Only(agent.PlannerToolNames()...)
 
-	readFile, _ := a.Tools.Get("read_file")
+	readFile, _ := toolSet.Get("read_file")
 	attempts := opts.MaxAttempts
 	if attempts == 0 {
 		attempts = a.Config.Attempts()
 	}
 	executor := &agent.Executor{
-		Root: a.Root, Gate: a.Gate,
+		Root: a.Root, Service: svc,
 		Loop: base, ReadFile: readFile, MaxAttempts: attempts,
-		RunOnCommit: a.Config.Run.Test != "" || a.Config.Run.Build != "",
-		RenameSymbol: func(st tools.Stager) tools.Tool {
-			return tools.Adapt(tools.NewRenameSymbol(a.Root, a.Parser, a.Servers, st))
-		},
 	}
 	return &agent.Orchestrator{
 		Root: a.Root, Session: sess, Planner: planner, Executor: executor,

@@ -15,6 +15,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/service"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
@@ -25,7 +26,7 @@ type Client struct {
 	PID     int    // the daemon's
 
 	mu       sync.Mutex
-	progress map[string]func(Progress) // by request token
+	progress map[string]func(service.Progress) // by request token
 }
 
 // Dial connects to the daemon listening at socket and greets it. It
@@ -49,7 +50,7 @@ func Dial(ctx context.Context, socket string) (*Client, error) {
 		nc.Close()
 		return nil, &UntrustedError{Socket: socket, Why: "the process listening on it " + why}
 	}
-	c := &Client{progress: map[string]func(Progress){}}
+	c := &Client{progress: map[string]func(service.Progress){}}
 	c.conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(nc, jsonrpc2.VSCodeObjectCodec{}), jsonrpc2.HandlerWithError(c.handle))
 	var hello helloResult
 	if err := c.call(ctx, methodHello, helloParams{Version: Version()}, &hello); err != nil {
@@ -151,7 +152,7 @@ func (c *Client) callOnce(ctx context.Context, method string, params, result any
 	var re *jsonrpc2.Error
 	switch {
 	case errors.As(err, &re) && re.Code == codeInput:
-		return &InputError{Msg: re.Message}
+		return &service.InputError{Msg: re.Message}
 	case errors.As(err, &re):
 		return errors.New(re.Message)
 	case errors.Is(err, jsonrpc2.ErrClosed):
@@ -166,7 +167,7 @@ func (c *Client) track(ctx context.Context) (token string, done func()) {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	token = hex.EncodeToString(b[:])
-	fn := progressOf(ctx)
+	fn := service.ProgressOf(ctx)
 	c.mu.Lock()
 	c.progress[token] = fn
 	c.mu.Unlock()
@@ -222,34 +223,34 @@ type Remote struct {
 	dir  string
 }
 
-var _ Service = (*Remote)(nil)
+var _ service.Service = (*Remote)(nil)
 
 // req describes the workspace for a request: its path and the identity of
 // the directory there now.
 func (r *Remote) req() (request, error) {
 	id, err := workspace.IDOf(r.dir)
 	if err != nil {
-		return request{}, &InputError{Msg: fmt.Sprintf("workspace %s: %v", r.dir, err)}
+		return request{}, &service.InputError{Msg: fmt.Sprintf("workspace %s: %v", r.dir, err)}
 	}
 	return request{Workspace: r.dir, Identity: id.String()}, nil
 }
 
 // Check implements [Service].
-func (r *Remote) Check(ctx context.Context, specs []changeset.Spec, opts GateOptions) (*Outcome, error) {
+func (r *Remote) Check(ctx context.Context, specs []changeset.Spec, opts service.GateOptions) (*service.Outcome, error) {
 	return r.changes(ctx, methodCheck, specs, "", opts)
 }
 
 // Commit implements [Service].
-func (r *Remote) Commit(ctx context.Context, specs []changeset.Spec, message string, opts GateOptions) (*Outcome, error) {
+func (r *Remote) Commit(ctx context.Context, specs []changeset.Spec, message string, opts service.GateOptions) (*service.Outcome, error) {
 	return r.changes(ctx, methodCommit, specs, message, opts)
 }
 
-func (r *Remote) changes(ctx context.Context, method string, specs []changeset.Spec, message string, opts GateOptions) (*Outcome, error) {
+func (r *Remote) changes(ctx context.Context, method string, specs []changeset.Spec, message string, opts service.GateOptions) (*service.Outcome, error) {
 	req, err := r.req()
 	if err != nil {
 		return nil, err
 	}
-	var out Outcome
+	var out service.Outcome
 	// A check writes nothing: asking again after the daemon went away in
 	// the middle is safe. A commit is not retried once sent (the journal
 	// settles an interrupted one on the next request).
@@ -264,12 +265,12 @@ func (r *Remote) changes(ctx context.Context, method string, specs []changeset.S
 }
 
 // Undo implements [Service].
-func (r *Remote) Undo(ctx context.Context) (*UndoOutcome, error) {
+func (r *Remote) Undo(ctx context.Context) (*service.UndoOutcome, error) {
 	req, err := r.req()
 	if err != nil {
 		return nil, err
 	}
-	var out UndoOutcome
+	var out service.UndoOutcome
 	if err := r.link.call(ctx, methodUndo, &req, &req.Token, &out, false); err != nil {
 		return nil, err
 	}
@@ -278,13 +279,13 @@ func (r *Remote) Undo(ctx context.Context) (*UndoOutcome, error) {
 
 // Tool implements [Service]. Tools write nothing, so a call interrupted by
 // the daemon going away is asked again.
-func (r *Remote) Tool(ctx context.Context, name string, args json.RawMessage) (*ToolOutcome, error) {
+func (r *Remote) Tool(ctx context.Context, name string, args json.RawMessage, staged []changeset.Spec) (*service.ToolOutcome, error) {
 	req, err := r.req()
 	if err != nil {
 		return nil, err
 	}
-	var out ToolOutcome
-	params := toolParams{request: req, Name: name, Args: args}
+	var out service.ToolOutcome
+	params := toolParams{request: req, Name: name, Args: args, Staged: staged}
 	if err := r.link.call(ctx, methodTool, &params, &params.Token, &out, true); err != nil {
 		return nil, err
 	}
@@ -292,12 +293,12 @@ func (r *Remote) Tool(ctx context.Context, name string, args json.RawMessage) (*
 }
 
 // Tools implements [Service].
-func (r *Remote) Tools(ctx context.Context) ([]ToolInfo, error) {
+func (r *Remote) Tools(ctx context.Context) ([]service.ToolInfo, error) {
 	req, err := r.req()
 	if err != nil {
 		return nil, err
 	}
-	var out []ToolInfo
+	var out []service.ToolInfo
 	if err := r.link.call(ctx, methodTools, &req, &req.Token, &out, true); err != nil {
 		return nil, err
 	}

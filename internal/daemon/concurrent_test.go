@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anvil-dev/anvil/internal/service"
 	"github.com/anvil-dev/anvil/internal/shadow"
 )
 
@@ -55,7 +56,7 @@ func TestConcurrentClientsMatchSolo(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, cs := range conflicting {
-		out, err := ws.Check(ctx, specs(cs), GateOptions{})
+		out, err := ws.Check(ctx, specs(cs), service.GateOptions{})
 		if err != nil {
 			t.Fatalf("change set %d alone: %v", i, err)
 		}
@@ -78,7 +79,7 @@ func TestConcurrentClientsMatchSolo(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(n), 7))
 			for range rounds {
 				for _, i := range r.Perm(len(conflicting)) {
-					out, err := ws.Check(ctx, specs(conflicting[i]), GateOptions{})
+					out, err := ws.Check(ctx, specs(conflicting[i]), service.GateOptions{})
 					switch {
 					case err != nil:
 						errs <- fmt.Sprintf("client %d, change set %d: %v", n, i, err)
@@ -118,7 +119,7 @@ func TestDisconnectMidCheckLeavesNoOverlay(t *testing.T) {
 
 		ws2, _ := e.dial(t).Workspace(dir)
 		edit := strings.Replace(mixedProject["src/db.ts"], "return {", "// found\n  return {", 1)
-		out, err := ws2.Check(context.Background(), specs(map[string]string{"src/db.ts": edit}), GateOptions{})
+		out, err := ws2.Check(context.Background(), specs(map[string]string{"src/db.ts": edit}), service.GateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/anvil-dev/anvil/internal/lsp/lspfake"
 	"github.com/anvil-dev/anvil/internal/sandbox"
 	"github.com/anvil-dev/anvil/internal/servers"
+	"github.com/anvil-dev/anvil/internal/service"
 	"github.com/anvil-dev/anvil/internal/shadow"
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
@@ -241,14 +242,14 @@ func checkUnderWay(t *testing.T, ws *Remote, files map[string]string) <-chan err
 	t.Helper()
 	checking := make(chan struct{})
 	var once sync.Once
-	ctx := WithProgress(context.Background(), func(p Progress) {
+	ctx := service.WithProgress(context.Background(), func(p service.Progress) {
 		if strings.Contains(p.Message, "checking") {
 			once.Do(func() { close(checking) })
 		}
 	})
 	done := make(chan error, 1)
 	go func() {
-		_, err := ws.Check(ctx, specs(files), GateOptions{})
+		_, err := ws.Check(ctx, specs(files), service.GateOptions{})
 		done <- err
 	}()
 	select {

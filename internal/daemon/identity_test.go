@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/app"
+	"github.com/anvil-dev/anvil/internal/service"
 	"github.com/anvil-dev/anvil/internal/testfs"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
@@ -88,7 +89,7 @@ func TestRecreatedWorkspace(t *testing.T) {
 				defer a.Close()
 				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 				defer cancel()
-				out, err := (&Local{App: a}).Check(ctx, specs(tc.change), GateOptions{})
+				out, err := a.Service().Check(ctx, specs(tc.change), service.GateOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -102,7 +103,7 @@ func TestRecreatedWorkspace(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			out, err := ws.Check(ctx, specs(tc.change), GateOptions{})
+			out, err := ws.Check(ctx, specs(tc.change), service.GateOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anvil-dev/anvil/internal/service"
 	"github.com/anvil-dev/anvil/internal/shadow"
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
@@ -126,7 +127,7 @@ func TestDaemonKilledMidCheck(t *testing.T) {
 	}
 
 	ws2, _ := e.connect(t).Workspace(dir)
-	out, err := ws2.Check(context.Background(), specs(conflicting[7]), GateOptions{})
+	out, err := ws2.Check(context.Background(), specs(conflicting[7]), service.GateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +159,7 @@ func TestDaemonKilledMidCommit(t *testing.T) {
 	ws, _ := c.Workspace(dir)
 	done := make(chan error, 1)
 	go func() {
-		_, err := ws.Commit(context.Background(), specs(changed), "big", GateOptions{})
+		_, err := ws.Commit(context.Background(), specs(changed), "big", service.GateOptions{})
 		done <- err
 	}()
 	// The commit is under way once its manifest is in the journal.
@@ -177,7 +178,7 @@ func TestDaemonKilledMidCommit(t *testing.T) {
 	waitGone(t, c.PID)
 
 	ws2, _ := e.connect(t).Workspace(dir)
-	out, cerr := ws2.Check(context.Background(), specs(map[string]string{"notes.txt": "x\n"}), GateOptions{})
+	out, cerr := ws2.Check(context.Background(), specs(map[string]string{"notes.txt": "x\n"}), service.GateOptions{})
 	if cerr != nil {
 		t.Fatal(cerr)
 	}

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"github.com/anvil-dev/anvil/internal/service"
 	"syscall"
 	"testing"
 	"time"
@@ -27,7 +28,7 @@ func TestLinkOutlivesTheDaemon(t *testing.T) {
 	}
 	check := func(stage string) int {
 		t.Helper()
-		out, err := ws.Check(ctx, specs(map[string]string{"a.ts": "export const a: number = \"one\";\n"}), GateOptions{})
+		out, err := ws.Check(ctx, specs(map[string]string{"a.ts": "export const a: number = \"one\";\n"}), service.GateOptions{})
 		if err != nil {
 			t.Fatalf("%s: %v", stage, err)
 		}

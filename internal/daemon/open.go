@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/anvil-dev/anvil/internal/app"
+	"github.com/anvil-dev/anvil/internal/service"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
@@ -26,7 +27,7 @@ type OpenOptions struct {
 // Open returns the service for o.Dir: the daemon's (started if need be),
 // or, when it is turned off or cannot be reached, one in this process.
 // close releases what Open took.
-func Open(ctx context.Context, o OpenOptions) (svc Service, close func(), err error) {
+func Open(ctx context.Context, o OpenOptions) (svc service.Service, close func(), err error) {
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
 	}
@@ -34,10 +35,10 @@ func Open(ctx context.Context, o OpenOptions) (svc Service, close func(), err er
 	// whichever way it is served.
 	root, err := workspace.New(o.Dir)
 	if err != nil {
-		return nil, nil, &InputError{Msg: err.Error()}
+		return nil, nil, &service.InputError{Msg: err.Error()}
 	}
 	if !o.NoDaemon && o.Getenv("ANVIL_DAEMON") != "off" {
-		ws, closeWS, err := connectWorkspace(ctx, o.Getenv, root.Dir())
+		ws, closeWS, err := Workspace(ctx, o.Getenv, root.Dir())
 		if err == nil {
 			return ws, closeWS, nil
 		}
@@ -50,14 +51,15 @@ func Open(ctx context.Context, o OpenOptions) (svc Service, close func(), err er
 	}
 	a, err := app.New(app.Options{Dir: root.Dir(), Getenv: o.Getenv})
 	if err != nil {
-		return nil, nil, &InputError{Msg: err.Error()}
+		return nil, nil, &service.InputError{Msg: err.Error()}
 	}
-	return &Local{App: a}, func() { a.Close() }, nil
+	return a.Service(), func() { a.Close() }, nil
 }
 
-// connectWorkspace reaches the daemon (starting it if need be) and
-// returns its service for dir.
-func connectWorkspace(ctx context.Context, getenv func(string) string, dir string) (Service, func(), error) {
+// Workspace reaches the daemon (starting it if need be) and returns its
+// service for dir, with no fallback: for a caller that has servers of its
+// own to fall back on (an agent run's app).
+func Workspace(ctx context.Context, getenv func(string) string, dir string) (service.Service, func(), error) {
 	l, err := NewLink(ctx, ConnectOptions{Socket: SocketPath(getenv)})
 	if err != nil {
 		return nil, nil, err

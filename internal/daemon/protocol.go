@@ -12,6 +12,7 @@ import (
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/config"
 	"github.com/anvil-dev/anvil/internal/servers"
+	"github.com/anvil-dev/anvil/internal/service"
 	"github.com/anvil-dev/anvil/internal/state"
 )
 
@@ -36,7 +37,7 @@ const (
 
 // Error codes beside JSON-RPC's own.
 const (
-	// codeInput is a request the caller can fix ([InputError]).
+	// codeInput is a request the caller can fix ([service.InputError]).
 	codeInput = 4000
 	// codeBusy is a workspace whose queue of waiting requests is full.
 	codeBusy = 4001
@@ -48,7 +49,7 @@ type helloParams struct {
 
 type progressParams struct {
 	Token string `json:"token"`
-	Progress
+	service.Progress
 }
 
 type cancelParams struct {
@@ -75,13 +76,15 @@ type changesParams struct {
 	request
 	Changes []changeset.Spec `json:"changes"`
 	Message string           `json:"message,omitempty"`
-	GateOptions
+	service.GateOptions
 }
 
 type toolParams struct {
 	request
 	Name string          `json:"name"`
 	Args json.RawMessage `json:"args,omitempty"`
+	// Staged are contents the tool reads instead of the disk's.
+	Staged []changeset.Spec `json:"staged,omitempty"`
 }
 
 // Status is what 'anvil serve status' shows.

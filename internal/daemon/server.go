@@ -21,6 +21,7 @@ import (
 	"github.com/anvil-dev/anvil/internal/app"
 	"github.com/anvil-dev/anvil/internal/config"
 	"github.com/anvil-dev/anvil/internal/proc"
+	"github.com/anvil-dev/anvil/internal/service"
 	"github.com/anvil-dev/anvil/internal/state"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
@@ -86,7 +87,7 @@ type Daemon struct {
 type space struct {
 	dir      string
 	app      *app.App
-	svc      *Local
+	svc      service.Service
 	active   int // requests in flight or waiting
 	requests int
 	last     time.Time
@@ -283,7 +284,7 @@ func (h *handler) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.R
 	ctx, done := h.begin(r.Token)
 	defer done()
 	if r.Token != "" {
-		ctx = WithProgress(ctx, forwarder(ctx, conn, r.Token))
+		ctx = service.WithProgress(ctx, forwarder(ctx, conn, r.Token))
 	}
 	result, err := h.d.dispatch(ctx, req)
 	if err != nil {
@@ -326,8 +327,8 @@ func (h *handler) cancel(token string) {
 // forwarder sends a request's progress to its client without ever making
 // the check wait on the client: messages a slow client has not taken are
 // dropped (each one supersedes the last anyway).
-func forwarder(ctx context.Context, conn *jsonrpc2.Conn, token string) func(Progress) {
-	queue := make(chan Progress, 8)
+func forwarder(ctx context.Context, conn *jsonrpc2.Conn, token string) func(service.Progress) {
+	queue := make(chan service.Progress, 8)
 	go func() {
 		for {
 			select {
@@ -338,7 +339,7 @@ func forwarder(ctx context.Context, conn *jsonrpc2.Conn, token string) func(Prog
 			}
 		}
 	}()
-	return func(m Progress) {
+	return func(m service.Progress) {
 		select {
 		case queue <- m:
 		default:
@@ -362,7 +363,7 @@ func rpcError(err error) *jsonrpc2.Error {
 	switch {
 	case errors.As(err, &re):
 		return re
-	case IsInput(err):
+	case service.IsInput(err):
 		return &jsonrpc2.Error{Code: codeInput, Message: err.Error()}
 	case errors.Is(err, errBusy):
 		return &jsonrpc2.Error{Code: codeBusy, Message: err.Error()}
@@ -379,7 +380,7 @@ func (d *Daemon) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, erro
 	}
 	decode := func(v any) error {
 		if err := json.Unmarshal(params, v); err != nil {
-			return &InputError{Msg: fmt.Sprintf("%s: bad params: %v", req.Method, err)}
+			return &service.InputError{Msg: fmt.Sprintf("%s: bad params: %v", req.Method, err)}
 		}
 		return nil
 	}
@@ -396,7 +397,7 @@ func (d *Daemon) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, erro
 		if err := decode(&p); err != nil {
 			return nil, err
 		}
-		return withSpace(d, p.request, func(s *Local) (any, error) {
+		return withSpace(d, p.request, func(s service.Service) (any, error) {
 			if req.Method == methodCheck {
 				return s.Check(ctx, p.Changes, p.GateOptions)
 			}
@@ -407,26 +408,26 @@ func (d *Daemon) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, erro
 		if err := decode(&p); err != nil {
 			return nil, err
 		}
-		return withSpace(d, p, func(s *Local) (any, error) { return s.Undo(ctx) })
+		return withSpace(d, p, func(s service.Service) (any, error) { return s.Undo(ctx) })
 	case methodTool:
 		var p toolParams
 		if err := decode(&p); err != nil {
 			return nil, err
 		}
-		return withSpace(d, p.request, func(s *Local) (any, error) { return s.Tool(ctx, p.Name, p.Args) })
+		return withSpace(d, p.request, func(s service.Service) (any, error) { return s.Tool(ctx, p.Name, p.Args, p.Staged) })
 	case methodTools:
 		var p request
 		if err := decode(&p); err != nil {
 			return nil, err
 		}
-		return withSpace(d, p, func(s *Local) (any, error) { return s.Tools(ctx) })
+		return withSpace(d, p, func(s service.Service) (any, error) { return s.Tools(ctx) })
 	}
 	return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "unknown method " + req.Method}
 }
 
 // withSpace runs fn with the workspace the request names, opening it on
 // first use, counting the request against the workspace's queue bound.
-func withSpace(d *Daemon, r request, fn func(*Local) (any, error)) (any, error) {
+func withSpace(d *Daemon, r request, fn func(service.Service) (any, error)) (any, error) {
 	s, err := d.acquire(r.Workspace, r.Identity)
 	if err != nil {
 		return nil, err
@@ -438,10 +439,10 @@ func withSpace(d *Daemon, r request, fn func(*Local) (any, error)) (any, error) 
 func (d *Daemon) acquire(dir, identity string) (*space, error) {
 	root, err := workspace.New(dir)
 	if err != nil {
-		return nil, &InputError{Msg: err.Error()}
+		return nil, &service.InputError{Msg: err.Error()}
 	}
 	if identity != "" && identity != root.ID().String() {
-		return nil, &InputError{Msg: fmt.Sprintf("the workspace %s was replaced while the request was on its way (%s, now %s); nothing was done: ask again", root.Dir(), identity, root.ID())}
+		return nil, &service.InputError{Msg: fmt.Sprintf("the workspace %s was replaced while the request was on its way (%s, now %s); nothing was done: ask again", root.Dir(), identity, root.ID())}
 	}
 	key := root.Dir()
 	d.mu.Lock()
@@ -469,9 +470,9 @@ func (d *Daemon) acquire(dir, identity string) (*space, error) {
 	if s == nil {
 		a, err := app.New(app.Options{Dir: key, Getenv: d.opts.Getenv})
 		if err != nil {
-			return nil, &InputError{Msg: err.Error()}
+			return nil, &service.InputError{Msg: err.Error()}
 		}
-		s = &space{dir: key, app: a, svc: &Local{App: a}, configs: configState(key, d.opts.Getenv)}
+		s = &space{dir: key, app: a, svc: a.Service(), configs: configState(key, d.opts.Getenv)}
 		d.spaces[key] = s
 		d.log.Printf("%s: opened", key)
 	}

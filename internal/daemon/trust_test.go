@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/sandbox"
+	"github.com/anvil-dev/anvil/internal/service"
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
 
@@ -55,7 +56,7 @@ func trustHelpers() {
 		if ws := os.Getenv("ANVIL_TEST_COMMIT"); ws != "" {
 			w, _ := c.Workspace(ws)
 			content := "written from inside\n"
-			out, err := w.Commit(ctx, specs(map[string]string{"pwned.txt": content}), "from a shadow tree", GateOptions{})
+			out, err := w.Commit(ctx, specs(map[string]string{"pwned.txt": content}), "from a shadow tree", service.GateOptions{})
 			fmt.Printf("commit: %+v %v\n", out, err)
 		}
 		fmt.Println("connected to pid", c.PID)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/app"
+	"github.com/anvil-dev/anvil/internal/service"
 )
 
 // A check writes nothing: it does not wait for the workspace lock another
@@ -21,7 +22,7 @@ func TestCheckDoesNotWaitForACommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	svc := &Local{App: a}
+	svc := a.Service()
 	// Another client's commit, in its run stage, holds the lock.
 	lock, err := a.Journal.Lock(context.Background(), nil)
 	if err != nil {
@@ -29,19 +30,19 @@ func TestCheckDoesNotWaitForACommit(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	out, err := svc.Check(ctx, specs(map[string]string{"a.ts": "export const a: number = \"x\";\n"}), GateOptions{})
+	out, err := svc.Check(ctx, specs(map[string]string{"a.ts": "export const a: number = \"x\";\n"}), service.GateOptions{})
 	if err != nil || out.Result.Verdict != "rejected" {
 		t.Fatalf("a check beside a held lock: %v %+v", err, out)
 	}
 	var mu sync.Mutex
 	var said []string
-	cctx, ccancel := context.WithTimeout(WithProgress(context.Background(), func(p Progress) {
+	cctx, ccancel := context.WithTimeout(service.WithProgress(context.Background(), func(p service.Progress) {
 		mu.Lock()
 		said = append(said, p.Message)
 		mu.Unlock()
 	}), 500*time.Millisecond)
 	defer ccancel()
-	_, err = svc.Commit(cctx, specs(map[string]string{"a.ts": "export const a: number = 2;\n"}), "m", GateOptions{})
+	_, err = svc.Commit(cctx, specs(map[string]string{"a.ts": "export const a: number = 2;\n"}), "m", service.GateOptions{})
 	lock.Unlock()
 	if err == nil {
 		t.Fatal("a commit went through a held lock")
@@ -67,7 +68,7 @@ func TestWaitForTurnIsSaid(t *testing.T) {
 	// Many overlapping checks: some must find the server busy.
 	var mu sync.Mutex
 	var said []string
-	ctx := WithProgress(context.Background(), func(p Progress) {
+	ctx := service.WithProgress(context.Background(), func(p service.Progress) {
 		mu.Lock()
 		said = append(said, p.Message)
 		mu.Unlock()
@@ -76,7 +77,7 @@ func TestWaitForTurnIsSaid(t *testing.T) {
 	for i := range 6 {
 		wg.Go(func() {
 			content := "export const a: number = " + strings.Repeat("1", i+1) + ";\n"
-			if _, err := ws.Check(ctx, specs(map[string]string{"a.ts": content}), GateOptions{}); err != nil {
+			if _, err := ws.Check(ctx, specs(map[string]string{"a.ts": content}), service.GateOptions{}); err != nil {
 				t.Error(err)
 			}
 		})

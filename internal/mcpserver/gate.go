@@ -9,8 +9,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
-	"github.com/anvil-dev/anvil/internal/daemon"
 	"github.com/anvil-dev/anvil/internal/journal"
+	"github.com/anvil-dev/anvil/internal/service"
 	"github.com/anvil-dev/anvil/internal/shadow"
 	"github.com/anvil-dev/anvil/internal/tools"
 )
@@ -83,7 +83,7 @@ func tuneChanges(s *jsonschema.Schema) {
 }
 
 type checkChanges struct {
-	svc daemon.Service
+	svc service.Service
 	// run also builds and tests the change in a shadow tree
 	// (test_changes): it runs the project's code, so it is its own tool,
 	// not advertised as read-only.
@@ -107,7 +107,7 @@ func (t *checkChanges) Description() string {
 }
 
 func (t *checkChanges) Run(ctx context.Context, p CheckParams) (tools.Result, error) {
-	out, err := t.svc.Check(ctx, p.Changes, daemon.GateOptions{Run: t.run})
+	out, err := t.svc.Check(ctx, p.Changes, service.GateOptions{Run: t.run})
 	if res, done := refused(out, err); done {
 		return res, err
 	}
@@ -118,7 +118,7 @@ func (t *checkChanges) Run(ctx context.Context, p CheckParams) (tools.Result, er
 	return tools.Result{Output: b.String(), Data: v}, nil
 }
 
-type applyChanges struct{ svc daemon.Service }
+type applyChanges struct{ svc service.Service }
 
 func (*applyChanges) TuneSchema(s *jsonschema.Schema) { tuneChanges(s) }
 
@@ -126,7 +126,7 @@ func (*applyChanges) Name() string        { return "apply_changes" }
 func (*applyChanges) Description() string { return applyChangesDescription }
 
 func (t *applyChanges) Run(ctx context.Context, p ApplyParams) (tools.Result, error) {
-	out, err := t.svc.Commit(ctx, p.Changes, "apply_changes (MCP)", daemon.GateOptions{Run: p.Run})
+	out, err := t.svc.Commit(ctx, p.Changes, "apply_changes (MCP)", service.GateOptions{Run: p.Run})
 	if res, done := refused(out, err); done {
 		return res, err
 	}
@@ -154,9 +154,9 @@ func (t *applyChanges) Run(ctx context.Context, p ApplyParams) (tools.Result, er
 // refused turns what stops a change set before any verdict into the
 // tool's answer: a problem the model can fix is a tool error, anything
 // else the caller's error.
-func refused(out *daemon.Outcome, err error) (tools.Result, bool) {
+func refused(out *service.Outcome, err error) (tools.Result, bool) {
 	switch {
-	case daemon.IsInput(err):
+	case service.IsInput(err):
 		return tools.Errorf("%v", err), true
 	case err != nil:
 		return tools.Result{}, true
@@ -170,7 +170,7 @@ func refused(out *daemon.Outcome, err error) (tools.Result, bool) {
 // UndoParams: undo takes no arguments.
 type UndoParams struct{}
 
-type undo struct{ svc daemon.Service }
+type undo struct{ svc service.Service }
 
 func (*undo) Name() string        { return "undo" }
 func (*undo) Description() string { return undoDescription }
@@ -191,7 +191,7 @@ func (t *undo) Run(ctx context.Context, _ UndoParams) (tools.Result, error) {
 
 // undone is undo's structured result, its summary in it.
 type undone struct {
-	*daemon.UndoOutcome
+	*service.UndoOutcome
 	Summary string `json:"summary"`
 }
 

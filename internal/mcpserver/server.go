@@ -4,7 +4,7 @@
 // check_changes, apply_changes and undo, so an agent can validate a change
 // set, with its dependants, before anything is written.
 //
-// The server is a thin front: every call goes to a [daemon.Service] (the
+// The server is a thin front: every call goes to a [service.Service] (the
 // daemon's, normally), which owns the servers and the journal.
 package mcpserver
 
@@ -18,7 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/anvil-dev/anvil/internal/daemon"
+	"github.com/anvil-dev/anvil/internal/service"
 	"github.com/anvil-dev/anvil/internal/tools"
 )
 
@@ -56,7 +56,7 @@ func (s *Server) track(handler mcp.ToolHandler) mcp.ToolHandler {
 
 // New returns an MCP server for svc's workspace. version is Anvil's, for
 // the handshake.
-func New(ctx context.Context, svc daemon.Service, version string) (*Server, error) {
+func New(ctx context.Context, svc service.Service, version string) (*Server, error) {
 	srv := &Server{}
 	s := mcp.NewServer(&mcp.Implementation{Name: "anvil", Title: "Anvil: validate changes before writing them", Version: version}, &mcp.ServerOptions{
 		Instructions: "Before writing edits, send them to check_changes: Anvil shows the change to the project's real language servers " +
@@ -71,8 +71,8 @@ func New(ctx context.Context, svc daemon.Service, version string) (*Server, erro
 		readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)}
 		s.AddTool(&mcp.Tool{Name: info.Name, Description: info.Description, InputSchema: info.InputSchema, Annotations: readOnly},
 			srv.track(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				out, err := svc.Tool(ctx, info.Name, req.Params.Arguments)
-				if daemon.IsInput(err) {
+				out, err := svc.Tool(ctx, info.Name, req.Params.Arguments, nil)
+				if service.IsInput(err) {
 					return errorResult(err.Error()), nil
 				}
 				if err != nil {
@@ -97,7 +97,7 @@ func New(ctx context.Context, svc daemon.Service, version string) (*Server, erro
 		s.AddTool(&mcp.Tool{Name: t.Name(), Description: t.Description(), InputSchema: t.InputSchema(), Annotations: g.annotations},
 			srv.track(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				res, err := t.Call(ctx, req.Params.Arguments)
-				if daemon.IsInput(err) {
+				if service.IsInput(err) {
 					return errorResult(err.Error()), nil
 				}
 				if err != nil {

@@ -12,7 +12,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/anvil-dev/anvil/internal/app"
-	"github.com/anvil-dev/anvil/internal/daemon"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
@@ -40,7 +39,7 @@ func session(t *testing.T) (*mcp.ClientSession, string) {
 	}
 	t.Cleanup(func() { a.Close() })
 	ctx := context.Background()
-	s, err := New(ctx, &daemon.Local{App: a}, "test")
+	s, err := New(ctx, a.Service(), "test")
 	if err != nil {
 		t.Fatal(err)
 	}

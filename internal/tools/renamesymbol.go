@@ -63,12 +63,18 @@ func (t *RenameSymbol) Run(ctx context.Context, p RenameSymbolParams) (Result, e
 		return Errorf("cannot rename in %s: %v", site.Path, err), nil
 	}
 	abs := t.loc.root.Abs(site.Path)
+	// The change set to rename in: the tool's own, or one the caller
+	// staged elsewhere (read, never staged into).
+	stage := t.stager
+	if stage == nil {
+		stage = stagedFrom(ctx)
+	}
 	// Open every staged file with its staged content, so the server renames
 	// what the change set holds, not what is on disk.
 	docs := []servers.Doc{{Path: abs}}
-	if t.stager != nil {
-		for _, rel := range t.stager.Paths() {
-			if content, deleted, ok := t.stager.Staged(rel); ok && !deleted && servers.LanguageOf(rel) == servers.LanguageOf(site.Path) {
+	if stage != nil {
+		for _, rel := range stage.Paths() {
+			if content, deleted, ok := stage.Staged(rel); ok && !deleted && servers.LanguageOf(rel) == servers.LanguageOf(site.Path) {
 				text := string(content)
 				if rel == site.Path {
 					docs[0].Text = &text
@@ -80,7 +86,7 @@ func (t *RenameSymbol) Run(ctx context.Context, p RenameSymbolParams) (Result, e
 	}
 	var edit *lsp.WorkspaceEdit
 	err = srv.Query(ctx, docs, func(c servers.Navigator) error {
-		data, _, err := currentContent(t.stager, t.loc.root, site.Path)
+		data, _, err := currentContent(stage, t.loc.root, site.Path)
 		if err != nil {
 			return err
 		}
@@ -94,7 +100,7 @@ func (t *RenameSymbol) Run(ctx context.Context, p RenameSymbolParams) (Result, e
 		}
 		return Errorf("%s could not rename the symbol at %s:%d:%d: %v", srv.Spec().Name, site.Path, site.Line, site.Column, firstLineOf(err)), nil
 	}
-	specs, err := t.specs(edit)
+	specs, err := t.specs(edit, stage)
 	if err != nil {
 		return Errorf("%v", err), nil
 	}
@@ -150,7 +156,7 @@ func (t *RenameSymbol) site(ctx context.Context, p RenameSymbolParams) (symbolSi
 
 // specs applies a WorkspaceEdit to the current contents and returns the
 // resulting changes. Every file must be inside the workspace.
-func (t *RenameSymbol) specs(edit *lsp.WorkspaceEdit) ([]changeset.Spec, error) {
+func (t *RenameSymbol) specs(edit *lsp.WorkspaceEdit, stage Stager) ([]changeset.Spec, error) {
 	if edit == nil {
 		return nil, nil
 	}
@@ -164,7 +170,7 @@ func (t *RenameSymbol) specs(edit *lsp.WorkspaceEdit) ([]changeset.Spec, error) 
 		if c, ok := contents[rel]; ok {
 			return rel, c, nil
 		}
-		c, _, err := currentContent(t.stager, t.loc.root, rel)
+		c, _, err := currentContent(stage, t.loc.root, rel)
 		return rel, c, err
 	}
 	apply := func(uri lsp.DocumentURI, edits []lsp.TextEdit) error {

@@ -1,11 +1,11 @@
 package tools
 
 import (
-	"github.com/anvil-dev/anvil/internal/workspace"
-
 	"context"
+	"slices"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
 // Stager holds the change set an Executor builds up: edits are staged into
@@ -22,6 +22,12 @@ type Stager interface {
 	Stage(ctx context.Context, changes []changeset.Spec) (string, error)
 }
 
+var errNotStaging = errorString("no change set to stage into here")
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
+
 // currentContent returns what path holds from the model's point of view:
 // its staged content if the stager has one, else the file on disk.
 func currentContent(st Stager, root *workspace.Root, rel string) ([]byte, bool, error) {
@@ -35,4 +41,50 @@ func currentContent(st Stager, root *workspace.Root, rel string) ([]byte, bool, 
 		return nil, false, err
 	}
 	return data, true, nil
+}
+
+type stagedKey struct{}
+
+// WithStaged returns a context in which the tools read specs' contents
+// instead of the disk's for those files: a change set staged elsewhere
+// (an Executor's, asking a daemon's tool), which the tools see but never
+// stage into.
+func WithStaged(ctx context.Context, specs []changeset.Spec) context.Context {
+	return context.WithValue(ctx, stagedKey{}, readOnlyStage(specs))
+}
+
+// stagedFrom returns the change set a context carries, or nil.
+func stagedFrom(ctx context.Context) Stager {
+	if st, ok := ctx.Value(stagedKey{}).(readOnlyStage); ok {
+		return st
+	}
+	return nil
+}
+
+// readOnlyStage is a change set to read, never to stage into.
+type readOnlyStage []changeset.Spec
+
+func (r readOnlyStage) Staged(path string) ([]byte, bool, bool) {
+	for _, s := range r {
+		if s.Path == path {
+			if s.Delete || s.Content == nil {
+				return nil, true, true
+			}
+			return []byte(*s.Content), false, true
+		}
+	}
+	return nil, false, false
+}
+
+func (r readOnlyStage) Paths() []string {
+	var out []string
+	for _, s := range r {
+		out = append(out, s.Path)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (r readOnlyStage) Stage(context.Context, []changeset.Spec) (string, error) {
+	return "", errNotStaging
 }

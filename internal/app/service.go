@@ -1,0 +1,184 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/journal"
+	"github.com/anvil-dev/anvil/internal/service"
+	"github.com/anvil-dev/anvil/internal/shadow"
+	"github.com/anvil-dev/anvil/internal/tools"
+	"github.com/anvil-dev/anvil/internal/workspace"
+)
+
+// Service returns the app's workspace as a [service.Service] served in
+// this process: what the daemon serves each of its workspaces with, and
+// what a front end uses when there is no daemon.
+func (a *App) Service() service.Service { return &local{a: a} }
+
+// local serves one workspace in this process. The gate's decisions live
+// here, for every front end: what a check recovers first, and when the run
+// stage runs.
+type local struct{ a *App }
+
+var _ service.Service = (*local)(nil)
+
+// Check implements [service.Service].
+func (l *local) Check(ctx context.Context, specs []changeset.Spec, opts service.GateOptions) (*service.Outcome, error) {
+	return l.run(ctx, specs, "", false, opts)
+}
+
+// Commit implements [service.Service].
+func (l *local) Commit(ctx context.Context, specs []changeset.Spec, message string, opts service.GateOptions) (*service.Outcome, error) {
+	return l.run(ctx, specs, message, true, opts)
+}
+
+// runStage is the run stage's policy, for every front end: it runs when
+// asked (anvil check --run, test_changes, run_tests), and for every
+// commit of a project that configures [run] commands, so that a behaviour
+// break is rejected like a type error whoever commits.
+func (l *local) runStage(commit bool, opts service.GateOptions) bool {
+	return opts.Run || (commit && (l.a.Config.Run.Test != "" || l.a.Config.Run.Build != ""))
+}
+
+func (l *local) run(ctx context.Context, specs []changeset.Spec, message string, commit bool, opts service.GateOptions) (*service.Outcome, error) {
+	a := l.a
+	if err := a.Root.Replaced(); err != nil {
+		return nil, &service.InputError{Msg: err.Error()}
+	}
+	g := a.Gate
+	if l.runStage(commit, opts) {
+		g = g.Running()
+	}
+	out := &service.Outcome{}
+	// A check writes nothing and needs no lock: it recovers only when a
+	// commit was interrupted, and never waits behind another client's
+	// commit (and its run stage) otherwise.
+	if commit || a.Journal.Interrupted() {
+		recs, err := a.Journal.RecoverWaiting(ctx, service.WaitingFor(ctx))
+		if err != nil {
+			return nil, fmt.Errorf("recovering an interrupted commit: %w", err)
+		}
+		for _, r := range recs {
+			out.Recovered = append(out.Recovered, describeRecovery(r))
+		}
+	}
+	set, err := changeset.Load(a.Root, specs)
+	var stale *changeset.StaleError
+	switch {
+	case errors.As(err, &stale):
+		out.Stale = stale.Paths
+		return out, nil
+	case err != nil:
+		return nil, &service.InputError{Msg: err.Error()}
+	}
+	if !commit {
+		cctx := ctx
+		if opts.Staging {
+			cctx = shadow.WithStagingScope(ctx)
+		}
+		out.Result, err = g.Check(cctx, set, 1)
+		if workspace.IsReplaced(err) {
+			return nil, &service.InputError{Msg: err.Error()}
+		}
+		return out, err
+	}
+	o, err := g.Commit(ctx, set, 1, message, service.WaitingFor(ctx))
+	if workspace.IsReplaced(err) {
+		return nil, &service.InputError{Msg: err.Error()}
+	}
+	out.Result = o.Result
+	var conflict *journal.ConflictError
+	switch {
+	case errors.As(err, &conflict):
+		out.Conflict = conflict.Paths
+	case errors.Is(err, journal.ErrNothingToCommit):
+	case err != nil:
+		return nil, err
+	}
+	if o.Entry != nil {
+		out.Committed, out.Entry, out.Files = true, o.Entry.ID, o.Entry.Paths()
+	}
+	return out, nil
+}
+
+func describeRecovery(r journal.Recovery) string {
+	if r.Abandoned != "" {
+		return fmt.Sprintf("an interrupted commit (%s) was %s", r.Entry.ID, r.Abandoned)
+	}
+	s := fmt.Sprintf("rolled back an interrupted commit (%s): restored %d files", r.Entry.ID, len(r.Restored))
+	if len(r.Kept) > 0 {
+		s += fmt.Sprintf("; left %v as you changed them since", r.Kept)
+	}
+	return s
+}
+
+// Undo implements [service.Service].
+func (l *local) Undo(ctx context.Context) (*service.UndoOutcome, error) {
+	a := l.a
+	if err := a.Root.Replaced(); err != nil {
+		return nil, &service.InputError{Msg: err.Error()}
+	}
+	if _, err := a.Journal.RecoverWaiting(ctx, service.WaitingFor(ctx)); err != nil {
+		return nil, fmt.Errorf("recovering an interrupted commit: %w", err)
+	}
+	e, err := a.Journal.Undo(ctx)
+	var conflict *journal.ConflictError
+	switch {
+	case errors.Is(err, journal.ErrNothingToUndo):
+		return &service.UndoOutcome{Nothing: true}, nil
+	case errors.As(err, &conflict):
+		return &service.UndoOutcome{Conflict: conflict.Paths}, nil
+	case workspace.IsReplaced(err):
+		return nil, &service.InputError{Msg: err.Error()}
+	case err != nil:
+		return nil, err
+	}
+	return &service.UndoOutcome{Entry: e.ID, Message: e.Message, Restored: e.Paths()}, nil
+}
+
+// Tool implements [service.Service].
+func (l *local) Tool(ctx context.Context, name string, args json.RawMessage, staged []changeset.Spec) (*service.ToolOutcome, error) {
+	a := l.a
+	t, ok := a.Tools.Get(name)
+	if !ok {
+		return nil, &service.InputError{Msg: fmt.Sprintf("unknown tool %q", name)}
+	}
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	if err := a.Root.Replaced(); err != nil {
+		return nil, &service.InputError{Msg: err.Error()}
+	}
+	if len(staged) > 0 {
+		ctx = tools.WithStaged(ctx, staged)
+	}
+	res, err := t.Call(ctx, args)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := a.Root.Replaced(); err != nil {
+		// Replaced while the tool ran: its answer is about a directory
+		// that is gone.
+		return nil, &service.InputError{Msg: err.Error()}
+	}
+	out := &service.ToolOutcome{Output: res.Output, IsError: res.IsError}
+	if res.Data != nil {
+		if out.Data, err = json.Marshal(res.Data); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Tools implements [service.Service].
+func (l *local) Tools(context.Context) ([]service.ToolInfo, error) {
+	var out []service.ToolInfo
+	for _, t := range l.a.Tools.Tools() {
+		out = append(out, service.ToolInfo{Name: t.Name(), Description: t.Description(), InputSchema: t.InputSchema()})
+	}
+	return out, nil
+}

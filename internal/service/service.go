@@ -1,0 +1,137 @@
+// Package service is what every front end asks of a workspace's gate: check
+// a change set, commit one, undo, run a tool. The CLI (anvil check, tool,
+// undo), the MCP server and the agent's Planner and Executor all go through
+// a [Service]: the workspace's own in this process ([app.App.Service]), or
+// the daemon's ([daemon.Remote]), which keeps the servers warm between runs
+// and clients. Both give the same answers; the decisions (when the run
+// stage runs, what a check recovers) live in one place, the local one.
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/shadow"
+)
+
+// Service is one workspace's gate and tools.
+type Service interface {
+	// Check validates a change set and writes nothing.
+	Check(ctx context.Context, specs []changeset.Spec, opts GateOptions) (*Outcome, error)
+	// Commit validates a change set and writes it if the verdict is clean.
+	Commit(ctx context.Context, specs []changeset.Spec, message string, opts GateOptions) (*Outcome, error)
+	// Undo reverts the workspace's last commit.
+	Undo(ctx context.Context) (*UndoOutcome, error)
+	// Tool runs one of the workspace's tools with JSON arguments; staged
+	// are contents the tool reads instead of the disk's (an Executor's
+	// change set), nil for none.
+	Tool(ctx context.Context, name string, args json.RawMessage, staged []changeset.Spec) (*ToolOutcome, error)
+	// Tools describes the workspace's tools.
+	Tools(ctx context.Context) ([]ToolInfo, error)
+}
+
+// GateOptions choose what a check or a commit does beside the language
+// servers' check.
+type GateOptions struct {
+	// Run also builds the change set and runs its tests in a shadow tree
+	// (the run stage) once the servers found it clean. A commit runs it
+	// anyway when the project configures [run] commands.
+	Run bool `json:"run,omitempty"`
+	// Staging marks a check made while a change is being built (an
+	// Executor's turn): it may be narrower than a commit's, and says so.
+	Staging bool `json:"staging,omitempty"`
+}
+
+// Outcome is what a check or a commit found and did.
+type Outcome struct {
+	// Result is the verdict; nil when the change set was refused before any
+	// check (Stale).
+	Result *shadow.Result `json:"result,omitempty"`
+	// Committed is set when the change set was written, with the journal
+	// entry and its files.
+	Committed bool     `json:"committed"`
+	Entry     string   `json:"entry,omitempty"`
+	Files     []string `json:"files,omitempty"`
+	// Conflict names files that changed on disk since the change set was
+	// read: nothing was written.
+	Conflict []string `json:"conflict,omitempty"`
+	// Stale names files that no longer have the content the change set
+	// says it was made from (base_sha256): nothing was checked or written.
+	Stale []string `json:"stale,omitempty"`
+	// Recovered describes interrupted commits rolled back first.
+	Recovered []string `json:"recovered,omitempty"`
+}
+
+// UndoOutcome is what an undo did.
+type UndoOutcome struct {
+	Entry    string   `json:"entry"`
+	Message  string   `json:"message"`
+	Restored []string `json:"restored"`
+	// Nothing is set when there was no commit to undo.
+	Nothing bool `json:"nothing,omitempty"`
+	// Conflict names files changed since the commit: nothing was undone.
+	Conflict []string `json:"conflict,omitempty"`
+}
+
+// ToolOutcome is a tool's result, its data in JSON.
+type ToolOutcome struct {
+	Output  string          `json:"output"`
+	Data    json.RawMessage `json:"data,omitempty"`
+	IsError bool            `json:"is_error,omitempty"`
+}
+
+// ToolInfo describes a tool.
+type ToolInfo struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+// InputError is a request the caller can fix (a path outside the
+// workspace, a malformed change set, an unknown tool).
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+// IsInput reports whether err is an [*InputError].
+func IsInput(err error) bool {
+	var ie *InputError
+	return errors.As(err, &ie)
+}
+
+// Progress is what the gate is doing for a request while it runs.
+type Progress struct {
+	Message string `json:"message"`
+	// Notice marks what the user should see even off a terminal (a wait
+	// for another run's lock), not only on a status line.
+	Notice bool `json:"notice,omitempty"`
+}
+
+type progressKey struct{}
+
+// WithProgress returns a context whose requests tell fn what the gate is
+// doing ("gopls: checking 3 files…"), in this process or, through the
+// daemon, in its. fn must not block.
+func WithProgress(ctx context.Context, fn func(Progress)) context.Context {
+	ctx = context.WithValue(ctx, progressKey{}, fn)
+	return shadow.WithProgress(ctx, func(p shadow.Progress) { fn(Progress{Message: p.String()}) })
+}
+
+// ProgressOf returns the context's progress sink, or one that drops.
+func ProgressOf(ctx context.Context) func(Progress) {
+	if fn, ok := ctx.Value(progressKey{}).(func(Progress)); ok {
+		return fn
+	}
+	return func(Progress) {}
+}
+
+// WaitingFor says a commit is waiting for another run's workspace lock.
+func WaitingFor(ctx context.Context) func(holder string) {
+	say := ProgressOf(ctx)
+	return func(holder string) {
+		say(Progress{Message: fmt.Sprintf("waiting for another Anvil run committing in this workspace (%s)…", holder), Notice: true})
+	}
+}
