@@ -52,6 +52,12 @@ func TestScripts(t *testing.T) {
 			// The language servers installed for the real user, found again
 			// under the scripts' own HOME.
 			env.Setenv("ANVIL_TOOLS_DIR", servers.DefaultToolsDir(os.Getenv))
+			// The caches (the run stage's Go build cache above all) are the
+			// real user's: a cold one costs every script a build of the
+			// standard library. Nothing there decides a verdict.
+			if cache, err := os.UserCacheDir(); err == nil {
+				env.Setenv("XDG_CACHE_HOME", cache)
+			}
 			env.Setenv("ANVIL_SESSION_DIR", filepath.Join(env.WorkDir, "sessions"))
 			// Each command with servers of its own, unless a script turns
 			// the daemon on; its socket then lives in the script's

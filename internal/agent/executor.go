@@ -288,7 +288,8 @@ func (t *runTests) Run(ctx context.Context, _ RunTestsParams) (tools.Result, err
 	case shadow.RunFailed:
 		b.WriteString("\nFix the behaviour these tests check (in the plan's files), then run_tests again.\n")
 		return tools.Result{Output: b.String(), IsError: true, Data: rep}, nil
-	case shadow.RunError:
+	case shadow.RunError, shadow.RunUnverified, shadow.RunSkipped:
+		// No evidence either way: the model must not take it as a pass.
 		return tools.Result{Output: b.String(), IsError: true, Data: rep}, nil
 	}
 	return tools.Result{Output: b.String(), Data: rep}, nil

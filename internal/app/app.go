@@ -75,10 +75,11 @@ func New(opts Options) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := config.Load(config.DefaultPaths(root.Dir(), opts.Getenv))
+	layers, err := config.ReadLayers(config.DefaultPaths(root.Dir(), opts.Getenv))
 	if err != nil {
 		return nil, err
 	}
+	cfg := layers.Merged()
 	a := &App{Root: root, Config: cfg, opts: opts}
 	a.sessionBase, _ = session.Base(opts.SessionBase, opts.Getenv, cfg.SessionDir)
 	// Server stderr and the shadow log go to the session directory, created
@@ -112,7 +113,9 @@ func New(opts Options) (*App, error) {
 	})
 	a.Journal = journal.New(root, journal.Options{StateDir: state.Dir(opts.Getenv), Now: opts.Now})
 	a.Gate = gate.New(a.Validator, a.Journal, testrun.New(root, testrun.Options{
-		Build: cfg.Run.Build, Test: cfg.Run.Test, Timeout: cfg.Run.Timeout.Duration, Network: cfg.Run.Network, Importers: graph,
+		Build: cfg.Run.Build, Test: cfg.Run.Test, Report: cfg.Run.Report, Timeout: cfg.Run.Timeout.Duration,
+		Network: cfg.Run.Network, NetworkAsked: layers.ProjectWantsNetwork(), EnvAllow: cfg.Run.Env,
+		Hidden: testrun.Hidden(opts.Getenv), CacheDir: state.CacheDir(opts.Getenv), Importers: graph,
 	}))
 	a.Searcher = search.New(root, search.Options{})
 	a.Tools = tools.NewSet(

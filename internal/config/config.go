@@ -72,7 +72,17 @@ type RunConfig struct {
 	Test  string `toml:"test,omitempty"`
 	// Timeout bounds one run of the build and tests; default 10 minutes.
 	Timeout Duration `toml:"timeout,omitempty"`
-	// Network lets the commands reach the network (off by default).
+	// Report is where the configured test command leaves per-test
+	// results: "junit:PATH" (PATH relative to the workspace). Without it
+	// the command's exit status is its only result, and a tree whose
+	// tests already fail cannot be checked.
+	Report string `toml:"report,omitempty"`
+	// Env names the variables of Anvil's environment the commands get
+	// besides the usual ones (PATH, HOME, the toolchains' settings).
+	Env []string `toml:"env,omitempty"`
+	// Network lets the commands reach the network (off by default). Only
+	// the user's own file can turn it on: a project's file that sets it
+	// is ignored (see [Layers.Merged]).
 	Network bool `toml:"network,omitempty"`
 }
 
@@ -159,7 +169,7 @@ func DefaultPaths(workspace string, getenv func(string) string) Paths {
 }
 
 // Load reads both files (a missing file is empty) and merges them, the
-// project's values over the user's.
+// project's values over the user's, as [Layers.Merged] does.
 func Load(p Paths) (Config, error) {
 	l, err := ReadLayers(p)
 	if err != nil {
@@ -211,8 +221,11 @@ func merge(base, over Config) Config {
 	if over.Run.Timeout.Duration != 0 {
 		out.Run.Timeout = over.Run.Timeout
 	}
-	if over.Run.Network {
-		out.Run.Network = true
+	if over.Run.Report != "" {
+		out.Run.Report = over.Run.Report
+	}
+	if over.Run.Env != nil {
+		out.Run.Env = over.Run.Env
 	}
 	if over.ValidationTimeout.Duration != 0 {
 		out.ValidationTimeout = over.ValidationTimeout

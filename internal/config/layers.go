@@ -36,8 +36,19 @@ func ReadLayers(p Paths) (Layers, error) {
 	return l, nil
 }
 
-// Merged returns the effective config, as [Load] would.
-func (l Layers) Merged() Config { return merge(l.User, l.Project) }
+// Merged returns the effective config: the project's values over the
+// user's, except [run] network, which only the user's file decides. A
+// repository is not trusted to open the network to the code it runs:
+// cloning one and asking Anvil about it must not be enough.
+func (l Layers) Merged() Config {
+	out := merge(l.User, l.Project)
+	out.Run.Network = l.User.Run.Network
+	return out
+}
+
+// ProjectWantsNetwork reports whether the project's file asks for the
+// network, which [Layers.Merged] ignores: worth telling the user.
+func (l Layers) ProjectWantsNetwork() bool { return l.Project.Run.Network && !l.User.Run.Network }
 
 // Setting is a key's effective value and where it comes from.
 type Setting struct {

@@ -86,3 +86,32 @@ func TestSetInFileThenLayers(t *testing.T) {
 	}
 	check("", SourceDefault)
 }
+
+// Only the user's own file opens the network to the run stage: a cloned
+// repository's .anvil/config.toml asking for it is not enough.
+func TestNetworkOnlyFromTheUser(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, user, project string
+		want, asked         bool
+	}{
+		{"the project alone", "", "[run]\nnetwork = true\n", false, true},
+		{"the user", "[run]\nnetwork = true\n", "", true, false},
+		{"both", "[run]\nnetwork = true\n", "[run]\nnetwork = true\n", true, false},
+		{"neither", "", "[run]\ntest = \"make test\"\n", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := testfs.Tree(t, map[string]string{"user/config.toml": tc.user, "ws/.anvil/config.toml": tc.project})
+			l, err := ReadLayers(Paths{User: filepath.Join(dir, "user/config.toml"), Project: filepath.Join(dir, "ws/.anvil/config.toml")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := l.Merged().Run.Network; got != tc.want {
+				t.Errorf("network %v, want %v", got, tc.want)
+			}
+			if got := l.ProjectWantsNetwork(); got != tc.asked {
+				t.Errorf("asked %v, want %v", got, tc.asked)
+			}
+		})
+	}
+}

@@ -57,28 +57,51 @@ func (g *Gate) RunTests(ctx context.Context, set *changeset.Set) *shadow.RunRepo
 	if g.run == nil {
 		return nil
 	}
+	return g.runStage(ctx, set, false)
+}
+
+// runStage runs the run stage on set. Its shadow tree lies over the
+// workspace, so the workspace must not change under it: unless the caller
+// holds the workspace's lock already (a commit), the stage takes it for
+// its run, and another Anvil commit waits; an edit by anyone else is
+// caught by the stage (the run is then unverified).
+func (g *Gate) runStage(ctx context.Context, set *changeset.Set, locked bool) *shadow.RunReport {
+	if !locked {
+		lock, err := g.journal.Lock(ctx, nil)
+		if err != nil {
+			return &shadow.RunReport{Status: shadow.RunError, Reason: "waiting for the workspace's lock to hold it still for the run: " + err.Error()}
+		}
+		defer lock.Unlock()
+	}
 	return g.run.Run(ctx, set)
 }
 
 // Check validates set and writes nothing. attempt numbers the try for the
 // shadow log.
 func (g *Gate) Check(ctx context.Context, set *changeset.Set, attempt int) (*shadow.Result, error) {
-	return g.validate(ctx, set, attempt)
+	return g.validate(ctx, set, attempt, false)
 }
 
-func (g *Gate) validate(ctx context.Context, set *changeset.Set, attempt int) (*shadow.Result, error) {
+// validate checks set with the servers and, on a running gate, then with
+// the run stage: passed keeps the verdict clean, failed rejects, and any
+// other status (no test ran, nothing to run, a baseline that already
+// fails without per-test results, a stage that could not run) is no
+// evidence, so the verdict is unverified. locked says the caller holds
+// the workspace's lock.
+func (g *Gate) validate(ctx context.Context, set *changeset.Set, attempt int, locked bool) (*shadow.Result, error) {
 	res, err := g.validator.Validate(ctx, set, attempt)
 	if err != nil || !g.running || res.Verdict != shadow.Clean {
 		return res, err
 	}
-	rep := g.run.Run(ctx, set)
+	rep := g.runStage(ctx, set, locked)
 	res.Run = rep
 	switch rep.Status {
+	case shadow.RunPassed:
 	case shadow.RunFailed:
 		res.Verdict = shadow.Rejected
-	case shadow.RunError:
+	default:
 		res.Verdict = shadow.Unverified
-		res.Unverified = append(res.Unverified, shadow.Skipped{Path: "(run stage)", Reason: rep.Reason})
+		res.Unverified = append(res.Unverified, shadow.Skipped{Path: "(run stage)", Reason: rep.Status + ": " + rep.Reason})
 	}
 	return res, nil
 }
@@ -105,7 +128,7 @@ func (g *Gate) Commit(ctx context.Context, set *changeset.Set, attempt int, mess
 		return Outcome{}, err
 	}
 	defer lock.Unlock()
-	res, err := g.validate(ctx, set, attempt)
+	res, err := g.validate(ctx, set, attempt, true)
 	if err != nil {
 		return Outcome{}, err
 	}

@@ -49,11 +49,8 @@ func helper(path string) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("making the mounts private: %w", err)
 	}
-	mech, err := makeTree(hs)
+	mech, err := seal(hs, hs.NewRoot, func(at string) (string, error) { return makeTree(hs, at) })
 	if err != nil {
-		return err
-	}
-	if err := apply(hs); err != nil {
 		return err
 	}
 	if !hs.Network {
@@ -80,16 +77,16 @@ func helper(path string) error {
 	return syscall.Exec(argv0, hs.Argv, hs.Env)
 }
 
-// makeTree puts a writable view of the workspace on its path: an
-// overlayfs, else (or when asked) a copy bound over it.
-func makeTree(hs helperSpec) (string, error) {
+// makeTree puts a writable view of the workspace at at (the workspace's
+// path in the sealed root): an overlayfs, else (or when asked) a copy.
+func makeTree(hs helperSpec, at string) (string, error) {
 	var overlayErr error
 	if hs.Mechanism == "" || hs.Mechanism == MechanismOverlay {
 		opts := fmt.Sprintf("lowerdir=%s,upperdir=%s,workdir=%s", escape(hs.Root), escape(hs.Upper), escape(hs.Work))
 		// userxattr: as an unprivileged user, overlayfs keeps its metadata
 		// in user.* attributes; without it directory renames fail (EXDEV).
-		overlayErr = unix.Mount("overlay", hs.Root, "overlay", 0, opts+",userxattr")
-		if overlayErr != nil && unix.Mount("overlay", hs.Root, "overlay", 0, opts) == nil {
+		overlayErr = unix.Mount("overlay", at, "overlay", 0, opts+",userxattr")
+		if overlayErr != nil && unix.Mount("overlay", at, "overlay", 0, opts) == nil {
 			overlayErr = nil
 		}
 		if overlayErr == nil {
@@ -102,7 +99,7 @@ func makeTree(hs helperSpec) (string, error) {
 	if err := copyTree(hs.Root, hs.Tree); err != nil {
 		return "", fmt.Errorf("copying the tree (overlayfs: %v): %w", overlayErr, err)
 	}
-	if err := unix.Mount(hs.Tree, hs.Root, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+	if err := unix.Mount(hs.Tree, at, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 		return "", fmt.Errorf("binding the copy over %s (overlayfs: %v): %w", hs.Root, overlayErr, err)
 	}
 	return MechanismCopy, nil
@@ -172,10 +169,10 @@ func cloneFile(src, dst string, mode os.FileMode) error {
 	return out.Close()
 }
 
-// apply writes the change set into the mounted tree.
-func apply(hs helperSpec) error {
+// apply writes the change set into the tree mounted at at.
+func apply(hs helperSpec, at string) error {
 	for _, c := range hs.Changes {
-		p := filepath.Join(hs.Root, filepath.FromSlash(c.Path))
+		p := filepath.Join(at, filepath.FromSlash(c.Path))
 		if c.Delete {
 			if err := os.RemoveAll(p); err != nil {
 				return fmt.Errorf("deleting %s in the shadow tree: %w", c.Path, err)

@@ -42,6 +42,12 @@ type helperSpec struct {
 	Mechanism string         `json:"mechanism,omitempty"`
 	Tree      string         `json:"tree"` // the copy's place, for MechanismCopy
 	Start     time.Time      `json:"start"`
+	// NewRoot is the empty directory the sealed root is assembled in.
+	NewRoot  string   `json:"new_root"`
+	Hidden   []string `json:"hidden,omitempty"`
+	Writable []string `json:"writable,omitempty"`
+	// Reports is the scratch directory bound at ReportDir, if asked.
+	Reports string `json:"reports,omitempty"`
 }
 
 type helperChange struct {
@@ -79,14 +85,24 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	if inside(tmp, root) {
 		return nil, &UnavailableError{Reason: fmt.Sprintf("the temporary directory %s is inside the workspace", tmp), Fix: "set TMPDIR to a directory outside it"}
 	}
-	scratch, err := os.MkdirTemp(tmp, "anvil-shadow-")
+	sweep(tmp)
+	scratch, release, err := makeScratch(tmp)
 	if err != nil {
 		return nil, err
 	}
-	defer removeAll(scratch)
+	defer func() {
+		removeAll(scratch)
+		release()
+	}()
 	hs := helperSpec{Root: root, Upper: filepath.Join(scratch, "upper"), Work: filepath.Join(scratch, "work"), Tree: filepath.Join(scratch, "tree"),
-		Argv: spec.Argv, Dir: spec.Dir, Env: spec.Env, Network: spec.Network, Mechanism: spec.Mechanism}
-	for _, d := range []string{hs.Upper, hs.Work, hs.Tree, filepath.Join(scratch, "changes")} {
+		NewRoot: filepath.Join(scratch, "root"), Argv: spec.Argv, Dir: spec.Dir, Env: spec.Env, Network: spec.Network, Mechanism: spec.Mechanism,
+		Hidden: append(runtimeDirs(), spec.Hidden...), Writable: spec.Writable}
+	dirs := []string{hs.Upper, hs.Work, hs.Tree, hs.NewRoot, filepath.Join(scratch, "changes")}
+	if spec.Reports {
+		hs.Reports = filepath.Join(scratch, "reports")
+		dirs = append(dirs, hs.Reports)
+	}
+	for _, d := range dirs {
 		if err := os.Mkdir(d, 0o700); err != nil {
 			return nil, err
 		}
@@ -149,6 +165,9 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	}
 	if res.Killed {
 		res.ExitCode = -1
+	}
+	if hs.Reports != "" {
+		res.Reports = readReports(hs.Reports)
 	}
 	return res, nil
 }

@@ -27,6 +27,10 @@ import (
 	"time"
 )
 
+// ReportDir is where a command run with [Spec.Reports] finds a directory
+// whose files [Run] returns.
+const ReportDir = "/tmp/anvil-report"
+
 // Change is one file of the change set as the shadow tree must hold it.
 type Change struct {
 	Path    string // relative to the root, slash-separated
@@ -50,6 +54,20 @@ type Spec struct {
 	Network bool
 	// OutputLimit bounds the output kept (its tail); 0 means 1 MiB.
 	OutputLimit int
+	// Hidden are files and directories (absolute) the command must not
+	// see, besides those every run hides (the user's runtime
+	// directories, where the daemon's socket and the session bus live):
+	// each is empty inside. One holding the workspace is not hidden.
+	Hidden []string
+	// Writable are directories (absolute, existing, outside the
+	// workspace) the command may write besides the shadow tree and its
+	// private /tmp: the caches a runner needs, which must not hold the
+	// user's configuration or state.
+	Writable []string
+	// Reports gives the command an empty directory at [ReportDir] whose
+	// regular files come back in [Result.Reports]: where a runner writes
+	// its report, apart from the output a test can print into.
+	Reports bool
 	// Mechanism forces how the tree is made: "" tries overlayfs, then
 	// falls back to a copy; MechanismOverlay or MechanismCopy take only
 	// that one (tests force each).
@@ -84,6 +102,9 @@ type Result struct {
 	Setup time.Duration
 	// Mechanism is how the tree was made.
 	Mechanism string
+	// Reports are the files the command left in [ReportDir], by name
+	// (with [Spec.Reports]); each at most [reportLimit] bytes.
+	Reports map[string][]byte
 }
 
 // UnavailableError says why no shadow tree can be made here.
@@ -115,6 +136,26 @@ func (s Spec) validate() error {
 	for _, c := range s.Changes {
 		if c.Path == "" || c.Path[0] == '/' {
 			return fmt.Errorf("sandbox: bad change path %q", c.Path)
+		}
+	}
+	for _, w := range s.Writable {
+		if !filepath.IsAbs(w) || filepath.Clean(w) != w {
+			return fmt.Errorf("sandbox: writable directory %q is not an absolute, clean path", w)
+		}
+		// Bound writable over or under the shadow tree, it would let the
+		// command write the user's files.
+		if inside(w, s.Root) || inside(s.Root, w) {
+			return fmt.Errorf("sandbox: writable directory %s overlaps the workspace", w)
+		}
+		for _, h := range s.Hidden {
+			if inside(w, h) {
+				return fmt.Errorf("sandbox: writable directory %s is in hidden %s", w, h)
+			}
+		}
+	}
+	for _, h := range s.Hidden {
+		if !filepath.IsAbs(h) {
+			return fmt.Errorf("sandbox: hidden path %q is not absolute", h)
 		}
 	}
 	return nil

@@ -82,7 +82,13 @@ func (rr *RunReport) Report(w io.Writer) {
 	if rr.Reason != "" {
 		fmt.Fprintf(w, ": %s", rr.Reason)
 	}
+	if rr.Tests > 0 {
+		fmt.Fprintf(w, " (%d %s ran)", rr.Tests, plural(rr.Tests, "test", "tests"))
+	}
 	fmt.Fprintf(w, " in %d ms\n", rr.ElapsedMS)
+	if rr.Note != "" {
+		fmt.Fprintf(w, "  %s\n", rr.Note)
+	}
 	list := func(title string, names []string) {
 		if len(names) > 0 {
 			fmt.Fprintf(w, "  %s: %s\n", title, strings.Join(names, ", "))

@@ -94,10 +94,14 @@ type Result struct {
 
 // Run stage statuses.
 const (
-	RunPassed  = "passed"  // no failure the change introduces
-	RunFailed  = "failed"  // the change makes a build or a test fail
-	RunError   = "error"   // the stage could not run (no shadow tree, timeout): unverified
-	RunSkipped = "skipped" // nothing to run for this project
+	RunPassed = "passed" // tests ran, and no failure is the change's
+	RunFailed = "failed" // the change makes a build or a test fail
+	// RunUnverified: the stage ran but its results are no evidence either
+	// way (no test ran; the unchanged tree already fails and the command
+	// gives no per-test results; the workspace changed under the run).
+	RunUnverified = "unverified"
+	RunError      = "error"   // the stage could not run (no shadow tree, timeout): unverified
+	RunSkipped    = "skipped" // nothing to run for this project: unverified when asked for
 )
 
 // RunReport is what the run stage found: the project built and its
@@ -116,8 +120,17 @@ type RunReport struct {
 	// Output is the failures' own output (the assertion and where),
 	// trimmed for a reader.
 	Output string `json:"output,omitempty"`
-	// Reason says why the stage was skipped or could not run.
-	Reason    string `json:"reason,omitempty"`
+	// Reason says why the stage was skipped, could not run, or is
+	// unverified.
+	Reason string `json:"reason,omitempty"`
+	// Tests counts the tests that ran with the change; -1 when the
+	// command cannot tell (a configured command without a report).
+	Tests int `json:"tests"`
+	// Note says what the stage selected to run, when it narrowed it.
+	Note string `json:"note,omitempty"`
+	// Over says what tree the run's shadow lay over, and how it was kept
+	// still.
+	Over      string `json:"over,omitempty"`
 	ElapsedMS int64  `json:"elapsed_ms"`
 }
 

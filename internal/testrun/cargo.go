@@ -7,57 +7,108 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/anvil-dev/anvil/internal/sandbox"
 )
 
-// cargoRunner builds a Rust package and runs its tests with cargo,
-// offline (the shadow tree has no network unless allowed). Its target
-// directory is a cache of Anvil's own, outside the tree: in the shadow
-// tree's target/ every build would start cold and be thrown away.
+// cargoRunner builds a Rust package or workspace and runs its tests with
+// cargo, offline (the shadow tree has no network unless allowed). A crate
+// that does not compile is its own failure ("build <crate>"), and the
+// other crates' tests still run: cargo stops at the first crate that
+// fails, so the run goes again without it. The target directory is a
+// cache of Anvil's own, outside the tree: in the shadow tree's target/
+// every build would start cold and be thrown away.
 type cargoRunner struct{}
 
-func (cargoRunner) command() string { return "cargo build && cargo test" }
+func (cargoRunner) command() string { return "cargo test --workspace --no-fail-fast" }
 
 // cargoResult is a line of libtest's output: "test tests::adds ... FAILED".
-var cargoResult = regexp.MustCompile(`^test (\S+) \.\.\. (ok|FAILED|ignored)`)
+var cargoResult = regexp.MustCompile(`(?m)^test (\S+) \.\.\. (ok|FAILED|ignored)`)
+
+// cargoCompileError names a crate that failed to compile.
+var cargoCompileError = regexp.MustCompile("error: could not compile `([^`]+)`")
+
+// maxCargoRetries bounds the runs that drop a crate that does not compile.
+const maxCargoRetries = 8
+
+func (s *Stage) cargoEnv() []string {
+	sum := sha256.Sum256([]byte(s.root.Dir()))
+	env := []string{"CARGO_TARGET_DIR=" + s.cachePath("cargo-target/"+hex.EncodeToString(sum[:8])), "CARGO_TERM_COLOR=never"}
+	// Cargo creates its home when there is none, which the read-only home
+	// refuses: without one, it gets a fresh one in the private /tmp (an
+	// offline build of a crate without dependencies needs nothing there).
+	home := lookupEnv(s.env, "CARGO_HOME")
+	if home == "" && lookupEnv(s.env, "HOME") != "" {
+		home = filepath.Join(lookupEnv(s.env, "HOME"), ".cargo")
+	}
+	if _, err := os.Stat(home); home == "" || err != nil {
+		env = append(env, "CARGO_HOME=/tmp/cargo-home")
+	}
+	return env
+}
+
+// lookupEnv returns name's value in env, "" if unset.
+func lookupEnv(env []string, name string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
 
 func (cargoRunner) run(ctx context.Context, s *Stage, changes []sandbox.Change, only []string) (*outcome, error) {
 	o := newOutcome()
-	env := append(append([]string{}, s.opts.Env...), "CARGO_TARGET_DIR="+cargoTarget(s.root.Dir()), "CARGO_TERM_COLOR=never")
-	st := &Stage{root: s.root, opts: s.opts}
-	st.opts.Env = env
-	if only == nil {
-		res, err := st.exec(ctx, changes, "cargo", "build", "--offline", "--all-targets")
+	o.tests = 0
+	var excluded []string
+	for range maxCargoRetries {
+		argv := []string{"cargo", "test", "--offline", "--workspace", "--no-fail-fast"}
+		for _, c := range excluded {
+			argv = append(argv, "--exclude", c)
+		}
+		if only != nil {
+			argv = append(append(argv, "--", "--exact"), only...)
+		}
+		res, err := s.exec(ctx, changes, execSpec{argv: argv, env: s.cargoEnv(), cache: "cargo-target"})
 		if err != nil {
 			return nil, err
 		}
-		if res.ExitCode != 0 {
-			o.failed["build"] = true
-			o.output["build"] = trimOutput(string(res.Output), 40)
+		if res.Killed {
 			return o, nil
 		}
-	}
-	argv := []string{"cargo", "test", "--offline", "--no-fail-fast"}
-	if only != nil {
-		argv = append(append(argv, "--", "--exact"), only...)
-	}
-	res, err := st.exec(ctx, changes, argv...)
-	if err != nil {
-		return nil, err
-	}
-	out := string(res.Output)
-	for _, line := range strings.Split(out, "\n") {
-		if m := cargoResult.FindStringSubmatch(line); m != nil && m[2] == "FAILED" {
-			o.failed[m[1]] = true
-			o.retry[m[1]] = m[1]
-			o.output[m[1]] = cargoSection(out, m[1])
+		out := string(res.Output)
+		for _, m := range cargoResult.FindAllStringSubmatch(out, -1) {
+			if m[2] == "ignored" {
+				continue
+			}
+			o.tests++
+			if m[2] == "FAILED" {
+				o.failed[m[1]] = true
+				o.retry[m[1]] = m[1]
+				o.output[m[1]] = cargoSection(out, m[1])
+			}
 		}
-	}
-	if res.ExitCode != 0 && len(o.failed) == 0 && !res.Killed {
-		o.failed["cargo test"] = true
-		o.output["cargo test"] = trimOutput(out, 40)
+		var broken []string
+		for _, m := range cargoCompileError.FindAllStringSubmatch(out, -1) {
+			if !slices.Contains(excluded, m[1]) && !slices.Contains(broken, m[1]) {
+				broken = append(broken, m[1])
+			}
+		}
+		for _, c := range broken {
+			name := "build " + c
+			o.failed[name] = true
+			o.output[name] = trimOutput(out, 40)
+		}
+		if len(broken) == 0 {
+			if res.ExitCode != 0 && len(o.failed) == 0 {
+				o.failed["cargo test"] = true
+				o.output["cargo test"] = trimOutput(out, 40)
+			}
+			return o, nil
+		}
+		excluded = append(excluded, broken...)
 	}
 	return o, nil
 }
@@ -73,14 +124,4 @@ func cargoSection(out, name string) string {
 		after = after[:i]
 	}
 	return after
-}
-
-// cargoTarget is the workspace's target directory in Anvil's cache.
-func cargoTarget(root string) string {
-	base, err := os.UserCacheDir()
-	if err != nil {
-		base = os.TempDir()
-	}
-	sum := sha256.Sum256([]byte(root))
-	return filepath.Join(base, "anvil", "cargo-target", hex.EncodeToString(sum[:8]))
 }

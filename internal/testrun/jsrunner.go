@@ -3,6 +3,7 @@ package testrun
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -77,28 +78,45 @@ type jsReport struct {
 	} `json:"testResults"`
 }
 
+// jsReportFile is the report's name in the report directory.
+const jsReportFile = "report.json"
+
 func (r jsRunner) run(ctx context.Context, s *Stage, changes []sandbox.Change, only []string) (*outcome, error) {
 	argv := r.argv(only)
+	// The report goes to a file of its own: a test can print anything,
+	// a report-shaped line included, on the output.
+	report := sandbox.ReportDir + "/" + jsReportFile
 	if r.tool == "vitest" {
-		argv = append(argv, "--reporter=json")
+		argv = append(argv, "--reporter=json", "--outputFile="+report)
 	} else {
-		argv = append(argv, "--json", "--ci", "--passWithNoTests")
+		argv = append(argv, "--json", "--outputFile="+report, "--ci", "--passWithNoTests")
 	}
-	res, err := s.exec(ctx, changes, argv...)
+	res, err := s.exec(ctx, changes, execSpec{argv: argv, reports: true})
 	if err != nil {
 		return nil, err
 	}
 	o := newOutcome()
-	out := string(res.Output)
-	i := strings.Index(out, `{"num`)
-	var rep jsReport
-	if i < 0 || json.NewDecoder(strings.NewReader(out[i:])).Decode(&rep) != nil {
-		if res.ExitCode != 0 && !res.Killed {
-			o.failed[r.tool] = true
-			o.output[r.tool] = trimOutput(out, 40)
-		}
+	if res.Killed {
 		return o, nil
 	}
+	if len(r.related) > 0 && only == nil {
+		o.note = "the tests related to " + strings.Join(r.related, ", ")
+	}
+	whole := func(why string) {
+		name := fmt.Sprintf("%s (exit status %d)", r.tool, res.ExitCode)
+		o.failed[name] = true
+		o.output[name] = why + "\n" + trimOutput(string(res.Output), 40)
+	}
+	data, ok := res.Reports[jsReportFile]
+	var rep jsReport
+	if !ok || json.Unmarshal(data, &rep) != nil {
+		if res.ExitCode == 0 {
+			return nil, fmt.Errorf("%s exited 0 but wrote no report to %s:\n%s", r.tool, report, trimOutput(string(res.Output), 20))
+		}
+		whole("it wrote no report")
+		return o, nil
+	}
+	o.tests = 0
 	for _, f := range rep.TestResults {
 		file, err := filepath.Rel(s.root.Dir(), f.Name)
 		if err != nil {
@@ -112,14 +130,23 @@ func (r jsRunner) run(ctx context.Context, s *Stage, changes []sandbox.Change, o
 			continue
 		}
 		for _, a := range f.AssertionResults {
-			if a.Status != "failed" {
-				continue
+			switch a.Status {
+			case "passed":
+				o.tests++
+			case "failed":
+				o.tests++
+				name := file + " > " + a.FullName
+				o.failed[name] = true
+				o.output[name] = ownFrames(strings.Join(a.FailureMessages, "\n"))
+				o.retry[name] = file
 			}
-			name := file + " > " + a.FullName
-			o.failed[name] = true
-			o.output[name] = ownFrames(strings.Join(a.FailureMessages, "\n"))
-			o.retry[name] = file
 		}
+	}
+	// The exit status counts too: a run that fails with every test
+	// passing (an unhandled error, a failed teardown, a coverage
+	// threshold) is a failure of the run.
+	if res.ExitCode != 0 && len(o.failed) == 0 {
+		whole("the run failed with no test failing")
 	}
 	return o, nil
 }

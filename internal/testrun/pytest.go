@@ -2,8 +2,9 @@ package testrun
 
 import (
 	"context"
+	"fmt"
+	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -12,30 +13,50 @@ import (
 	"github.com/anvil-dev/anvil/internal/shadow"
 )
 
-// pytestRunner runs a Python project's tests with pytest, the failures
-// read from pytest's short summary. With the import graph, only the test
-// modules that import a changed module (directly or not) run.
+// pytestRunner runs a Python project's tests with pytest, reading the
+// results per test from the JUnit XML report pytest writes itself. With
+// the import graph, only the tests a change can reach run: the test
+// modules that import a changed module, directly or not, and every test
+// below a conftest.py that does (its fixtures reach the change for the
+// tests that use them, whatever those import).
 type pytestRunner struct {
 	python string
-	tests  []string // the test modules to run; none: every test
+	tests  []string // the test modules and directories to run; none: every test
+	note   string
 }
 
 func (r pytestRunner) command() string {
 	return strings.Join(append([]string{r.python, "-m", "pytest"}, r.tests...), " ")
 }
 
-// forChanges selects the test modules among the changed files and their
+// forChanges selects the tests among the changed files and their
 // dependants. It keeps every test when it cannot be sure: a change to
-// something other than a module (a conftest.py, data, configuration), or
-// no test module found (a test may reach the code another way).
+// something other than a module (data, configuration), or no test found
+// (a test may reach the code another way).
 func (r pytestRunner) forChanges(ctx context.Context, s *Stage, set *changeset.Set) runner {
+	tests, note, ok := pythonSelection(ctx, s, set, isPytestModule, true)
+	if ok {
+		r.tests, r.note = tests, note
+	}
+	return r
+}
+
+// isPytestModule is pytest's default test module pattern.
+func isPytestModule(base string) bool {
+	return strings.HasSuffix(base, ".py") && (strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py"))
+}
+
+// pythonSelection returns the test modules (and, with conftests, the
+// directories below a conftest.py) among the changed files and their
+// importers; ok is false when every test must run.
+func pythonSelection(ctx context.Context, s *Stage, set *changeset.Set, isTest func(string) bool, conftests bool) (tests []string, note string, ok bool) {
 	if s.opts.Importers == nil {
-		return r
+		return nil, "", false
 	}
 	var files []string
 	for _, c := range set.Changes() {
-		if filepath.Ext(c.Path) != ".py" || filepath.Base(c.Path) == "conftest.py" {
-			return r
+		if filepath.Ext(c.Path) != ".py" {
+			return nil, "", false
 		}
 		if !c.Delete {
 			files = append(files, c.Path)
@@ -43,70 +64,99 @@ func (r pytestRunner) forChanges(ctx context.Context, s *Stage, set *changeset.S
 	}
 	snap, err := shadow.Scan(ctx, s.root)
 	if err != nil {
-		return r
+		return nil, "", false
 	}
 	deps, err := s.opts.Importers.Importers(ctx, snap, set.Changes(), 5000)
 	if err != nil || deps.Capped {
-		return r
+		return nil, "", false
 	}
+	var dirs []string
 	for _, f := range append(files, deps.Files...) {
-		if base := filepath.Base(f); (strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py")) && !slices.Contains(r.tests, f) {
-			r.tests = append(r.tests, f)
+		base := path.Base(f)
+		switch {
+		case conftests && base == "conftest.py":
+			dir := path.Dir(f)
+			if !slices.Contains(dirs, dir) {
+				dirs = append(dirs, dir)
+			}
+		case isTest(base) && !slices.Contains(tests, f):
+			tests = append(tests, f)
 		}
 	}
-	slices.Sort(r.tests)
-	return r
+	if slices.Contains(dirs, ".") {
+		return nil, "", false // a conftest.py at the root: every test
+	}
+	// A directory's tests include the modules below it.
+	tests = slices.DeleteFunc(tests, func(t string) bool {
+		return slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(t, d+"/") })
+	})
+	tests = append(tests, dirs...)
+	if len(tests) == 0 {
+		return nil, "", false
+	}
+	slices.Sort(tests)
+	return tests, fmt.Sprintf("%d of the project's tests selected: those that import the change, directly or not, and those below a conftest.py that does", len(tests)), true
 }
 
-// summaryLine is a line of pytest's -rfE summary: "FAILED tests/test_a.py::test_b - AssertionError".
-var summaryLine = regexp.MustCompile(`^(FAILED|ERROR) (\S+)`)
+// junitFile is pytest's report's name in the report directory.
+const junitFile = "junit.xml"
 
 func (r pytestRunner) run(ctx context.Context, s *Stage, changes []sandbox.Change, only []string) (*outcome, error) {
-	argv := []string{r.python, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider", "--color=no"}
+	argv := []string{r.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--color=no",
+		"--junitxml=" + sandbox.ReportDir + "/" + junitFile, "-o", "junit_family=xunit1"}
 	if only != nil {
 		argv = append(argv, only...)
 	} else {
 		argv = append(argv, r.tests...)
 	}
-	res, err := s.exec(ctx, changes, argv...)
+	res, err := s.exec(ctx, changes, execSpec{argv: argv, reports: true, env: []string{"PYTHONDONTWRITEBYTECODE=1"}})
 	if err != nil {
 		return nil, err
 	}
 	o := newOutcome()
-	out := string(res.Output)
-	for _, line := range strings.Split(out, "\n") {
-		if m := summaryLine.FindStringSubmatch(line); m != nil {
-			o.failed[m[2]] = true
-			o.output[m[2]] = section(out, m[2])
-			if m[1] == "FAILED" {
-				o.retry[m[2]] = m[2]
-			}
-		}
+	o.note = r.note
+	if res.Killed {
+		return o, nil
 	}
-	// Exit 5: no tests collected; 0 and 1 are read from the summary.
-	if res.ExitCode > 1 && res.ExitCode != 5 && len(o.failed) == 0 && !res.Killed {
-		o.failed["pytest"] = true
-		o.output["pytest"] = out
+	report, ok := res.Reports[junitFile]
+	if !ok {
+		name := fmt.Sprintf("pytest (exit status %d)", res.ExitCode)
+		o.failed[name] = true
+		o.output[name] = "pytest wrote no report\n" + trimOutput(string(res.Output), 40)
+		return o, nil
+	}
+	retry := func(c junitCase) string {
+		if c.File == "" {
+			return "" // a collection error: nothing to select
+		}
+		return pytestNodeID(c)
+	}
+	if err := readJUnit(report, o, pytestNodeID, retry); err != nil {
+		return nil, fmt.Errorf("pytest's report: %w", err)
+	}
+	// Exit 0: passed; 1: tests failed; 5: none collected. Anything else
+	// (interrupted, an internal or usage error) with no failed test is
+	// the run's failure.
+	if res.ExitCode != 0 && res.ExitCode != 1 && res.ExitCode != 5 && len(o.failed) == 0 {
+		name := fmt.Sprintf("pytest (exit status %d)", res.ExitCode)
+		o.failed[name] = true
+		o.output[name] = trimOutput(string(res.Output), 40)
 	}
 	return o, nil
 }
 
-// section returns pytest's report of the failing test nodeid: the block
-// under its "____ name ____" header.
-func section(out, nodeid string) string {
-	name := nodeid[strings.LastIndex(nodeid, "::")+2:]
-	lines := strings.Split(out, "\n")
-	for i, l := range lines {
-		if strings.HasPrefix(l, "_") && strings.Contains(l, " "+name+" ") {
-			var b strings.Builder
-			for _, m := range lines[i+1:] {
-				if strings.HasPrefix(m, "____") || strings.HasPrefix(m, "====") {
-					break
-				}
-				b.WriteString(m + "\n")
-			}
-			return b.String()
-		}
+// pytestNodeID rebuilds a test's node id ("tests/test_a.py::TestB::test_c")
+// from its JUnit entry: the file, and the class path left of the name
+// once the module's dotted path is taken off.
+func pytestNodeID(c junitCase) string {
+	if c.File == "" {
+		return junitName(c) // a collection error: named by its module
 	}
-	return ""
+	module := strings.ReplaceAll(strings.TrimSuffix(filepath.ToSlash(c.File), ".py"), "/", ".")
+	classes := strings.TrimPrefix(strings.TrimPrefix(c.Classname, module), ".")
+	id := c.File
+	if classes != "" && classes != c.Classname {
+		id += "::" + strings.ReplaceAll(classes, ".", "::")
+	}
+	return id + "::" + c.Name
 }

