@@ -134,7 +134,7 @@ func NPMPackage(t testing.TB, spec string) string {
 // files are read-only, as in any module cache).
 func GoModule(t testing.TB, module, version string) string {
 	t.Helper()
-	modcache := filepath.Join(CacheDir(), "gomod")
+	modcache := GoModCache()
 	dir := entry(t, "go", module+"@"+version, func(ctx context.Context, dir string) error {
 		cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", module+"@"+version)
 		cmd.Dir = dir
@@ -156,6 +156,11 @@ func GoModule(t testing.TB, module, version string) string {
 	}
 	return string(data)
 }
+
+// GoModCache is the corpus's module cache: a copied module's
+// dependencies are downloaded there (go mod download with GOMODCACHE set
+// to it), and its tests find them there offline.
+func GoModCache() string { return filepath.Join(CacheDir(), "gomod") }
 
 // DebianPackage returns a directory holding the files of the Debian
 // package pkg (as apt-get download and dpkg -x unpack them), for example

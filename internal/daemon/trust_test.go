@@ -75,14 +75,19 @@ func publicBinary(t *testing.T) string {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	os.Chmod(dir, 0o755)
 	bin := filepath.Join(dir, "daemon.test")
-	data, err := os.ReadFile(os.Args[0])
+	copyExecutable(t, os.Args[0], bin)
+	return bin
+}
+
+func copyExecutable(t *testing.T, src, dst string) {
+	t.Helper()
+	data, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
+	if err := os.WriteFile(dst, data, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return bin
 }
 
 // runAs runs the test binary with env as uid (the current user for -1)
@@ -202,9 +207,22 @@ func waitFor(t *testing.T, p string) {
 // drive the gate that writes the user's files.
 func TestShadowTreeCannotDriveTheDaemon(t *testing.T) {
 	e := newEnv(t)
+	// The shadow tree hides the runtime directory and has a /tmp of its
+	// own, so the daemon's socket is out of its sight wherever Anvil puts
+	// it. To test the daemon's own refusal, behind that, this socket is
+	// where the tree can see it.
+	sockDir, err := os.MkdirTemp("/var/tmp", "anvil-d-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(sockDir) })
+	e.socket = filepath.Join(sockDir, "d", "daemon.sock")
 	var log strings.Builder
 	e.serve(t, Options{Log: &syncWriter{w: &log}})
 	ws := testfs.Tree(t, map[string]string{"a.txt": "a\n"})
+	// The test binary, where a command in the shadow tree can run it.
+	bin := filepath.Join(ws, "daemon.test")
+	copyExecutable(t, os.Args[0], bin)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	// Outside a shadow tree the same client connects: the refusal below
@@ -212,7 +230,7 @@ func TestShadowTreeCannotDriveTheDaemon(t *testing.T) {
 	if out := runAs(t, -1, "ANVIL_TEST_DIAL="+e.socket); !strings.Contains(out, "connected") {
 		t.Fatalf("a client outside any shadow tree: %s", out)
 	}
-	res, err := sandbox.Run(ctx, sandbox.Spec{Root: ws, Argv: []string{os.Args[0], "-test.run=^$"},
+	res, err := sandbox.Run(ctx, sandbox.Spec{Root: ws, Argv: []string{bin, "-test.run=^$"},
 		Env: []string{"PATH=" + os.Getenv("PATH"), "ANVIL_TEST_DIAL=" + e.socket, "ANVIL_TEST_COMMIT=" + ws}})
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package shadow
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/anvil-dev/anvil/internal/testfs"
@@ -11,18 +12,28 @@ import (
 // next validation, not new, and not missed. (This also covers the
 // dependants' baselines, which are reused only while the disk is
 // unchanged.)
+//
+// The change widens the interface the dependant uses (an optional
+// parameter), so the early cut-off checks the dependant.
 func TestUserEditsBetweenValidations(t *testing.T) {
 	for _, tc := range []struct {
-		project, language, changed, dependant, appendChange, appendError string
+		project, language, changed, dependant, from, to, appendError string
 	}{
-		{"ts", "typescript", "src/db.ts", "src/auth.ts", "\nexport const version = 1;\n", "\nexport const broken: number = \"x\";\n"},
-		{"go", "go", "db/db.go", "auth/auth.go", "\n// Version is the schema version.\nconst Version = 1\n", "\nvar broken int = \"x\"\n"},
-		{"py", "python", "app/db.py", "app/auth.py", "\nVERSION = 1\n", "\nbroken: int = \"x\"\n"},
+		{"ts", "typescript", "src/db.ts", "src/auth.ts", "export function findUser(id: string)", "export function findUser(id: string, _hint?: string)", "\nexport const broken: number = \"x\";\n"},
+		{"go", "go", "db/db.go", "auth/auth.go", "", "\n// Version is the schema version.\nconst Version = 1\n", "\nvar broken int = \"x\"\n"},
+		{"py", "python", "app/db.py", "app/auth.py", "def find_user(user_id: str)", "def find_user(user_id: str, hint: str = \"\")", "\nbroken: int = \"x\"\n"},
 	} {
 		t.Run(tc.project, func(t *testing.T) {
 			h := newHarness(t, tc.project, harnessOptions{})
 			h.requireServer(tc.language)
-			change := map[string]string{tc.changed: h.read(tc.changed) + tc.appendChange}
+			changed := h.read(tc.changed) + tc.to
+			if tc.from != "" {
+				if !strings.Contains(h.read(tc.changed), tc.from) {
+					t.Fatalf("%s lacks %q", tc.changed, tc.from)
+				}
+				changed = strings.Replace(h.read(tc.changed), tc.from, tc.to, 1)
+			}
+			change := map[string]string{tc.changed: changed}
 			expect(t, h.validate(change), Clean)
 			expect(t, h.validate(change), Clean)
 

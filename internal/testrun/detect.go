@@ -41,8 +41,9 @@ func (s *Stage) detect(ctx context.Context) (runner, error) {
 			}
 		}
 	}
-	if has("pytest.ini") || has("conftest.py") || has("tests") || has("test") || fileHas(filepath.Join(s.root.Dir(), "pyproject.toml"), "[tool.pytest") ||
-		fileHas(filepath.Join(s.root.Dir(), "setup.cfg"), "[tool:pytest]") {
+	// A Python project: pytest's or unittest's, whichever the
+	// interpreter has, discovers its tests (none found: no test ran).
+	if slices.ContainsFunc([]string{"pytest.ini", "conftest.py", "pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "tests", "test"}, has) {
 		// The project's virtual environment first, then the Python the
 		// commands' PATH finds.
 		for _, py := range []string{filepath.Join(s.root.Dir(), ".venv", "bin", "python"), filepath.Join(s.root.Dir(), "venv", "bin", "python"), "python3", "python"} {

@@ -85,7 +85,12 @@ func TestFlaky(t *testing.T) {
 
 func stage(t testing.TB, files map[string]string, env ...string) (*Stage, *workspace.Root, string) {
 	t.Helper()
-	dir := testfs.Tree(t, files)
+	return stageAt(t, testfs.Tree(t, files), env...)
+}
+
+// stageAt is stage over the project laid out in dir.
+func stageAt(t testing.TB, dir string, env ...string) (*Stage, *workspace.Root, string) {
+	t.Helper()
 	root, err := workspace.New(dir)
 	if err != nil {
 		t.Fatal(err)
