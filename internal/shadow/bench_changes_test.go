@@ -87,11 +87,7 @@ func realChangeProjects() []changeProject {
 		{name: "rxjs 7.8.2 (TypeScript 4.2, tsserver)", server: "tsserver", language: "typescript", ext: ".ts",
 			setup: func(b *testing.B) string {
 				dir := b.TempDir()
-				pkg := corpus.NPMPackage(b, "rxjs@7.8.2")
-				copyTreeB(b, filepath.Join(pkg, "src"), filepath.Join(dir, "src"), ".ts")
-				copyFileB(b, filepath.Join(pkg, "tsconfig.json"), filepath.Join(dir, "tsconfig.json"))
-				testfs.Write(b, dir, map[string]string{"package.json": `{"name": "rxjs-corpus", "private": true, "devDependencies": {"typescript": "~4.2.0"}}`,
-					"node_modules/typescript": "->" + corpus.NPMPackage(b, "typescript@4.2.4")})
+				corpus.RxJS(b, dir)
 				return dir
 			},
 			hub: "src/internal/types.ts", renameFile: "src/internal/util/isFunction.ts", renameWord: "isFunction",
@@ -99,9 +95,7 @@ func realChangeProjects() []changeProject {
 		{name: "python3-rich 13.3.1 (pyright)", server: "pyright", language: "python", ext: ".py",
 			setup: func(b *testing.B) string {
 				dir := b.TempDir()
-				deb := corpus.DebianPackage(b, "python3-rich")
-				copyTreeB(b, filepath.Join(deb, "root", "usr", "lib", "python3", "dist-packages", "rich"), filepath.Join(dir, "rich"), ".py")
-				testfs.Write(b, dir, map[string]string{"pyproject.toml": "[project]\nname = \"rich\"\n\n[tool.pyright]\ninclude = [\"rich\"]\ntypeCheckingMode = \"standard\"\nreportMissingImports = \"none\"\nreportMissingModuleSource = \"none\"\n"})
+				corpus.Rich(b, dir)
 				return dir
 			},
 			hub: "rich/style.py", renameFile: "rich/cells.py", renameWord: "cell_len",

@@ -148,6 +148,7 @@ type Validator struct {
 	stamps map[string]string
 	costs  costs
 	batch  batchers
+	reuse  reuse
 }
 
 // New returns a validator. deps may be nil, in which case only the changed
@@ -477,6 +478,19 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group)
 	if note := g.server.Note(); note != "" {
 		out.notes = append(out.notes, note)
 	}
+	// Answers a check of this very state already gave (the staging check
+	// before a commit's) are not asked for again.
+	var state string
+	var prev *servers.CheckResult
+	var known []string
+	if !spec.ReportsDependants && req.BaselineKey != "" {
+		state = stateKey(snap, g.changes)
+		if prev = v.reuse.known(spec.Name, state); prev != nil {
+			if known = skipKnown(&req, prev); len(known) > 0 {
+				out.notes = append(out.notes, fmt.Sprintf("%d %s' answers reused from the check of this same change a moment ago", len(known), plural(len(known), "dependant", "dependants")))
+			}
+		}
+	}
 	var cr servers.CheckResult
 	batched := false
 	if files := batchFiles(req); !spec.ReportsDependants {
@@ -526,6 +540,12 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group)
 		if spec.ReportsDependants {
 			out.info.Via = "the server, which reports every affected file"
 		}
+	}
+	if len(known) > 0 {
+		addKnown(&cr, prev, known)
+	}
+	if state != "" {
+		v.reuse.keep(spec.Name, state, cr)
 	}
 	info := g.server.Info()
 	out.info.Version = info.Version

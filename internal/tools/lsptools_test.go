@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anvil-dev/anvil/internal/corpus"
 	"github.com/anvil-dev/anvil/internal/search"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/syntax"
@@ -191,5 +192,33 @@ func TestFindSymbolOutsideTheChecks(t *testing.T) {
 	}
 	if len(rep.Unchecked) != 2 || rep.Unchecked[0].Path != "tests/test_users.py" || !strings.Contains(res.Output, "leave out") {
 		t.Fatalf("uses outside the checks: %+v\n%s", rep.Unchecked, res.Output)
+	}
+}
+
+// pyright answers the first rename in a project from what it has
+// analysed so far (the one file); the tool compares the rename with the
+// symbol's references and asks again, so a cold rename is complete, here
+// on Debian's python3-rich (Segment: 22 files).
+func TestRenameSymbolColdPyright(t *testing.T) {
+	dir := t.TempDir()
+	corpus.Rich(t, dir)
+	root, err := workspace.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr := servers.NewManager(root.Dir(), servers.NewRegistry(servers.RegistryOptions{ToolsDir: servers.DefaultToolsDir(os.Getenv)}), servers.ManagerOptions{})
+	parser := syntax.New(syntax.Options{})
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		mgr.Shutdown(ctx)
+		parser.Close()
+	})
+	res := call(t, Adapt(NewRenameSymbol(root, parser, mgr, nil)), `{"name":"Segment","new_name":"Span","path":"rich/segment.py","line":64}`)
+	if res.IsError {
+		t.Fatal(res.Output)
+	}
+	if n := len(res.Data.(RenameData).Changes); n < 20 {
+		t.Fatalf("a cold rename touched %d files:\n%s", n, res.Output)
 	}
 }

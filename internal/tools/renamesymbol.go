@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -85,20 +86,42 @@ func (t *RenameSymbol) Run(ctx context.Context, p RenameSymbolParams) (Result, e
 		}
 	}
 	var edit *lsp.WorkspaceEdit
+	var missed []string // files with references the rename leaves alone
 	err = srv.Query(ctx, docs, func(c servers.Navigator) error {
 		data, _, err := currentContent(stage, t.loc.root, site.Path)
 		if err != nil {
 			return err
 		}
 		pos := lsp.PositionAt(data, lsp.ByteOffset(data, site.Line-1, site.Column))
-		edit, err = c.Rename(ctx, lsp.URIFromPath(abs), pos, p.NewName)
-		return err
+		uri := lsp.URIFromPath(abs)
+		if edit, err = c.Rename(ctx, uri, pos, p.NewName); err != nil {
+			return err
+		}
+		// A server may answer a rename from what it has analysed so far
+		// (pyright's first rename in a project touches the one file):
+		// its references show every file the rename must touch, and
+		// having answered them it renames completely.
+		refs, err := c.References(ctx, uri, pos)
+		if err != nil {
+			return nil // no references to compare with: the rename stands, and the gate checks it
+		}
+		if missed = t.untouched(edit, refs); len(missed) > 0 {
+			if edit, err = c.Rename(ctx, uri, pos, p.NewName); err != nil {
+				return err
+			}
+			missed = t.untouched(edit, refs)
+		}
+		return nil
 	})
 	if err != nil {
 		if ctx.Err() != nil {
 			return Result{}, ctx.Err()
 		}
 		return Errorf("%s could not rename the symbol at %s:%d:%d: %v", srv.Spec().Name, site.Path, site.Line, site.Column, firstLineOf(err)), nil
+	}
+	if len(missed) > 0 {
+		return Errorf("%s's rename of the symbol at %s:%d:%d leaves references in %d %s it reports itself: %s; nothing was staged. Rename by hand (edit_file) or try again",
+			srv.Spec().Name, site.Path, site.Line, site.Column, len(missed), plural(len(missed), "file", "files"), strings.Join(missed, ", ")), nil
 	}
 	specs, err := t.specs(edit, stage)
 	if err != nil {
@@ -124,6 +147,35 @@ func (t *RenameSymbol) Run(ctx context.Context, p RenameSymbolParams) (Result, e
 	data.Staged = true
 	b.WriteString(state)
 	return Result{Output: b.String(), Data: data}, nil
+}
+
+// untouched returns the workspace files holding one of refs that edit
+// does not change.
+func (t *RenameSymbol) untouched(edit *lsp.WorkspaceEdit, refs []lsp.Location) []string {
+	touched := map[lsp.DocumentURI]bool{}
+	if edit != nil {
+		for uri := range edit.Changes {
+			touched[uri] = true
+		}
+		for _, dc := range edit.DocumentChanges {
+			if dc.TextDocument != nil {
+				touched[dc.TextDocument.URI] = true
+			}
+		}
+	}
+	var out []string
+	for _, r := range refs {
+		if touched[r.URI] {
+			continue
+		}
+		rel, err := t.loc.root.Rel(r.URI.Path())
+		if err != nil || t.loc.root.InDependencyDir(rel) || slices.Contains(out, rel) {
+			continue // outside the project: a rename never edits it
+		}
+		out = append(out, rel)
+	}
+	slices.Sort(out)
+	return out
 }
 
 func (t *RenameSymbol) site(ctx context.Context, p RenameSymbolParams) (symbolSite, *Result) {
