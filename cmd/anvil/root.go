@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/anvil-dev/anvil/internal/conversation"
 )
 
 // Exit codes shared by every command. check and the agent add their own
@@ -72,6 +74,9 @@ makes the edits in a shadow workspace where real language servers check them.
 Only change sets that introduce no new errors are written to disk.`,
 		Example: `  anvil "Rename the User type to Account across all files" ./my-project
   anvil --plan-only "Add retries to the HTTP client"
+  anvil --continue "Now add a test for it"
+  anvil --resume                     # the workspace's sessions
+  anvil --resume 20261201-091500-a1b2c3 "Undo the second part"
   anvil --provider openai --model qwen2.5-coder "Add a JSDoc comment to fetchUser in src/api.ts"
   anvil demo`,
 		Version:       version(),
@@ -82,7 +87,23 @@ Only change sets that introduce no new errors are written to disk.`,
 			if listSlash {
 				return listCommands(cmd, cmp.Or(opts.dir, firstArg(args), "."))
 			}
+			if opts.resume == resumeList {
+				// pflag reads "--resume ID" as --resume and an argument.
+				if len(args) > 0 && conversation.IsID(args[0]) {
+					opts.resume, args = args[0], args[1:]
+				} else if len(args) == 0 {
+					return listSessions(cmd, opts)
+				} else {
+					return badInput("--resume needs the session's id before the request; 'anvil --resume' lists them")
+				}
+			}
+			if opts.cont && opts.resume != "" {
+				return badInput("--continue and --resume exclude each other")
+			}
 			if len(args) == 0 {
+				if opts.cont || opts.resume != "" {
+					return badInput("give the request to continue the session with: anvil --continue \"<request>\"")
+				}
 				return cmd.Help()
 			}
 			if name, ok := strings.CutPrefix(args[0], "/"); ok {
@@ -96,6 +117,7 @@ Only change sets that introduce no new errors are written to disk.`,
 		},
 	}
 	addRunFlags(cmd, &opts)
+	addSessionFlags(cmd, &opts)
 	cmd.Flags().BoolVar(&listSlash, "commands", false, "list the slash commands (.anvil/commands/*.md) and exit")
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return badInput("%v (see 'anvil %s --help')", err, c.Name())

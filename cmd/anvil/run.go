@@ -15,6 +15,7 @@ import (
 
 	"github.com/anvil-dev/anvil/internal/agent"
 	"github.com/anvil-dev/anvil/internal/app"
+	"github.com/anvil-dev/anvil/internal/conversation"
 	"github.com/anvil-dev/anvil/internal/daemon"
 	"github.com/anvil-dev/anvil/internal/event"
 	"github.com/anvil-dev/anvil/internal/llm"
@@ -41,7 +42,14 @@ type runOptions struct {
 	replay      string
 	maxAttempts int
 	throwaway   bool // the workspace goes after the run (anvil demo)
+	// cont continues the workspace's last session; resume continues the
+	// session with that id ("list": no id given).
+	cont   bool
+	resume string
 }
+
+// resumeList is --resume given without an id.
+const resumeList = "list"
 
 func addRunFlags(cmd *cobra.Command, o *runOptions) {
 	f := cmd.Flags()
@@ -53,6 +61,15 @@ func addRunFlags(cmd *cobra.Command, o *runOptions) {
 	f.StringVar(&o.model, "model", "", "model name (default: config, then the provider's)")
 	f.StringVar(&o.replay, "replay", "", "JSONL script of model turns, with --provider replay")
 	f.IntVar(&o.maxAttempts, "max-attempts", 0, "commits the Executor may have rejected before giving up (default 3)")
+}
+
+// addSessionFlags adds --continue and --resume (the agent run's, not the
+// demo's).
+func addSessionFlags(cmd *cobra.Command, o *runOptions) {
+	f := cmd.Flags()
+	f.BoolVarP(&o.cont, "continue", "c", false, "continue the workspace's last session: the agents see its earlier requests, plans and commits")
+	f.StringVar(&o.resume, "resume", "", "continue the session with this id (anvil --resume alone lists them)")
+	f.Lookup("resume").NoOptDefVal = resumeList
 }
 
 // runRequest runs the agent on request in the workspace.
@@ -145,6 +162,13 @@ func execute(cmd *cobra.Command, a *app.App, svc *runService, provider llm.Provi
 	})
 	if err != nil {
 		return err
+	}
+	conv, err := beginRequest(cmd, a, o, provider, request, orch)
+	if err != nil {
+		return err
+	}
+	if conv != nil {
+		defer conv.Close()
 	}
 	done, err := orch.Run(ctx, request)
 	// The run is over: its servers go now, not when the user leaves the
@@ -269,4 +293,45 @@ func interruptible(parent context.Context, stderr io.Writer, hooks signalHooks) 
 		}
 	}()
 	return ctx, func() { signal.Stop(sig); close(finished); cancel() }
+}
+
+// beginRequest opens the request's session (a new one, the last one with
+// --continue, a chosen one with --resume), records the request, and has
+// orch tell the agents what came before and record what it does. The demo,
+// whose workspace goes, has no session.
+func beginRequest(cmd *cobra.Command, a *app.App, o runOptions, provider llm.Provider, request string, orch *agent.Orchestrator) (*conversation.Session, error) {
+	if o.throwaway {
+		return nil, nil
+	}
+	store, err := a.Conversations()
+	if err != nil {
+		return nil, err
+	}
+	var sess *conversation.Session
+	switch {
+	case o.resume != "" && o.resume != resumeList:
+		sess, err = store.Resume(o.resume)
+	case o.cont:
+		sess, err = store.Latest()
+	default:
+		sess, err = store.New(provider.Name(), orch.Model)
+	}
+	if err != nil {
+		// Never silently a fresh session: the user asked to continue.
+		return nil, badInput("%v", err)
+	}
+	c := agent.Conversation{ID: sess.ID, History: sess.History()}
+	if n, text, ok := sess.Interrupted(); ok {
+		c.Interrupted = fmt.Sprintf("request %d: %s", n, text)
+		fmt.Fprintf(cmd.ErrOrStderr(), "anvil: session %s: request %d (%q) was interrupted before it finished; the agents are told so\n", sess.ID, n, text)
+	}
+	if c.N, err = sess.Begin(request); err != nil {
+		sess.Close()
+		return nil, err
+	}
+	orch.Conversation = c
+	orch.Events = sess.Recorder(c.N, orch.Events)
+	orch.Planner.Loop.Events = orch.Events
+	orch.Executor.Loop.Events = orch.Events
+	return sess, nil
 }

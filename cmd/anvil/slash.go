@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/anvil-dev/anvil/internal/conversation"
 	"github.com/anvil-dev/anvil/internal/slash"
 )
 
@@ -17,6 +18,9 @@ import (
 // request. With one argument after the name, it is the workspace if that
 // directory has the command, and the command's arguments otherwise.
 func runSlash(cmd *cobra.Command, o runOptions, name string, rest []string) error {
+	if conversation.IsBuiltin(name) {
+		return runSessionCommand(cmd, o, name, rest)
+	}
 	var args, dir string
 	switch len(rest) {
 	case 0:

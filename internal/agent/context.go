@@ -1,12 +1,14 @@
 package agent
 
 import (
+	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 
+	"github.com/anvil-dev/anvil/internal/llm"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
@@ -21,9 +23,24 @@ const (
 type ProjectContext struct {
 	Rules       []Attachment // .anvil/rules.md, AGENTS.md
 	Attachments []Attachment // @path mentions
+	Images      []Image      // @path mentions of pictures (a screenshot)
 	Problems    []string     // mentions that could not be attached, and why
 	TestCommand string
 }
+
+// Image is a picture the request mentions, for models that take images.
+type Image struct {
+	Path      string
+	MediaType string
+	Data      []byte
+}
+
+// imageTypes are the pictures both providers take, by extension.
+var imageTypes = map[string]string{".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp"}
+
+// maxImageBytes is the largest picture attached (the providers' own
+// limit is about 5 MB).
+const maxImageBytes = 5 << 20
 
 // Attachment is a file's content given to the agents.
 type Attachment struct {
@@ -34,11 +51,21 @@ type Attachment struct {
 
 var mentionRE = regexp.MustCompile(`(?:^|\s)@((?:[\w.-]+/)*[\w.-]+)`)
 
-// LoadContext reads the rules files and resolves @path mentions in request,
-// inside the workspace only.
-func LoadContext(root *workspace.Root, request, testCommand string) ProjectContext {
+// LoadContext reads the rules files (the user's own at userRules, an
+// absolute path, when it exists; the workspace root's) and resolves @path
+// mentions in request, inside the workspace only.
+func LoadContext(root *workspace.Root, request, testCommand, userRules string) ProjectContext {
 	pc := ProjectContext{TestCommand: testCommand}
-	for _, name := range []string{".anvil/rules.md", "AGENTS.md"} {
+	if userRules != "" {
+		if data, err := readSmall(userRules); err == nil && !workspace.IsBinary(data) {
+			a := Attachment{Path: userRules, Content: string(data)}
+			if len(data) > maxRulesBytes {
+				a.Content, a.Cut = string(data[:maxRulesBytes]), true
+			}
+			pc.Rules = append(pc.Rules, a)
+		}
+	}
+	for _, name := range rulesNames {
 		if a, ok := attach(root, name, maxRulesBytes); ok {
 			pc.Rules = append(pc.Rules, a)
 		}
@@ -61,6 +88,17 @@ func LoadContext(root *workspace.Root, request, testCommand string) ProjectConte
 			pc.Problems = append(pc.Problems, fmt.Sprintf("@%s: no such file", p))
 		case info.IsDir():
 			pc.Problems = append(pc.Problems, fmt.Sprintf("@%s: a directory; mention files", p))
+		case imageTypes[strings.ToLower(filepath.Ext(rp.Rel))] != "":
+			if info.Size() > maxImageBytes {
+				pc.Problems = append(pc.Problems, fmt.Sprintf("@%s: %d MB, more than the 5 MB a model takes", p, info.Size()>>20))
+				continue
+			}
+			data, err := os.ReadFile(rp.Abs)
+			if err != nil {
+				pc.Problems = append(pc.Problems, fmt.Sprintf("@%s: %v", p, err))
+				continue
+			}
+			pc.Images = append(pc.Images, Image{Path: filepath.ToSlash(rp.Rel), MediaType: imageTypes[strings.ToLower(filepath.Ext(rp.Rel))], Data: data})
 		default:
 			if a, ok := attach(root, rp.Rel, maxAttachmentBytes); ok {
 				pc.Attachments = append(pc.Attachments, a)
@@ -70,6 +108,19 @@ func LoadContext(root *workspace.Root, request, testCommand string) ProjectConte
 		}
 	}
 	return pc
+}
+
+// readSmall reads a file outside the workspace (the user's own rules),
+// refusing what is not a regular file or is large.
+func readSmall(path string) ([]byte, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() || info.Size() > 4*maxRulesBytes {
+		return nil, fmt.Errorf("%s: not a small regular file", path)
+	}
+	return os.ReadFile(path)
 }
 
 func attach(root *workspace.Root, rel string, limit int) (Attachment, bool) {
@@ -89,6 +140,16 @@ func attach(root *workspace.Root, rel string, limit int) (Attachment, bool) {
 	return a, true
 }
 
+// Blocks are the pictures as message blocks, for the first message of a
+// conversation.
+func (pc ProjectContext) Blocks() []llm.Block {
+	var out []llm.Block
+	for _, im := range pc.Images {
+		out = append(out, llm.Image(im.MediaType, base64.StdEncoding.EncodeToString(im.Data)))
+	}
+	return out
+}
+
 // Format renders the context for a system prompt.
 func (pc ProjectContext) Format() string {
 	var b strings.Builder
@@ -97,6 +158,9 @@ func (pc ProjectContext) Format() string {
 	}
 	if pc.TestCommand != "" {
 		fmt.Fprintf(&b, "The project's tests run with: %s\n", pc.TestCommand)
+	}
+	for _, im := range pc.Images {
+		fmt.Fprintf(&b, "\nThe user attached the picture %s (shown with the request).\n", im.Path)
 	}
 	for _, a := range pc.Attachments {
 		cut := ""

@@ -43,6 +43,8 @@ type Executor struct {
 	// MaxAttempts is how many rejected commits end the run.
 	MaxAttempts int
 	Progress    Progress
+	// Images are the pictures the request attaches.
+	Images []llm.Block
 }
 
 // Outcome of an execution.
@@ -136,8 +138,9 @@ func (e *Executor) Execute(ctx context.Context, p *plan.Plan, request, projectCo
 		return (name == "commit" || name == "request_replan") && c.result.Outcome != ""
 	}
 	loop.TurnEnd = staging.TurnEnd
+	loop.Pinned = func() string { return e.pinned(staging) }
 
-	msgs := []llm.Message{{Role: llm.User, Content: []llm.Block{llm.Text(prompt)}}}
+	msgs := []llm.Message{{Role: llm.User, Content: append([]llm.Block{llm.Text(prompt)}, e.Images...)}}
 	msgs, outcome, err := loop.Run(ctx, msgs)
 	if err != nil && !errors.Is(err, ErrMaxTurns) {
 		return nil, err
@@ -158,6 +161,34 @@ func (e *Executor) Execute(ctx context.Context, p *plan.Plan, request, projectCo
 		}
 	}
 	return c.result, nil
+}
+
+// pinned states the execution's current state for a compacted
+// conversation, verbatim: the staged change set, the todo list and the
+// latest diagnostics.
+func (e *Executor) pinned(staging *Staging) string {
+	var b strings.Builder
+	if paths := staging.Paths(); len(paths) > 0 {
+		fmt.Fprintf(&b, "Staged (not yet written) changes to: %s\n", strings.Join(paths, ", "))
+		diff := diffOf(staging.Set().Changes())
+		if len(diff) > 12_000 {
+			diff = diff[:12_000] + "\n[diff cut; read the staged files with read_file]\n"
+		}
+		fmt.Fprintf(&b, "The staged diff:\n%s\n", diff)
+	} else {
+		b.WriteString("Nothing is staged.\n")
+	}
+	if t, ok := e.Progress.(interface{ Items() []event.TodoItem }); ok {
+		b.WriteString("The todo list:\n")
+		for i, it := range t.Items() {
+			fmt.Fprintf(&b, "  %d. [%s] %s\n", i+1, it.Status, it.Text)
+		}
+	}
+	if last := staging.Last(); last != nil {
+		b.WriteString("The latest validation:\n")
+		last.ModelReport(&b, nil)
+	}
+	return b.String()
 }
 
 func (e *Executor) maxAttempts() int {

@@ -19,9 +19,14 @@ import (
 
 // Defaults of a Loop.
 const (
-	DefaultMaxTurns       = 40
+	// DefaultMaxTurns bounds a runaway loop; the context window no longer
+	// bounds a run (the loop compacts), its commit attempts and cost do.
+	DefaultMaxTurns       = 250
 	DefaultMaxResultChars = 30_000
 	DefaultMaxTokens      = 8192
+	// maxTooLong bounds the compactions one call may need when the
+	// provider keeps refusing it as too long.
+	maxTooLong = 2
 )
 
 // ErrMaxTurns is returned when an agent is still calling tools after its
@@ -55,6 +60,15 @@ type Loop struct {
 	// Executor validates what the turn staged, once); what it returns is
 	// added to the turn's last tool result.
 	TurnEnd func(ctx context.Context) (string, error)
+	// ContextWindow is the model's, in tokens; zero means as known for
+	// the model (llm.ContextWindow).
+	ContextWindow int
+	// Pinned, if set, states what must survive a compaction verbatim
+	// (the Executor's staged change set, todo list, latest diagnostics).
+	Pinned func() string
+	// Rules, if set, adds a subdirectory's rules files to the first
+	// result of a tool that reads or edits a file under it.
+	Rules *DirRules
 }
 
 // Outcome says how a Loop ended.
@@ -75,23 +89,35 @@ func (l *Loop) Run(ctx context.Context, msgs []llm.Message) ([]llm.Message, Outc
 		maxTurns = DefaultMaxTurns
 	}
 	defs := l.toolDefs()
+	b := newBudget(llm.ContextWindow(l.model(), l.ContextWindow))
+	shown := map[string]bool{} // the rules files this run has shown
 	for turn := 0; turn < maxTurns; turn++ {
 		if err := ctx.Err(); err != nil {
 			return msgs, "", err
 		}
-		resp, err := l.Provider.Stream(ctx, llm.Request{
-			Agent: l.Agent, Model: l.Model, System: l.System, Messages: msgs, Tools: defs, MaxTokens: DefaultMaxTokens,
-		}, func(d llm.Delta) {
-			switch d.Kind {
-			case llm.DeltaText:
-				l.Events.Emit(event.MessageDelta{Agent: l.Agent, Text: d.Text})
-			case llm.DeltaRetry:
-				l.Events.Emit(event.Retry{Agent: l.Agent})
+		req := llm.Request{Agent: l.Agent, Model: l.Model, System: l.System, Messages: msgs, Tools: defs, MaxTokens: DefaultMaxTokens}
+		if b.over(req) {
+			var err error
+			if msgs, err = l.compact(ctx, req, b, "threshold", false); err != nil {
+				return msgs, "", err
 			}
-		})
+			req.Messages = msgs
+		}
+		resp, err := l.Provider.Stream(ctx, req, l.onDelta)
+		for tries := 0; errors.Is(err, llm.ErrContextTooLong) && tries < maxTooLong; tries++ {
+			// The provider counts differently than the estimate: compact
+			// harder and ask again, rather than fail the run.
+			b.ratio *= 1.5
+			if msgs, err = l.compact(ctx, req, b, "too_long", true); err != nil {
+				return msgs, "", err
+			}
+			req.Messages = msgs
+			resp, err = l.Provider.Stream(ctx, req, l.onDelta)
+		}
 		if err != nil {
 			return msgs, "", fmt.Errorf("%s: %w", l.Agent, err)
 		}
+		b.observe(req, resp.Usage)
 		l.Meter.Add(l.Agent, resp.Usage, l.Events)
 		msgs = append(msgs, resp.Message)
 		l.Transcript.Record(l.Agent, resp.Message)
@@ -102,7 +128,7 @@ func (l *Loop) Run(ctx context.Context, msgs []llm.Message) ([]llm.Message, Outc
 		if len(calls) == 0 {
 			return msgs, EndTurn, nil
 		}
-		results, stop, err := l.dispatch(ctx, calls)
+		results, stop, err := l.dispatch(ctx, calls, shown)
 		if err != nil {
 			return msgs, "", err
 		}
@@ -129,6 +155,24 @@ func (l *Loop) Run(ctx context.Context, msgs []llm.Message) ([]llm.Message, Outc
 	return msgs, "", ErrMaxTurns
 }
 
+// onDelta shows a streaming reply's pieces.
+func (l *Loop) onDelta(d llm.Delta) {
+	switch d.Kind {
+	case llm.DeltaText:
+		l.Events.Emit(event.MessageDelta{Agent: l.Agent, Text: d.Text})
+	case llm.DeltaRetry:
+		l.Events.Emit(event.Retry{Agent: l.Agent})
+	}
+}
+
+// model is the model the loop's calls use.
+func (l *Loop) model() string {
+	if l.Model != "" {
+		return l.Model
+	}
+	return l.Provider.Model()
+}
+
 func (l *Loop) toolDefs() []llm.ToolDef {
 	var defs []llm.ToolDef
 	for _, t := range l.Tools.Tools() {
@@ -138,7 +182,7 @@ func (l *Loop) toolDefs() []llm.ToolDef {
 }
 
 // dispatch runs the calls of one turn in order and returns their results.
-func (l *Loop) dispatch(ctx context.Context, calls []llm.Block) ([]llm.Block, bool, error) {
+func (l *Loop) dispatch(ctx context.Context, calls []llm.Block, shown map[string]bool) ([]llm.Block, bool, error) {
 	var results []llm.Block
 	for i, call := range calls {
 		l.Events.Emit(event.ToolCall{Agent: l.Agent, ID: call.ID, Name: call.Name, Args: call.Input, Summary: summarizeArgs(call.Input)})
@@ -159,6 +203,9 @@ func (l *Loop) dispatch(ctx context.Context, calls []llm.Block) ([]llm.Block, bo
 			}
 		}
 		out := capResult(res.Output, l.maxResultChars())
+		if !res.IsError {
+			out += l.Rules.note(call.Input, shown)
+		}
 		l.Events.Emit(event.ToolResult{Agent: l.Agent, ID: call.ID, Name: call.Name, IsError: res.IsError, Preview: preview(out, 6), Lines: strings.Count(out, "\n")})
 		results = append(results, llm.ToolResult(call.ID, out, res.IsError))
 		if l.Stop != nil && l.Stop(call.Name, res) {

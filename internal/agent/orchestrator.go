@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/anvil-dev/anvil/internal/event"
+	"github.com/anvil-dev/anvil/internal/llm"
 	"github.com/anvil-dev/anvil/internal/plan"
 	"github.com/anvil-dev/anvil/internal/session"
 	"github.com/anvil-dev/anvil/internal/workspace"
@@ -48,6 +49,9 @@ type Orchestrator struct {
 	// PlanOnly stops after the plan is shown; nothing is written.
 	PlanOnly    bool
 	TestCommand string
+	// UserRules is the user's own rules file (absolute; it may not
+	// exist), which applies in every workspace.
+	UserRules string
 	// Throwaway says the workspace is removed after the run ('anvil demo'
 	// without --keep): the summary offers no undo there.
 	Throwaway bool
@@ -58,6 +62,19 @@ type Orchestrator struct {
 	Provider string
 	Model    string
 	Replayed bool
+	// Conversation is the session the request continues, if any.
+	Conversation Conversation
+}
+
+// Conversation is what a request knows of its session.
+type Conversation struct {
+	ID string
+	N  int // the request's number in it
+	// History tells the agents the session's earlier requests: plans,
+	// commits, outcomes (conversation.Session.History).
+	History string
+	// Interrupted is the previous request, when it never finished.
+	Interrupted string
 }
 
 // Run handles request and reports the outcome as a Done event, which it
@@ -74,12 +91,19 @@ func (o *Orchestrator) Run(ctx context.Context, request string) (event.Done, err
 }
 
 func (o *Orchestrator) run(ctx context.Context, request string) (event.Done, error) {
-	sess := event.Session{Workspace: o.Root.Dir(), Request: request, Provider: o.Provider, Model: o.Model, Replayed: o.Replayed}
+	sess := event.Session{Workspace: o.Root.Dir(), Request: request, Provider: o.Provider, Model: o.Model, Replayed: o.Replayed,
+		Conversation: o.Conversation.ID, RequestN: o.Conversation.N, Interrupted: o.Conversation.Interrupted}
 	if o.Session != nil {
 		sess.ID, sess.Dir = o.Session.ID, o.Session.Dir
 	}
 	o.Events.Emit(sess)
-	pc := LoadContext(o.Root, request, o.TestCommand)
+	pc := LoadContext(o.Root, request, o.TestCommand, o.UserRules)
+	if len(pc.Images) > 0 && !llm.TakesImages(o.Provider, o.Model) {
+		for _, im := range pc.Images {
+			pc.Problems = append(pc.Problems, fmt.Sprintf("@%s: the model %s (%s) takes no pictures; describe what it shows, or use a model that does", im.Path, o.Model, o.Provider))
+		}
+		pc.Images = nil
+	}
 	for _, p := range pc.Problems {
 		o.Events.Emit(event.Error{Message: "not attached: " + p})
 	}
@@ -102,7 +126,7 @@ func (o *Orchestrator) run(ctx context.Context, request string) (event.Done, err
 	if p == nil {
 		var ok bool
 		var err error
-		req := PlanRequest{Request: request, Context: pc.Format()}
+		req := PlanRequest{Request: request, Context: o.context(pc), Images: pc.Blocks()}
 		if p, revision, ok, err = o.planAndApprove(ctx, req, 0, nil); err != nil || !ok {
 			return o.stopped(request, p, err)
 		}
@@ -111,6 +135,7 @@ func (o *Orchestrator) run(ctx context.Context, request string) (event.Done, err
 	}
 
 	exec := *o.Executor
+	exec.Images = pc.Blocks()
 	var res *ExecResult
 	for replans := 0; ; replans++ {
 		o.Events.Emit(event.Phase{Name: "execute", Detail: fmt.Sprintf("%d steps, %d files", len(p.Steps), len(p.Files()))})
@@ -118,7 +143,7 @@ func (o *Orchestrator) run(ctx context.Context, request string) (event.Done, err
 		todo.Start()
 		exec.Progress = todo
 		var err error
-		if res, err = exec.Execute(ctx, p, request, pc.Format(), res); err != nil {
+		if res, err = exec.Execute(ctx, p, request, o.context(pc), res); err != nil {
 			return event.Done{}, err
 		}
 		outside := res.Outside()
@@ -140,6 +165,15 @@ func (o *Orchestrator) run(ctx context.Context, request string) (event.Done, err
 		p, revision = widened, rev
 	}
 	return o.report(request, p, res), nil
+}
+
+// context is what the agents are told besides the request: the project's
+// rules and attachments, and the session's earlier requests.
+func (o *Orchestrator) context(pc ProjectContext) string {
+	if o.Conversation.History == "" {
+		return pc.Format()
+	}
+	return o.Conversation.History + "\n" + pc.Format()
 }
 
 // planAndApprove runs the Planner and the approval gate until the user
@@ -190,7 +224,7 @@ func (o *Orchestrator) planAndApprove(ctx context.Context, req PlanRequest, revi
 // that res breaks, and the user to approve it.
 func (o *Orchestrator) replan(ctx context.Context, request string, pc ProjectContext, p *plan.Plan, res *ExecResult, outside []outsideFile, revision int) (*plan.Plan, int, bool, error) {
 	o.Events.Emit(event.Phase{Name: "replan", Detail: breakageLine(res, outside)})
-	req := PlanRequest{Request: request, Context: pc.Format(), Previous: p, Breakage: breakage(res, outside)}
+	req := PlanRequest{Request: request, Context: o.context(pc), Previous: p, Breakage: breakage(res, outside)}
 	why := func(np *plan.Plan) event.Plan {
 		ev := event.Plan{Plan: np, Reason: breakageLine(res, outside)}
 		was := map[string]bool{}

@@ -45,6 +45,8 @@ type PlanRequest struct {
 	// Breakage is set when the approved Previous was carried out and the
 	// change breaks files outside it: what broke, and the staged changes.
 	Breakage string
+	// Images are the pictures the request attaches.
+	Images []llm.Block
 }
 
 // Plan runs the Planner and returns its checked plan.
@@ -56,7 +58,7 @@ func (p *Planner) Plan(ctx context.Context, req PlanRequest) (*plan.Plan, error)
 	loop.Tools = tools.NewSet(append(loop.Tools.Tools(), tools.Adapt[plan.Plan](submit))...)
 	loop.Stop = func(name string, res tools.Result) bool { return name == submit.Name() && !res.IsError }
 
-	msgs := []llm.Message{{Role: llm.User, Content: []llm.Block{llm.Text(planPrompt(req))}}}
+	msgs := []llm.Message{{Role: llm.User, Content: append([]llm.Block{llm.Text(planPrompt(req))}, req.Images...)}}
 	msgs, outcome, err := loop.Run(ctx, msgs)
 	if err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/config"
+	"github.com/anvil-dev/anvil/internal/conversation"
 	"github.com/anvil-dev/anvil/internal/gate"
 	"github.com/anvil-dev/anvil/internal/journal"
 	"github.com/anvil-dev/anvil/internal/search"
@@ -130,6 +131,12 @@ func New(opts Options) (*App, error) {
 		tools.Adapt(tools.NewRenameSymbol(root, a.Parser, a.Servers, nil)),
 	)
 	return a, nil
+}
+
+// Conversations returns the workspace's sessions (the conversations a user
+// continues with --continue and --resume), kept in the state directory.
+func (a *App) Conversations() (*conversation.Store, error) {
+	return conversation.Open(state.Dir(a.opts.Getenv), a.Root, a.opts.Now)
 }
 
 // Session returns the run's session directory, creating it on first use.

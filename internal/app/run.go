@@ -3,9 +3,11 @@ package app
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/agent"
+	"github.com/anvil-dev/anvil/internal/config"
 	"github.com/anvil-dev/anvil/internal/detect"
 	"github.com/anvil-dev/anvil/internal/event"
 	"github.com/anvil-dev/anvil/internal/llm"
@@ -53,11 +55,13 @@ func (a *App) Orchestrator(opts RunOptions) (*agent.Orchestrator, error) {
 	}
 	transcriptFile := a.sessionFile(session.TranscriptFile)
 	base := agent.Loop{
-		Provider:   opts.Provider,
-		Model:      model,
-		Events:     events,
-		Meter:      agent.NewMeter(model),
-		Transcript: agent.NewTranscript(transcriptFile, a.opts.Now),
+		Provider:      opts.Provider,
+		Model:         model,
+		Events:        events,
+		Meter:         agent.NewMeter(model),
+		Transcript:    agent.NewTranscript(transcriptFile, a.opts.Now),
+		ContextWindow: a.Config.ContextWindow,
+		Rules:         &agent.DirRules{Root: a.Root},
 	}
 	svc := opts.Service
 	if svc == nil {
@@ -85,9 +89,18 @@ func (a *App) Orchestrator(opts RunOptions) (*agent.Orchestrator, error) {
 	return &agent.Orchestrator{
 		Root: a.Root, Session: sess, Planner: planner, Executor: executor,
 		Approver: opts.Approver, Events: events, PlanOnly: opts.PlanOnly,
-		TestCommand: a.Config.TestCommand, Throwaway: opts.Throwaway, MaxReplans: a.Config.Replans(),
+		TestCommand: a.Config.TestCommand, UserRules: a.UserRules(), Throwaway: opts.Throwaway, MaxReplans: a.Config.Replans(),
 		Provider: opts.Provider.Name(), Model: model, Replayed: opts.Provider.Name() == "replay",
 	}, nil
+}
+
+// UserRules is the user's own rules file, for every workspace:
+// AGENTS.md in Anvil's configuration directory (it may not exist).
+func (a *App) UserRules() string {
+	if p := config.DefaultPaths("", a.opts.Getenv).User; p != "" {
+		return filepath.Join(filepath.Dir(p), "AGENTS.md")
+	}
+	return ""
 }
 
 // prewarm starts the language servers of the project's languages in the

@@ -45,6 +45,9 @@ type Config struct {
 	// MaxDependants bounds the dependants one server checks for a change;
 	// a change with more is unverified.
 	MaxDependants int `toml:"max_dependants,omitempty"`
+	// ContextWindow is the model's context window in tokens (0: known for
+	// the model); the agents compact their conversations to stay inside.
+	ContextWindow int `toml:"context_window,omitempty"`
 	// SessionDir is the base directory for session directories.
 	SessionDir string `toml:"session_dir,omitempty"`
 	// TestCommand is how the project runs its tests (shown to the agents).
@@ -235,6 +238,9 @@ func merge(base, over Config) Config {
 	}
 	if over.MaxDependants != 0 {
 		out.MaxDependants = over.MaxDependants
+	}
+	if over.ContextWindow != 0 {
+		out.ContextWindow = over.ContextWindow
 	}
 	if over.SessionDir != "" {
 		out.SessionDir = over.SessionDir

@@ -205,6 +205,25 @@ func Keys() []Key {
 			clear: func(c *Config) { c.LoadTimeout = Duration{} },
 		},
 		{
+			Name: "context_window", Description: "the model's context window in tokens, which the agents keep their conversations inside (compacting them past three quarters of it); unset: known for the model, else 128000",
+			get: func(c Config) string {
+				if c.ContextWindow == 0 {
+					return ""
+				}
+				return strconv.Itoa(c.ContextWindow)
+			},
+			value: func(c Config) any { return c.ContextWindow },
+			parse: func(c *Config, v string) error {
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 1000 {
+					return fmt.Errorf("context_window must be a number of tokens, at least 1000")
+				}
+				c.ContextWindow = n
+				return nil
+			},
+			clear: func(c *Config) { c.ContextWindow = 0 },
+		},
+		{
 			Name: "max_dependants", Description: "the most files that depend on a change one server checks; a change with more is unverified",
 			Default: strconv.Itoa(DefaultMaxDependants),
 			get: func(c Config) string {

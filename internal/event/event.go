@@ -63,6 +63,13 @@ type Session struct {
 	Model     string `json:"model"`
 	// Replayed is set when the model's turns come from a script.
 	Replayed bool `json:"replayed,omitempty"`
+	// Conversation is the session the request belongs to (anvil
+	// --continue, --resume), and RequestN its number there, from 1.
+	Conversation string `json:"conversation,omitempty"`
+	RequestN     int    `json:"request_n,omitempty"`
+	// Interrupted names the session's previous request when it never
+	// finished (the process was killed).
+	Interrupted string `json:"interrupted,omitempty"`
 }
 
 // Phase is a step of the run: classify, plan, approve, execute, done.
@@ -203,6 +210,25 @@ type Error struct {
 	Message string `json:"message"`
 }
 
+// Compaction says an agent's conversation was made smaller to fit the
+// model's context window, and what was kept as it was.
+type Compaction struct {
+	Agent string `json:"agent"`
+	// Why: "threshold" (past the share of the window the loop allows),
+	// "too_long" (the provider refused the request), or "asked" (/compact).
+	Why          string `json:"why"`
+	TokensBefore int    `json:"tokens_before"`
+	TokensAfter  int    `json:"tokens_after"`
+	Window       int    `json:"window"`
+	// Shrunk counts old tool results cut to a line each; Summarized the
+	// messages replaced by the model's summary of them.
+	Shrunk     int `json:"shrunk"`
+	Summarized int `json:"summarized"`
+	// Kept names what was carried over verbatim (the request, the plan,
+	// the staged change set, the todo list, the latest diagnostics).
+	Kept []string `json:"kept"`
+}
+
 func (Session) Type() string      { return "session" }
 func (Phase) Type() string        { return "phase" }
 func (MessageDelta) Type() string { return "message_delta" }
@@ -218,3 +244,4 @@ func (Usage) Type() string        { return "usage" }
 func (Done) Type() string         { return "done" }
 func (Error) Type() string        { return "error" }
 func (Retry) Type() string        { return "retry" }
+func (Compaction) Type() string   { return "compaction" }

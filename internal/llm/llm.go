@@ -24,6 +24,7 @@ const (
 	TypeText       = "text"
 	TypeToolUse    = "tool_use"
 	TypeToolResult = "tool_result"
+	TypeImage      = "image"
 )
 
 // Block is one piece of a message: text, a tool call from the model, or a
@@ -40,7 +41,14 @@ type Block struct {
 	ToolUseID string `json:"tool_use_id,omitempty"`
 	Content   string `json:"content,omitempty"`
 	IsError   bool   `json:"is_error,omitempty"`
+	// MediaType and Data describe an image: "image/png" and the bytes,
+	// base64-encoded.
+	MediaType string `json:"media_type,omitempty"`
+	Data      string `json:"data,omitempty"`
 }
+
+// Image returns an image block of data (base64) of mediaType.
+func Image(mediaType, data string) Block { return Block{Type: TypeImage, MediaType: mediaType, Data: data} }
 
 // Text returns a text block.
 func Text(s string) Block { return Block{Type: TypeText, Text: s} }

@@ -93,6 +93,9 @@ func (p *Provider) once(ctx context.Context, params sdk.MessageNewParams, onDelt
 	}
 	if err := stream.Err(); err != nil {
 		var apiErr *sdk.Error
+		if errors.As(err, &apiErr) && apiErr.StatusCode == 400 && llm.IsContextTooLong(err.Error()) {
+			return nil, fmt.Errorf("%w (anthropic: %v)", llm.ErrContextTooLong, err)
+		}
 		if errors.As(err, &apiErr) || ctx.Err() != nil {
 			return nil, fmt.Errorf("anthropic: %w", err)
 		}
@@ -186,6 +189,8 @@ func (p *Provider) params(req llm.Request) (sdk.MessageNewParams, error) {
 				blocks = append(blocks, sdk.NewToolUseBlock(b.ID, input, b.Name))
 			case llm.TypeToolResult:
 				blocks = append(blocks, sdk.NewToolResultBlock(b.ToolUseID, b.Content, b.IsError))
+			case llm.TypeImage:
+				blocks = append(blocks, sdk.NewImageBlockBase64(b.MediaType, b.Data))
 			}
 		}
 		if i == len(req.Messages)-1 && len(blocks) > 0 {

@@ -3,6 +3,7 @@ package anthropic
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -58,8 +59,11 @@ func TestStreamToolUse(t *testing.T) {
 	if resp.StopReason != llm.StopToolUse || len(calls) != 1 || string(calls[0].Input) != `{"path":"src/db.ts","start_line":1}` {
 		t.Fatalf("response: %+v", resp)
 	}
-	if resp.Usage.CacheReadTokens != 80 || resp.Usage.OutputTokens != 42 {
-		t.Errorf("usage: %+v", resp.Usage)
+	// The server counts a token per 4 bytes of the request, three fifths
+	// of them read from the cache.
+	sent := srv.Requests()[0]
+	if u := resp.Usage; u.CacheReadTokens != len(sent)/4*3/5 || u.InputTokens+u.CacheReadTokens+u.CacheWriteTokens != len(sent)/4 || u.OutputTokens != 42 {
+		t.Errorf("usage: %+v for a request of %d bytes", resp.Usage, len(sent))
 	}
 
 	// What went over the wire: key, tools, and cache breakpoints on the
@@ -135,6 +139,29 @@ func TestCutStreamGivesUp(t *testing.T) {
 }
 
 // A request error the API will not change its mind about is not retried.
+// A request longer than the context window comes back as
+// llm.ErrContextTooLong, which the loop compacts for; and an image reaches
+// the API as an image block.
+func TestContextTooLongAndImages(t *testing.T) {
+	srv := anthropictest.New(toolTurn())
+	defer srv.Close()
+	req := request()
+	req.Messages[0].Content = append(req.Messages[0].Content, llm.Image("image/png", "iVBORw0KGgo="))
+	srv.LimitContext(50)
+	_, err := newProvider(srv).Stream(context.Background(), req, func(llm.Delta) {})
+	if !errors.Is(err, llm.ErrContextTooLong) || !strings.Contains(err.Error(), "prompt is too long") {
+		t.Fatalf("err = %v", err)
+	}
+	srv.LimitContext(0)
+	if _, err := newProvider(srv).Stream(context.Background(), req, func(llm.Delta) {}); err != nil {
+		t.Fatal(err)
+	}
+	last := string(srv.Requests()[len(srv.Requests())-1])
+	if !strings.Contains(last, `"type":"image"`) || !strings.Contains(last, `"media_type":"image/png"`) || !strings.Contains(last, `"data":"iVBORw0KGgo="`) {
+		t.Fatalf("the image did not reach the API:\n%s", last)
+	}
+}
+
 func TestBadRequestNotRetried(t *testing.T) {
 	srv := anthropictest.New() // empty script: 400
 	defer srv.Close()

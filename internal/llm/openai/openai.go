@@ -98,6 +98,9 @@ func (p *Provider) once(ctx context.Context, params sdk.ChatCompletionNewParams,
 	}
 	if err := stream.Err(); err != nil {
 		var apiErr *sdk.Error
+		if errors.As(err, &apiErr) && apiErr.StatusCode == 400 && llm.IsContextTooLong(err.Error()) {
+			return nil, fmt.Errorf("%w (openai: %v)", llm.ErrContextTooLong, err)
+		}
 		if errors.As(err, &apiErr) || ctx.Err() != nil {
 			return nil, fmt.Errorf("openai: %w", err)
 		}
@@ -189,6 +192,7 @@ func convertMessage(m llm.Message) []sdk.ChatCompletionMessageParamUnion {
 		return append(out, sdk.ChatCompletionMessageParamUnion{OfAssistant: &a})
 	}
 	var text strings.Builder
+	var images []sdk.ChatCompletionContentPartUnionParam
 	for _, b := range m.Content {
 		switch b.Type {
 		case llm.TypeToolResult:
@@ -199,9 +203,20 @@ func convertMessage(m llm.Message) []sdk.ChatCompletionMessageParamUnion {
 			out = append(out, sdk.ToolMessage(content, b.ToolUseID))
 		case llm.TypeText:
 			text.WriteString(b.Text)
+		case llm.TypeImage:
+			// Chat Completions takes images as data URLs in a user
+			// message's parts.
+			images = append(images, sdk.ImageContentPart(sdk.ChatCompletionContentPartImageImageURLParam{URL: "data:" + b.MediaType + ";base64," + b.Data}))
 		}
 	}
-	if text.Len() > 0 {
+	switch {
+	case len(images) > 0:
+		parts := images
+		if text.Len() > 0 {
+			parts = append([]sdk.ChatCompletionContentPartUnionParam{sdk.TextContentPart(text.String())}, images...)
+		}
+		out = append(out, sdk.UserMessage(parts))
+	case text.Len() > 0:
 		out = append(out, sdk.UserMessage(text.String()))
 	}
 	return out

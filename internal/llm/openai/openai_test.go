@@ -117,3 +117,20 @@ func TestStreamToolCall(t *testing.T) {
 		}
 	}
 }
+
+// An image reaches Chat Completions as a data URL in the user message's
+// parts.
+func TestImageAsDataURL(t *testing.T) {
+	srv := newChatServer(t)
+	p := New(Options{BaseURL: srv.URL + "/v1", Model: "gpt-4o"})
+	_, err := p.Stream(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: []llm.Block{llm.Text("what is wrong here?"), llm.Image("image/png", "iVBORw0KGgo=")}}}}, func(llm.Delta) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := srv.bodies[0]
+	for _, want := range []string{`"type":"image_url"`, `"url":"data:image/png;base64,iVBORw0KGgo="`, `"text":"what is wrong here?"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("request lacks %s:\n%s", want, body)
+		}
+	}
+}

@@ -6,6 +6,7 @@
 package anthropictest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -40,7 +41,44 @@ type Server struct {
 	faults   map[int]Fault // by request number, from 1
 	requests []json.RawMessage
 	headers  []http.Header
+	// contextLimit, when set, refuses a request over it as the API does
+	// ("prompt is too long"), counting a token per 4 bytes of the body.
+	contextLimit int
+	// summary answers the requests that ask to summarize (Anvil's
+	// compaction), outside the script.
+	summary string
+	// hang makes requests wait, without an answer, until the client
+	// leaves (a model that takes its time while the client is killed).
+	hang bool
 }
+
+// Hang makes every request from now on wait for the client to leave, or
+// (with false) answer again.
+func (s *Server) Hang(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hang = on
+}
+
+// LimitContext makes the server refuse requests over tokens tokens (a
+// token counted per 4 bytes of the request body), as the API refuses a
+// prompt longer than the model's context window.
+func (s *Server) LimitContext(tokens int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.contextLimit = tokens
+}
+
+// Summarize makes the server answer every summarization request (a system
+// prompt that asks to compress a history) with text, outside the script.
+func (s *Server) Summarize(text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.summary = text
+}
+
+// tokens counts a request body as the server does for its limit.
+func tokens(body []byte) int { return len(body) / 4 }
 
 // New starts a server that answers requests with turns, in order.
 func New(turns ...Turn) *Server {
@@ -81,6 +119,25 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	s.requests = append(s.requests, body)
 	s.headers = append(s.headers, r.Header.Clone())
 	n := len(s.requests)
+	if s.hang {
+		s.mu.Unlock()
+		<-r.Context().Done()
+		return
+	}
+	if s.contextLimit > 0 && tokens(body) > s.contextLimit {
+		limit := s.contextLimit
+		s.mu.Unlock()
+		w.Header().Set("content-type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: %d tokens > %d maximum"}}`, tokens(body), limit)
+		return
+	}
+	if s.summary != "" && bytes.Contains(body, []byte("You are compressing")) {
+		text := s.summary
+		s.mu.Unlock()
+		streamTurn(w, Turn{Content: []llm.Block{llm.Text(text)}}, false, tokens(body))
+		return
+	}
 	fault, faulty := s.faults[n]
 	var turn Turn
 	exhausted := false
@@ -115,11 +172,12 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `{"type":"error","error":{"type":"invalid_request_error","message":"anthropictest: script exhausted"}}`)
 		return
 	}
-	streamTurn(w, turn, faulty && fault.CutInTool)
+	streamTurn(w, turn, faulty && fault.CutInTool, tokens(body))
 }
 
-// streamTurn writes turn as the event stream the API sends.
-func streamTurn(w http.ResponseWriter, t Turn, cut bool) {
+// streamTurn writes turn as the event stream the API sends, reporting
+// input tokens.
+func streamTurn(w http.ResponseWriter, t Turn, cut bool, input int) {
 	w.Header().Set("content-type", "text/event-stream")
 	w.Header().Set("cache-control", "no-cache")
 	flusher, _ := w.(http.Flusher)
@@ -133,7 +191,7 @@ func streamTurn(w http.ResponseWriter, t Turn, cut bool) {
 	send("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": "msg_test", "type": "message", "role": "assistant", "model": "claude-test", "content": []any{},
 		"stop_reason": nil, "stop_sequence": nil,
-		"usage": map[string]any{"input_tokens": 100, "output_tokens": 1, "cache_read_input_tokens": 80, "cache_creation_input_tokens": 20},
+		"usage": map[string]any{"input_tokens": input / 5, "output_tokens": 1, "cache_read_input_tokens": input * 3 / 5, "cache_creation_input_tokens": input - input/5 - input*3/5},
 	}})
 	for i, b := range t.Content {
 		switch b.Type {

@@ -1,0 +1,99 @@
+package conversation
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/anvil-dev/anvil/internal/llm"
+	"github.com/anvil-dev/anvil/internal/plan"
+)
+
+// What a session's built-in commands (/compact, /diff, /plan, /undo) read
+// and write; the CLI and the TUI both run them through these.
+
+// Builtin is a command every session has.
+type Builtin struct{ Name, Description string }
+
+// Builtins are the session's own commands; a project's .anvil/commands
+// add more (internal/slash).
+var Builtins = []Builtin{
+	{"help", "list the commands"},
+	{"diff", "what this session changed, as a diff"},
+	{"plan", "the plan of the last request"},
+	{"undo", "undo the session's last commit"},
+	{"compact", "summarize the session's earlier requests (their plans kept verbatim) so follow-ups take less context"},
+	{"clear", "start a new session in this workspace"},
+	{"resume", "list this workspace's sessions, or continue one: /resume ID"},
+	{"model", "show the model, or use another for the next requests: /model NAME"},
+	{"memory", "the rules files that apply (AGENTS.md, .anvil/rules.md, yours)"},
+}
+
+// IsBuiltin reports whether name is a session command.
+func IsBuiltin(name string) bool {
+	for _, b := range Builtins {
+		if b.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// sessionSummaryPrompt asks for a session's summary.
+const sessionSummaryPrompt = `You are compressing the history of a user's session with a coding agent, so that later requests can refer to it in less space. Summarize each request: what the user wanted, what was changed (files, symbols, the gist of the diff), and how it ended (committed, declined, failed, interrupted). Keep exact file paths and names. Answer with the summary only.`
+
+// Compact has the model summarize the session's requests so far; the
+// summary replaces them in [Session.History], their plans kept verbatim.
+func (s *Session) Compact(ctx context.Context, p llm.Provider, model string) (string, error) {
+	history := s.History()
+	n := s.Requests()
+	if history == "" || n == 0 {
+		return "", fmt.Errorf("nothing to compact: the session has no requests yet")
+	}
+	resp, err := p.Stream(ctx, llm.Request{Agent: "compact", Model: model, System: sessionSummaryPrompt, MaxTokens: 4096,
+		Messages: []llm.Message{{Role: llm.User, Content: []llm.Block{llm.Text(history)}}}}, func(llm.Delta) {})
+	if err != nil {
+		return "", fmt.Errorf("summarizing the session: %w", err)
+	}
+	summary := strings.TrimSpace(resp.Message.TextContent())
+	if summary == "" {
+		return "", fmt.Errorf("the model returned an empty summary; the session is unchanged")
+	}
+	if err := s.Append(Record{Kind: KindCompaction, N: n, Text: summary}); err != nil {
+		return "", err
+	}
+	return summary, nil
+}
+
+// Diff is what the session committed, oldest first, as recorded.
+func (s *Session) Diff() string {
+	var b strings.Builder
+	for _, r := range s.Records() {
+		if r.Kind == KindCommit {
+			fmt.Fprintf(&b, "# request %d, journal entry %s\n%s\n", r.N, r.Entry, r.Diff)
+		}
+	}
+	return b.String()
+}
+
+// LastPlan is the plan of the latest request that had one.
+func (s *Session) LastPlan() *plan.Plan {
+	var p *plan.Plan
+	for _, r := range s.Records() {
+		if r.Kind == KindPlan {
+			p = r.Plan
+		}
+	}
+	return p
+}
+
+// LastCommit is the session's latest commit record, if any.
+func (s *Session) LastCommit() (Record, bool) {
+	recs := s.Records()
+	for i := len(recs) - 1; i >= 0; i-- {
+		if recs[i].Kind == KindCommit {
+			return recs[i], true
+		}
+	}
+	return Record{}, false
+}

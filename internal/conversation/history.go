@@ -1,0 +1,180 @@
+package conversation
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/anvil-dev/anvil/internal/event"
+)
+
+// What the agents are told of a session's earlier requests, so that a
+// follow-up ("now rename it back in auth.ts only") makes sense: each
+// request, its approved plan verbatim, what it committed (the diff) and
+// how it ended. The latest requests come in full; older ones in a line
+// each, and requests a /compact summarized come as that summary.
+
+const (
+	// fullRequests are the latest requests shown in full.
+	fullRequests = 5
+	// maxHistoryDiff bounds each request's diff in the history.
+	maxHistoryDiff = 6000
+)
+
+// turn is one request as the history tells it.
+type turn struct {
+	n           int
+	request     string
+	plan        string
+	commits     []Record
+	done        *Record
+	interrupted bool
+	undone      []string // journal entries undone since
+}
+
+// History returns the session's earlier requests for the agents, or "" for
+// a session without any.
+func (s *Session) History() string {
+	recs := s.Records()
+	var turns []*turn
+	byN := map[int]*turn{}
+	summary, through := "", 0
+	for i := range recs {
+		r := recs[i]
+		switch r.Kind {
+		case KindCompaction:
+			summary, through = r.Text, r.N
+			continue
+		case KindRequest:
+			t := &turn{n: r.N, request: r.Text}
+			byN[r.N] = t
+			turns = append(turns, t)
+			continue
+		}
+		t := byN[r.N]
+		if t == nil {
+			continue
+		}
+		switch r.Kind {
+		case KindPlan:
+			if r.Plan != nil {
+				t.plan = r.Plan.Markdown()
+			}
+		case KindCommit:
+			t.commits = append(t.commits, r)
+		case KindUndo:
+			t.undone = append(t.undone, r.Entry)
+		case KindDone:
+			t.done = &recs[i]
+		}
+	}
+	if len(turns) == 0 && summary == "" {
+		return ""
+	}
+	if last := turns[len(turns)-1]; last.done == nil {
+		last.interrupted = true
+	}
+	var b strings.Builder
+	b.WriteString("Earlier in this session (the user may refer to it):\n")
+	if summary != "" {
+		fmt.Fprintf(&b, "\nRequests 1 to %d, summarized:\n%s\n", through, strings.TrimSpace(summary))
+	}
+	for i, t := range turns {
+		if t.n <= through {
+			// Summarized, but the plans stay as they were approved.
+			if t.plan != "" {
+				fmt.Fprintf(&b, "\nRequest %d: %s\nThe approved plan:\n%s\n", t.n, t.request, indent(t.plan))
+			}
+			continue
+		}
+		if i < len(turns)-fullRequests {
+			fmt.Fprintf(&b, "\nRequest %d: %s — %s\n", t.n, t.request, t.outcome())
+			continue
+		}
+		fmt.Fprintf(&b, "\nRequest %d: %s\n", t.n, t.request)
+		if t.plan != "" {
+			fmt.Fprintf(&b, "The approved plan:\n%s\n", indent(t.plan))
+		}
+		for _, c := range t.commits {
+			diff := c.Diff
+			if len(diff) > maxHistoryDiff {
+				diff = diff[:maxHistoryDiff] + "\n[diff cut]\n"
+			}
+			fmt.Fprintf(&b, "Committed %s (journal entry %s):\n%s\n", strings.Join(c.Files, ", "), c.Entry, diff)
+		}
+		for _, e := range t.undone {
+			fmt.Fprintf(&b, "The user undid journal entry %s afterwards: its files are as they were before it.\n", e)
+		}
+		fmt.Fprintf(&b, "Outcome: %s\n", t.outcome())
+	}
+	return b.String()
+}
+
+func (t *turn) outcome() string {
+	files := 0
+	for _, c := range t.commits {
+		files += len(c.Files)
+	}
+	switch {
+	case t.interrupted:
+		return fmt.Sprintf("interrupted: the run stopped before it finished (%d %s committed before that)", files, plural(files, "file", "files"))
+	case t.done.Success:
+		return "done: " + firstLine(t.done.Text)
+	}
+	return "not done: " + firstLine(t.done.Text)
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
+}
+
+// Recorder writes the events of request n to the session as they pass to
+// next: the plan carried out, each commit, the todo list, the end.
+type Recorder struct {
+	sess *Session
+	n    int
+	next event.Sink
+
+	lastPlan *event.Plan
+	// Err is the first failure to write, which the run reports.
+	Err error
+}
+
+// Recorder returns a sink recording request n's events before passing them
+// on.
+func (s *Session) Recorder(n int, next event.Sink) *Recorder {
+	return &Recorder{sess: s, n: n, next: next}
+}
+
+// Emit records e if it belongs in the session, then passes it on.
+func (r *Recorder) Emit(e event.Event) {
+	var rec *Record
+	switch v := e.(type) {
+	case event.Plan:
+		r.lastPlan = &v
+	case event.Phase:
+		// The plan being carried out: approved, or a simple request's
+		// plan of its one file, or a widened one after a re-plan.
+		if v.Name == "execute" && r.lastPlan != nil {
+			rec = &Record{Kind: KindPlan, Plan: r.lastPlan.Plan}
+			r.lastPlan = nil
+		}
+	case event.Commit:
+		rec = &Record{Kind: KindCommit, Entry: v.Entry, Files: v.Files, Diff: v.Diff}
+	case event.Todo:
+		rec = &Record{Kind: KindTodo, Todo: v.Items}
+	case event.Done:
+		rec = &Record{Kind: KindDone, Success: v.Success, Text: v.Summary.Message}
+	}
+	if rec != nil {
+		rec.N = r.n
+		if err := r.sess.Append(*rec); err != nil && r.Err == nil {
+			r.Err = err
+		}
+	}
+	r.next.Emit(e)
+}
