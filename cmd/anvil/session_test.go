@@ -58,7 +58,9 @@ func TestSessionAcrossProcesses(t *testing.T) {
 			"steps": []string{"Make the change", "Commit"}, "verification_criteria": []string{"No new type errors"}, "risks": []string{"None known"},
 		}))
 	}
-	commit := func(id string) anthropictest.Turn { return turn("Committing.", use(id, "commit", map[string]any{"message": "session test"})) }
+	commit := func(id string) anthropictest.Turn {
+		return turn("Committing.", use(id, "commit", map[string]any{"message": "session test"}))
+	}
 	srv := anthropictest.New(
 		// Request 1.
 		plan("p1", "Rename the User type to Account across all files.", "src/types.ts", "src/db.ts", "src/auth.ts"),

@@ -48,7 +48,9 @@ type Block struct {
 }
 
 // Image returns an image block of data (base64) of mediaType.
-func Image(mediaType, data string) Block { return Block{Type: TypeImage, MediaType: mediaType, Data: data} }
+func Image(mediaType, data string) Block {
+	return Block{Type: TypeImage, MediaType: mediaType, Data: data}
+}
 
 // Text returns a text block.
 func Text(s string) Block { return Block{Type: TypeText, Text: s} }
