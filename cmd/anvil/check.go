@@ -28,6 +28,7 @@ type checkOptions struct {
 	json     bool
 	commit   bool
 	run      bool
+	git      bool
 	noDaemon bool
 }
 
@@ -71,6 +72,7 @@ Exit status: 0 clean, 1 rejected (or the commit was refused), 2 unverified
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the result as JSON")
 	cmd.Flags().BoolVar(&opts.commit, "commit", false, "write the change set if the verdict is clean")
 	cmd.Flags().BoolVar(&opts.run, "run", false, "also build and run the tests with the change in a shadow tree; a test it makes fail rejects it")
+	cmd.Flags().BoolVar(&opts.git, "git-commit", false, "with --commit, also record the change set as a git commit (as [git] commit = true does)")
 	cmd.Flags().BoolVar(&opts.noDaemon, "no-daemon", false, "check with language servers of this run's own")
 	return cmd
 }
@@ -91,7 +93,7 @@ func runCheck(cmd *cobra.Command, opts checkOptions, file string) error {
 	}
 	defer closeSvc()
 	var out *service.Outcome
-	gopts := service.GateOptions{Run: opts.run}
+	gopts := service.GateOptions{Run: opts.run, Git: opts.git}
 	if opts.commit {
 		out, err = svc.Commit(ctx, specs, "anvil check --commit", gopts)
 	} else {
@@ -110,13 +112,14 @@ func runCheck(cmd *cobra.Command, opts checkOptions, file string) error {
 	res := out.Result
 	w := cmd.OutOrStdout()
 	if opts.json {
-		if err := writeJSON(w, checkJSON{Result: res, Committed: out.Committed}); err != nil {
+		if err := writeJSON(w, checkJSON{Result: res, Committed: out.Committed, Git: out.Git}); err != nil {
 			return err
 		}
 	} else {
 		res.Report(w)
 		if out.Committed {
 			fmt.Fprintf(w, "\nCommitted %d %s (undo with 'anvil undo').\n", len(out.Files), pluralWord(len(out.Files), "file"))
+			printGit(w, out.Git)
 		} else if opts.commit && res.Verdict != shadow.Clean {
 			fmt.Fprintln(w, "\nNothing written: only a clean change set is committed.")
 		}
@@ -157,7 +160,22 @@ func serviceError(err error) error {
 // checkJSON is check's --json output: the result plus whether it was written.
 type checkJSON struct {
 	*shadow.Result
-	Committed bool `json:"committed"`
+	Committed bool                `json:"committed"`
+	Git       *service.GitOutcome `json:"git,omitempty"`
+}
+
+// printGit says what became of a commit in git, if it was asked for.
+func printGit(w io.Writer, g *service.GitOutcome) {
+	switch {
+	case g == nil:
+	case g.Commit != "":
+		fmt.Fprintf(w, "Git: %.12s on %s.\n", g.Commit, g.Branch)
+		if g.Refused != "" {
+			fmt.Fprintf(w, "Git: %s\n", g.Refused)
+		}
+	case g.Refused != "":
+		fmt.Fprintf(w, "Git: %s\n", g.Refused)
+	}
 }
 
 func readChangeSet(stdin io.Reader, file string) ([]changeset.Spec, error) {

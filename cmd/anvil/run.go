@@ -46,6 +46,8 @@ type runOptions struct {
 	// session with that id ("list": no id given).
 	cont   bool
 	resume string
+	// gitCommit records each commit as a git commit too.
+	gitCommit bool
 }
 
 // resumeList is --resume given without an id.
@@ -70,6 +72,7 @@ func addSessionFlags(cmd *cobra.Command, o *runOptions) {
 	f.BoolVarP(&o.cont, "continue", "c", false, "continue the workspace's last session: the agents see its earlier requests, plans and commits")
 	f.StringVar(&o.resume, "resume", "", "continue the session with this id (anvil --resume alone lists them)")
 	f.Lookup("resume").NoOptDefVal = resumeList
+	f.BoolVar(&o.gitCommit, "git-commit", false, "record each committed change set as a git commit too (as [git] commit = true does); your staged and unstaged work is left as it is")
 }
 
 // runRequest runs the agent on request in the workspace.
@@ -330,6 +333,18 @@ func beginRequest(cmd *cobra.Command, a *app.App, o runOptions, provider llm.Pro
 		return nil, err
 	}
 	orch.Conversation = c
+	// A per-session branch ([git] branch = "anvil/<slug>") is named after
+	// the session's first request.
+	slug := request
+	if infos := sess.Records(); len(infos) > 0 {
+		for _, r := range infos {
+			if r.Kind == conversation.KindRequest {
+				slug = r.Text
+				break
+			}
+		}
+	}
+	orch.Executor.CommitOptions = service.GateOptions{Git: o.gitCommit, Slug: slug}
 	orch.Events = sess.Recorder(c.N, orch.Events)
 	orch.Planner.Loop.Events = orch.Events
 	orch.Executor.Loop.Events = orch.Events

@@ -40,6 +40,11 @@ since. Run it again to undo the commit before that.`,
 			for _, p := range out.Restored {
 				fmt.Fprintf(cmd.OutOrStdout(), "  %s\n", p)
 			}
+			if g := out.Git; g != nil && g.Commit != "" {
+				fmt.Fprintf(cmd.OutOrStdout(), "Git: reverted in %.12s on %s.\n", g.Commit, g.Branch)
+			} else if g != nil {
+				fmt.Fprintf(cmd.OutOrStdout(), "Git: %s\n", g.Refused)
+			}
 			return nil
 		},
 	}

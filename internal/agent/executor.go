@@ -45,6 +45,8 @@ type Executor struct {
 	Progress    Progress
 	// Images are the pictures the request attaches.
 	Images []llm.Block
+	// CommitOptions go with every commit (git, and the branch's slug).
+	CommitOptions service.GateOptions
 }
 
 // Outcome of an execution.
@@ -108,6 +110,7 @@ func (r *ExecResult) StagedDiff() string {
 // commit attempts (the summary counts them all).
 func (e *Executor) Execute(ctx context.Context, p *plan.Plan, request, projectContext string, resume *ExecResult) (*ExecResult, error) {
 	staging := NewStaging(e.Root, e.Service, e.Loop.Events, p.Files())
+	staging.commitOpts = e.CommitOptions
 	prompt := executePrompt(p, request, e.maxAttempts())
 	result := &ExecResult{staging: staging}
 	if resume != nil && resume.staging != nil {
@@ -280,8 +283,19 @@ func (t *commitTool) Run(ctx context.Context, p CommitParams) (tools.Result, err
 	t.result.Outcome = Committed
 	t.result.Entry, t.result.Files = out.Entry, out.Files
 	t.result.Diff = diffOf(set.Changes())
-	t.exec.Loop.Events.Emit(event.Commit{Entry: out.Entry, Files: out.Files, Diff: t.result.Diff})
-	return tools.Result{Output: fmt.Sprintf("committed %d files: %s\n%s", len(out.Files), strings.Join(out.Files, ", "), res.Summary())}, nil
+	ev := event.Commit{Entry: out.Entry, Files: out.Files, Diff: t.result.Diff}
+	note := ""
+	if g := out.Git; g != nil {
+		ev.GitCommit, ev.GitBranch, ev.GitRefused = g.Commit, g.Branch, g.Refused
+		if g.Commit != "" {
+			note = fmt.Sprintf("\nRecorded as git commit %.12s on %s.", g.Commit, g.Branch)
+		}
+		if g.Refused != "" {
+			note += "\n" + g.Refused
+		}
+	}
+	t.exec.Loop.Events.Emit(ev)
+	return tools.Result{Output: fmt.Sprintf("committed %d files: %s\n%s%s", len(out.Files), strings.Join(out.Files, ", "), res.Summary(), note)}, nil
 }
 
 // RunTestsParams: run_tests takes no arguments.

@@ -37,6 +37,8 @@ type Staging struct {
 	// shown are the files whose pre-existing errors the model has been
 	// shown; later reports count them without listing them again.
 	shown map[string]bool
+	// commitOpts go with each commit (git).
+	commitOpts service.GateOptions
 }
 
 // NewStaging returns an empty change set that accepts writes to allowed.
@@ -212,7 +214,7 @@ func (s *Staging) Commit(ctx context.Context, attempt, maxAttempts int, message 
 			s.events.Emit(event.Shadow{Attempt: attempt, MaxAttempts: maxAttempts, Files: set.Paths(), Stage: "waiting", Commit: true, Summary: p.Message})
 		}
 	})
-	out, err := s.svc.Commit(ctx, Specs(set), message, service.GateOptions{})
+	out, err := s.svc.Commit(ctx, Specs(set), message, s.commitOpts)
 	if out != nil && out.Result != nil {
 		s.emitResult(set, attempt, maxAttempts, out.Result)
 	}

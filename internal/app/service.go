@@ -101,6 +101,9 @@ func (l *local) run(ctx context.Context, specs []changeset.Spec, message string,
 	}
 	if o.Entry != nil {
 		out.Committed, out.Entry, out.Files = true, o.Entry.ID, o.Entry.Paths()
+		if a.wantsGit(opts) {
+			out.Git = a.gitCommit(ctx, o.Entry.ID, set, message, opts)
+		}
 	}
 	return out, nil
 }
@@ -137,7 +140,7 @@ func (l *local) Undo(ctx context.Context) (*service.UndoOutcome, error) {
 	case err != nil:
 		return nil, err
 	}
-	return &service.UndoOutcome{Entry: e.ID, Message: e.Message, Restored: e.Paths()}, nil
+	return &service.UndoOutcome{Entry: e.ID, Message: e.Message, Restored: e.Paths(), Git: a.gitRevert(ctx, e.ID)}, nil
 }
 
 // Tool implements [service.Service].

@@ -65,6 +65,18 @@ type Config struct {
 	Servers map[string]servers.Spec `toml:"servers,omitempty"`
 	// Run configures the run stage (anvil check --run).
 	Run RunConfig `toml:"run,omitempty"`
+	// Git records commits as git commits (opt-in).
+	Git GitConfig `toml:"git,omitempty"`
+}
+
+// GitConfig is the [git] table.
+type GitConfig struct {
+	// Commit makes each committed change set a git commit too.
+	Commit bool `toml:"commit,omitempty"`
+	// Branch is where the git commits go: "" for the checked-out branch,
+	// else a branch of its own, "<slug>" standing for the session's first
+	// request ("anvil/<slug>").
+	Branch string `toml:"branch,omitempty"`
 }
 
 // RunConfig is the [run] table: how the run stage builds and tests.
@@ -223,6 +235,12 @@ func merge(base, over Config) Config {
 	}
 	if over.Run.Timeout.Duration != 0 {
 		out.Run.Timeout = over.Run.Timeout
+	}
+	if over.Git.Commit {
+		out.Git.Commit = true
+	}
+	if over.Git.Branch != "" {
+		out.Git.Branch = over.Git.Branch
 	}
 	if over.Run.Report != "" {
 		out.Run.Report = over.Run.Report

@@ -157,6 +157,11 @@ type Commit struct {
 	Entry string   `json:"entry"`
 	Files []string `json:"files"`
 	Diff  string   `json:"diff"` // unified diff of the change set
+	// GitCommit and GitBranch are the git commit made of it (opt-in);
+	// GitRefused says why none was.
+	GitCommit  string `json:"git_commit,omitempty"`
+	GitBranch  string `json:"git_branch,omitempty"`
+	GitRefused string `json:"git_refused,omitempty"`
 }
 
 // TodoItem is one step of the plan and its state.

@@ -43,6 +43,11 @@ type GateOptions struct {
 	// Staging marks a check made while a change is being built (an
 	// Executor's turn): it may be narrower than a commit's, and says so.
 	Staging bool `json:"staging,omitempty"`
+	// Git makes a commit a git commit too, whatever [git] commit says;
+	// Slug names the branch's "<slug>" ([git] branch), the session's first
+	// request when there is one, else the commit's message.
+	Git  bool   `json:"git,omitempty"`
+	Slug string `json:"slug,omitempty"`
 }
 
 // Outcome is what a check or a commit found and did.
@@ -63,6 +68,17 @@ type Outcome struct {
 	Stale []string `json:"stale,omitempty"`
 	// Recovered describes interrupted commits rolled back first.
 	Recovered []string `json:"recovered,omitempty"`
+	// Git is the git commit made of the change set, when asked.
+	Git *GitOutcome `json:"git,omitempty"`
+}
+
+// GitOutcome is what recording a commit (or its undo) in git did.
+type GitOutcome struct {
+	Commit string `json:"commit,omitempty"`
+	Branch string `json:"branch,omitempty"`
+	// Refused says why nothing went to git (the files are written as
+	// usual): a detached HEAD, a merge in progress, staged changes.
+	Refused string `json:"refused,omitempty"`
 }
 
 // UndoOutcome is what an undo did.
@@ -74,6 +90,8 @@ type UndoOutcome struct {
 	Nothing bool `json:"nothing,omitempty"`
 	// Conflict names files changed since the commit: nothing was undone.
 	Conflict []string `json:"conflict,omitempty"`
+	// Git is the revert commit, when the undone commit was a git commit.
+	Git *GitOutcome `json:"git,omitempty"`
 }
 
 // ToolOutcome is a tool's result, its data in JSON.
