@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs what Anvil's tests and the demo need beside Go: ripgrep and patch
-# (Debian packages), the pinned language servers (scripts/install-servers.sh)
+# Installs what Anvil's tests and the demo need beside Go: ripgrep, patch,
+# tmux, git, pytest and cargo (Debian packages), the pinned language servers (scripts/install-servers.sh)
 # and the MCP client the tests drive `anvil mcp` with
 # (scripts/install-test-clients.sh).
 # Skips what is already present. apt needs root or sudo; without either, it
@@ -14,6 +14,8 @@ command -v patch >/dev/null 2>&1 || missing+=(patch)   # the diff tests apply wh
 # the run stage's Python tests run Debian's pytest
 /usr/bin/python3 -c 'import pytest' >/dev/null 2>&1 || missing+=(python3-pytest)
 command -v cargo >/dev/null 2>&1 || missing+=(cargo)    # and its Rust tests, cargo
+command -v tmux >/dev/null 2>&1 || missing+=(tmux)      # the interactive session is tested in a real terminal
+command -v git >/dev/null 2>&1 || missing+=(git)        # [git] commit is tested against git itself
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=$(command -v sudo || true)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 	"strings"
 
@@ -101,8 +102,12 @@ Only change sets that introduce no new errors are written to disk.`,
 				return badInput("--continue and --resume exclude each other")
 			}
 			if len(args) == 0 {
+				// On a terminal, a session: the TUI with an input box.
+				if !opts.json && useTUI(cmd.OutOrStdout(), os.Getenv) {
+					return runInteractive(cmd, opts)
+				}
 				if opts.cont || opts.resume != "" {
-					return badInput("give the request to continue the session with: anvil --continue \"<request>\"")
+					return badInput("give the request to continue the session with: anvil --continue \"<request>\" (or run anvil on a terminal)")
 				}
 				return cmd.Help()
 			}

@@ -306,6 +306,20 @@ func beginRequest(cmd *cobra.Command, a *app.App, o runOptions, provider llm.Pro
 	if o.throwaway {
 		return nil, nil
 	}
+	sess, err := openSession(a, o, provider.Name(), orch.Model)
+	if err != nil {
+		return nil, err
+	}
+	if err := attachRequest(cmd.ErrOrStderr(), sess, request, o.gitCommit, orch); err != nil {
+		sess.Close()
+		return nil, err
+	}
+	return sess, nil
+}
+
+// openSession opens the session o asks for: the one --resume names, the
+// workspace's last with --continue, else a new one.
+func openSession(a *app.App, o runOptions, provider, model string) (*conversation.Session, error) {
 	store, err := a.Conversations()
 	if err != nil {
 		return nil, err
@@ -317,36 +331,41 @@ func beginRequest(cmd *cobra.Command, a *app.App, o runOptions, provider llm.Pro
 	case o.cont:
 		sess, err = store.Latest()
 	default:
-		sess, err = store.New(provider.Name(), orch.Model)
+		sess, err = store.New(provider, model)
 	}
 	if err != nil {
 		// Never silently a fresh session: the user asked to continue.
 		return nil, badInput("%v", err)
 	}
+	return sess, nil
+}
+
+// attachRequest records request in sess and has orch tell the agents the
+// session's earlier requests, note what was interrupted, commit as the
+// session's (git), and record what it does.
+func attachRequest(stderr io.Writer, sess *conversation.Session, request string, gitCommit bool, orch *agent.Orchestrator) error {
 	c := agent.Conversation{ID: sess.ID, History: sess.History()}
 	if n, text, ok := sess.Interrupted(); ok {
 		c.Interrupted = fmt.Sprintf("request %d: %s", n, text)
-		fmt.Fprintf(cmd.ErrOrStderr(), "anvil: session %s: request %d (%q) was interrupted before it finished; the agents are told so\n", sess.ID, n, text)
+		fmt.Fprintf(stderr, "anvil: session %s: request %d (%q) was interrupted before it finished; the agents are told so\n", sess.ID, n, text)
 	}
+	var err error
 	if c.N, err = sess.Begin(request); err != nil {
-		sess.Close()
-		return nil, err
+		return err
 	}
 	orch.Conversation = c
 	// A per-session branch ([git] branch = "anvil/<slug>") is named after
 	// the session's first request.
 	slug := request
-	if infos := sess.Records(); len(infos) > 0 {
-		for _, r := range infos {
-			if r.Kind == conversation.KindRequest {
-				slug = r.Text
-				break
-			}
+	for _, r := range sess.Records() {
+		if r.Kind == conversation.KindRequest {
+			slug = r.Text
+			break
 		}
 	}
-	orch.Executor.CommitOptions = service.GateOptions{Git: o.gitCommit, Slug: slug}
+	orch.Executor.CommitOptions = service.GateOptions{Git: gitCommit, Slug: slug}
 	orch.Events = sess.Recorder(c.N, orch.Events)
 	orch.Planner.Loop.Events = orch.Events
 	orch.Executor.Loop.Events = orch.Events
-	return sess, nil
+	return nil
 }

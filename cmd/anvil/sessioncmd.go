@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/anvil-dev/anvil/internal/app"
 	"github.com/anvil-dev/anvil/internal/conversation"
 	"github.com/anvil-dev/anvil/internal/llm/providers"
+	"github.com/anvil-dev/anvil/internal/slash"
 )
 
 // runSessionCommand runs a session's built-in command headless: on the
@@ -125,33 +125,46 @@ func sessionUndo(cmd *cobra.Command, a *app.App, sess *conversation.Session) err
 
 // sessionHelp lists the session's commands and the project's.
 func sessionHelp(cmd *cobra.Command, ws string) error {
-	out := cmd.OutOrStdout()
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	for _, b := range conversation.Builtins {
-		fmt.Fprintf(tw, "/%s\t%s\n", b.Name, b.Description)
+	fmt.Fprint(cmd.OutOrStdout(), helpText(ws))
+	return nil
+}
+
+// helpText lists the session's commands and the project's.
+func helpText(ws string) string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	for _, c := range conversation.Builtins {
+		fmt.Fprintf(tw, "/%s\t%s\n", c.Name, c.Description)
+	}
+	if cmds, err := slash.List(commandDirs(ws)); err == nil {
+		for _, c := range cmds {
+			fmt.Fprintf(tw, "/%s\t%s (.anvil/commands)\n", c.Name, c.Description)
+		}
 	}
 	tw.Flush()
-	fmt.Fprintln(out, "\nthe project's and yours (.anvil/commands):")
-	if err := listCommands(cmd, ws); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	return nil
+	return b.String()
 }
 
 // showMemory lists the rules files that apply in the workspace.
 func showMemory(cmd *cobra.Command, a *app.App) error {
-	out := cmd.OutOrStdout()
-	files := agent.FindRules(cmd.Context(), a.Root, a.UserRules())
+	fmt.Fprint(cmd.OutOrStdout(), memoryText(cmd.Context(), a))
+	return nil
+}
+
+// memoryText describes the rules files that apply in the workspace.
+func memoryText(ctx context.Context, a *app.App) string {
+	var b strings.Builder
+	files := agent.FindRules(ctx, a.Root, a.UserRules())
 	if len(files) == 0 {
-		fmt.Fprintf(out, "no rules files: write AGENTS.md (or .anvil/rules.md) in the workspace or a directory of it, or %s for every workspace\n", a.UserRules())
-		return nil
+		fmt.Fprintf(&b, "no rules files: write AGENTS.md (or .anvil/rules.md) in the workspace or a directory of it, or %s for every workspace\n", a.UserRules())
+		return b.String()
 	}
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "FILE\tAPPLIES TO\tBYTES")
 	for _, f := range files {
 		fmt.Fprintf(tw, "%s\t%s\t%d\n", f.Path, f.Applies, f.Bytes)
 	}
 	tw.Flush()
-	fmt.Fprintln(out, "\nthe workspace's and yours reach the agents with every request; a directory's, with the first file they read or edit under it")
-	return nil
+	b.WriteString("\nthe workspace's and yours reach the agents with every request; a directory's, with the first file they read or edit under it\n")
+	return b.String()
 }

@@ -70,7 +70,7 @@ func TestGate(t *testing.T) {
 
 func TestGateShowsQuestionAndFeedback(t *testing.T) {
 	t.Parallel()
-	m := newModel(Options{})
+	m := newModel(Options{}, nil)
 	m.Update(teaSize(100, 40))
 	m.Update(askMsg{plan: demoPlan(), reply: make(chan agent.Decision, 1)})
 	mustContain(t, screenText(m), "Goal: Rename the User type", "Approve this plan?", "y  approve", "n  decline", "r  revise")

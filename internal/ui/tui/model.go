@@ -51,9 +51,15 @@ type model struct {
 	over     bool        // the run has ended: nothing more will come
 	stopping bool        // Ctrl-C was pressed, or the run's context ended
 	aborted  bool        // Ctrl-C twice: leave at once
+
+	// A session (Options.Interactive): requests come from the prompt, one
+	// at a time; working while one runs.
+	interactive bool
+	working     bool
+	prompt      prompt
 }
 
-func newModel(opts Options) *model {
+func newModel(opts Options, lines chan<- string) *model {
 	d := defaultStyles()
 	st := &d
 	now := opts.Now
@@ -78,6 +84,9 @@ func newModel(opts Options) *model {
 		todo:   todoList{st: st},
 		status: statusBar{st: st, start: start},
 		gate:   newGate(st),
+
+		interactive: opts.Interactive,
+		prompt:      newPrompt(lines),
 	}
 }
 

@@ -40,7 +40,7 @@ func newHarness(t *testing.T, opts Options, width, height int) *harness {
 			return start.Add(42 * time.Second)
 		}
 	}
-	tm := teatest.NewTestModel(t, newModel(opts), teatest.WithInitialTermSize(width, height))
+	tm := teatest.NewTestModel(t, newModel(opts, nil), teatest.WithInitialTermSize(width, height))
 	h := &harness{tm: tm, gone: make(chan struct{}), asked: make(chan struct{}, 10)}
 	h.fwd = newForwarder(func(msg tea.Msg) {
 		tm.Send(msg) // returns once the program has taken msg

@@ -54,6 +54,9 @@ type Options struct {
 	Now func() time.Time
 	// ProgramOptions are added last, for tests (a fixed window size, say).
 	ProgramOptions []tea.ProgramOption
+	// Interactive makes the screen a session: an input box for requests
+	// ([UI.Prompt]), each run drawn in turn ([UI.Begin], [UI.Finished]).
+	Interactive bool
 }
 
 // UI is a running TUI. Its methods are safe to call from any goroutine.
@@ -65,6 +68,8 @@ type UI struct {
 
 	done chan struct{} // closed when the program has ended and the summary is out
 	err  error         // the program's error, set before done closes
+	// lines carries what the user sends in a session.
+	lines chan string
 }
 
 // Start runs the TUI in its own goroutine until the user leaves it after
@@ -89,8 +94,8 @@ func Start(ctx context.Context, opts Options) *UI {
 		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
 	}
 	popts = append(popts, opts.ProgramOptions...)
-	u := &UI{out: out, abort: opts.Abort, done: make(chan struct{})}
-	u.prog = tea.NewProgram(newModel(opts), popts...)
+	u := &UI{out: out, abort: opts.Abort, done: make(chan struct{}), lines: make(chan string, 1)}
+	u.prog = tea.NewProgram(newModel(opts, u.lines), popts...)
 	u.fwd = newForwarder(u.prog.Send)
 	go u.run()
 	go u.watch(ctx)
@@ -110,7 +115,7 @@ func (u *UI) run() {
 			u.abort()
 			return
 		}
-	case m != nil && m.done != nil:
+	case m != nil && m.done != nil && !m.interactive:
 		fmt.Fprint(u.out, ui.SummaryText(*m.done))
 	}
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {

@@ -40,13 +40,31 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.gate.Close()
 		}
 	case stoppingMsg:
+		if m.interactive {
+			return m, tea.Quit // the session's context ended (a signal)
+		}
 		m.stop()
 	case runOverMsg:
-		cmd = m.end()
+		if m.interactive {
+			cmd = m.idle()
+		} else {
+			cmd = m.end()
+		}
+	case promptMsg:
+		m.prompt.waiting = true
+		cmd = m.prompt.input.Focus()
+	case beginMsg:
+		m.working, m.stopping, m.cancel = true, false, msg.cancel
+		m.prompt.input.Blur()
+	case noteMsg:
+		m.tr.note(msg.text, m.st.Faint.Render)
+		m.follow = true
 	default:
-		// The text area's own messages (its cursor).
+		// The text areas' own messages (their cursors).
 		if m.gate.editing {
 			m.gate.input, cmd = m.gate.input.Update(msg)
+		} else if m.interactive && !m.working {
+			m.prompt.input, cmd = m.prompt.input.Update(msg)
 		}
 	}
 	m.layout()
@@ -57,6 +75,11 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // while it is open; scrolling keys work everywhere else.
 func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := msg.String()
+	if m.interactive && (k == "ctrl+c" || !m.gate.Active()) {
+		if cmd, ok := m.sessionKey(msg); ok {
+			return cmd
+		}
+	}
 	if k == "ctrl+c" {
 		return m.interrupt()
 	}
@@ -164,7 +187,9 @@ func (m *model) apply(ev event.Event) tea.Cmd {
 	switch e := ev.(type) {
 	case event.Session:
 		m.status.model = e.Model
-		m.tr.note("anvil: "+e.Request, st.Title.Render)
+		if !m.interactive { // a session shows the request as the user sent it
+			m.tr.note("anvil: "+e.Request, st.Title.Render)
+		}
 		m.tr.note(ui.WorkspaceLine(e), st.Faint.Render)
 		if e.Replayed {
 			m.tr.note(ui.ReplayNote, st.Faint.Render)
@@ -203,6 +228,9 @@ func (m *model) apply(ev event.Event) tea.Cmd {
 			m.status.phase = "stopped"
 		}
 		m.tr.add(&summaryBlock{ev: e})
+		if m.interactive {
+			return nil // the prompt comes back when the CLI says the request returned
+		}
 		return m.end()
 	}
 	return nil

@@ -20,6 +20,10 @@ func (m *model) layout() {
 	if m.gateView == "" {
 		free = m.height - 1
 	}
+	if m.showsPrompt() {
+		m.prompt.input.SetWidth(m.width - 3)
+		free-- // the input box
+	}
 	// The todo list takes at most a third of what is left, so the
 	// transcript keeps most of the screen.
 	m.todoView = m.todo.Render(m.width, min(len(m.todo.items)+1, free/3))
@@ -61,6 +65,9 @@ func (m *model) View() tea.View {
 		if m.gateView != "" {
 			parts = append(parts, m.gateView)
 		}
+		if m.showsPrompt() {
+			parts = append(parts, m.prompt.input.View())
+		}
 		parts = append(parts, m.status.Render(m.width, m.clock, m.hints()...))
 		v.SetContent(strings.Join(parts, "\n"))
 	}
@@ -71,6 +78,9 @@ func (m *model) View() tea.View {
 	return v
 }
 
+// showsPrompt: a session between requests shows its input box.
+func (m *model) showsPrompt() bool { return m.interactive && !m.working }
+
 // hints name the keys that matter now, most important first, for the
 // status bar.
 func (m *model) hints() []string {
@@ -79,6 +89,12 @@ func (m *model) hints() []string {
 		h = append(h, "end follow") // first: the way back is what a reader needs
 	}
 	switch {
+	case m.interactive && m.working && m.stopping:
+		h = append(h, "ctrl+c quit now")
+	case m.interactive && m.working:
+		h = append(h, "esc stop")
+	case m.interactive:
+		h = append(h, "enter send", "/help", "ctrl+c quit")
 	case m.over:
 		h = append(h, "q quit")
 	case m.stopping:

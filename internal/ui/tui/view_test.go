@@ -68,7 +68,7 @@ func TestEveryLineFitsTheScreen(t *testing.T) {
 	for _, size := range [][2]int{{30, 12}, {60, 20}, {100, 40}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			t.Parallel()
-			m := newModel(Options{})
+			m := newModel(Options{}, nil)
 			m.Update(teaSize(size[0], size[1]))
 			evs := recordedRun()
 			apply(m, evs[:10]...)
@@ -102,7 +102,7 @@ func TestEveryLineFitsTheScreen(t *testing.T) {
 
 func TestFollowsTheBottomUnlessScrolledUp(t *testing.T) {
 	t.Parallel()
-	m := newModel(Options{})
+	m := newModel(Options{}, nil)
 	m.Update(teaSize(80, 15))
 	evs := recordedRun()
 	apply(m, evs[:12]...)
@@ -130,7 +130,7 @@ func TestFollowsTheBottomUnlessScrolledUp(t *testing.T) {
 
 func TestGateBringsPlanTopIntoView(t *testing.T) {
 	t.Parallel()
-	m := newModel(Options{})
+	m := newModel(Options{}, nil)
 	m.Update(teaSize(80, 20)) // too short for the whole plan
 	evs := recordedRun()[:10]
 	apply(m, evs...)
@@ -143,7 +143,7 @@ func TestGateBringsPlanTopIntoView(t *testing.T) {
 
 func TestStreamingTextIsReplacedByTheMessage(t *testing.T) {
 	t.Parallel()
-	m := newModel(Options{})
+	m := newModel(Options{}, nil)
 	m.Update(teaSize(80, 20))
 	apply(m, event.MessageDelta{Agent: "planner", Text: "Looking at "}, event.MessageDelta{Agent: "planner", Text: "the code"})
 	mustContain(t, screenText(m), "planner  Looking at the code▍")
@@ -157,7 +157,7 @@ func TestStreamingTextIsReplacedByTheMessage(t *testing.T) {
 
 func TestRetryDropsTheBrokenTurn(t *testing.T) {
 	t.Parallel()
-	m := newModel(Options{})
+	m := newModel(Options{}, nil)
 	m.Update(teaSize(80, 20))
 	apply(m,
 		event.MessageDelta{Agent: "executor", Text: "Now the half-sent"},
@@ -174,7 +174,7 @@ func TestRetryDropsTheBrokenTurn(t *testing.T) {
 
 func TestToolCallSpinsUntilItsResult(t *testing.T) {
 	t.Parallel()
-	m := newModel(Options{})
+	m := newModel(Options{}, nil)
 	m.Update(teaSize(80, 20))
 	apply(m, event.ToolCall{Agent: "planner", ID: "1", Name: "read_file", Summary: "path=a.ts"})
 	if !m.tr.setSpin("*") {
@@ -191,7 +191,7 @@ func TestToolCallSpinsUntilItsResult(t *testing.T) {
 
 func TestValidationEndsWithItsCall(t *testing.T) {
 	t.Parallel()
-	m := newModel(Options{})
+	m := newModel(Options{}, nil)
 	m.Update(teaSize(80, 20))
 	// The validator failed: no verdict comes, and the call's result says so.
 	apply(m,
@@ -212,7 +212,7 @@ func TestValidationEndsWithItsCall(t *testing.T) {
 
 func TestTranscriptIsJoinedOnlyWhenItChanged(t *testing.T) {
 	t.Parallel()
-	m := newModel(Options{})
+	m := newModel(Options{}, nil)
 	m.Update(teaSize(80, 20))
 	apply(m, recordedRun()[:8]...)
 	if _, changed := m.tr.Render(80); changed {
@@ -240,7 +240,7 @@ func TestTranscriptIsJoinedOnlyWhenItChanged(t *testing.T) {
 
 func TestRunOutputCannotMoveTheCursor(t *testing.T) {
 	t.Parallel()
-	m := newModel(Options{})
+	m := newModel(Options{}, nil)
 	m.Update(teaSize(80, 20))
 	apply(m,
 		event.ToolCall{Agent: "executor", ID: "1", Name: "run_tests", Summary: "cmd=\x1b[2Jnpm test"},
@@ -283,7 +283,7 @@ func TestStatusBar(t *testing.T) {
 
 func TestStatusBarAfterStopping(t *testing.T) {
 	t.Parallel()
-	m := newModel(Options{})
+	m := newModel(Options{}, nil)
 	m.Update(teaSize(100, 20))
 	apply(m, recordedRun()[:2]...)
 	statusLine := func() string {
