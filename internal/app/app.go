@@ -111,6 +111,7 @@ func New(opts Options) (*App, error) {
 		Progress:      progress,
 		Strategy:      shadow.Strategy(cfg.CheckStrategy),
 		BatchStateDir: filepath.Join(state.CacheDir(opts.Getenv), "batch"),
+		WarmBatch:     true,
 	})
 	a.Journal = journal.New(root, journal.Options{StateDir: state.Dir(opts.Getenv), Now: opts.Now})
 	a.Gate = gate.New(a.Validator, a.Journal, testrun.New(root, testrun.Options{

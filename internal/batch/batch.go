@@ -84,6 +84,8 @@ type baseline struct {
 	// state is tsc's incremental state after the unchanged tree, which
 	// each run over a changed tree starts from (a copy of it).
 	state string
+	// ready: computed without error (guarded by the checker's mu).
+	ready bool
 }
 
 // New returns a checker for the workspace at root. stateDir keeps tsc's
@@ -125,6 +127,32 @@ func (c *Checker) Check(ctx context.Context, config, diskState string, changes [
 		return nil, fmt.Errorf("%s on the changed tree: %w", c.tool.Label, err)
 	}
 	return &Result{Before: base.diags, After: after, Elapsed: time.Since(start), Baseline: computed}, nil
+}
+
+// Warm computes the unchanged tree's answer for config at diskState in
+// the background (at a low priority), unless it is kept already: the
+// first check of a change then runs the checker once, not twice. The
+// answer is dropped when the disk changes; ctx cancels the run.
+func (c *Checker) Warm(ctx context.Context, config, diskState string) {
+	if c.kept(config, diskState) {
+		return
+	}
+	_, _, _ = c.baseline(withBackground(ctx), config, diskState)
+}
+
+type backgroundKey struct{}
+
+func withBackground(ctx context.Context) context.Context {
+	return context.WithValue(ctx, backgroundKey{}, true)
+}
+
+// Ready reports whether the unchanged tree's answer for config at
+// diskState is computed and kept.
+func (c *Checker) Ready(config, diskState string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, ok := c.baselines[config]
+	return ok && b.diskState == diskState && b.ready
 }
 
 // kept reports whether the unchanged tree's answer for config at
@@ -179,6 +207,9 @@ func (c *Checker) baseline(ctx context.Context, config, diskState string) (*base
 			b.state = c.statePath(config)
 		}
 		b.diags, b.err = c.run(ctx, config, nil, b.state)
+		c.mu.Lock()
+		b.ready = b.err == nil
+		c.mu.Unlock()
 	})
 	if b.err != nil {
 		c.mu.Lock()
@@ -203,7 +234,8 @@ func (c *Checker) statePath(config string) string {
 // run runs the tool over the tree with changes and reads its answer.
 func (c *Checker) run(ctx context.Context, config string, changes []Change, state string) (map[string][]lsp.Diagnostic, error) {
 	argv, dir := c.command(config, state)
-	spec := sandbox.Spec{Root: c.root, Changes: changes, Argv: argv, Dir: dir, Env: c.env, OutputLimit: 64 << 20}
+	bg, _ := ctx.Value(backgroundKey{}).(bool)
+	spec := sandbox.Spec{Root: c.root, Changes: changes, Argv: argv, Dir: dir, Env: c.env, OutputLimit: 64 << 20, Background: bg}
 	if state != "" {
 		// tsc writes its incremental state there; the rest of the host is
 		// read-only to it.

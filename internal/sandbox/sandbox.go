@@ -64,6 +64,9 @@ type Spec struct {
 	// private /tmp: the caches a runner needs, which must not hold the
 	// user's configuration or state.
 	Writable []string
+	// Background runs the command at a low CPU priority (nice 10): work
+	// done ahead of need, which must not slow what the user waits for.
+	Background bool
 	// Reports gives the command an empty directory at [ReportDir] whose
 	// regular files come back in [Result.Reports]: where a runner writes
 	// its report, apart from the output a test can print into.

@@ -151,7 +151,7 @@ func benchRealChanges(b *testing.B, p changeProject) []string {
 	reg := servers.NewRegistry(servers.RegistryOptions{ToolsDir: servers.DefaultToolsDir(os.Getenv)})
 	mgr := servers.NewManager(root.Dir(), reg, servers.ManagerOptions{})
 	parser := syntax.New(syntax.Options{})
-	v := New(root, mgr, NewImportGraph(root, parser), Options{BatchStateDir: b.TempDir(), Timeout: time.Minute, LoadTimeout: 10 * time.Minute})
+	v := New(root, mgr, NewImportGraph(root, parser), Options{BatchStateDir: b.TempDir(), WarmBatch: true, Timeout: time.Minute, LoadTimeout: 10 * time.Minute})
 	b.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

@@ -71,6 +71,9 @@ type Options struct {
 	// BatchStateDir keeps the batch checkers' incremental state; empty
 	// disables them.
 	BatchStateDir string
+	// WarmBatch computes a large project's batch baseline in the
+	// background after a check (see warmBatch).
+	WarmBatch bool
 }
 
 // Progress is one step of a validation in progress.
@@ -149,6 +152,10 @@ type Validator struct {
 	costs  costs
 	batch  batchers
 	reuse  reuse
+	// bg bounds the work done ahead of need (warming batch baselines);
+	// Close cancels it.
+	bg       context.Context
+	cancelBg context.CancelFunc
 }
 
 // New returns a validator. deps may be nil, in which case only the changed
@@ -166,13 +173,18 @@ func New(root *workspace.Root, mgr *servers.Manager, deps DependantFinder, opts 
 	if opts.LoadTimeout == 0 {
 		opts.LoadTimeout = 5 * time.Minute
 	}
+	bg, cancel := context.WithCancel(context.Background())
 	return &Validator{root: root, servers: mgr, deps: deps, opts: opts, disk: &diskWatcher{root: root, notify: true},
-		costs: costs{perFile: map[string]float64{}, batch: map[string]float64{}}, batch: batchers{by: map[string]*batch.Checker{}}}
+		costs: costs{perFile: map[string]float64{}, batch: map[string]float64{}}, batch: batchers{by: map[string]*batch.Checker{}},
+		bg: bg, cancelBg: cancel}
 }
 
 // Close releases what the validator holds of the system (its file-system
 // notifications); the servers are the manager's.
-func (v *Validator) Close() { v.disk.close() }
+func (v *Validator) Close() {
+	v.cancelBg()
+	v.disk.close()
+}
 
 // group is the part of a change set one server checks.
 type group struct {
@@ -546,6 +558,9 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group)
 	}
 	if state != "" {
 		v.reuse.keep(spec.Name, state, cr)
+	}
+	if !batched {
+		v.warmBatch(snap, g)
 	}
 	info := g.server.Info()
 	out.info.Version = info.Version
