@@ -1,0 +1,145 @@
+package conversation
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/anvil-dev/anvil/internal/event"
+	"github.com/anvil-dev/anvil/internal/plan"
+	"github.com/anvil-dev/anvil/internal/testfs"
+	"github.com/anvil-dev/anvil/internal/workspace"
+)
+
+func rootAt(t *testing.T, dir string) *workspace.Root {
+	t.Helper()
+	r, err := workspace.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// A request, its plan, its commit and its end are recorded as they
+// happen and read back by a later process; the history tells them.
+func TestSessionRecordsAndTells(t *testing.T) {
+	state := t.TempDir()
+	root := rootAt(t, testfs.Tree(t, map[string]string{"a.ts": "x\n"}))
+	store, err := Open(state, root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := store.New("anthropic", "claude-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := sess.Begin("Rename User to Account")
+	if err != nil || n != 1 {
+		t.Fatal(n, err)
+	}
+	rec := sess.Recorder(n, event.Discard{})
+	p := &plan.Plan{Goal: "Rename the type.", Steps: []string{"rename"}, FilesToModify: []string{"a.ts"}}
+	rec.Emit(event.Plan{Plan: p})
+	rec.Emit(event.Phase{Name: "execute"})
+	rec.Emit(event.Commit{Entry: "e1", Files: []string{"a.ts"}, Diff: "-x\n+y\n"})
+	rec.Emit(event.Done{Success: true, Summary: event.Summary{Message: "Committed 1 file"}})
+	if rec.Err != nil {
+		t.Fatal(rec.Err)
+	}
+	sess.Close()
+
+	again, err := store.Latest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	h := again.History()
+	for _, want := range []string{"Request 1: Rename User to Account", "Goal: Rename the type.", "Committed a.ts (journal entry e1)", "+y", "Outcome: done: Committed 1 file"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("the history lacks %q:\n%s", want, h)
+		}
+	}
+	if _, _, ok := again.Interrupted(); ok {
+		t.Error("a finished request reads as interrupted")
+	}
+}
+
+// A process killed while writing leaves a line cut short: it is dropped,
+// and the request without an end is interrupted.
+func TestKilledMidRequest(t *testing.T) {
+	state := t.TempDir()
+	root := rootAt(t, testfs.Tree(t, map[string]string{"a.ts": "x\n"}))
+	store, _ := Open(state, root, nil)
+	sess, _ := store.New("p", "m")
+	sess.Begin("first")
+	sess.Recorder(1, event.Discard{}).Emit(event.Done{Success: true})
+	sess.Begin("second, killed")
+	path := sess.path
+	sess.Close()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"kind":"commit","n":2,"entr`)
+	f.Close()
+
+	again, err := store.Resume(sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, text, ok := again.Interrupted()
+	if !ok || n != 2 || text != "second, killed" {
+		t.Fatalf("interrupted: %d %q %v", n, text, ok)
+	}
+	if h := again.History(); !strings.Contains(h, "Request 2: second, killed") || !strings.Contains(h, "interrupted") {
+		t.Errorf("history:\n%s", h)
+	}
+	if n, _ := again.Begin("third"); n != 3 {
+		t.Errorf("the next request is %d", n)
+	}
+}
+
+// A directory re-created at the same path (a fresh clone) does not
+// continue the old one's session; saying so is better than starting
+// silently afresh.
+func TestAnotherDirectoryAtThePath(t *testing.T) {
+	state := t.TempDir()
+	dir := testfs.Tree(t, map[string]string{"a.ts": "x\n"})
+	store, _ := Open(state, rootAt(t, dir), nil)
+	sess, _ := store.New("p", "m")
+	sess.Begin("in the old directory")
+	sess.Close()
+
+	old := rootAt(t, dir).ID()
+	// A fresh clone moved into place: made while the old one exists, so
+	// the file system cannot hand it the old one's inode.
+	testfs.Write(t, dir+"-clone", map[string]string{"a.ts": "x\n"})
+	os.RemoveAll(dir)
+	if err := os.Rename(dir+"-clone", dir); err != nil {
+		t.Fatal(err)
+	}
+	root2 := rootAt(t, dir)
+	if root2.ID() == old {
+		t.Fatal("the new directory has the old one's identity: the case shows nothing")
+	}
+	store2, _ := Open(state, root2, nil)
+	_, err := store2.Latest()
+	var nf *NotFoundError
+	if !errors.As(err, &nf) || !strings.Contains(err.Error(), "directory that was at this path before") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := store2.Resume(sess.ID); err == nil || !strings.Contains(err.Error(), "another directory") {
+		t.Fatalf("resume: %v", err)
+	}
+	if list, _ := store2.List(); len(list) != 0 {
+		t.Errorf("listed: %+v", list)
+	}
+	if _, err := store2.Resume("../../etc/passwd"); err == nil {
+		t.Error("a path as a session id")
+	}
+	if entries, _ := filepath.Glob(filepath.Join(state, "sessions", "*", "*.jsonl")); len(entries) != 1 {
+		t.Errorf("session files: %v", entries)
+	}
+}
