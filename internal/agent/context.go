@@ -49,7 +49,7 @@ type Attachment struct {
 	Cut     bool
 }
 
-var mentionRE = regexp.MustCompile(`(?:^|\s)@((?:[\w.-]+/)*[\w.-]+)`)
+var mentionRE = regexp.MustCompile(`(?:^|\s)@(/?(?:[\w.-]+/)*[\w.-]+)`)
 
 // LoadContext reads the rules files (the user's own at userRules, an
 // absolute path, when it exists; the workspace root's) and resolves @path
@@ -77,6 +77,12 @@ func LoadContext(root *workspace.Root, request, testCommand, userRules string) P
 			continue
 		}
 		seen[p] = true
+		if filepath.IsAbs(p) && imageTypes[strings.ToLower(filepath.Ext(p))] != "" {
+			// A picture from anywhere (a screenshot's path, pasted): the
+			// user named it; only pictures are read outside the workspace.
+			pc.addImage(p, p)
+			continue
+		}
 		rp, err := root.Resolve(p)
 		if err != nil {
 			pc.Problems = append(pc.Problems, fmt.Sprintf("@%s: %v", p, err))
@@ -89,16 +95,7 @@ func LoadContext(root *workspace.Root, request, testCommand, userRules string) P
 		case info.IsDir():
 			pc.Problems = append(pc.Problems, fmt.Sprintf("@%s: a directory; mention files", p))
 		case imageTypes[strings.ToLower(filepath.Ext(rp.Rel))] != "":
-			if info.Size() > maxImageBytes {
-				pc.Problems = append(pc.Problems, fmt.Sprintf("@%s: %d MB, more than the 5 MB a model takes", p, info.Size()>>20))
-				continue
-			}
-			data, err := os.ReadFile(rp.Abs)
-			if err != nil {
-				pc.Problems = append(pc.Problems, fmt.Sprintf("@%s: %v", p, err))
-				continue
-			}
-			pc.Images = append(pc.Images, Image{Path: filepath.ToSlash(rp.Rel), MediaType: imageTypes[strings.ToLower(filepath.Ext(rp.Rel))], Data: data})
+			pc.addImage(filepath.ToSlash(rp.Rel), rp.Abs)
 		default:
 			if a, ok := attach(root, rp.Rel, maxAttachmentBytes); ok {
 				pc.Attachments = append(pc.Attachments, a)
@@ -138,6 +135,25 @@ func attach(root *workspace.Root, rel string, limit int) (Attachment, bool) {
 	}
 	a.Content = string(data)
 	return a, true
+}
+
+// addImage attaches the picture at abs, named name.
+func (pc *ProjectContext) addImage(name, abs string) {
+	info, err := os.Stat(abs)
+	switch {
+	case err != nil || !info.Mode().IsRegular():
+		pc.Problems = append(pc.Problems, fmt.Sprintf("@%s: no such picture", name))
+		return
+	case info.Size() > maxImageBytes:
+		pc.Problems = append(pc.Problems, fmt.Sprintf("@%s: %d MB, more than the 5 MB a model takes", name, info.Size()>>20))
+		return
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		pc.Problems = append(pc.Problems, fmt.Sprintf("@%s: %v", name, err))
+		return
+	}
+	pc.Images = append(pc.Images, Image{Path: name, MediaType: imageTypes[strings.ToLower(filepath.Ext(abs))], Data: data})
 }
 
 // Blocks are the pictures as message blocks, for the first message of a

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"charm.land/bubbles/v2/textinput"
@@ -138,4 +139,18 @@ func (m *model) idle() tea.Cmd {
 	m.gate.Close()
 	m.done = nil
 	return m.prompt.input.Focus()
+}
+
+// pastedPath turns a pasted path of a picture into a mention ("@path"),
+// as a screenshot dragged into the terminal arrives: the request then
+// attaches it.
+func pastedPath(text string) string {
+	t := strings.Trim(strings.TrimSpace(text), `'"`)
+	switch strings.ToLower(filepath.Ext(t)) {
+	case ".png", ".jpg", ".jpeg", ".gif", ".webp":
+		if filepath.IsAbs(t) && !strings.ContainsAny(t, " \n") {
+			return "@" + t + " "
+		}
+	}
+	return text
 }

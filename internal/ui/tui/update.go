@@ -19,6 +19,11 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		cmd = m.key(msg)
 	case tea.PasteMsg:
+		if m.interactive && !m.working && !m.gate.Active() {
+			msg.Content = pastedPath(msg.Content)
+			m.prompt.input, cmd = m.prompt.input.Update(msg)
+			break
+		}
 		cmd = m.gate.Paste(msg)
 	case tea.MouseWheelMsg:
 		m.scroll(msg)
