@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -47,26 +46,12 @@ func runInteractive(cmd *cobra.Command, o runOptions) error {
 	if err := recoverCrashed(cmd, a); err != nil {
 		return err
 	}
-	var screen *tui.UI
-	ctx, stop := interruptible(cmd.Context(), cmd.ErrOrStderr(), signalHooks{
-		stopping: func() {
-			if screen != nil {
-				screen.Close()
-			}
-		},
-		abort: a.Servers.KillAll,
-	})
+	ctx, stop, setScreen := screenSignals(cmd, a.Servers.KillAll)
 	defer stop()
-	opts := tui.Options{Output: cmd.OutOrStdout(), Interactive: true, NoColor: os.Getenv("NO_COLOR") != "",
-		Abort: func() {
-			a.Servers.KillAll()
-			fmt.Fprintln(cmd.ErrOrStderr(), "anvil: interrupted; committed change sets can be undone with 'anvil undo'")
-			os.Exit(exitInterrupted)
-		}}
-	if in := cmd.InOrStdin(); in != io.Reader(os.Stdin) {
-		opts.Input = in
-	}
-	screen = tui.Start(ctx, opts)
+	opts := tuiOptions(cmd, a.Servers.KillAll)
+	opts.Interactive = true
+	screen := tui.Start(ctx, opts)
+	setScreen(screen)
 	s := &session{cmd: cmd, a: a, o: o, svc: svc, screen: screen, provider: provider, model: model, sess: sess}
 	s.greet()
 	for {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -135,19 +136,8 @@ func execute(cmd *cobra.Command, a *app.App, svc *runService, provider llm.Provi
 		return err
 	}
 	// The screen is made after the signal handler, which may need to take
-	// it down: a signal from outside (kill, a CI timeout) must end the run
-	// even when the TUI is waiting for a key.
-	var screen *tui.UI
-	ctx, stop := interruptible(cmd.Context(), cmd.ErrOrStderr(), signalHooks{
-		stopping: func() {
-			if screen != nil {
-				screen.Close()
-			}
-		},
-		// A second signal exits without the orderly shutdown; the servers'
-		// process groups are killed first so none outlives Anvil.
-		abort: a.Servers.KillAll,
-	})
+	// it down.
+	ctx, stop, setScreen := screenSignals(cmd, a.Servers.KillAll)
 	defer stop()
 	// The TUI reads Ctrl-C as a key (the terminal is in raw mode, so no
 	// SIGINT comes) and stops the run through this cancel.
@@ -156,6 +146,7 @@ func execute(cmd *cobra.Command, a *app.App, svc *runService, provider llm.Provi
 
 	events, approver, screen := renderers(ctx, cancel, a.Servers.KillAll, cmd, o)
 	if screen != nil {
+		setScreen(screen)
 		defer screen.Close()
 	}
 	orch, err := a.Orchestrator(app.RunOptions{
@@ -212,23 +203,8 @@ func renderers(ctx context.Context, cancel, killServers func(), cmd *cobra.Comma
 	case o.json:
 		return ui.NewJSONL(cmd.OutOrStdout(), time.Now), approver, nil
 	case useTUI(cmd.OutOrStdout(), os.Getenv):
-		opts := tui.Options{
-			Output: cmd.OutOrStdout(),
-			Cancel: cancel,
-			// A second Ctrl-C: the terminal is restored by then. No server
-			// may outlive the exit.
-			Abort: func() {
-				killServers()
-				fmt.Fprintln(cmd.ErrOrStderr(), "anvil: interrupted; committed change sets can be undone with 'anvil undo'")
-				os.Exit(exitInterrupted)
-			},
-			NoColor: os.Getenv("NO_COLOR") != "",
-		}
-		// Keys come from the process's stdin, or from the terminal itself
-		// when stdin is redirected; another reader is a test's.
-		if in := cmd.InOrStdin(); in != io.Reader(os.Stdin) {
-			opts.Input = in
-		}
+		opts := tuiOptions(cmd, killServers)
+		opts.Cancel = cancel
 		screen = tui.Start(ctx, opts)
 		if !o.yes {
 			approver = screen.Approver()
@@ -236,6 +212,53 @@ func renderers(ctx context.Context, cancel, killServers func(), cmd *cobra.Comma
 		return screen.Sink(), approver, screen
 	}
 	return ui.NewPlain(cmd.OutOrStdout()), approver, nil
+}
+
+// tuiOptions are the TUI's options for a command: its terminal, and what
+// a second Ctrl-C does (the terminal is restored by then; no server may
+// outlive the exit).
+func tuiOptions(cmd *cobra.Command, killServers func()) tui.Options {
+	opts := tui.Options{
+		Output: cmd.OutOrStdout(),
+		Abort: func() {
+			killServers()
+			fmt.Fprintln(cmd.ErrOrStderr(), "anvil: interrupted; committed change sets can be undone with 'anvil undo'")
+			os.Exit(exitInterrupted)
+		},
+		NoColor: os.Getenv("NO_COLOR") != "",
+	}
+	// Keys come from the process's stdin, or from the terminal itself
+	// when stdin is redirected; another reader is a test's.
+	if in := cmd.InOrStdin(); in != io.Reader(os.Stdin) {
+		opts.Input = in
+	}
+	return opts
+}
+
+// screenSignals returns the context a command with a TUI stops on: the
+// first stop signal cancels it and takes the screen (set later through
+// the returned func) down, so a signal from outside (kill, a CI timeout)
+// ends the command even while the TUI waits for a key; a second kills the
+// servers' process groups and exits.
+func screenSignals(cmd *cobra.Command, killServers func()) (context.Context, func(), func(*tui.UI)) {
+	var mu sync.Mutex
+	var screen *tui.UI
+	ctx, stop := interruptible(cmd.Context(), cmd.ErrOrStderr(), signalHooks{
+		stopping: func() {
+			mu.Lock()
+			s := screen
+			mu.Unlock()
+			if s != nil {
+				s.Close()
+			}
+		},
+		abort: killServers,
+	})
+	return ctx, stop, func(s *tui.UI) {
+		mu.Lock()
+		screen = s
+		mu.Unlock()
+	}
 }
 
 // useTUI reports whether the TUI can draw on out: it must be a terminal

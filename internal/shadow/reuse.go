@@ -67,8 +67,16 @@ func (r *reuse) keep(server, key string, cr servers.CheckResult) {
 }
 
 // skipKnown takes the dependants prev already checked out of req and
-// returns them.
+// returns them. When one of them gained diagnostics, it takes none: the
+// check then stops where a check of its own would (at the nearest files
+// with new errors), so its verdict and the files it names are the same
+// whether another check came first or not.
 func skipKnown(req *servers.CheckRequest, prev *servers.CheckResult) []string {
+	for _, d := range req.Dependants {
+		if slices.Contains(prev.Checked, d) && len(prev.After[d]) > len(prev.Before[d]) {
+			return nil
+		}
+	}
 	var rest, known []string
 	direct := 0
 	for i, d := range req.Dependants {

@@ -102,18 +102,13 @@ func (r jsRunner) run(ctx context.Context, s *Stage, changes []sandbox.Change, o
 	if len(r.related) > 0 && only == nil {
 		o.note = "the tests related to " + strings.Join(r.related, ", ")
 	}
-	whole := func(why string) {
-		name := fmt.Sprintf("%s (exit status %d)", r.tool, res.ExitCode)
-		o.failed[name] = true
-		o.output[name] = why + "\n" + trimOutput(string(res.Output), 40)
-	}
 	data, ok := res.Reports[jsReportFile]
 	var rep jsReport
 	if !ok || json.Unmarshal(data, &rep) != nil {
 		if res.ExitCode == 0 {
 			return nil, fmt.Errorf("%s exited 0 but wrote no report to %s:\n%s", r.tool, report, trimOutput(string(res.Output), 20))
 		}
-		whole("it wrote no report")
+		runFailed(o, r.tool, res, "it wrote no report")
 		return o, nil
 	}
 	o.tests = 0
@@ -146,7 +141,7 @@ func (r jsRunner) run(ctx context.Context, s *Stage, changes []sandbox.Change, o
 	// passing (an unhandled error, a failed teardown, a coverage
 	// threshold) is a failure of the run.
 	if res.ExitCode != 0 && len(o.failed) == 0 {
-		whole("the run failed with no test failing")
+		runFailed(o, r.tool, res, "the run failed with no test failing")
 	}
 	return o, nil
 }

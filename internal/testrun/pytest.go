@@ -104,25 +104,13 @@ const junitFile = "junit.xml"
 func (r pytestRunner) run(ctx context.Context, s *Stage, changes []sandbox.Change, only []string) (*outcome, error) {
 	argv := []string{r.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--color=no",
 		"--junitxml=" + sandbox.ReportDir + "/" + junitFile, "-o", "junit_family=xunit1"}
-	if only != nil {
-		argv = append(argv, only...)
-	} else {
-		argv = append(argv, r.tests...)
-	}
-	res, err := s.exec(ctx, changes, execSpec{argv: argv, reports: true, env: []string{"PYTHONDONTWRITEBYTECODE=1"}})
-	if err != nil {
-		return nil, err
-	}
-	o := newOutcome()
-	o.note = r.note
-	if res.Killed {
-		return o, nil
+	res, o, killed, err := s.execTests(ctx, changes, argv, r.tests, only, r.note)
+	if err != nil || killed {
+		return o, err
 	}
 	report, ok := res.Reports[junitFile]
 	if !ok {
-		name := fmt.Sprintf("pytest (exit status %d)", res.ExitCode)
-		o.failed[name] = true
-		o.output[name] = "pytest wrote no report\n" + trimOutput(string(res.Output), 40)
+		runFailed(o, "pytest", res, "pytest wrote no report")
 		return o, nil
 	}
 	retry := func(c junitCase) string {
@@ -138,9 +126,7 @@ func (r pytestRunner) run(ctx context.Context, s *Stage, changes []sandbox.Chang
 	// (interrupted, an internal or usage error) with no failed test is
 	// the run's failure.
 	if res.ExitCode != 0 && res.ExitCode != 1 && res.ExitCode != 5 && len(o.failed) == 0 {
-		name := fmt.Sprintf("pytest (exit status %d)", res.ExitCode)
-		o.failed[name] = true
-		o.output[name] = trimOutput(string(res.Output), 40)
+		runFailed(o, "pytest", res, "")
 	}
 	return o, nil
 }

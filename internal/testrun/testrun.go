@@ -370,6 +370,33 @@ func (s *Stage) exec(ctx context.Context, changes []sandbox.Change, e execSpec) 
 	return sandbox.Run(ctx, spec)
 }
 
+// runFailed records a run that failed as a whole (it wrote no report, or
+// failed with no test failing) as "<tool> (exit status N)", which a
+// baseline that failed the same way has too.
+func runFailed(o *outcome, tool string, res *sandbox.Result, why string) {
+	name := fmt.Sprintf("%s (exit status %d)", tool, res.ExitCode)
+	o.failed[name] = true
+	o.output[name] = strings.TrimSpace(why + "\n" + trimOutput(string(res.Output), 40))
+}
+
+// execTests runs a test command that writes its report to the report
+// directory: argv, then only (a re-run) or selected. The outcome is empty
+// and done when the bound killed it.
+func (s *Stage) execTests(ctx context.Context, changes []sandbox.Change, argv, selected, only []string, note string) (*sandbox.Result, *outcome, bool, error) {
+	if only != nil {
+		argv = append(argv, only...)
+	} else {
+		argv = append(argv, selected...)
+	}
+	res, err := s.exec(ctx, changes, execSpec{argv: argv, reports: true, env: []string{"PYTHONDONTWRITEBYTECODE=1"}})
+	if err != nil {
+		return nil, nil, false, err
+	}
+	o := newOutcome()
+	o.note = note
+	return res, o, res.Killed, nil
+}
+
 // cachePath is a runner's cache directory (bound writable by exec).
 func (s *Stage) cachePath(name string) string { return filepath.Join(s.opts.CacheDir, name) }
 

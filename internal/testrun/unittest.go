@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
@@ -65,26 +64,14 @@ const unittestReport = "unittest.json"
 
 func (r unittestRunner) run(ctx context.Context, s *Stage, changes []sandbox.Change, only []string) (*outcome, error) {
 	argv := []string{r.python, "-c", unittestDriver, sandbox.ReportDir + "/" + unittestReport}
-	if only != nil {
-		argv = append(argv, only...)
-	} else {
-		argv = append(argv, r.ids...)
-	}
-	res, err := s.exec(ctx, changes, execSpec{argv: argv, reports: true, env: []string{"PYTHONDONTWRITEBYTECODE=1"}})
-	if err != nil {
-		return nil, err
-	}
-	o := newOutcome()
-	o.note = r.note
-	if res.Killed {
-		return o, nil
+	res, o, killed, err := s.execTests(ctx, changes, argv, r.ids, only, r.note)
+	if err != nil || killed {
+		return o, err
 	}
 	var results []unittestResult
 	data, ok := res.Reports[unittestReport]
 	if !ok || json.Unmarshal(data, &results) != nil {
-		name := fmt.Sprintf("unittest (exit status %d)", res.ExitCode)
-		o.failed[name] = true
-		o.output[name] = "the tests wrote no report\n" + trimOutput(string(res.Output), 40)
+		runFailed(o, "unittest", res, "the tests wrote no report")
 		return o, nil
 	}
 	o.tests = 0
