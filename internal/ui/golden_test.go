@@ -48,6 +48,8 @@ func sampleRun() []event.Event {
 		event.Shadow{Attempt: 1, MaxAttempts: 3, Files: []string{"src/types.ts"}, Stage: "validating", Commit: true},
 		event.Shadow{Attempt: 1, MaxAttempts: 3, Files: []string{"src/types.ts"}, Stage: "result", Verdict: "rejected", New: []shadow.Diag{diag}, Summary: "rejected: 1 new error in src/db.ts", Commit: true},
 		event.ToolResult{Agent: "executor", ID: "t2", Name: "edit_file", IsError: true, Preview: "commit 1 of 3 refused; nothing was written.", Lines: 5},
+		event.Compaction{Agent: "executor", Why: "threshold", TokensBefore: 151000, TokensAfter: 62000, Window: 200000, Shrunk: 14, Summarized: 22,
+			Kept: []string{"the request", "the approved plan", "the staged change set", "the todo list", "the latest diagnostics"}},
 		event.Shadow{Attempt: 2, MaxAttempts: 3, Files: []string{"src/db.ts", "src/types.ts"}, Stage: "result", Verdict: "rejected", Commit: true,
 			Summary: "rejected: the change makes 1 test fail (npx vitest run): src/db.test.ts > finds users",
 			Run:     &shadow.RunReport{Command: "npx vitest run", Status: shadow.RunFailed, Failed: []string{"src/db.test.ts > finds users"}, Tests: 12, ElapsedMS: 900}},

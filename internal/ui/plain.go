@@ -108,6 +108,8 @@ func (p *Plain) Emit(e event.Event) {
 		fmt.Fprintf(w, "error: %s\n", e.Message)
 	case event.Retry:
 		fmt.Fprintf(w, "%s: the model's answer broke off; asking again\n", e.Agent)
+	case event.Compaction:
+		fmt.Fprintln(w, CompactionText(e))
 	case event.Done:
 		fmt.Fprint(w, SummaryText(e))
 	}
@@ -203,4 +205,21 @@ func WorkspaceLine(e event.Session) string {
 // CommitLine says which files a commit wrote, and its journal entry.
 func CommitLine(e event.Commit) string {
 	return fmt.Sprintf("committed %s (%s)", strings.Join(e.Files, ", "), e.Entry)
+}
+
+// CompactionText says, in a line, that an agent's conversation was
+// compacted and what was kept.
+func CompactionText(e event.Compaction) string {
+	why := "past three quarters of the context window"
+	if e.Why == "too_long" {
+		why = "the provider found it too long"
+	}
+	s := fmt.Sprintf("%s: conversation compacted (%s): about %d → %d of %d tokens", e.Agent, why, e.TokensBefore, e.TokensAfter, e.Window)
+	if e.Shrunk > 0 {
+		s += fmt.Sprintf("; %d old tool results cut to a line", e.Shrunk)
+	}
+	if e.Summarized > 0 {
+		s += fmt.Sprintf("; %d older messages summarized", e.Summarized)
+	}
+	return s + "; kept as they were: " + strings.Join(e.Kept, ", ")
 }

@@ -224,6 +224,8 @@ func (m *model) apply(ev event.Event) tea.Cmd {
 		m.status.usage, m.status.hasUsage = e, true
 	case event.Retry:
 		m.tr.retry(e)
+	case event.Compaction:
+		m.tr.note(ui.CompactionText(e), st.Warn.Render)
 	case event.Error:
 		m.tr.note("error: "+e.Message, st.Error.Render)
 	case event.Done:
