@@ -125,12 +125,13 @@ func bodyEdit(src, ext string) (string, bool) {
 	return src[:at[1]] + line + src[at[1]:], true
 }
 
-// interfaceEdit adds a member to the first exported interface (a method to
-// the first class, in Python): its interface changes.
-func interfaceEdit(src, ext string) (string, bool) {
-	re, member := tsInterface, "  anvilBenchProbe?: number;\n"
+// interfaceEdit adds a member named after name to the first exported
+// interface (a method to the first class, in Python): its interface
+// changes.
+func interfaceEdit(src, ext, name string) (string, bool) {
+	re, member := tsInterface, "  anvilBench"+name+"?: number;\n"
 	if ext == ".py" {
-		re, member = pyClass, "    def anvil_bench_probe(self) -> int:\n        return 1\n\n"
+		re, member = pyClass, "    def anvil_bench_"+strings.ToLower(name)+"(self) -> int:\n        return 1\n\n"
 	}
 	at := re.FindStringIndex(src)
 	if at == nil {
@@ -196,10 +197,13 @@ func benchRealChanges(b *testing.B, p changeProject) []string {
 			b.Fatalf("%s: no function with a declared return type in %s or %s", p.name, p.hub, bodyFile)
 		}
 	}
-	iface, ok := interfaceEdit(hub, p.ext)
+	iface, ok := interfaceEdit(hub, p.ext, "Probe")
 	if !ok {
 		b.Fatalf("%s: no interface in %s", p.name, p.hub)
 	}
+	// Another member: a change of its own (no answer of the first one's
+	// applies), over the same unchanged tree.
+	iface2, _ := interfaceEdit(hub, p.ext, "Second")
 	word := regexp.MustCompile(`\b` + regexp.QuoteMeta(p.renameWord) + `\b`)
 	rename := map[string]string{}
 	_ = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
@@ -222,6 +226,9 @@ func benchRealChanges(b *testing.B, p changeProject) []string {
 	}{
 		{fmt.Sprintf("body-only edit to %s", bodyFile), map[string]string{bodyFile: body}},
 		{fmt.Sprintf("interface change in %s", p.hub), map[string]string{p.hub: iface}},
+		// As after a model's turn: what the first change needed of the
+		// unchanged tree is there.
+		{fmt.Sprintf("another interface change in %s, later", p.hub), map[string]string{p.hub: iface2}},
 		{fmt.Sprintf("rename of %s across %d files", p.renameWord, len(rename)), rename},
 	}
 	var rows []string
