@@ -72,7 +72,10 @@ func newRootCmd() *cobra.Command {
 		Short: "A terminal coding agent whose edits pass a language server before they reach your files",
 		Long: `Anvil plans a change with read-only tools, asks you to approve the plan, then
 makes the edits in a shadow workspace where real language servers check them.
-Only change sets that introduce no new errors are written to disk.`,
+Only change sets that introduce no new errors are written to disk.
+
+With no request, on a terminal, anvil opens a session: ask, look, ask again
+(follow-ups see what came before); /help lists the session's commands.`,
 		Example: `  anvil "Rename the User type to Account across all files" ./my-project
   anvil --plan-only "Add retries to the HTTP client"
   anvil --continue "Now add a test for it"
