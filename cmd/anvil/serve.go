@@ -17,7 +17,7 @@ import (
 
 func newServeCmd() *cobra.Command {
 	var socket string
-	var idle time.Duration
+	var idle, unused time.Duration
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the daemon that keeps the gate's language servers warm",
@@ -38,7 +38,7 @@ config and tools directories, PATH).`,
 			if socket == "" {
 				socket = daemon.SocketPath(os.Getenv)
 			}
-			err := daemon.Run(ctx, daemon.Options{Socket: socket, Idle: idle, Log: cmd.ErrOrStderr()})
+			err := daemon.Run(ctx, daemon.Options{Socket: socket, Idle: idle, Unused: unused, Log: cmd.ErrOrStderr()})
 			if errors.Is(err, daemon.ErrRunning) {
 				return &exitError{code: exitFailure, err: fmt.Errorf("%w on %s ('anvil serve status' shows it)", err, socket)}
 			}
@@ -51,6 +51,7 @@ config and tools directories, PATH).`,
 		defaultIdle = d
 	}
 	cmd.Flags().DurationVar(&idle, "idle", defaultIdle, "stop a workspace's servers after this long without a request ($ANVIL_DAEMON_IDLE)")
+	cmd.Flags().DurationVar(&unused, "unused", 0, "exit if no client connects within this long (a daemon a client starts: 1m); 0 waits")
 	cmd.AddCommand(newServeStatusCmd(), newServeStopCmd())
 	return cmd
 }

@@ -93,6 +93,10 @@ func logPath(o ConnectOptions) string {
 // start launches a daemon in a session of its own, so neither the
 // terminal's signals nor this process's exit reach it. If two clients
 // start one at once, the second daemon finds the lock held and exits.
+// StartedUnused is how long a daemon a client started waits for its first
+// client before it exits.
+const StartedUnused = time.Minute
+
 func start(o ConnectOptions) error {
 	argv := o.Command
 	if len(argv) == 0 {
@@ -100,7 +104,7 @@ func start(o ConnectOptions) error {
 		if err != nil {
 			return fmt.Errorf("starting the daemon: %w", err)
 		}
-		argv = []string{exe, "serve", "--socket", o.Socket}
+		argv = []string{exe, "serve", "--socket", o.Socket, "--unused", StartedUnused.String()}
 	}
 	if err := state.EnsureDir(filepath.Dir(o.Socket)); err != nil {
 		return fmt.Errorf("starting the daemon: %w", err)

@@ -41,7 +41,9 @@ func TestMain(m *testing.M) {
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 		defer stop()
 		idle, _ := time.ParseDuration(os.Getenv("ANVIL_TEST_DAEMON_IDLE"))
-		err := Run(ctx, Options{Socket: sock, Log: os.Stderr, Version: os.Getenv("ANVIL_TEST_DAEMON_VERSION"), Idle: idle})
+		// Started by a client, like a real one: one no client reaches
+		// (a start race's loser that came up late) does not linger.
+		err := Run(ctx, Options{Socket: sock, Log: os.Stderr, Version: os.Getenv("ANVIL_TEST_DAEMON_VERSION"), Idle: idle, Unused: 5 * time.Second})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)

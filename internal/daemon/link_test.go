@@ -2,10 +2,14 @@ package daemon
 
 import (
 	"context"
-	"github.com/anvil-dev/anvil/internal/service"
+	"os"
+	"os/exec"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/anvil-dev/anvil/internal/service"
 )
 
 // A link outlives the daemon it started with: after 'anvil serve stop',
@@ -89,5 +93,30 @@ func TestIdleExitWaitsForClients(t *testing.T) {
 	case <-d.Done():
 	case <-time.After(10 * time.Second):
 		t.Fatal("the daemon did not exit once idle with no client")
+	}
+}
+
+// A daemon a client started, which no client reaches (it lost a start
+// race and came up after the winner stopped, or its client went away
+// first), exits on its own instead of waiting out its idle time.
+func TestUnusedDaemonExits(t *testing.T) {
+	e := newEnv(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = e.environ("ANVIL_TEST_DAEMON="+e.socket, "ANVIL_TEST_DAEMON_IDLE=1h")
+	var log strings.Builder
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil || !strings.Contains(log.String(), "no client came within 5s; exiting") {
+			t.Fatalf("exit %v:\n%s", err, log.String())
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("an unused daemon still runs after 20 s:\n%s", log.String())
 	}
 }

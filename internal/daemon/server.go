@@ -54,6 +54,11 @@ type Options struct {
 	// Version is what the daemon says it is; "" means [Version]. Tests
 	// set it to play a daemon of another build.
 	Version string
+	// Unused, when set, makes a daemon that no client has connected to
+	// within it exit: a daemon a client started for itself (one that lost
+	// a start race, or whose client went away first) does not wait out
+	// its idle time. Zero: it waits (anvil serve run by hand).
+	Unused time.Duration
 }
 
 // Daemon serves the workspaces its clients ask about.
@@ -73,7 +78,9 @@ type Daemon struct {
 	// clients counts the connections open: a daemon with a client (an MCP
 	// session waiting for its model) is not idle, whatever its workspaces.
 	clients int
-	conns   sync.WaitGroup
+	// served: a client has connected at least once.
+	served bool
+	conns  sync.WaitGroup
 	// requests in flight, over every connection: the workspaces are
 	// closed only once the last has ended.
 	requests sync.WaitGroup
@@ -224,6 +231,7 @@ func (d *Daemon) serveConn(c net.Conn) {
 	}
 	d.mu.Lock()
 	d.clients++
+	d.served = true
 	d.mu.Unlock()
 	defer func() {
 		d.mu.Lock()
@@ -526,6 +534,9 @@ func (s *space) configChanged() bool {
 // limit, and the daemon once it has held none for as long.
 func (d *Daemon) reap() {
 	tick := min(d.opts.Idle/4, 30*time.Second)
+	if d.opts.Unused > 0 {
+		tick = min(tick, d.opts.Unused/2)
+	}
 	t := time.NewTicker(max(tick, 10*time.Millisecond))
 	defer t.Stop()
 	for {
@@ -550,9 +561,14 @@ func (d *Daemon) reap() {
 			}
 		}
 		empty := len(d.spaces) == 0 && d.clients == 0 && now.Sub(d.last) > d.opts.Idle
+		unused := !d.served && d.opts.Unused > 0 && now.Sub(d.started) > d.opts.Unused
 		d.mu.Unlock()
-		if empty {
-			d.log.Printf("idle with no workspace; exiting")
+		if empty || unused {
+			if unused {
+				d.log.Printf("no client came within %s; exiting", d.opts.Unused)
+			} else {
+				d.log.Printf("idle with no workspace; exiting")
+			}
 			d.Stop()
 			return
 		}
