@@ -175,7 +175,17 @@ func TestMCPStopsCleanly(t *testing.T) {
 				t.Fatal(err)
 			}
 			transport := &mcp.IOTransport{Reader: stdout, Writer: stdin}
-			cs, err := mcp.NewClient(&mcp.Implementation{Name: "anvil-test", Version: "v0"}, nil).Connect(ctx, transport, nil)
+			// The server's first progress notice says the call reached
+			// it: the signal then finds it in flight, however loaded the
+			// machine.
+			started := make(chan struct{}, 1)
+			opts := &mcp.ClientOptions{ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
+				select {
+				case started <- struct{}{}:
+				default:
+				}
+			}}
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "anvil-test", Version: "v0"}, opts).Connect(ctx, transport, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -187,14 +197,22 @@ func TestMCPStopsCleanly(t *testing.T) {
 			if tc.stop == nil {
 				var args map[string]any
 				json.Unmarshal([]byte(`{"changes": `+breakingChanges+`}`), &args)
+				params := &mcp.CallToolParams{Name: "check_changes", Arguments: args}
+				params.SetProgressToken("in-flight")
 				go func() {
-					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "check_changes", Arguments: args})
+					res, err := cs.CallTool(ctx, params)
 					if err != nil {
 						t.Logf("the call in flight: %v", err)
 					}
 					answered <- res
 				}()
-				time.Sleep(50 * time.Millisecond)
+				select {
+				case <-started:
+				case res := <-answered:
+					t.Fatalf("answered without a progress notice: %+v", res)
+				case <-ctx.Done():
+					t.Fatal("no progress notice within 2 minutes of the call")
+				}
 				cmd.Process.Signal(syscall.SIGTERM)
 			} else {
 				tc.stop(cmd, cs)
@@ -204,7 +222,7 @@ func TestMCPStopsCleanly(t *testing.T) {
 			}
 			if tc.stop == nil {
 				if res := <-answered; res == nil || !strings.Contains(text(res), "rejected") {
-					t.Fatalf("the call in flight was not answered before the exit: %+v", res)
+					t.Fatalf("the call in flight was not answered before the exit: %+v\n%s", res, stderr.String())
 				}
 			}
 		})

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 
 	"github.com/sourcegraph/jsonrpc2"
 
@@ -156,6 +157,11 @@ func (c *Client) callOnce(ctx context.Context, method string, params, result any
 	case errors.As(err, &re):
 		return errors.New(re.Message)
 	case errors.Is(err, jsonrpc2.ErrClosed):
+		return &errGone{err: fmt.Errorf("the Anvil daemon went away: %w", err), sent: true}
+	case ctx.Err() == nil && connectionLost(err):
+		// A daemon killed between two calls leaves the connection open
+		// on this side until a write finds it gone. Part of the request
+		// may have left before the write failed: counted as sent.
 		return &errGone{err: fmt.Errorf("the Anvil daemon went away: %w", err), sent: true}
 	}
 	return err
@@ -303,4 +309,10 @@ func (r *Remote) Tools(ctx context.Context) ([]service.ToolInfo, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// connectionLost reports whether err is the socket's peer having gone
+// (a write to a closed connection, or one it reset).
+func connectionLost(err error) bool {
+	return errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, net.ErrClosed)
 }

@@ -13,7 +13,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,34 +21,33 @@ import (
 	"github.com/anvil-dev/anvil/internal/tools"
 )
 
-// Server is the MCP server of one workspace, counting the tool calls in
-// flight so that a stop lets them end first.
+// Server is the MCP server of one workspace. It counts the calls it has
+// read and not yet answered, so that a stop lets them be answered first.
 type Server struct {
 	*mcp.Server
-	inflight sync.WaitGroup
+	calls unanswered
 }
 
-// Drain waits for the tool calls in flight to end, up to d, and reports
-// whether they did.
+// Run serves one session on t until the client ends it or ctx ends.
+// Cancel ctx only after [Server.Drain]: ending the session refuses to
+// write the answers still due.
+func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	return s.Server.Run(ctx, &countingTransport{Transport: t, calls: &s.calls})
+}
+
+// Drain waits, up to d, until every call read so far has been answered
+// (its answer written to the client), and reports whether they were.
 func (s *Server) Drain(d time.Duration) bool {
-	done := make(chan struct{})
-	go func() {
-		s.inflight.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-		return true
-	case <-time.After(d):
-		return false
-	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	return s.calls.wait(ctx)
 }
 
-// track counts a tool call in flight for the length of handler.
-func (s *Server) track(handler mcp.ToolHandler) mcp.ToolHandler {
+// withProgress relays the gate's progress to a client that asked for it.
+func withProgress(handler mcp.ToolHandler) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		s.inflight.Add(1)
-		defer s.inflight.Done()
+		ctx, stop := relayProgress(ctx, req)
+		defer stop()
 		return handler(ctx, req)
 	}
 }
@@ -70,7 +68,7 @@ func New(ctx context.Context, svc service.Service, version string) (*Server, err
 	for _, info := range infos {
 		readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)}
 		s.AddTool(&mcp.Tool{Name: info.Name, Description: info.Description, InputSchema: info.InputSchema, Annotations: readOnly},
-			srv.track(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			withProgress(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				out, err := svc.Tool(ctx, info.Name, req.Params.Arguments, nil)
 				if service.IsInput(err) {
 					return errorResult(err.Error()), nil
@@ -95,7 +93,7 @@ func New(ctx context.Context, svc service.Service, version string) (*Server, err
 	for _, g := range gate {
 		t := g.tool
 		s.AddTool(&mcp.Tool{Name: t.Name(), Description: t.Description(), InputSchema: t.InputSchema(), Annotations: g.annotations},
-			srv.track(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			withProgress(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				res, err := t.Call(ctx, req.Params.Arguments)
 				if service.IsInput(err) {
 					return errorResult(err.Error()), nil

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,6 +26,12 @@ var project = map[string]string{
 // session is an MCP client of a server for a fresh copy of project,
 // through the official SDK's client over in-memory transports.
 func session(t *testing.T) (*mcp.ClientSession, string) {
+	t.Helper()
+	return sessionWith(t, nil)
+}
+
+// sessionWith is session with the client's options.
+func sessionWith(t *testing.T, opts *mcp.ClientOptions) (*mcp.ClientSession, string) {
 	t.Helper()
 	dir := t.TempDir()
 	testfs.Write(t, dir, project)
@@ -49,7 +56,7 @@ func session(t *testing.T) (*mcp.ClientSession, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, nil).Connect(ctx, ct, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, opts).Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,5 +254,45 @@ func TestCheckApplyUndo(t *testing.T) {
 		if !res.IsError || !strings.Contains(text, bad.want) {
 			t.Errorf("check_changes %v: isError %v, text %q; want an error with %q", bad.args, res.IsError, text, bad.want)
 		}
+	}
+}
+
+// A client that puts a progress token on its call hears that the call
+// started and what the gate does, all before the answer.
+func TestProgressReachesTheClient(t *testing.T) {
+	var (
+		mu    sync.Mutex
+		heard []string
+	)
+	cs, _ := sessionWith(t, &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+		mu.Lock()
+		defer mu.Unlock()
+		heard = append(heard, req.Params.Message)
+	}})
+	params := &mcp.CallToolParams{Name: "check_changes", Arguments: changes("src/a.ts", "export const one: string = \"1\";\n")}
+	params.SetProgressToken("t1")
+	res, err := cs.CallTool(context.Background(), params)
+	if err != nil || res.IsError {
+		t.Fatalf("check_changes: %v %+v", err, res)
+	}
+	mu.Lock()
+	got := slices.Clone(heard)
+	mu.Unlock()
+	if len(got) < 2 || got[0] != "check_changes started" {
+		t.Fatalf("progress heard before the answer: %q, want the start and then the gate's", got)
+	}
+	if !slices.ContainsFunc(got[1:], func(m string) bool { return strings.Contains(m, "checking") }) {
+		t.Errorf("no notice of the gate's work among %q", got)
+	}
+
+	// Without a token, nothing is sent.
+	mu.Lock()
+	heard = nil
+	mu.Unlock()
+	call(t, cs, "check_changes", changes("src/a.ts", "export const one: number = 2;\n"))
+	mu.Lock()
+	defer mu.Unlock()
+	if len(heard) != 0 {
+		t.Errorf("progress sent for a call without a progress token: %q", heard)
 	}
 }
