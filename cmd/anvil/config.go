@@ -29,12 +29,18 @@ func newConfigCmd() *cobra.Command {
   project  .anvil/config.toml in the workspace (-C DIR, default .)
 
 The project file wins key by key; keys neither file sets have their defaults.
+A repository's file does not decide for whoever runs Anvil in it: base_url,
+session_dir, trusted_projects, [run] network and env count only in the user
+file, and the project's [servers] tables (programs that run as you) only in
+a workspace listed in trusted_projects. 'anvil doctor' names what it ignored.
 'set' and 'unset' change the project file, or the user file with --user, and
 touch only the key's line: comments and other settings are kept.
 
 Keys:
 ` + keyHelp() + `
-Language servers are not keys: override or add them by hand as TOML tables,
+Language servers are not keys: override or add them by hand as TOML tables
+(in the project file, used once the user file trusts the workspace:
+anvil config set --user trusted_projects "$PWD"),
 
   [servers.gopls]
   command = "/opt/gopls/bin/gopls"
@@ -140,7 +146,8 @@ func runConfigList(cmd *cobra.Command, opts configOptions) error {
 			ProjectFile string           `json:"project_file"`
 			Settings    []config.Setting `json:"settings"`
 			Servers     []string         `json:"servers"`
-		}{l.Paths.User, l.Paths.Project, l.Settings(), l.ServerNames()})
+			Ignored     []string         `json:"ignored,omitempty"`
+		}{l.Paths.User, l.Paths.Project, l.Settings(), l.ServerNames(), l.Ignored()})
 	}
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tVALUE\tSOURCE")
@@ -159,6 +166,9 @@ func runConfigList(cmd *cobra.Command, opts configOptions) error {
 	fmt.Fprintf(out, "project file: %s\n", l.Paths.Project)
 	if names := l.ServerNames(); len(names) > 0 {
 		fmt.Fprintf(out, "servers:      %s (edit their [servers.NAME] tables by hand)\n", strings.Join(names, ", "))
+	}
+	if ignored := l.Ignored(); len(ignored) > 0 {
+		fmt.Fprintf(out, "ignored:      %s, in the project file: only the user file sets these ('anvil doctor' says how)\n", strings.Join(ignored, ", "))
 	}
 	return nil
 }
@@ -193,6 +203,9 @@ func runConfigSet(cmd *cobra.Command, opts configOptions, name string, value *st
 		if err := k.Validate(*value); err != nil {
 			return badInput("%v", err)
 		}
+	}
+	if k.UserOnly && !opts.user {
+		return badInput("%s counts only in the user file (a repository's file must not decide it for whoever runs Anvil there): add --user", k.Name)
 	}
 	paths, err := configPaths(opts)
 	if err != nil {

@@ -67,6 +67,10 @@ type Config struct {
 	Run RunConfig `toml:"run,omitempty"`
 	// Git records commits as git commits (opt-in).
 	Git GitConfig `toml:"git,omitempty"`
+	// TrustedProjects are the workspaces whose own file may name language
+	// servers (commands that run as the user, outside any sandbox). Only
+	// the user's file can list them.
+	TrustedProjects []string `toml:"trusted_projects,omitempty"`
 }
 
 // GitConfig is the [git] table.

@@ -11,9 +11,11 @@ import (
 
 func TestLoadMerges(t *testing.T) {
 	dir := testfs.Tree(t, map[string]string{
-		"user/anvil/config.toml": "model = \"user-model\"\nprovider = \"anthropic\"\nmax_attempts = 5\n[servers.gopls]\nargs = [\"-v\"]\n",
-		"ws/.anvil/config.toml":  "model = \"project-model\"\nvalidation_timeout = \"45s\"\n[servers.pyright]\ncommand = \"basedpyright-langserver\"\nmode = \"pull\"\n",
+		"ws/.anvil/config.toml": "model = \"project-model\"\nvalidation_timeout = \"45s\"\n[servers.pyright]\ncommand = \"basedpyright-langserver\"\nmode = \"pull\"\n",
 	})
+	// The user trusts the workspace, so its [servers] tables count.
+	testfs.Write(t, dir, map[string]string{"user/anvil/config.toml": "model = \"user-model\"\nprovider = \"anthropic\"\nmax_attempts = 5\n" +
+		"trusted_projects = [\"" + filepath.Join(dir, "ws") + "\"]\n[servers.gopls]\nargs = [\"-v\"]\n"})
 	p := DefaultPaths(filepath.Join(dir, "ws"), func(k string) string {
 		if k == "XDG_CONFIG_HOME" {
 			return filepath.Join(dir, "user")

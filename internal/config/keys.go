@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,6 +23,8 @@ type Key struct {
 	// Default is the value in effect when no file sets the key, as text;
 	// "" when the default is decided elsewhere (the provider, the model).
 	Default string
+	// UserOnly keys count only in the user's file (see [Layers.Merged]).
+	UserOnly bool
 
 	get   func(Config) string // "" when unset
 	value func(Config) any    // the TOML value to write
@@ -112,8 +115,9 @@ func Keys() []Key {
 			clear: func(c *Config) { c.Model = "" },
 		},
 		{
-			Name: "base_url", Description: "the provider's API address, e.g. a local OpenAI-compatible server (the provider's environment variable wins)",
-			get: func(c Config) string { return c.BaseURL }, value: func(c Config) any { return c.BaseURL },
+			Name: "base_url", Description: "the provider's API address, e.g. a local OpenAI-compatible server (the provider's environment variable wins); user file only",
+			UserOnly: true,
+			get:      func(c Config) string { return c.BaseURL }, value: func(c Config) any { return c.BaseURL },
 			parse: func(c *Config, v string) error {
 				u, err := url.Parse(v)
 				if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -244,9 +248,9 @@ func Keys() []Key {
 			clear: func(c *Config) { c.MaxDependants = 0 },
 		},
 		{
-			Name: "session_dir", Description: "base directory of session directories (ANVIL_SESSION_DIR wins)",
-			Default: session.DefaultBase,
-			get:     func(c Config) string { return c.SessionDir }, value: func(c Config) any { return c.SessionDir },
+			Name: "session_dir", Description: "base directory of session directories (ANVIL_SESSION_DIR wins); user file only",
+			Default: session.DefaultBase, UserOnly: true,
+			get: func(c Config) string { return c.SessionDir }, value: func(c Config) any { return c.SessionDir },
 			parse: func(c *Config, v string) error {
 				// A relative path would depend on where anvil happens to run,
 				// and undo must find the journals of earlier runs.
@@ -310,6 +314,31 @@ func Keys() []Key {
 				return nil
 			},
 			clear: func(c *Config) { c.Languages = nil },
+		},
+		{
+			Name: "trusted_projects", Description: "workspaces whose own .anvil/config.toml may name language servers, comma-separated absolute paths; user file only",
+			UserOnly: true,
+			get:      func(c Config) string { return strings.Join(c.TrustedProjects, ",") }, value: func(c Config) any { return c.TrustedProjects },
+			parse: func(c *Config, v string) error {
+				var dirs []string
+				for _, d := range strings.Split(v, ",") {
+					if d = strings.TrimSpace(d); d == "" {
+						continue
+					}
+					if !filepath.IsAbs(d) {
+						return fmt.Errorf("trusted_projects must be absolute paths (got %q)", d)
+					}
+					if d = filepath.Clean(d); !slices.Contains(dirs, d) {
+						dirs = append(dirs, d)
+					}
+				}
+				if len(dirs) == 0 {
+					return fmt.Errorf("trusted_projects must name at least one directory")
+				}
+				c.TrustedProjects = dirs
+				return nil
+			},
+			clear: func(c *Config) { c.TrustedProjects = nil },
 		},
 	}
 }

@@ -1,6 +1,9 @@
 package config
 
-import "sort"
+import (
+	"path/filepath"
+	"sort"
+)
 
 // Source says where a setting's effective value comes from.
 type Source string
@@ -37,18 +40,89 @@ func ReadLayers(p Paths) (Layers, error) {
 }
 
 // Merged returns the effective config: the project's values over the
-// user's, except [run] network, which only the user's file decides. A
-// repository is not trusted to open the network to the code it runs:
-// cloning one and asking Anvil about it must not be enough.
+// user's, except what a repository must not decide for whoever runs Anvil
+// in it, which only the user's file sets ([Layers.Ignored]): cloning a
+// repository and asking Anvil about it must not send the user's API key
+// elsewhere (base_url), write outside the state directory (session_dir),
+// open the network to the code it runs or hand it more of the user's
+// environment ([run] network, env), or start its own programs as the user
+// ([servers] tables, unless the user trusts the directory).
 func (l Layers) Merged() Config {
-	out := merge(l.User, l.Project)
-	out.Run.Network = l.User.Run.Network
+	return merge(l.User, l.projectAllowed())
+}
+
+// projectAllowed is the project's file without what only the user's file
+// may set.
+func (l Layers) projectAllowed() Config {
+	p := l.Project
+	p.BaseURL = ""
+	p.SessionDir = ""
+	p.TrustedProjects = nil
+	p.Run.Network = false
+	p.Run.Env = nil
+	if !l.Trusted() {
+		p.Servers = nil
+	}
+	return p
+}
+
+// Ignored names what the project's file sets that [Layers.Merged] leaves
+// out: worth telling the user, with the way to allow it where there is one.
+func (l Layers) Ignored() []string {
+	p := l.Project
+	var out []string
+	if p.BaseURL != "" {
+		out = append(out, "base_url")
+	}
+	if p.SessionDir != "" {
+		out = append(out, "session_dir")
+	}
+	if len(p.TrustedProjects) > 0 {
+		out = append(out, "trusted_projects")
+	}
+	if l.ProjectWantsNetwork() {
+		out = append(out, "run.network")
+	}
+	if len(p.Run.Env) > 0 {
+		out = append(out, "run.env")
+	}
+	if !l.Trusted() {
+		var names []string
+		for name := range p.Servers {
+			names = append(names, "servers."+name)
+		}
+		sort.Strings(names)
+		out = append(out, names...)
+	}
 	return out
 }
 
 // ProjectWantsNetwork reports whether the project's file asks for the
 // network, which [Layers.Merged] ignores: worth telling the user.
 func (l Layers) ProjectWantsNetwork() bool { return l.Project.Run.Network && !l.User.Run.Network }
+
+// Trusted reports whether the user's file lists the project's workspace in
+// trusted_projects, so that the project's [servers] tables count. The
+// paths are compared with their symbolic links resolved.
+func (l Layers) Trusted() bool {
+	if l.Paths.Project == "" {
+		return false
+	}
+	dir := realPath(filepath.Dir(filepath.Dir(l.Paths.Project)))
+	for _, t := range l.User.TrustedProjects {
+		if filepath.IsAbs(t) && realPath(t) == dir {
+			return true
+		}
+	}
+	return false
+}
+
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return filepath.Clean(p)
+}
 
 // Setting is a key's effective value and where it comes from.
 type Setting struct {
@@ -63,7 +137,7 @@ type Setting struct {
 func (l Layers) Setting(k Key) Setting {
 	s := Setting{Key: k.Name, Description: k.Description}
 	switch {
-	case k.Get(l.Project) != "":
+	case k.Get(l.Project) != "" && !k.UserOnly:
 		s.Value, s.Source = k.Get(l.Project), SourceProject
 	case k.Get(l.User) != "":
 		s.Value, s.Source = k.Get(l.User), SourceUser
@@ -82,8 +156,8 @@ func (l Layers) Settings() []Setting {
 	return out
 }
 
-// ServerNames returns the names of the [servers.NAME] tables either file
-// defines, sorted.
+// ServerNames returns the names of the [servers.NAME] tables in effect
+// (the user's, and the project's when it is trusted), sorted.
 func (l Layers) ServerNames() []string {
 	var out []string
 	for name := range l.Merged().Servers {

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/anvil-dev/anvil/internal/config"
 )
@@ -15,7 +18,7 @@ import (
 func checkConfig(dir string, getenv func(string) string) ([]Check, config.Config) {
 	paths := config.DefaultPaths(dir, getenv)
 	var checks []Check
-	var layers config.Layers
+	layers := config.Layers{Paths: paths}
 	for _, f := range []struct {
 		name, path, flag string
 		into             *config.Config
@@ -44,7 +47,30 @@ func checkConfig(dir string, getenv func(string) string) ([]Check, config.Config
 		}
 		checks = append(checks, c)
 	}
+	if c, ok := ignoredSettings(layers); ok {
+		checks = append(checks, c)
+	}
 	return checks, layers.Merged()
+}
+
+// ignoredSettings warns about what the project's file sets that only the
+// user's file may, with how to allow it.
+func ignoredSettings(l config.Layers) (Check, bool) {
+	ignored := l.Ignored()
+	if len(ignored) == 0 {
+		return Check{}, false
+	}
+	c := Check{Group: GroupConfig, Name: "project file", Status: Warn,
+		Detail: fmt.Sprintf("ignores %s: a repository's file does not decide these for whoever runs Anvil in it", strings.Join(ignored, ", "))}
+	fixes := []string{}
+	if slices.ContainsFunc(ignored, func(s string) bool { return strings.HasPrefix(s, "servers.") }) {
+		fixes = append(fixes, fmt.Sprintf("if you trust the project's language server commands, 'anvil config set --user trusted_projects %s'", strings.Join(append(slices.Clone(l.User.TrustedProjects), filepath.Dir(filepath.Dir(l.Paths.Project))), ",")))
+	}
+	if slices.ContainsFunc(ignored, func(s string) bool { return !strings.HasPrefix(s, "servers.") }) {
+		fixes = append(fixes, "set the others in your user file ("+l.Paths.User+") if you want them")
+	}
+	c.Fix = strings.Join(fixes, "; ")
+	return c, true
 }
 
 func exists(path string) bool {

@@ -193,12 +193,12 @@ func (e *NoServerError) Error() string {
 
 // InstallFix is the fix for a server that is not installed.
 func InstallFix(toolsDir, server string) string {
-	return fmt.Sprintf("run scripts/install-servers.sh (it installs the servers into %s/bin), or set command in [servers.%s] of .anvil/config.toml to the binary", toolsDir, server)
+	return fmt.Sprintf("run scripts/install-servers.sh (it installs the servers into %s/bin), or set command in [servers.%s] of your config file (~/.config/anvil/config.toml, or the project's .anvil/config.toml once trusted_projects lists the workspace) to the binary", toolsDir, server)
 }
 
 // ConfigureFix is the fix for a language no server is configured for.
 func ConfigureFix(language string) string {
-	return fmt.Sprintf("add a [servers.NAME] table with command and languages = [%q] to .anvil/config.toml", language)
+	return fmt.Sprintf("add a [servers.NAME] table with command and languages = [%q] to your config file (~/.config/anvil/config.toml, or the project's .anvil/config.toml once trusted_projects lists the workspace)", language)
 }
 
 // TSServerFix is the fix for a project whose TypeScript has no tsserver.
