@@ -153,6 +153,35 @@ func TestSessionAcrossProcesses(t *testing.T) {
 	if !strings.Contains(list, "src/auth.ts") {
 		t.Errorf("the session list lacks the files changed:\n%s", list)
 	}
+
+	// Another run commits after the session: the session's /undo would
+	// revert that run's work, so it refuses, naming it, and writes nothing.
+	withComment := readFile(t, ws, "src/main.ts")
+	other := exec.Command(filepath.Join(binDir, "anvil"), "check", "--commit", "-")
+	other.Env, other.Dir = env, ws
+	orders := readFile(t, ws, "src/orders.ts") + "// Edited by another run.\n"
+	set, _ := json.Marshal(map[string]any{"changes": []map[string]string{{"path": "src/orders.ts", "content": orders}}})
+	other.Stdin = bytes.NewReader(set)
+	if out, err := other.CombinedOutput(); err != nil {
+		t.Fatalf("another run's commit: %v\n%s", err, out)
+	}
+	out, errOut, err = anvil(t, "--continue", "/undo")
+	if err == nil || !strings.Contains(errOut, "is not the workspace's last") {
+		t.Fatalf("/undo after another run's commit: %v\n%s\n%s", err, out, errOut)
+	}
+	if readFile(t, ws, "src/main.ts") != withComment || readFile(t, ws, "src/orders.ts") != orders {
+		t.Fatal("a refused /undo changed files")
+	}
+	// Once that run's commit is undone, the session's own is the last.
+	undo := exec.Command(filepath.Join(binDir, "anvil"), "undo")
+	undo.Env, undo.Dir = env, ws
+	if out, err := undo.CombinedOutput(); err != nil {
+		t.Fatalf("anvil undo: %v\n%s", err, out)
+	}
+	mustRun(t, "restored 1 files (src/main.ts)", "--continue", "/undo")
+	if strings.HasPrefix(readFile(t, ws, "src/main.ts"), "// The entry point.\n") {
+		t.Error("the session's /undo did not revert its last commit")
+	}
 }
 
 // requestAfter returns the body of the first request to the server whose

@@ -14,6 +14,7 @@ import (
 	"github.com/anvil-dev/anvil/internal/app"
 	"github.com/anvil-dev/anvil/internal/conversation"
 	"github.com/anvil-dev/anvil/internal/llm/providers"
+	"github.com/anvil-dev/anvil/internal/service"
 	"github.com/anvil-dev/anvil/internal/slash"
 )
 
@@ -92,8 +93,8 @@ func runSessionCommand(cmd *cobra.Command, o runOptions, name string, rest []str
 	return nil
 }
 
-// sessionUndo undoes the workspace's last commit when it is the session's,
-// and records it.
+// sessionUndo undoes the session's last commit when it is the workspace's
+// last, and records it; after another run's commit it refuses, naming it.
 func sessionUndo(cmd *cobra.Command, a *app.App, sess *conversation.Session) error {
 	last, ok := sess.LastCommit()
 	if !ok {
@@ -103,13 +104,15 @@ func sessionUndo(cmd *cobra.Command, a *app.App, sess *conversation.Session) err
 	defer cancel()
 	svc := warmService(cmd, a)
 	defer svc.close()
-	u, err := svc.Undo(ctx)
+	u, err := svc.Undo(ctx, service.UndoOptions{Entry: last.Entry})
 	if err != nil {
 		return err
 	}
 	switch {
 	case u.Nothing:
 		return badInput("there is no commit to undo")
+	case u.NotLast != "":
+		return &exitError{code: exitFailure, err: fmt.Errorf("not undone: this session's last commit (%s) is not the workspace's last; %s was committed after it (anvil undo reverts that one first)", last.Entry, u.NotLast)}
 	case len(u.Conflict) > 0:
 		return &exitError{code: exitFailure, err: fmt.Errorf("not undone: %s changed since the commit", strings.Join(u.Conflict, ", "))}
 	}
@@ -117,9 +120,6 @@ func sessionUndo(cmd *cobra.Command, a *app.App, sess *conversation.Session) err
 		return err
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "undid %s: restored %d files (%s)\n", u.Entry, len(u.Restored), strings.Join(u.Restored, ", "))
-	if u.Entry != last.Entry {
-		fmt.Fprintf(cmd.OutOrStdout(), "note: that was the workspace's last commit, made after this session's (%s)\n", last.Entry)
-	}
 	return nil
 }
 

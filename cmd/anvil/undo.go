@@ -25,7 +25,7 @@ since. Run it again to undo the commit before that.`,
 				return err
 			}
 			defer closeSvc()
-			out, err := svc.Undo(cmd.Context())
+			out, err := svc.Undo(cmd.Context(), service.UndoOptions{})
 			switch {
 			case service.IsInput(err):
 				return badInput("%v", err)

@@ -120,7 +120,7 @@ func describeRecovery(r journal.Recovery) string {
 }
 
 // Undo implements [service.Service].
-func (l *local) Undo(ctx context.Context) (*service.UndoOutcome, error) {
+func (l *local) Undo(ctx context.Context, opts service.UndoOptions) (*service.UndoOutcome, error) {
 	a := l.a
 	if err := a.Root.Replaced(); err != nil {
 		return nil, &service.InputError{Msg: err.Error()}
@@ -128,11 +128,14 @@ func (l *local) Undo(ctx context.Context) (*service.UndoOutcome, error) {
 	if _, err := a.Journal.RecoverWaiting(ctx, service.WaitingFor(ctx)); err != nil {
 		return nil, fmt.Errorf("recovering an interrupted commit: %w", err)
 	}
-	e, err := a.Journal.Undo(ctx)
+	e, err := a.Journal.UndoEntry(ctx, opts.Entry)
 	var conflict *journal.ConflictError
+	var notLast *journal.NotLastError
 	switch {
 	case errors.Is(err, journal.ErrNothingToUndo):
 		return &service.UndoOutcome{Nothing: true}, nil
+	case errors.As(err, &notLast):
+		return &service.UndoOutcome{NotLast: notLast.Last}, nil
 	case errors.As(err, &conflict):
 		return &service.UndoOutcome{Conflict: conflict.Paths}, nil
 	case workspace.IsReplaced(err):

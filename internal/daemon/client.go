@@ -271,13 +271,14 @@ func (r *Remote) changes(ctx context.Context, method string, specs []changeset.S
 }
 
 // Undo implements [Service].
-func (r *Remote) Undo(ctx context.Context) (*service.UndoOutcome, error) {
+func (r *Remote) Undo(ctx context.Context, opts service.UndoOptions) (*service.UndoOutcome, error) {
 	req, err := r.req()
 	if err != nil {
 		return nil, err
 	}
+	p := undoParams{request: req, UndoOptions: opts}
 	var out service.UndoOutcome
-	if err := r.link.call(ctx, methodUndo, &req, &req.Token, &out, false); err != nil {
+	if err := r.link.call(ctx, methodUndo, &p, &p.Token, &out, false); err != nil {
 		return nil, err
 	}
 	return &out, nil

@@ -191,7 +191,7 @@ func TestDaemonKilledMidCommit(t *testing.T) {
 		}
 	case readAllMap(changed):
 		// Killed past the commit mark: the commit stands, and undoes.
-		u, err := ws2.Undo(context.Background())
+		u, err := ws2.Undo(context.Background(), service.UndoOptions{})
 		if err != nil || len(u.Restored) != n {
 			t.Fatalf("undo after recovery: %+v %v", u, err)
 		}

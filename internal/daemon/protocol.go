@@ -79,6 +79,11 @@ type changesParams struct {
 	service.GateOptions
 }
 
+type undoParams struct {
+	request
+	service.UndoOptions
+}
+
 type toolParams struct {
 	request
 	Name string          `json:"name"`

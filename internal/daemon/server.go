@@ -412,11 +412,11 @@ func (d *Daemon) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, erro
 			return s.Commit(ctx, p.Changes, p.Message, p.GateOptions)
 		})
 	case methodUndo:
-		var p request
+		var p undoParams
 		if err := decode(&p); err != nil {
 			return nil, err
 		}
-		return withSpace(d, p, func(s service.Service) (any, error) { return s.Undo(ctx) })
+		return withSpace(d, p.request, func(s service.Service) (any, error) { return s.Undo(ctx, p.UndoOptions) })
 	case methodTool:
 		var p toolParams
 		if err := decode(&p); err != nil {

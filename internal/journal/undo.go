@@ -19,7 +19,22 @@ import (
 // The revert is journaled like a commit; its entry ID is the result's
 // UndoneBy. A mode the user changed since the commit is kept: undo reverts
 // the commit, not the user.
-func (j *Journal) Undo(ctx context.Context) (*Entry, error) {
+func (j *Journal) Undo(ctx context.Context) (*Entry, error) { return j.UndoEntry(ctx, "") }
+
+// NotLastError says the entry asked to be undone is not the workspace's
+// last committed one: undoing it would first need the later ones undone.
+type NotLastError struct {
+	Want, Last string
+}
+
+func (e *NotLastError) Error() string {
+	return fmt.Sprintf("%s is not the workspace's last commit (%s is): nothing was undone", e.Want, e.Last)
+}
+
+// UndoEntry is [Journal.Undo] of the entry with ID want, checked under the
+// journal's lock to be the last committed one ([*NotLastError] if not);
+// want "" is whichever is last.
+func (j *Journal) UndoEntry(ctx context.Context, want string) (*Entry, error) {
 	lock, err := j.Lock(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -32,6 +47,9 @@ func (j *Journal) Undo(ctx context.Context) (*Entry, error) {
 	target := lastCommitted(entries)
 	if target == nil {
 		return nil, ErrNothingToUndo
+	}
+	if want != "" && target.ID != want {
+		return nil, &NotLastError{Want: want, Last: target.ID}
 	}
 	if !j.sameDir(target) {
 		return nil, &workspace.ReplacedError{Dir: j.root.Dir(), Why: fmt.Sprintf("the last commit (%s) was made in the directory that was at this path before (%s, now %s); nothing was undone", target.ID, target.RootID, j.root.ID())}

@@ -168,3 +168,31 @@ func removeAll(f *fixture, rel string) {
 		f.t.Fatal(err)
 	}
 }
+
+// A session undoes its own commit only: when another run committed after
+// it, undoing "the last" would revert the other run's work instead.
+func TestUndoEntryOnlyWhenLast(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, "", nil, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	mine := f.commit("this session's", put("a.txt", "a1\n"))
+	theirs := f.commit("another run's", put("b.txt", "b1\n"))
+	before := snapshot(t, f.dir)
+
+	_, err := f.j.UndoEntry(context.Background(), mine.ID)
+	var notLast *NotLastError
+	if !errors.As(err, &notLast) || notLast.Last != theirs.ID || notLast.Want != mine.ID {
+		t.Fatalf("UndoEntry(%s) with %s after it: err = %v, want a NotLastError naming %s", mine.ID, theirs.ID, err, theirs.ID)
+	}
+	f.sameTree(before)
+
+	// Once the later commit is undone, the session's is the last again.
+	if u, err := f.j.UndoEntry(context.Background(), theirs.ID); err != nil || u.ID != theirs.ID {
+		t.Fatalf("UndoEntry(%s): %v", theirs.ID, err)
+	}
+	if u, err := f.j.UndoEntry(context.Background(), mine.ID); err != nil || u.ID != mine.ID {
+		t.Fatalf("UndoEntry(%s) once it is last: %v", mine.ID, err)
+	}
+	if got := f.read("a.txt"); got != "a\n" {
+		t.Errorf("a.txt = %q, want it restored", got)
+	}
+}

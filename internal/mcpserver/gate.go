@@ -176,7 +176,7 @@ func (*undo) Name() string        { return "undo" }
 func (*undo) Description() string { return undoDescription }
 
 func (t *undo) Run(ctx context.Context, _ UndoParams) (tools.Result, error) {
-	out, err := t.svc.Undo(ctx)
+	out, err := t.svc.Undo(ctx, service.UndoOptions{})
 	switch {
 	case err != nil:
 		return tools.Result{}, err

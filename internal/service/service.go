@@ -23,8 +23,9 @@ type Service interface {
 	Check(ctx context.Context, specs []changeset.Spec, opts GateOptions) (*Outcome, error)
 	// Commit validates a change set and writes it if the verdict is clean.
 	Commit(ctx context.Context, specs []changeset.Spec, message string, opts GateOptions) (*Outcome, error)
-	// Undo reverts the workspace's last commit.
-	Undo(ctx context.Context) (*UndoOutcome, error)
+	// Undo reverts the workspace's last commit (opts.Entry: only if it is
+	// that one).
+	Undo(ctx context.Context, opts UndoOptions) (*UndoOutcome, error)
 	// Tool runs one of the workspace's tools with JSON arguments; staged
 	// are contents the tool reads instead of the disk's (an Executor's
 	// change set), nil for none.
@@ -81,6 +82,14 @@ type GitOutcome struct {
 	Refused string `json:"refused,omitempty"`
 }
 
+// UndoOptions choose what an undo may revert.
+type UndoOptions struct {
+	// Entry, when set, is the commit the caller means (a session's own):
+	// if the workspace's last commit is another one (a later run's),
+	// nothing is undone and the outcome's NotLast names it.
+	Entry string `json:"entry,omitempty"`
+}
+
 // UndoOutcome is what an undo did.
 type UndoOutcome struct {
 	Entry    string   `json:"entry"`
@@ -90,6 +99,9 @@ type UndoOutcome struct {
 	Nothing bool `json:"nothing,omitempty"`
 	// Conflict names files changed since the commit: nothing was undone.
 	Conflict []string `json:"conflict,omitempty"`
+	// NotLast is the workspace's last commit when it is not the one asked
+	// for (UndoOptions.Entry): nothing was undone.
+	NotLast string `json:"not_last,omitempty"`
 	// Git is the revert commit, when the undone commit was a git commit.
 	Git *GitOutcome `json:"git,omitempty"`
 }
