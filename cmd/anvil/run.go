@@ -93,6 +93,9 @@ func runRequest(cmd *cobra.Command, o runOptions, request, dirArg string) error 
 		return badInput("%v", err)
 	}
 	defer a.Close()
+	if a.Notice != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "anvil: %s\n", a.Notice)
+	}
 	provider, err := providers.Select(providers.Choice{
 		Provider: cmp.Or(o.provider, a.Config.Provider), Model: cmp.Or(o.model, a.Config.Model),
 		BaseURL: a.Config.BaseURL, ReplayScript: o.replay,

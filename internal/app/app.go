@@ -54,6 +54,9 @@ type App struct {
 	Validator *shadow.Validator
 	Journal   *journal.Journal
 	Gate      *gate.Gate
+	// Notice says what the project's config file sets that only the
+	// user's may ([config.Layers.IgnoredNotice]); "" when nothing.
+	Notice string
 
 	opts        Options
 	sessionBase string
@@ -81,7 +84,7 @@ func New(opts Options) (*App, error) {
 		return nil, err
 	}
 	cfg := layers.Merged()
-	a := &App{Root: root, Config: cfg, opts: opts}
+	a := &App{Root: root, Config: cfg, Notice: layers.IgnoredNotice(), opts: opts}
 	a.sessionBase, _ = session.Base(opts.SessionBase, opts.Getenv, cfg.SessionDir)
 	// Server stderr and the shadow log go to the session directory, created
 	// when something first writes there.

@@ -1,8 +1,10 @@
 package config
 
 import (
+	"fmt"
 	"path/filepath"
 	"sort"
+	"strings"
 )
 
 // Source says where a setting's effective value comes from.
@@ -95,6 +97,16 @@ func (l Layers) Ignored() []string {
 		out = append(out, names...)
 	}
 	return out
+}
+
+// IgnoredNotice is a line telling the user what the project's file sets
+// that [Layers.Merged] leaves out, "" when nothing.
+func (l Layers) IgnoredNotice() string {
+	ignored := l.Ignored()
+	if len(ignored) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s sets %s, which only your own config decides: ignored ('anvil doctor' says how to allow it)", ProjectFile, strings.Join(ignored, ", "))
 }
 
 // ProjectWantsNetwork reports whether the project's file asks for the

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/anvil-dev/anvil/internal/app"
+	"github.com/anvil-dev/anvil/internal/config"
 	"github.com/anvil-dev/anvil/internal/service"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
@@ -36,6 +37,13 @@ func Open(ctx context.Context, o OpenOptions) (svc service.Service, close func()
 	root, err := workspace.New(o.Dir)
 	if err != nil {
 		return nil, nil, &service.InputError{Msg: err.Error()}
+	}
+	if o.Warn != nil {
+		// Said here, where the user sees it, whichever side reads the
+		// config: the daemon's app ignores the same settings.
+		if l, err := config.ReadLayers(config.DefaultPaths(root.Dir(), o.Getenv)); err == nil && l.IgnoredNotice() != "" {
+			o.Warn(l.IgnoredNotice())
+		}
 	}
 	if !o.NoDaemon && o.Getenv("ANVIL_DAEMON") != "off" {
 		ws, closeWS, err := Workspace(ctx, o.Getenv, root.Dir())
