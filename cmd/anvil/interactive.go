@@ -112,7 +112,7 @@ func (s *session) request(ctx context.Context, request string) {
 		return
 	}
 	var stderr strings.Builder
-	if err := attachRequest(&stderr, s.sess, request, s.o.gitCommit, orch); err != nil {
+	if err := attachRequest(&stderr, s.sess, request, s.o.gitCommit, historyBudget(s.a, orch), orch); err != nil {
 		s.screen.Note("error: " + err.Error())
 		return
 	}
@@ -145,7 +145,7 @@ func (s *session) command(ctx context.Context, name, args string) (request strin
 		}
 		note(out.String())
 	case "compact":
-		summary, err := s.sess.Compact(ctx, s.provider, s.model)
+		summary, err := s.sess.Compact(ctx, s.provider, s.model, llm.ContextWindow(s.model, s.a.Config.ContextWindow))
 		if err != nil {
 			note("error: " + err.Error())
 		} else {

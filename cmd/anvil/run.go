@@ -336,7 +336,7 @@ func beginRequest(cmd *cobra.Command, a *app.App, o runOptions, provider llm.Pro
 	if err != nil {
 		return nil, err
 	}
-	if err := attachRequest(cmd.ErrOrStderr(), sess, request, o.gitCommit, orch); err != nil {
+	if err := attachRequest(cmd.ErrOrStderr(), sess, request, o.gitCommit, historyBudget(a, orch), orch); err != nil {
 		sess.Close()
 		return nil, err
 	}
@@ -366,11 +366,16 @@ func openSession(a *app.App, o runOptions, provider, model string) (*conversatio
 	return sess, nil
 }
 
+// historyBudget is the bytes of session history the run's model is given.
+func historyBudget(a *app.App, orch *agent.Orchestrator) int {
+	return conversation.HistoryBudget(llm.ContextWindow(orch.Model, a.Config.ContextWindow))
+}
+
 // attachRequest records request in sess and has orch tell the agents the
 // session's earlier requests, note what was interrupted, commit as the
 // session's (git), and record what it does.
-func attachRequest(stderr io.Writer, sess *conversation.Session, request string, gitCommit bool, orch *agent.Orchestrator) error {
-	c := agent.Conversation{ID: sess.ID, History: sess.History()}
+func attachRequest(stderr io.Writer, sess *conversation.Session, request string, gitCommit bool, historyBytes int, orch *agent.Orchestrator) error {
+	c := agent.Conversation{ID: sess.ID, History: sess.History(historyBytes)}
 	if n, text, ok := sess.Interrupted(); ok {
 		c.Interrupted = fmt.Sprintf("request %d: %s", n, text)
 		fmt.Fprintf(stderr, "anvil: session %s: request %d (%q) was interrupted before it finished; the agents are told so\n", sess.ID, n, text)

@@ -13,6 +13,7 @@ import (
 	"github.com/anvil-dev/anvil/internal/agent"
 	"github.com/anvil-dev/anvil/internal/app"
 	"github.com/anvil-dev/anvil/internal/conversation"
+	"github.com/anvil-dev/anvil/internal/llm"
 	"github.com/anvil-dev/anvil/internal/llm/providers"
 	"github.com/anvil-dev/anvil/internal/service"
 	"github.com/anvil-dev/anvil/internal/slash"
@@ -82,7 +83,8 @@ func runSessionCommand(cmd *cobra.Command, o runOptions, name string, rest []str
 		if err != nil {
 			return badInput("%v", err)
 		}
-		summary, err := sess.Compact(cmd.Context(), provider, cmp.Or(o.model, a.Config.Model))
+		model := cmp.Or(o.model, a.Config.Model, provider.Model())
+		summary, err := sess.Compact(cmd.Context(), provider, model, llm.ContextWindow(model, a.Config.ContextWindow))
 		if err != nil {
 			return err
 		}

@@ -44,8 +44,10 @@ const sessionSummaryPrompt = `You are compressing the history of a user's sessio
 
 // Compact has the model summarize the session's requests so far; the
 // summary replaces them in [Session.History], their plans kept verbatim.
-func (s *Session) Compact(ctx context.Context, p llm.Provider, model string) (string, error) {
-	history := s.History()
+// window is the model's context window in tokens: what the model is sent
+// to summarize takes at most half of it.
+func (s *Session) Compact(ctx context.Context, p llm.Provider, model string, window int) (string, error) {
+	history := s.History(window * 2)
 	n := s.Requests()
 	if history == "" || n == 0 {
 		return "", fmt.Errorf("nothing to compact: the session has no requests yet")

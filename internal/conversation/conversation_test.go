@@ -2,6 +2,7 @@ package conversation
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,7 +56,7 @@ func TestSessionRecordsAndTells(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer again.Close()
-	h := again.History()
+	h := again.History(0)
 	for _, want := range []string{"Request 1: Rename User to Account", "Goal: Rename the type.", "Committed a.ts (journal entry e1)", "+y", "Outcome: done: Committed 1 file"} {
 		if !strings.Contains(h, want) {
 			t.Errorf("the history lacks %q:\n%s", want, h)
@@ -93,7 +94,7 @@ func TestKilledMidRequest(t *testing.T) {
 	if !ok || n != 2 || text != "second, killed" {
 		t.Fatalf("interrupted: %d %q %v", n, text, ok)
 	}
-	if h := again.History(); !strings.Contains(h, "Request 2: second, killed") || !strings.Contains(h, "interrupted") {
+	if h := again.History(0); !strings.Contains(h, "Request 2: second, killed") || !strings.Contains(h, "interrupted") {
 		t.Errorf("history:\n%s", h)
 	}
 	if n, _ := again.Begin("third"); n != 3 {
@@ -141,5 +142,56 @@ func TestAnotherDirectoryAtThePath(t *testing.T) {
 	}
 	if entries, _ := filepath.Glob(filepath.Join(state, "sessions", "*", "*.jsonl")); len(entries) != 1 {
 		t.Errorf("session files: %v", entries)
+	}
+}
+
+// A session continued for weeks stays inside its budget: the latest
+// request in full with its plan, older ones in a line each, and the oldest
+// left out with a word of how many, never a history that fills the window.
+func TestHistoryStaysWithinItsBudget(t *testing.T) {
+	state := t.TempDir()
+	root := rootAt(t, testfs.Tree(t, map[string]string{"a.ts": "x\n"}))
+	store, err := Open(state, root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := store.New("anthropic", "claude-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	big := strings.Repeat("+a changed line of the diff\n", 200) // 5.6 KB
+	for i := 1; i <= 60; i++ {
+		n, err := sess.Begin(fmt.Sprintf("request number %d: %s", i, strings.Repeat("and a long explanation of what to do ", 5)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := sess.Recorder(n, event.Discard{})
+		rec.Emit(event.Plan{Plan: &plan.Plan{Goal: fmt.Sprintf("Goal of request %d.", i), Steps: []string{"edit"}, FilesToModify: []string{"a.ts"}}})
+		rec.Emit(event.Phase{Name: "execute"})
+		rec.Emit(event.Commit{Entry: fmt.Sprintf("e%d", i), Files: []string{"a.ts"}, Diff: big})
+		rec.Emit(event.Done{Success: true, Summary: event.Summary{Message: "Committed 1 file"}})
+	}
+	unbounded := sess.History(0)
+	for _, budget := range []int{8_000, 16_000, 40_000} {
+		t.Run(fmt.Sprint(budget), func(t *testing.T) {
+			h := sess.History(budget)
+			// The latest request in full may pass a small budget alone.
+			if len(h) > budget {
+				t.Errorf("history of %d bytes over a budget of %d", len(h), budget)
+			}
+			if !strings.Contains(h, "Request 60: request number 60: and a long") || !strings.Contains(h, "Goal of request 60.") || !strings.Contains(h, "Committed a.ts (journal entry e60)") {
+				t.Error("the latest request is not in full")
+			}
+			if !strings.Contains(h, "Request 59: request number 59: ") {
+				t.Error("the request before the latest is missing")
+			}
+			if !strings.Contains(h, "are left out for space (/compact summarizes the session)") || strings.Contains(h, "Request 1: ") {
+				t.Error("the oldest requests are neither left out nor said to be")
+			}
+		})
+	}
+	if len(unbounded) < 60*len(big)/12 || !strings.Contains(unbounded, "Request 1: request number 1: ") {
+		t.Errorf("without a bound every request is told (%d bytes)", len(unbounded))
 	}
 }

@@ -11,7 +11,9 @@ import (
 // follow-up ("now rename it back in auth.ts only") makes sense: each
 // request, its approved plan verbatim, what it committed (the diff) and
 // how it ended. The latest requests come in full; older ones in a line
-// each, and requests a /compact summarized come as that summary.
+// each, and requests a /compact summarized come as that summary. All of it
+// within a budget: a session continued for weeks must not fill the context
+// window before the request starts.
 
 const (
 	// fullRequests are the latest requests shown in full.
@@ -19,6 +21,11 @@ const (
 	// maxHistoryDiff bounds each request's diff in the history.
 	maxHistoryDiff = 6000
 )
+
+// HistoryBudget is the bytes of history a model with a context window of
+// window tokens is given: about a quarter of the window (four bytes a
+// token), the rest left to the request's own work.
+func HistoryBudget(window int) int { return window }
 
 // turn is one request as the history tells it.
 type turn struct {
@@ -32,12 +39,67 @@ type turn struct {
 }
 
 // History returns the session's earlier requests for the agents, or "" for
-// a session without any.
-func (s *Session) History() string {
+// a session without any, in at most maxBytes (0: no bound). The latest
+// request always comes in full; going back, requests come in full while
+// they are among the latest few and fit, then in a line each while those
+// fit; the oldest that do not are left out, and the text says how many.
+func (s *Session) History(maxBytes int) string {
+	turns, summary, through := s.turns()
+	if len(turns) == 0 && summary == "" {
+		return ""
+	}
+	const header = "Earlier in this session (the user may refer to it):\n"
+	var head string
+	if summary != "" {
+		summary = strings.TrimSpace(summary)
+		if maxBytes > 0 && len(summary) > maxBytes/2 {
+			summary = summary[:maxBytes/2] + "\n[summary cut for space]"
+		}
+		head = fmt.Sprintf("\nRequests 1 to %d, summarized:\n%s\n", through, summary)
+	}
+	// The line saying what was left out is counted in from the start.
+	used := len(header) + len(head) + len(leftOut) + 16
+
+	parts := make([]string, len(turns))
+	omitted := 0
+	for i := len(turns) - 1; i >= 0; i-- {
+		t := turns[i]
+		latest := i == len(turns)-1
+		full, line := t.full(through), t.line(through)
+		switch {
+		case latest || (i >= len(turns)-fullRequests && fits(maxBytes, used, full)):
+			parts[i] = full
+		case fits(maxBytes, used, line):
+			parts[i] = line
+		default:
+			omitted = i + 1
+		}
+		if omitted > 0 {
+			break
+		}
+		used += len(parts[i])
+	}
+	var b strings.Builder
+	b.WriteString(header)
+	if omitted > 0 {
+		fmt.Fprintf(&b, leftOut, turns[0].n, turns[omitted-1].n)
+	}
+	b.WriteString(head)
+	for _, p := range parts[omitted:] {
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+const leftOut = "\nRequests %d to %d are left out for space (/compact summarizes the session).\n"
+
+func fits(maxBytes, used int, s string) bool { return maxBytes <= 0 || used+len(s) <= maxBytes }
+
+// turns reads the session's requests, and the latest /compact summary with
+// the last request it covers.
+func (s *Session) turns() (turns []*turn, summary string, through int) {
 	recs := s.Records()
-	var turns []*turn
 	byN := map[int]*turn{}
-	summary, through := "", 0
 	for i := range recs {
 		r := recs[i]
 		switch r.Kind {
@@ -67,46 +129,48 @@ func (s *Session) History() string {
 			t.done = &recs[i]
 		}
 	}
-	if len(turns) == 0 && summary == "" {
+	if len(turns) > 0 {
+		if last := turns[len(turns)-1]; last.done == nil {
+			last.interrupted = true
+		}
+	}
+	return turns, summary, through
+}
+
+// full is the request in full: its plan, its diffs, how it ended. A
+// request a summary covers keeps only its plan, as it was approved.
+func (t *turn) full(through int) string {
+	var b strings.Builder
+	if t.n <= through {
+		if t.plan != "" {
+			fmt.Fprintf(&b, "\nRequest %d: %s\nThe approved plan:\n%s\n", t.n, t.request, indent(t.plan))
+		}
+		return b.String()
+	}
+	fmt.Fprintf(&b, "\nRequest %d: %s\n", t.n, t.request)
+	if t.plan != "" {
+		fmt.Fprintf(&b, "The approved plan:\n%s\n", indent(t.plan))
+	}
+	for _, c := range t.commits {
+		diff := c.Diff
+		if len(diff) > maxHistoryDiff {
+			diff = diff[:maxHistoryDiff] + "\n[diff cut]\n"
+		}
+		fmt.Fprintf(&b, "Committed %s (journal entry %s):\n%s\n", strings.Join(c.Files, ", "), c.Entry, diff)
+	}
+	for _, e := range t.undone {
+		fmt.Fprintf(&b, "The user undid journal entry %s afterwards: its files are as they were before it.\n", e)
+	}
+	fmt.Fprintf(&b, "Outcome: %s\n", t.outcome())
+	return b.String()
+}
+
+// line is the request in a line; nothing for one the summary covers.
+func (t *turn) line(through int) string {
+	if t.n <= through {
 		return ""
 	}
-	if last := turns[len(turns)-1]; last.done == nil {
-		last.interrupted = true
-	}
-	var b strings.Builder
-	b.WriteString("Earlier in this session (the user may refer to it):\n")
-	if summary != "" {
-		fmt.Fprintf(&b, "\nRequests 1 to %d, summarized:\n%s\n", through, strings.TrimSpace(summary))
-	}
-	for i, t := range turns {
-		if t.n <= through {
-			// Summarized, but the plans stay as they were approved.
-			if t.plan != "" {
-				fmt.Fprintf(&b, "\nRequest %d: %s\nThe approved plan:\n%s\n", t.n, t.request, indent(t.plan))
-			}
-			continue
-		}
-		if i < len(turns)-fullRequests {
-			fmt.Fprintf(&b, "\nRequest %d: %s — %s\n", t.n, t.request, t.outcome())
-			continue
-		}
-		fmt.Fprintf(&b, "\nRequest %d: %s\n", t.n, t.request)
-		if t.plan != "" {
-			fmt.Fprintf(&b, "The approved plan:\n%s\n", indent(t.plan))
-		}
-		for _, c := range t.commits {
-			diff := c.Diff
-			if len(diff) > maxHistoryDiff {
-				diff = diff[:maxHistoryDiff] + "\n[diff cut]\n"
-			}
-			fmt.Fprintf(&b, "Committed %s (journal entry %s):\n%s\n", strings.Join(c.Files, ", "), c.Entry, diff)
-		}
-		for _, e := range t.undone {
-			fmt.Fprintf(&b, "The user undid journal entry %s afterwards: its files are as they were before it.\n", e)
-		}
-		fmt.Fprintf(&b, "Outcome: %s\n", t.outcome())
-	}
-	return b.String()
+	return fmt.Sprintf("\nRequest %d: %s — %s\n", t.n, t.request, t.outcome())
 }
 
 func (t *turn) outcome() string {
