@@ -93,6 +93,9 @@ func (s *session) greet() {
 		what = fmt.Sprintf("session %s, %d earlier %s", s.sess.ID, n, pluralWord(n, "request"))
 	}
 	s.screen.Note(fmt.Sprintf("%s in %s · %s · /help lists the commands", what, s.a.Root.Dir(), cmp.Or(s.model, s.provider.Model())))
+	if s.a.Notice != "" {
+		s.screen.Note(s.a.Notice)
+	}
 }
 
 // request runs one request in the session.
