@@ -1,6 +1,7 @@
 package servers
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -73,10 +74,24 @@ func (cy *tsCycle) before(ctx context.Context) error {
 		}
 	}
 	cache := cy.server.baselineFor(cy.req.BaselineKey, cy.client)
-	var ask []string
+	// A changed file's "before" is its base's diagnostics, which are the
+	// disk's when the base is what the disk holds: then they come from the
+	// cache like a dependant's (an Executor checking another attempt at
+	// the same file asks once), and go into it.
+	var ask, asDisk []string
 	for _, f := range cy.req.Files {
-		if f.OldExists {
-			ask = append(ask, f.Path) // its base may differ from the disk
+		if !f.OldExists {
+			continue
+		}
+		if !baseOnDisk(f) {
+			ask = append(ask, f.Path)
+			continue
+		}
+		asDisk = append(asDisk, f.Path)
+		if d, ok := cache[f.Path]; ok {
+			cy.res.Before[f.Path] = d
+		} else {
+			ask = append(ask, f.Path)
 		}
 	}
 	for _, p := range cy.req.Dependants {
@@ -89,10 +104,16 @@ func (cy *tsCycle) before(ctx context.Context) error {
 	if err := cy.diagnose(ctx, ask, cy.res.Before); err != nil {
 		return err
 	}
-	for _, p := range cy.req.Dependants {
+	for _, p := range append(asDisk, cy.req.Dependants...) {
 		cache[p] = cy.res.Before[p]
 	}
 	return nil
+}
+
+// baseOnDisk reports whether f's base is the content on disk now.
+func baseOnDisk(f FileChange) bool {
+	disk, err := os.ReadFile(f.Path)
+	return err == nil && bytes.Equal(disk, f.Old)
 }
 
 // usable fails for a file whose project tsserver will not check.

@@ -95,6 +95,31 @@ func TestValidateTSServer(t *testing.T) {
 				}
 			})
 
+			t.Run("a file's own error before the change, checked twice", func(t *testing.T) {
+				// The second check of the file takes its "before" from the
+				// first's (the disk is unchanged): still the disk's, error
+				// included. Once the disk changes, it is asked again.
+				flaw := "export const bad: number = \"one\";\nexport const good = 1;\n"
+				path := filepath.Join(h.dir, "src/flaw.ts")
+				if err := os.WriteFile(path, []byte(flaw), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				defer os.Remove(path)
+				expect(t, h.validate(map[string]string{"src/flaw.ts": flaw + "export const two = 2;\n"}), Clean)
+				expect(t, h.validate(map[string]string{"src/flaw.ts": flaw + "export const three = 3;\n"}), Clean)
+				res := h.validate(map[string]string{"src/flaw.ts": flaw + "export const four: string = 4;\n"})
+				expect(t, res, Rejected, "src/flaw.ts")
+				if len(res.New) != 1 {
+					t.Errorf("new errors %v, want only the added one", res.New)
+				}
+				fixed := "export const bad: number = 1;\nexport const good = 1;\n"
+				if err := os.WriteFile(path, []byte(fixed), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				// The error is now the change's own.
+				expect(t, h.validate(map[string]string{"src/flaw.ts": flaw}), Rejected, "src/flaw.ts")
+			})
+
 			t.Run("breaking change in a long file", func(t *testing.T) {
 				var b strings.Builder
 				b.WriteString("import { Circle } from \"./shapes.js\";\n\n")
