@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/anvil-dev/anvil/internal/event"
 	"github.com/anvil-dev/anvil/internal/llm"
@@ -64,6 +66,8 @@ type Orchestrator struct {
 	Replayed bool
 	// Conversation is the session the request continues, if any.
 	Conversation Conversation
+
+	warming sync.WaitGroup // warmPlan calls in flight
 }
 
 // Conversation is what a request knows of its session.
@@ -81,7 +85,10 @@ type Conversation struct {
 // also returns. An error is returned only for failures outside the run's
 // control (cancellation, a provider that cannot be reached).
 func (o *Orchestrator) Run(ctx context.Context, request string) (event.Done, error) {
-	done, err := o.run(ctx, request)
+	wctx, stopWarming := context.WithCancel(ctx)
+	done, err := o.run(wctx, request)
+	stopWarming()
+	o.warming.Wait()
 	if err != nil {
 		o.Events.Emit(event.Error{Message: err.Error()})
 		done = event.Done{Success: false, Summary: event.Summary{Request: request, Message: err.Error()}}
@@ -121,6 +128,7 @@ func (o *Orchestrator) run(ctx context.Context, request string) (event.Done, err
 			p = nil
 		} else {
 			o.showPlan(event.Plan{Plan: p})
+			o.warmPlan(ctx, p)
 		}
 	}
 	if p == nil {
@@ -197,6 +205,7 @@ func (o *Orchestrator) planAndApprove(ctx context.Context, req PlanRequest, revi
 		if o.PlanOnly {
 			return p, revision, false, nil
 		}
+		o.warmPlan(ctx, p)
 		d, err := o.approve(ctx, p, revision)
 		if err != nil {
 			return p, revision, false, err
@@ -218,6 +227,23 @@ func (o *Orchestrator) planAndApprove(ctx context.Context, req PlanRequest, revi
 		}
 	}
 	return nil, revision, false, fmt.Errorf("stopped after %d revisions without approval", maxRevisions)
+}
+
+// warmPlan has the servers answer for the plan's files as they are on
+// disk while its user reads it (and the Executor's model reads the files):
+// the first check of the change then asks about the change alone, and a
+// cold server starts meanwhile. Nothing waits for it but the end of the
+// run, which cancels it.
+func (o *Orchestrator) warmPlan(ctx context.Context, p *plan.Plan) {
+	if o.Executor == nil || o.Executor.Service == nil || len(p.FilesToModify) == 0 {
+		return
+	}
+	files := slices.Clone(p.FilesToModify)
+	o.warming.Add(1)
+	go func() {
+		defer o.warming.Done()
+		_ = o.Executor.Service.Warm(ctx, files)
+	}()
 }
 
 // replan asks the Planner for a plan that includes the files outside p

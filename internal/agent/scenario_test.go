@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +23,7 @@ import (
 	"github.com/anvil-dev/anvil/internal/plan"
 	"github.com/anvil-dev/anvil/internal/sandbox"
 	"github.com/anvil-dev/anvil/internal/servers"
+	"github.com/anvil-dev/anvil/internal/service"
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
 
@@ -394,5 +396,77 @@ func testEnv(t *testing.T) func(string) string {
 			return state
 		}
 		return os.Getenv(k)
+	}
+}
+
+// warmRecorder is the app's service, noting the files it is asked to
+// warm.
+type warmRecorder struct {
+	service.Service
+	warmed chan []string
+}
+
+func (w *warmRecorder) Warm(ctx context.Context, paths []string) error {
+	select {
+	case w.warmed <- paths:
+	default:
+	}
+	return w.Service.Warm(ctx, paths)
+}
+
+// waitingUser answers yes once the plan's files are being warmed: the
+// servers work while the user reads the plan.
+type waitingUser struct {
+	warmed <-chan []string
+	got    []string
+}
+
+func (u *waitingUser) Approve(ctx context.Context, p *plan.Plan, _ int) (agent.Decision, error) {
+	select {
+	case u.got = <-u.warmed:
+	case <-time.After(time.Minute):
+	case <-ctx.Done():
+	}
+	return agent.Decision{Kind: agent.DecisionYes}, nil
+}
+
+// The servers start answering for the plan's files while the user reads
+// the plan, and the run is the same as without it.
+func TestPlanWarmsWhileTheUserReads(t *testing.T) {
+	dir := t.TempDir()
+	if err := demo.Extract(dir); err != nil {
+		t.Fatal(err)
+	}
+	a, err := app.New(app.Options{Dir: dir, SessionBase: t.TempDir(), Getenv: testEnv(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	prov, err := replay.Parse(strings.NewReader(string(demo.Script())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := &warmRecorder{Service: a.Service(), warmed: make(chan []string, 4)}
+	user := &waitingUser{warmed: svc.warmed}
+	events := &event.Recorder{}
+	orch, err := a.Orchestrator(app.RunOptions{Provider: prov, Approver: user, Events: events, Service: svc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	done, err := orch.Run(ctx, demo.Request)
+	if err != nil || !done.Success {
+		t.Fatalf("run: %v %+v", err, done.Summary)
+	}
+	var planned []string
+	for _, e := range events.Events() {
+		if p, ok := e.(event.Plan); ok {
+			planned = p.Plan.FilesToModify
+			break
+		}
+	}
+	if len(planned) == 0 || !slices.Equal(user.got, planned) {
+		t.Fatalf("warmed %v while the user read the plan, want its files %v", user.got, planned)
 	}
 }

@@ -26,6 +26,14 @@ type local struct{ a *App }
 
 var _ service.Service = (*local)(nil)
 
+// Warm implements [service.Service].
+func (l *local) Warm(ctx context.Context, paths []string) error {
+	if err := l.a.Root.Replaced(); err != nil {
+		return &service.InputError{Msg: err.Error()}
+	}
+	return l.a.Validator.Warm(ctx, paths)
+}
+
 // Check implements [service.Service].
 func (l *local) Check(ctx context.Context, specs []changeset.Spec, opts service.GateOptions) (*service.Outcome, error) {
 	return l.run(ctx, specs, "", false, opts)

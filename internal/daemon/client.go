@@ -299,6 +299,17 @@ func (r *Remote) Tool(ctx context.Context, name string, args json.RawMessage, st
 	return &out, nil
 }
 
+// Warm implements [Service]. It writes nothing: asked again after the
+// daemon went away.
+func (r *Remote) Warm(ctx context.Context, paths []string) error {
+	req, err := r.req()
+	if err != nil {
+		return err
+	}
+	p := warmParams{request: req, Paths: paths}
+	return r.link.call(ctx, methodWarm, &p, &p.Token, nil, true)
+}
+
 // Tools implements [Service].
 func (r *Remote) Tools(ctx context.Context) ([]service.ToolInfo, error) {
 	req, err := r.req()

@@ -120,3 +120,32 @@ func TestUnusedDaemonExits(t *testing.T) {
 		t.Fatalf("an unused daemon still runs after 20 s:\n%s", log.String())
 	}
 }
+
+// Warming through the daemon: the daemon's servers answer for the files
+// as on disk, and the next check of a change to them reuses that answer.
+func TestWarmThroughTheDaemon(t *testing.T) {
+	e := newEnv(t)
+	t.Cleanup(func() { e.stopDaemon(t) })
+	dir := writeProject(t, map[string]string{"tsconfig.json": `{"compilerOptions": {"strict": true, "noEmit": true}}`, "a.ts": "export const a: number = 1;\n"})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	l, err := NewLink(ctx, e.connectOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ws, err := l.Workspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ws.Warm(ctx, []string{"a.ts", "../outside.ts"}); err != nil {
+		t.Fatalf("Warm: %v", err)
+	}
+	out, err := ws.Check(ctx, specs(map[string]string{"a.ts": "export const a: number = \"one\";\n"}), service.GateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Result.Verdict != "rejected" || len(out.Result.Servers) != 1 || out.Result.Servers[0].BaselinesReused != 1 {
+		t.Fatalf("check after the warm-up: %s, servers %+v", out.Result.Summary(), out.Result.Servers)
+	}
+}

@@ -25,6 +25,7 @@ const (
 	methodCommit = "anvil/commit"
 	methodUndo   = "anvil/undo"
 	methodTool   = "anvil/tool"
+	methodWarm   = "anvil/warm"
 	methodTools  = "anvil/tools"
 	methodStatus = "anvil/status"
 	methodStop   = "anvil/stop"
@@ -82,6 +83,11 @@ type changesParams struct {
 type undoParams struct {
 	request
 	service.UndoOptions
+}
+
+type warmParams struct {
+	request
+	Paths []string `json:"paths"`
 }
 
 type toolParams struct {

@@ -423,6 +423,12 @@ func (d *Daemon) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, erro
 			return nil, err
 		}
 		return withSpace(d, p.request, func(s service.Service) (any, error) { return s.Tool(ctx, p.Name, p.Args, p.Staged) })
+	case methodWarm:
+		var p warmParams
+		if err := decode(&p); err != nil {
+			return nil, err
+		}
+		return withSpace(d, p.request, func(s service.Service) (any, error) { return struct{}{}, s.Warm(ctx, p.Paths) })
 	case methodTools:
 		var p request
 		if err := decode(&p); err != nil {

@@ -64,6 +64,10 @@ type CheckResult struct {
 	// Notes say how particular files were checked, by path (a created file
 	// checked outside any tsconfig.json project).
 	Notes map[string]string
+	// Reused counts the files whose "before" came from the baseline cache:
+	// the disk unchanged since the server was asked about them (by an
+	// earlier check, or by [Server.Warm]).
+	Reused int
 }
 
 // note records how path was checked.

@@ -44,6 +44,7 @@ func (cy *cycle) pullBefore(ctx context.Context) error {
 		}
 		if d, ok := cache[f.Path]; ok {
 			cy.res.Before[f.Path] = d
+			cy.res.Reused++
 		} else {
 			before = append(before, f.Path) // a closed file: its disk state
 		}
@@ -51,6 +52,7 @@ func (cy *cycle) pullBefore(ctx context.Context) error {
 	for _, p := range cy.req.Dependants {
 		if d, ok := cache[p]; ok {
 			cy.res.Before[p] = d
+			cy.res.Reused++
 		} else {
 			before = append(before, p)
 		}

@@ -90,6 +90,7 @@ func (cy *tsCycle) before(ctx context.Context) error {
 		asDisk = append(asDisk, f.Path)
 		if d, ok := cache[f.Path]; ok {
 			cy.res.Before[f.Path] = d
+			cy.res.Reused++
 		} else {
 			ask = append(ask, f.Path)
 		}
@@ -97,6 +98,7 @@ func (cy *tsCycle) before(ctx context.Context) error {
 	for _, p := range cy.req.Dependants {
 		if d, ok := cache[p]; ok {
 			cy.res.Before[p] = d
+			cy.res.Reused++
 		} else {
 			ask = append(ask, p)
 		}

@@ -90,6 +90,21 @@ func (s *Server) Diagnose(ctx context.Context, files []string) (map[string][]lsp
 	return res.Before, nil
 }
 
+// Warm asks the server about files (absolute paths) as they are on disk,
+// whose state key names (the caller's fingerprint, as in
+// [CheckRequest.BaselineKey]), and keeps the answers as the baseline of
+// the next checks while the key holds: the first check of a change to
+// them then asks about the change alone. Only the servers that keep such
+// a baseline (pull servers, tsserver) are asked; the others' baseline is
+// what they publish.
+func (s *Server) Warm(ctx context.Context, key string, files []string) error {
+	if mode := s.resolved.Spec.Mode; key == "" || len(files) == 0 || s.resolved.Spec.ReportsDependants || (mode != ModePull && mode != ModeTSServer) {
+		return nil
+	}
+	_, err := s.cycle(ctx, CheckRequest{Dependants: files, BaselineKey: key}, false)
+	return err
+}
+
 // Kinds of disk change for [Server.NotifyDiskChanges], numbered as
 // workspace/didChangeWatchedFiles numbers them.
 const (

@@ -32,6 +32,11 @@ type Service interface {
 	Tool(ctx context.Context, name string, args json.RawMessage, staged []changeset.Spec) (*ToolOutcome, error)
 	// Tools describes the workspace's tools.
 	Tools(ctx context.Context) ([]ToolInfo, error)
+	// Warm has the servers answer for files (workspace-relative) as they
+	// are on disk, starting them if need be, so that the first check of a
+	// change to them asks about the change alone: a plan's files, while
+	// its user reads it. Best effort: nothing depends on it.
+	Warm(ctx context.Context, paths []string) error
 }
 
 // GateOptions choose what a check or a commit does beside the language

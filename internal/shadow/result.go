@@ -55,6 +55,10 @@ type ServerInfo struct {
 	// Via says how the files were checked: by the server file by file,
 	// or by the project's batch checker over a shadow tree.
 	Via string `json:"via,omitempty"`
+	// BaselinesReused counts the files whose diagnostics before the change
+	// were already known (the disk unchanged since the server was asked):
+	// the server was asked about the change alone there.
+	BaselinesReused int `json:"baselines_reused,omitempty"`
 }
 
 // Skipped is a file that was not checked, and why.

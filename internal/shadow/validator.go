@@ -549,6 +549,7 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group)
 			v.costs.learn(v.costs.perFile, spec.Name, float64(time.Since(start).Milliseconds())/float64(asked))
 		}
 		out.info.Via = "the server, file by file"
+		out.info.BaselinesReused = cr.Reused
 		if spec.ReportsDependants {
 			out.info.Via = "the server, which reports every affected file"
 		}
