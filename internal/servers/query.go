@@ -96,9 +96,12 @@ func (s *Server) Diagnose(ctx context.Context, files []string) (map[string][]lsp
 // the next checks while the key holds: the first check of a change to
 // them then asks about the change alone. Only the servers that keep such
 // a baseline (pull servers, tsserver) are asked; the others' baseline is
-// what they publish.
+// what they publish. A server that applies opens lazily (pyright) is not
+// asked either: a check pulls a changed file at its disk content once
+// more anyway (check_pull.go), so its warm-up is the start and the load.
 func (s *Server) Warm(ctx context.Context, key string, files []string) error {
-	if mode := s.resolved.Spec.Mode; key == "" || len(files) == 0 || s.resolved.Spec.ReportsDependants || (mode != ModePull && mode != ModeTSServer) {
+	spec := s.resolved.Spec
+	if key == "" || len(files) == 0 || spec.ReportsDependants || (spec.Mode != ModePull && spec.Mode != ModeTSServer) || spec.LazyOpen {
 		return nil
 	}
 	_, err := s.cycle(ctx, CheckRequest{Dependants: files, BaselineKey: key}, false)
