@@ -115,9 +115,16 @@ func (s *session) request(ctx context.Context, request string) {
 		return
 	}
 	var stderr strings.Builder
-	if err := attachRequest(&stderr, s.sess, request, s.o.gitCommit, historyBudget(s.a, orch), orch); err != nil {
+	if err := attachRequest(rctx, &stderr, s.sess, request, s.o.gitCommit, contextWindow(s.a, orch), orch); err != nil {
 		s.screen.Note("error: " + err.Error())
 		return
+	}
+	// What a headless run says on stderr (an interrupted request, the
+	// history summarized) goes to the screen.
+	for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+		if line != "" {
+			s.screen.Note(strings.TrimPrefix(line, "anvil: "))
+		}
 	}
 	if _, err := orch.Run(rctx, request); errors.Is(err, context.Canceled) && ctx.Err() == nil {
 		s.screen.Note("stopped; nothing more was written (undo a commit with /undo)")

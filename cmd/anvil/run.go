@@ -336,7 +336,7 @@ func beginRequest(cmd *cobra.Command, a *app.App, o runOptions, provider llm.Pro
 	if err != nil {
 		return nil, err
 	}
-	if err := attachRequest(cmd.ErrOrStderr(), sess, request, o.gitCommit, historyBudget(a, orch), orch); err != nil {
+	if err := attachRequest(cmd.Context(), cmd.ErrOrStderr(), sess, request, o.gitCommit, contextWindow(a, orch), orch); err != nil {
 		sess.Close()
 		return nil, err
 	}
@@ -366,21 +366,27 @@ func openSession(a *app.App, o runOptions, provider, model string) (*conversatio
 	return sess, nil
 }
 
-// historyBudget is the bytes of session history the run's model is given.
-func historyBudget(a *app.App, orch *agent.Orchestrator) int {
-	return conversation.HistoryBudget(llm.ContextWindow(orch.Model, a.Config.ContextWindow))
+// contextWindow is the run's model's context window, in tokens.
+func contextWindow(a *app.App, orch *agent.Orchestrator) int {
+	return llm.ContextWindow(orch.Model, a.Config.ContextWindow)
 }
 
 // attachRequest records request in sess and has orch tell the agents the
 // session's earlier requests, note what was interrupted, commit as the
 // session's (git), and record what it does.
-func attachRequest(stderr io.Writer, sess *conversation.Session, request string, gitCommit bool, historyBytes int, orch *agent.Orchestrator) error {
-	c := agent.Conversation{ID: sess.ID, History: sess.History(historyBytes)}
+func attachRequest(ctx context.Context, stderr io.Writer, sess *conversation.Session, request string, gitCommit bool, window int, orch *agent.Orchestrator) error {
+	history, compacted, err := sess.HistoryFor(ctx, orch.Planner.Loop.Provider, orch.Model, window)
+	switch {
+	case err != nil:
+		fmt.Fprintf(stderr, "anvil: session %s: summarizing its oldest requests failed (%v); the agents are told the latest ones only\n", sess.ID, err)
+	case compacted:
+		fmt.Fprintf(stderr, "anvil: session %s: its oldest requests were summarized to keep its history inside the model's window (/compact does it on request)\n", sess.ID)
+	}
+	c := agent.Conversation{ID: sess.ID, History: history}
 	if n, text, ok := sess.Interrupted(); ok {
 		c.Interrupted = fmt.Sprintf("request %d: %s", n, text)
 		fmt.Fprintf(stderr, "anvil: session %s: request %d (%q) was interrupted before it finished; the agents are told so\n", sess.ID, n, text)
 	}
-	var err error
 	if c.N, err = sess.Begin(request); err != nil {
 		return err
 	}

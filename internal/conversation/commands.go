@@ -47,10 +47,36 @@ const sessionSummaryPrompt = `You are compressing the history of a user's sessio
 // window is the model's context window in tokens: what the model is sent
 // to summarize takes at most half of it.
 func (s *Session) Compact(ctx context.Context, p llm.Provider, model string, window int) (string, error) {
+	return s.compact(ctx, p, model, window, s.Requests())
+}
+
+// HistoryFor is [Session.History] for a model with a context window of
+// window tokens ([HistoryBudget]). When that would leave the oldest
+// requests out, the model first folds them into the session's summary (as
+// /compact does, up to the last request left out), so a session continued
+// for weeks keeps them as a summary rather than losing them; compacted
+// says so. A failed summary leaves the session as it was and the history
+// bounded, and is returned with it: the request goes on.
+func (s *Session) HistoryFor(ctx context.Context, p llm.Provider, model string, window int) (history string, compacted bool, err error) {
+	history, last := s.history(HistoryBudget(window))
+	if last == 0 || p == nil {
+		return history, false, nil
+	}
+	if _, err := s.compact(ctx, p, model, window, last); err != nil {
+		return history, false, err
+	}
+	return s.History(HistoryBudget(window)), true, nil
+}
+
+// compact records a summary of the session's requests up to through.
+func (s *Session) compact(ctx context.Context, p llm.Provider, model string, window, through int) (string, error) {
 	history := s.History(window * 2)
-	n := s.Requests()
+	n := through
 	if history == "" || n == 0 {
 		return "", fmt.Errorf("nothing to compact: the session has no requests yet")
+	}
+	if n < s.Requests() {
+		history = fmt.Sprintf("Summarize requests 1 to %d only (and any earlier summary); the later ones are kept as they are.\n\n%s", n, history)
 	}
 	resp, err := p.Stream(ctx, llm.Request{Agent: "compact", Model: model, System: sessionSummaryPrompt, MaxTokens: 4096,
 		Messages: []llm.Message{{Role: llm.User, Content: []llm.Block{llm.Text(history)}}}}, func(llm.Delta) {})

@@ -1,6 +1,7 @@
 package conversation
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/anvil-dev/anvil/internal/event"
+	"github.com/anvil-dev/anvil/internal/llm"
 	"github.com/anvil-dev/anvil/internal/plan"
 	"github.com/anvil-dev/anvil/internal/testfs"
 	"github.com/anvil-dev/anvil/internal/workspace"
@@ -193,5 +195,87 @@ func TestHistoryStaysWithinItsBudget(t *testing.T) {
 	}
 	if len(unbounded) < 60*len(big)/12 || !strings.Contains(unbounded, "Request 1: request number 1: ") {
 		t.Errorf("without a bound every request is told (%d bytes)", len(unbounded))
+	}
+}
+
+// summarizer is a model that answers every call with a summary, and
+// counts the calls and what it was asked.
+type summarizer struct {
+	calls int
+	asked string
+	fail  error
+}
+
+func (s *summarizer) Name() string  { return "test" }
+func (s *summarizer) Model() string { return "test-model" }
+func (s *summarizer) Stream(_ context.Context, req llm.Request, _ func(llm.Delta)) (*llm.Response, error) {
+	s.calls++
+	if s.fail != nil {
+		return nil, s.fail
+	}
+	s.asked = req.Messages[0].TextContent()
+	return &llm.Response{Message: llm.Message{Role: llm.Assistant, Content: []llm.Block{llm.Text("THE SUMMARY of the early requests")}}}, nil
+}
+
+// When the history would leave the oldest requests out, they are folded
+// into the session's summary first, and the recent ones stay in full; a
+// model that fails leaves the bounded history and the session unchanged.
+func TestHistoryForFoldsWhatWouldBeLeftOut(t *testing.T) {
+	state := t.TempDir()
+	root := rootAt(t, testfs.Tree(t, map[string]string{"a.ts": "x\n"}))
+	store, err := Open(state, root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := store.New("anthropic", "claude-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	add := func(i int) {
+		n, err := sess.Begin(fmt.Sprintf("request number %d: %s", i, strings.Repeat("with a long explanation ", 10)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := sess.Recorder(n, event.Discard{})
+		rec.Emit(event.Plan{Plan: &plan.Plan{Goal: fmt.Sprintf("Goal %d.", i), Steps: []string{"edit"}, FilesToModify: []string{"a.ts"}}})
+		rec.Emit(event.Phase{Name: "execute"})
+		rec.Emit(event.Commit{Entry: fmt.Sprintf("e%d", i), Files: []string{"a.ts"}, Diff: strings.Repeat("+a line of the diff\n", 100)})
+		rec.Emit(event.Done{Success: true, Summary: event.Summary{Message: "Committed 1 file"}})
+	}
+	const window = 8000 // tokens: a history of 8,000 bytes
+	for i := 1; i <= 3; i++ {
+		add(i)
+	}
+	m := &summarizer{}
+	if _, compacted, err := sess.HistoryFor(context.Background(), m, "test-model", window); err != nil || compacted || m.calls != 0 {
+		t.Fatalf("a short session was compacted (%v, %d calls, %v)", compacted, m.calls, err)
+	}
+	for i := 4; i <= 40; i++ {
+		add(i)
+	}
+
+	failing := &summarizer{fail: errors.New("overloaded")}
+	h, compacted, err := sess.HistoryFor(context.Background(), failing, "test-model", window)
+	if err == nil || compacted || !strings.Contains(h, "are left out for space") {
+		t.Fatalf("a failed summary: err %v, compacted %v; want the bounded history and the error", err, compacted)
+	}
+
+	h, compacted, err = sess.HistoryFor(context.Background(), m, "test-model", window)
+	if err != nil || !compacted || m.calls != 1 {
+		t.Fatalf("HistoryFor: compacted %v after %d calls: %v", compacted, m.calls, err)
+	}
+	if !strings.HasPrefix(m.asked, "Summarize requests 1 to ") {
+		t.Errorf("the model was not told which requests to summarize: %.80q", m.asked)
+	}
+	if !strings.Contains(h, "THE SUMMARY of the early requests") || !strings.Contains(h, "Request 40: request number 40") || !strings.Contains(h, "Committed a.ts (journal entry e40)") {
+		t.Errorf("after compaction the history lacks the summary or the latest request in full:\n%.600s", h)
+	}
+	if len(h) > HistoryBudget(window) {
+		t.Errorf("history of %d bytes over its budget %d", len(h), HistoryBudget(window))
+	}
+	// Compacted once, it is not compacted again for the same requests.
+	if _, compacted, _ := sess.HistoryFor(context.Background(), m, "test-model", window); compacted || m.calls != 1 {
+		t.Errorf("compacted again at once (%d calls)", m.calls)
 	}
 }

@@ -44,9 +44,16 @@ type turn struct {
 // they are among the latest few and fit, then in a line each while those
 // fit; the oldest that do not are left out, and the text says how many.
 func (s *Session) History(maxBytes int) string {
+	h, _ := s.history(maxBytes)
+	return h
+}
+
+// history is [Session.History], and the number of the last request it
+// left out (0 for none).
+func (s *Session) history(maxBytes int) (string, int) {
 	turns, summary, through := s.turns()
 	if len(turns) == 0 && summary == "" {
-		return ""
+		return "", 0
 	}
 	const header = "Earlier in this session (the user may refer to it):\n"
 	var head string
@@ -81,14 +88,16 @@ func (s *Session) History(maxBytes int) string {
 	}
 	var b strings.Builder
 	b.WriteString(header)
+	last := 0
 	if omitted > 0 {
-		fmt.Fprintf(&b, leftOut, turns[0].n, turns[omitted-1].n)
+		last = turns[omitted-1].n
+		fmt.Fprintf(&b, leftOut, turns[0].n, last)
 	}
 	b.WriteString(head)
 	for _, p := range parts[omitted:] {
 		b.WriteString(p)
 	}
-	return b.String()
+	return b.String(), last
 }
 
 const leftOut = "\nRequests %d to %d are left out for space (/compact summarizes the session).\n"
