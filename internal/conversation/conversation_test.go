@@ -147,13 +147,11 @@ func TestAnotherDirectoryAtThePath(t *testing.T) {
 	}
 }
 
-// A session continued for weeks stays inside its budget: the latest
-// request in full with its plan, older ones in a line each, and the oldest
-// left out with a word of how many, never a history that fills the window.
-func TestHistoryStaysWithinItsBudget(t *testing.T) {
-	state := t.TempDir()
+// longSession is a new session of a fresh workspace.
+func longSession(t *testing.T) *Session {
+	t.Helper()
 	root := rootAt(t, testfs.Tree(t, map[string]string{"a.ts": "x\n"}))
-	store, err := Open(state, root, nil)
+	store, err := Open(t.TempDir(), root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,18 +159,36 @@ func TestHistoryStaysWithinItsBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sess.Close()
+	t.Cleanup(func() { sess.Close() })
+	return sess
+}
+
+// addRequest records request i, its plan, a commit of diff to a.ts and
+// its end, as a run does.
+func addRequest(t *testing.T, sess *Session, i int, explanation, diff string) {
+	t.Helper()
+	n, err := sess.Begin(fmt.Sprintf("request number %d: %s", i, explanation))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := sess.Recorder(n, event.Discard{})
+	rec.Emit(event.Plan{Plan: &plan.Plan{Goal: fmt.Sprintf("Goal of request %d.", i), Steps: []string{"edit"}, FilesToModify: []string{"a.ts"}}})
+	rec.Emit(event.Phase{Name: "execute"})
+	rec.Emit(event.Commit{Entry: fmt.Sprintf("e%d", i), Files: []string{"a.ts"}, Diff: diff})
+	rec.Emit(event.Done{Success: true, Summary: event.Summary{Message: "Committed 1 file"}})
+	if rec.Err != nil {
+		t.Fatal(rec.Err)
+	}
+}
+
+// A session continued for weeks stays inside its budget: the latest
+// request in full with its plan, older ones in a line each, and the oldest
+// left out with a word of how many, never a history that fills the window.
+func TestHistoryStaysWithinItsBudget(t *testing.T) {
+	sess := longSession(t)
 	big := strings.Repeat("+a changed line of the diff\n", 200) // 5.6 KB
 	for i := 1; i <= 60; i++ {
-		n, err := sess.Begin(fmt.Sprintf("request number %d: %s", i, strings.Repeat("and a long explanation of what to do ", 5)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec := sess.Recorder(n, event.Discard{})
-		rec.Emit(event.Plan{Plan: &plan.Plan{Goal: fmt.Sprintf("Goal of request %d.", i), Steps: []string{"edit"}, FilesToModify: []string{"a.ts"}}})
-		rec.Emit(event.Phase{Name: "execute"})
-		rec.Emit(event.Commit{Entry: fmt.Sprintf("e%d", i), Files: []string{"a.ts"}, Diff: big})
-		rec.Emit(event.Done{Success: true, Summary: event.Summary{Message: "Committed 1 file"}})
+		addRequest(t, sess, i, strings.Repeat("and a long explanation of what to do ", 5), big)
 	}
 	unbounded := sess.History(0)
 	for _, budget := range []int{8_000, 16_000, 40_000} {
@@ -221,27 +237,9 @@ func (s *summarizer) Stream(_ context.Context, req llm.Request, _ func(llm.Delta
 // into the session's summary first, and the recent ones stay in full; a
 // model that fails leaves the bounded history and the session unchanged.
 func TestHistoryForFoldsWhatWouldBeLeftOut(t *testing.T) {
-	state := t.TempDir()
-	root := rootAt(t, testfs.Tree(t, map[string]string{"a.ts": "x\n"}))
-	store, err := Open(state, root, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, err := store.New("anthropic", "claude-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
+	sess := longSession(t)
 	add := func(i int) {
-		n, err := sess.Begin(fmt.Sprintf("request number %d: %s", i, strings.Repeat("with a long explanation ", 10)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec := sess.Recorder(n, event.Discard{})
-		rec.Emit(event.Plan{Plan: &plan.Plan{Goal: fmt.Sprintf("Goal %d.", i), Steps: []string{"edit"}, FilesToModify: []string{"a.ts"}}})
-		rec.Emit(event.Phase{Name: "execute"})
-		rec.Emit(event.Commit{Entry: fmt.Sprintf("e%d", i), Files: []string{"a.ts"}, Diff: strings.Repeat("+a line of the diff\n", 100)})
-		rec.Emit(event.Done{Success: true, Summary: event.Summary{Message: "Committed 1 file"}})
+		addRequest(t, sess, i, strings.Repeat("with a long explanation ", 10), strings.Repeat("+a line of the diff\n", 100))
 	}
 	const window = 8000 // tokens: a history of 8,000 bytes
 	for i := 1; i <= 3; i++ {

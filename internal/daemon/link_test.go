@@ -15,21 +15,29 @@ import (
 // A link outlives the daemon it started with: after 'anvil serve stop',
 // after a client of another build replaced the daemon, and after a kill,
 // the next check reaches a daemon again and gets its verdict.
-func TestLinkOutlivesTheDaemon(t *testing.T) {
-	e := newEnv(t)
+// linkedProject is a one-file TypeScript project reached through a Link to
+// e's daemon (stopped at the end of the test).
+func linkedProject(t *testing.T, e *env) (context.Context, *Link, *Remote) {
+	t.Helper()
 	t.Cleanup(func() { e.stopDaemon(t) })
 	dir := writeProject(t, map[string]string{"tsconfig.json": `{"compilerOptions": {"strict": true, "noEmit": true}}`, "a.ts": "export const a: number = 1;\n"})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
 	l, err := NewLink(ctx, e.connectOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
+	t.Cleanup(func() { l.Close() })
 	ws, err := l.Workspace(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ctx, l, ws
+}
+
+func TestLinkOutlivesTheDaemon(t *testing.T) {
+	e := newEnv(t)
+	ctx, l, ws := linkedProject(t, e)
 	check := func(stage string) int {
 		t.Helper()
 		out, err := ws.Check(ctx, specs(map[string]string{"a.ts": "export const a: number = \"one\";\n"}), service.GateOptions{})
@@ -124,20 +132,7 @@ func TestUnusedDaemonExits(t *testing.T) {
 // Warming through the daemon: the daemon's servers answer for the files
 // as on disk, and the next check of a change to them reuses that answer.
 func TestWarmThroughTheDaemon(t *testing.T) {
-	e := newEnv(t)
-	t.Cleanup(func() { e.stopDaemon(t) })
-	dir := writeProject(t, map[string]string{"tsconfig.json": `{"compilerOptions": {"strict": true, "noEmit": true}}`, "a.ts": "export const a: number = 1;\n"})
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	l, err := NewLink(ctx, e.connectOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	ws, err := l.Workspace(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, _, ws := linkedProject(t, newEnv(t))
 	if err := ws.Warm(ctx, []string{"a.ts", "../outside.ts"}); err != nil {
 		t.Fatalf("Warm: %v", err)
 	}
