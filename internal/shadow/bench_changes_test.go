@@ -125,6 +125,13 @@ func bodyEdit(src, ext string) (string, bool) {
 	return src[:at[1]] + line + src[at[1]:], true
 }
 
+// secondBodyEdit changes the statement bodyEdit added: another body-only
+// edit of the same file.
+func secondBodyEdit(body string) string {
+	body = strings.Replace(body, "a body-only edit", "another body-only edit", 1)
+	return strings.Replace(body, "_anvil_bench = 0", "_anvil_bench = 1", 1)
+}
+
 // interfaceEdit adds a member named after name to the first exported
 // interface (a method to the first class, in Python): its interface
 // changes.
@@ -225,6 +232,9 @@ func benchRealChanges(b *testing.B, p changeProject) []string {
 		changes map[string]string
 	}{
 		{fmt.Sprintf("body-only edit to %s", bodyFile), map[string]string{bodyFile: body}},
+		// An Executor's next attempt at the file, or its first once the
+		// plan's warm-up asked about it: its baseline is known.
+		{fmt.Sprintf("another body-only edit to %s, its baseline known", bodyFile), map[string]string{bodyFile: secondBodyEdit(body)}},
 		{fmt.Sprintf("interface change in %s", p.hub), map[string]string{p.hub: iface}},
 		// As after a model's turn: what the first change needed of the
 		// unchanged tree is there.
