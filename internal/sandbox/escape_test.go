@@ -258,3 +258,48 @@ func TestWritableOverTheWorkspaceIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// A change set (or a configured report path) naming a place outside the
+// tree, directly or through a link in the project, is applied while the
+// host is still writable: it must touch nothing outside.
+func TestEscapeChangesStayInTheTree(t *testing.T) {
+	dir := testfs.Tree(t, tree)
+	outside := outsideTmp(t)
+	testfs.Write(t, outside, map[string]string{"victim/keep": "k"})
+	if err := os.Symlink(filepath.Join(outside, "victim"), filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []Change{
+		{Path: "../" + filepath.Base(dir) + "-gone", Delete: true},
+		{Path: "link/keep", Delete: true},
+		{Path: "link/planted", Content: []byte("x")},
+	} {
+		_, err := Run(context.Background(), Spec{Root: dir, Env: env(), Argv: []string{"true"}, Changes: []Change{c}})
+		if _, serr := os.Stat(filepath.Join(outside, "victim", "keep")); serr != nil {
+			t.Fatalf("change %+v (err %v) deleted a file outside the tree", c.Path, err)
+		}
+		if _, serr := os.Stat(filepath.Join(outside, "victim", "planted")); serr == nil {
+			t.Fatalf("change %+v (err %v) wrote outside the tree", c.Path, err)
+		}
+		if err == nil && strings.HasPrefix(c.Path, "../") {
+			t.Errorf("change %q outside the tree was accepted", c.Path)
+		}
+	}
+}
+
+// A hidden place that is a link (a ~/.ssh stowed from a dotfiles
+// directory) is hidden where its files are too.
+func TestEscapeHiddenLinkTarget(t *testing.T) {
+	dir := testfs.Tree(t, tree)
+	base := outsideTmp(t)
+	testfs.Write(t, base, map[string]string{"dotfiles/ssh/id_ed25519": "SECRET KEY"})
+	link := filepath.Join(base, ".ssh")
+	if err := os.Symlink(filepath.Join(base, "dotfiles", "ssh"), link); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, context.Background(), Spec{Root: dir, Env: env(), Hidden: []string{link},
+		Argv: []string{"sh", "-c", "cat " + link + "/id_ed25519 " + base + "/dotfiles/ssh/id_ed25519; echo done"}})
+	if strings.Contains(string(res.Output), "SECRET") {
+		t.Fatalf("the hidden key was read through its link's target:\n%s", res.Output)
+	}
+}

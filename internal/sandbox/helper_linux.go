@@ -171,10 +171,18 @@ func cloneFile(src, dst string, mode os.FileMode) error {
 
 // apply writes the change set into the tree mounted at at.
 func apply(hs helperSpec, at string) error {
+	// Through an os.Root: a link in the tree (the project's own, or one
+	// a change names) cannot lead a write or a delete out of it while the
+	// host is still writable.
+	root, err := os.OpenRoot(at)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
 	for _, c := range hs.Changes {
-		p := filepath.Join(at, filepath.FromSlash(c.Path))
+		p := filepath.FromSlash(c.Path)
 		if c.Delete {
-			if err := os.RemoveAll(p); err != nil {
+			if err := root.RemoveAll(p); err != nil {
 				return fmt.Errorf("deleting %s in the shadow tree: %w", c.Path, err)
 			}
 			continue
@@ -183,14 +191,14 @@ func apply(hs helperSpec, at string) error {
 		if err != nil {
 			return err
 		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		if err := root.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return fmt.Errorf("writing %s in the shadow tree: %w", c.Path, err)
 		}
 		mode := os.FileMode(0o644)
-		if st, err := os.Stat(p); err == nil {
+		if st, err := root.Stat(p); err == nil {
 			mode = st.Mode().Perm()
 		}
-		if err := os.WriteFile(p, content, mode); err != nil {
+		if err := root.WriteFile(p, content, mode); err != nil {
 			return fmt.Errorf("writing %s in the shadow tree: %w", c.Path, err)
 		}
 	}

@@ -96,7 +96,7 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	}()
 	hs := helperSpec{Root: root, Upper: filepath.Join(scratch, "upper"), Work: filepath.Join(scratch, "work"), Tree: filepath.Join(scratch, "tree"),
 		NewRoot: filepath.Join(scratch, "root"), Argv: spec.Argv, Dir: spec.Dir, Env: spec.Env, Network: spec.Network, Mechanism: spec.Mechanism,
-		Hidden: append(runtimeDirs(), spec.Hidden...), Writable: spec.Writable}
+		Hidden: withTargets(append(runtimeDirs(), spec.Hidden...)), Writable: spec.Writable}
 	dirs := []string{hs.Upper, hs.Work, hs.Tree, hs.NewRoot, filepath.Join(scratch, "changes")}
 	if spec.Reports {
 		hs.Reports = filepath.Join(scratch, "reports")
@@ -251,4 +251,17 @@ func removeAll(dir string) {
 		return nil
 	})
 	_ = os.RemoveAll(dir)
+}
+
+// withTargets adds to hidden the place each hidden link leads to: a
+// ~/.ssh that links into a dotfiles directory is hidden where its files
+// are, not only by name.
+func withTargets(hidden []string) []string {
+	out := hidden
+	for _, h := range hidden {
+		if t, err := filepath.EvalSymlinks(h); err == nil && t != h {
+			out = append(out, t)
+		}
+	}
+	return out
 }

@@ -137,8 +137,11 @@ func (s Spec) validate() error {
 		return errors.New("sandbox: no command")
 	}
 	for _, c := range s.Changes {
-		if c.Path == "" || c.Path[0] == '/' {
-			return fmt.Errorf("sandbox: bad change path %q", c.Path)
+		// A change is applied before the root is pivoted, with the host
+		// still writable: it must name a place inside the tree (no "..",
+		// no absolute path), and apply follows no link out of it.
+		if !filepath.IsLocal(filepath.FromSlash(c.Path)) {
+			return fmt.Errorf("sandbox: bad change path %q: not a path inside the workspace", c.Path)
 		}
 	}
 	for _, w := range s.Writable {
