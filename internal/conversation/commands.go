@@ -93,15 +93,35 @@ func (s *Session) compact(ctx context.Context, p llm.Provider, model string, win
 	return summary, nil
 }
 
-// Diff is what the session committed, oldest first, as recorded.
+// Diff is what the session committed, oldest first, as recorded; a
+// commit undone since says so.
 func (s *Session) Diff() string {
+	recs := s.Records()
+	undone := undoneEntries(recs)
 	var b strings.Builder
-	for _, r := range s.Records() {
-		if r.Kind == KindCommit {
-			fmt.Fprintf(&b, "# request %d, journal entry %s\n%s\n", r.N, r.Entry, r.Diff)
+	for _, r := range recs {
+		if r.Kind != KindCommit {
+			continue
 		}
+		note := ""
+		if undone[r.Entry] {
+			note = " (undone since)"
+		}
+		fmt.Fprintf(&b, "# request %d, journal entry %s%s\n%s\n", r.N, r.Entry, note, r.Diff)
 	}
 	return b.String()
+}
+
+// undoneEntries are the journal entries of the session's commits undone
+// since (/undo).
+func undoneEntries(recs []Record) map[string]bool {
+	out := map[string]bool{}
+	for _, r := range recs {
+		if r.Kind == KindUndo {
+			out[r.Entry] = true
+		}
+	}
+	return out
 }
 
 // LastPlan is the plan of the latest request that had one.
@@ -115,11 +135,13 @@ func (s *Session) LastPlan() *plan.Plan {
 	return p
 }
 
-// LastCommit is the session's latest commit record, if any.
+// LastCommit is the session's latest commit record not undone since, if
+// any: what /undo reverts.
 func (s *Session) LastCommit() (Record, bool) {
 	recs := s.Records()
+	undone := undoneEntries(recs)
 	for i := len(recs) - 1; i >= 0; i-- {
-		if recs[i].Kind == KindCommit {
+		if recs[i].Kind == KindCommit && !undone[recs[i].Entry] {
 			return recs[i], true
 		}
 	}

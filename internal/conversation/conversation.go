@@ -14,6 +14,7 @@ package conversation
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -186,7 +187,22 @@ func (s *Store) open(id string, flags int) (*Session, error) {
 		f.Close()
 		return nil, fmt.Errorf("session %s: %w", id, err)
 	}
+	if err := dropCutLine(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("session %s: %w", id, err)
+	}
 	return sess, nil
+}
+
+// dropCutLine truncates a last line the process was killed while writing
+// (readRecords skipped it), so that the next record starts a line of its
+// own instead of being glued to it and lost.
+func dropCutLine(f *os.File) error {
+	data, err := os.ReadFile(f.Name())
+	if err != nil || len(data) == 0 || data[len(data)-1] == '\n' {
+		return err
+	}
+	return f.Truncate(int64(bytes.LastIndexByte(data, '\n') + 1))
 }
 
 // readRecords reads a session file. A last line cut short (the process

@@ -102,6 +102,17 @@ func TestKilledMidRequest(t *testing.T) {
 	if n, _ := again.Begin("third"); n != 3 {
 		t.Errorf("the next request is %d", n)
 	}
+	// The cut line is not glued to the next record: request 3 is there
+	// for the next process.
+	again.Close()
+	third, err := store.Resume(sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer third.Close()
+	if n := third.Requests(); n != 3 {
+		t.Errorf("after the resume %d requests, want 3 (the one after the cut line lost)", n)
+	}
 }
 
 // A directory re-created at the same path (a fresh clone) does not
@@ -275,5 +286,32 @@ func TestHistoryForFoldsWhatWouldBeLeftOut(t *testing.T) {
 	// Compacted once, it is not compacted again for the same requests.
 	if _, compacted, _ := sess.HistoryFor(context.Background(), m, "test-model", window); compacted || m.calls != 1 {
 		t.Errorf("compacted again at once (%d calls)", m.calls)
+	}
+}
+
+// A summary does not replace the approved plans of the requests it
+// covers, and an undone commit is not the one the next /undo reverts.
+func TestCompactKeepsPlansAndUndoSkipsTheUndone(t *testing.T) {
+	sess := longSession(t)
+	for i := 1; i <= 8; i++ {
+		addRequest(t, sess, i, "change it", "+x\n")
+	}
+	if _, err := sess.Compact(context.Background(), &summarizer{}, "test-model", 200_000); err != nil {
+		t.Fatal(err)
+	}
+	h := sess.History(HistoryBudget(200_000))
+	for i := 1; i <= 8; i++ {
+		if !strings.Contains(h, fmt.Sprintf("Goal of request %d.", i)) {
+			t.Errorf("the plan of request %d is gone after /compact", i)
+		}
+	}
+	if err := sess.Append(Record{Kind: KindUndo, N: 8, Entry: "e8"}); err != nil {
+		t.Fatal(err)
+	}
+	if last, ok := sess.LastCommit(); !ok || last.Entry != "e7" {
+		t.Errorf("after e8 was undone the last commit is %q, want e7", last.Entry)
+	}
+	if d := sess.Diff(); !strings.Contains(d, "journal entry e8 (undone since)") {
+		t.Errorf("the diff does not say e8 was undone:\n%.300s", d)
 	}
 }

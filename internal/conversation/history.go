@@ -74,7 +74,9 @@ func (s *Session) history(maxBytes int) (string, int) {
 		latest := i == len(turns)-1
 		full, line := t.full(through), t.line(through)
 		switch {
-		case latest || (i >= len(turns)-fullRequests && fits(maxBytes, used, full)):
+		// A request the summary covers keeps its plan, as approved, while
+		// the plans fit: the summary does not replace them.
+		case latest || ((i >= len(turns)-fullRequests || t.n <= through) && fits(maxBytes, used, full)):
 			parts[i] = full
 		case fits(maxBytes, used, line):
 			parts[i] = line
