@@ -78,9 +78,13 @@ type Checker struct {
 
 type baseline struct {
 	diskState string
-	once      sync.Once
-	diags     map[string][]lsp.Diagnostic
-	err       error
+	// started is set (under the checker's mu) by the caller that runs
+	// the tool; done is closed once diags and err are set. Others wait on
+	// done or their own context, whichever ends first.
+	started bool
+	done    chan struct{}
+	diags   map[string][]lsp.Diagnostic
+	err     error
 	// state is tsc's incremental state after the unchanged tree, which
 	// each run over a changed tree starts from (a copy of it).
 	state string
@@ -190,19 +194,20 @@ func (c *Checker) checkBoth(ctx context.Context, config, diskState string, chang
 }
 
 // baseline returns the unchanged tree's answer for config at diskState,
-// computing it once.
+// computing it once: a caller that finds it being computed (the
+// background warm-up's run) waits for it within its own context.
 func (c *Checker) baseline(ctx context.Context, config, diskState string) (*baseline, bool, error) {
 	c.mu.Lock()
 	b, ok := c.baselines[config]
 	if !ok || b.diskState != diskState {
 		// Only the current disk state's answer is worth keeping.
-		b = &baseline{diskState: diskState}
+		b = &baseline{diskState: diskState, done: make(chan struct{})}
 		c.baselines[config] = b
 	}
+	computed := !b.started
+	b.started = true
 	c.mu.Unlock()
-	computed := false
-	b.once.Do(func() {
-		computed = true
+	if computed {
 		if c.tool.Kind == TSC {
 			b.state = c.statePath(config)
 		}
@@ -210,7 +215,14 @@ func (c *Checker) baseline(ctx context.Context, config, diskState string) (*base
 		c.mu.Lock()
 		b.ready = b.err == nil
 		c.mu.Unlock()
-	})
+		close(b.done)
+	} else {
+		select {
+		case <-b.done:
+		case <-ctx.Done():
+			return nil, false, fmt.Errorf("waiting for the unchanged tree's run: %w", ctx.Err())
+		}
+	}
 	if b.err != nil {
 		c.mu.Lock()
 		if c.baselines[config] == b {

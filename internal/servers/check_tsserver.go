@@ -74,17 +74,17 @@ func (cy *tsCycle) before(ctx context.Context) error {
 		}
 	}
 	cache := cy.server.baselineFor(cy.req.BaselineKey, cy.client)
-	// A changed file's "before" is its base's diagnostics, which are the
-	// disk's when the base is what the disk holds: then they come from the
-	// cache like a dependant's (an Executor checking another attempt at
-	// the same file asks once), and go into it.
+	// The "before" answers describe the disk only when every changed
+	// file's base is what the disk holds (they are all open at their
+	// bases); otherwise none is cached or taken from the cache. Then a
+	// changed file's own "before" comes from the cache like a dependant's
+	// (an Executor's next attempt at the same file asks once).
+	if !basesOnDisk(cy.req.Files) {
+		cache = map[string][]lsp.Diagnostic{}
+	}
 	var ask, asDisk []string
 	for _, f := range cy.req.Files {
 		if !f.OldExists {
-			continue
-		}
-		if !baseOnDisk(f) {
-			ask = append(ask, f.Path)
 			continue
 		}
 		asDisk = append(asDisk, f.Path)
@@ -112,10 +112,18 @@ func (cy *tsCycle) before(ctx context.Context) error {
 	return nil
 }
 
-// baseOnDisk reports whether f's base is the content on disk now.
-func baseOnDisk(f FileChange) bool {
-	disk, err := os.ReadFile(f.Path)
-	return err == nil && bytes.Equal(disk, f.Old)
+// basesOnDisk reports whether the base of every file of files that
+// existed is the content on disk now.
+func basesOnDisk(files []FileChange) bool {
+	for _, f := range files {
+		if !f.OldExists {
+			continue
+		}
+		if disk, err := os.ReadFile(f.Path); err != nil || !bytes.Equal(disk, f.Old) {
+			return false
+		}
+	}
+	return true
 }
 
 // usable fails for a file whose project tsserver will not check.

@@ -187,7 +187,11 @@ func (v *Validator) batchCheck(ctx context.Context, snap *Snapshot, g *group, pl
 			return cr, "", err
 		}
 		ready = ready && !res.Baseline
-		v.costs.learn(v.costs.batch, g.server.Spec().Name, float64(res.Elapsed.Milliseconds()))
+		if !res.Baseline {
+			// A run beside the unchanged tree's costs more than the one
+			// run the estimate is of (it applies that factor itself).
+			v.costs.learn(v.costs.batch, g.server.Spec().Name, float64(res.Elapsed.Milliseconds()))
+		}
 		for p, d := range res.Before {
 			cr.Before[p] = append(cr.Before[p], d...)
 		}
@@ -267,7 +271,13 @@ func (v *Validator) warmBatch(snap *Snapshot, g *group) {
 		}
 		if config != "" && !seen[config] {
 			seen[config] = true
-			go c.Warm(v.bg, config, snap.Fingerprint)
+			go func() {
+				// Bounded like any batch run: a check waiting for it
+				// waits within its own context, and this ends too.
+				ctx, cancel := context.WithTimeout(v.bg, v.opts.LoadTimeout)
+				defer cancel()
+				c.Warm(ctx, config, snap.Fingerprint)
+			}()
 		}
 	}
 }
