@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -141,18 +142,21 @@ func TestMCPWithGoSDKClient(t *testing.T) {
 // status 0, and a call in flight is answered first.
 func TestMCPStopsCleanly(t *testing.T) {
 	e := newMCPEnv(t)
+	sigterm := func(cmd *exec.Cmd, _ io.Closer) { cmd.Process.Signal(syscall.SIGTERM) }
 	for _, tc := range []struct {
-		name string
-		stop func(cmd *exec.Cmd, cs *mcp.ClientSession)
+		name     string
+		inFlight bool // a check is sent, and the stop comes once it started
+		stop     func(cmd *exec.Cmd, stdin io.Closer)
 	}{
-		{"SIGINT", func(cmd *exec.Cmd, _ *mcp.ClientSession) { cmd.Process.Signal(os.Interrupt) }},
-		{"SIGTERM", func(cmd *exec.Cmd, _ *mcp.ClientSession) { cmd.Process.Signal(syscall.SIGTERM) }},
-		{"SIGINT then SIGTERM", func(cmd *exec.Cmd, _ *mcp.ClientSession) {
+		{"SIGINT", false, func(cmd *exec.Cmd, _ io.Closer) { cmd.Process.Signal(os.Interrupt) }},
+		{"SIGTERM", false, sigterm},
+		{"SIGINT then SIGTERM", false, func(cmd *exec.Cmd, _ io.Closer) {
 			cmd.Process.Signal(os.Interrupt)
 			time.Sleep(100 * time.Millisecond)
 			cmd.Process.Signal(syscall.SIGTERM)
 		}},
-		{"SIGTERM with a check in flight", nil},
+		{"SIGTERM with a check in flight", true, sigterm},
+		{"stdin closed with a check in flight", true, func(_ *exec.Cmd, stdin io.Closer) { stdin.Close() }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := exec.Command(filepath.Join(binDir, "anvil"), "mcp", "-C", e.ws)
@@ -194,7 +198,7 @@ func TestMCPStopsCleanly(t *testing.T) {
 				t.Fatal(err)
 			}
 			answered := make(chan *mcp.CallToolResult, 1)
-			if tc.stop == nil {
+			if tc.inFlight {
 				var args map[string]any
 				json.Unmarshal([]byte(`{"changes": `+breakingChanges+`}`), &args)
 				params := &mcp.CallToolParams{Name: "check_changes", Arguments: args}
@@ -213,14 +217,12 @@ func TestMCPStopsCleanly(t *testing.T) {
 				case <-ctx.Done():
 					t.Fatal("no progress notice within 2 minutes of the call")
 				}
-				cmd.Process.Signal(syscall.SIGTERM)
-			} else {
-				tc.stop(cmd, cs)
 			}
+			tc.stop(cmd, stdin)
 			if err := cmd.Wait(); err != nil {
 				t.Fatalf("after %s: %v\n%s", tc.name, err, stderr.String())
 			}
-			if tc.stop == nil {
+			if tc.inFlight {
 				if res := <-answered; res == nil || !strings.Contains(text(res), "rejected") {
 					t.Fatalf("the call in flight was not answered before the exit: %+v\n%s", res, stderr.String())
 				}

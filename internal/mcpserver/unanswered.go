@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -83,13 +84,26 @@ type countingConn struct {
 	calls *unanswered
 }
 
+// Read also holds back the end of the input (the client closed stdin)
+// until the calls read so far are answered, up to closeDrain: once the
+// session sees the end it writes no more answers.
 func (c *countingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
+	if err != nil {
+		wctx, cancel := context.WithTimeout(ctx, closeDrain)
+		c.calls.wait(wctx)
+		cancel()
+		return msg, err
+	}
 	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
 		c.calls.read(req.ID)
 	}
 	return msg, err
 }
+
+// closeDrain bounds how long the end of a client's input waits for the
+// answers of the calls in flight.
+const closeDrain = 10 * time.Second
 
 // Write counts an answer as given whether or not its write succeeded: a
 // failed write is the client gone, and nothing is left to wait for.
