@@ -53,7 +53,8 @@ fail without the change do not block; one the change makes fail is re-run
 once, then rejects it. The commands are detected (go build and go test for
 a Go module, cargo for Rust, the project's vitest or jest, pytest for a
 Python project) or set in .anvil/config.toml:
-[run] build = "...", test = "...", timeout = "10m", network = false.
+[run] build = "...", test = "...", timeout = "10m" (network = true only in
+your own ~/.config/anvil/config.toml: a project's file cannot open it).
 
 The check runs in the Anvil daemon, which keeps the servers warm between
 calls and is started when it is not running (see 'anvil serve'); with

@@ -40,7 +40,8 @@ Keys:
 ` + keyHelp() + `
 Language servers are not keys: override or add them by hand as TOML tables
 (in the project file, used once the user file trusts the workspace:
-anvil config set --user trusted_projects "$PWD"),
+anvil config set --user trusted_projects "$PWD", which replaces the list:
+name every trusted workspace, comma-separated),
 
   [servers.gopls]
   command = "/opt/gopls/bin/gopls"
