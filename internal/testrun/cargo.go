@@ -71,7 +71,7 @@ func (cargoRunner) run(ctx context.Context, s *Stage, changes []sandbox.Change, 
 		if only != nil {
 			argv = append(append(argv, "--", "--exact"), only...)
 		}
-		res, err := s.exec(ctx, changes, execSpec{argv: argv, env: s.cargoEnv(), cache: "cargo-target"})
+		res, err := s.exec(ctx, changes, execSpec{argv: argv, env: s.cargoEnv(), cache: "cargo-target", parsed: true})
 		if err != nil {
 			return nil, err
 		}

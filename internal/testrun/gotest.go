@@ -62,7 +62,7 @@ type goEvent struct {
 const listFormat = `{{.ImportPath}}	{{.Dir}}	{{len .GoFiles}}	{{join .Deps " "}}`
 
 func (r goRunner) forChanges(ctx context.Context, s *Stage, set *changeset.Set) runner {
-	res, err := s.exec(ctx, toSandbox(set), execSpec{argv: []string{"go", "list", "-e", "-deps", "-test", "-f", listFormat, "./..."}, env: s.goEnv(), cache: "go-build"})
+	res, err := s.exec(ctx, toSandbox(set), execSpec{argv: []string{"go", "list", "-e", "-deps", "-test", "-f", listFormat, "./..."}, env: s.goEnv(), cache: "go-build", parsed: true})
 	if err != nil || res.ExitCode != 0 {
 		return r // every package: the go command will say what is wrong
 	}
@@ -163,7 +163,7 @@ func (r goRunner) run(ctx context.Context, s *Stage, changes []sandbox.Change, o
 	env := s.goEnv()
 	if only == nil && len(build) > 0 {
 		// Every affected package built on its own, tests or not.
-		res, err := s.exec(ctx, changes, execSpec{argv: append([]string{"go", "build", "-json"}, build...), env: env, cache: "go-build"})
+		res, err := s.exec(ctx, changes, execSpec{argv: append([]string{"go", "build", "-json"}, build...), env: env, cache: "go-build", parsed: true})
 		if err != nil {
 			return nil, err
 		}
@@ -185,7 +185,7 @@ func (r goRunner) run(ctx context.Context, s *Stage, changes []sandbox.Change, o
 	} else {
 		argv = append(argv, target...)
 	}
-	res, err := s.exec(ctx, changes, execSpec{argv: argv, env: env, cache: "go-build"})
+	res, err := s.exec(ctx, changes, execSpec{argv: argv, env: env, cache: "go-build", parsed: true})
 	if err != nil {
 		return nil, err
 	}

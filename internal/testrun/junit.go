@@ -3,7 +3,9 @@ package testrun
 import (
 	"bytes"
 	"encoding/xml"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 )
 
@@ -34,11 +36,12 @@ func junitCases(report []byte) ([]junitCase, error) {
 	sawSuite := false
 	for {
 		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) && (sawSuite || len(cases) > 0) {
+			return cases, nil
+		}
 		if err != nil {
-			if sawSuite || len(cases) > 0 {
-				return cases, nil
-			}
-			return nil, fmt.Errorf("not a JUnit XML report: %v", err)
+			// A report cut short or malformed is no evidence.
+			return nil, fmt.Errorf("not a whole JUnit XML report: %v", err)
 		}
 		start, ok := tok.(xml.StartElement)
 		if !ok {

@@ -354,12 +354,19 @@ type execSpec struct {
 	env     []string // added to the stage's
 	cache   string   // a subdirectory of the cache directory to bind writable
 	reports bool     // a report directory at sandbox.ReportDir
+	// parsed: the results are read from the output (go test -json,
+	// cargo), so an output cut short is no evidence: an error.
+	parsed bool
 }
+
+// outputLimit bounds the output a runner's command keeps: room for a
+// large go test -json, whose results are read from it.
+const outputLimit = 64 << 20
 
 // exec runs a command in a sealed shadow tree holding changes.
 func (s *Stage) exec(ctx context.Context, changes []sandbox.Change, e execSpec) (*sandbox.Result, error) {
 	spec := sandbox.Spec{Root: s.root.Dir(), Changes: changes, Argv: e.argv, Env: setEnv(slices.Clone(s.env), e.env...),
-		Network: s.opts.Network, Hidden: s.opts.Hidden, Reports: e.reports}
+		Network: s.opts.Network, Hidden: s.opts.Hidden, Reports: e.reports, OutputLimit: outputLimit}
 	if e.cache != "" {
 		dir := filepath.Join(s.opts.CacheDir, e.cache)
 		if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -367,7 +374,11 @@ func (s *Stage) exec(ctx context.Context, changes []sandbox.Change, e execSpec) 
 		}
 		spec.Writable = append(spec.Writable, dir)
 	}
-	return sandbox.Run(ctx, spec)
+	res, err := sandbox.Run(ctx, spec)
+	if err == nil && e.parsed && res.Truncated {
+		return nil, fmt.Errorf("%s wrote more than %d MiB; its results cannot be read whole", e.argv[0], outputLimit>>20)
+	}
+	return res, err
 }
 
 // runFailed records a run that failed as a whole (it wrote no report, or

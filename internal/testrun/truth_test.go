@@ -102,6 +102,24 @@ func TestConfiguredCommandWithFailingBaseline(t *testing.T) {
 			t.Fatalf("%+v", rep)
 		}
 	})
+	t.Run("a report path outside the tree", func(t *testing.T) {
+		s, root, _ := stage(t, pyProject, "PATH=/usr/bin:/bin")
+		victim := filepath.Join(t.TempDir(), "victim.xml")
+		if err := os.WriteFile(victim, []byte("mine"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root.Dir(), victim)
+		s.opts.Test = "true"
+		s.opts.Report = "junit:" + filepath.ToSlash(rel)
+		rep := s.Run(context.Background(), setOf(t, root, map[string]string{"calc.py": "def clamp(x, lo, hi):\n    return min(lo, max(hi, x))\n"}))
+		// An error, which the gate counts as unverified: never passed.
+		if rep.Status == shadow.RunPassed || !strings.Contains(rep.Reason, "not a path inside the workspace") {
+			t.Errorf("a report outside the tree: %+v", rep)
+		}
+		if b, err := os.ReadFile(victim); err != nil || string(b) != "mine" {
+			t.Fatalf("the file outside the tree was touched: %q %v", b, err)
+		}
+	})
 }
 
 // brokenPackageModule has a package that does not build (and imports
