@@ -40,7 +40,6 @@ func runInteractive(cmd *cobra.Command, o runOptions) error {
 	if err != nil {
 		return err
 	}
-	defer func() { sess.Close() }()
 	svc := warmService(cmd, a)
 	defer svc.close()
 	if err := recoverCrashed(cmd, a); err != nil {
@@ -53,6 +52,9 @@ func runInteractive(cmd *cobra.Command, o runOptions) error {
 	screen := tui.Start(ctx, opts)
 	setScreen(screen)
 	s := &session{cmd: cmd, a: a, o: o, svc: svc, screen: screen, provider: provider, model: model, sess: sess}
+	// /clear and /resume replace the session: the one open at the end is
+	// closed.
+	defer func() { s.sess.Close() }()
 	s.greet()
 	for {
 		line, err := screen.Prompt(ctx)
@@ -155,7 +157,8 @@ func (s *session) command(ctx context.Context, name, args string) (request strin
 		}
 		note(out.String())
 	case "compact":
-		summary, err := s.sess.Compact(ctx, s.provider, s.model, llm.ContextWindow(s.model, s.a.Config.ContextWindow))
+		model := cmp.Or(s.model, s.provider.Model())
+		summary, err := s.sess.Compact(ctx, s.provider, model, llm.ContextWindow(model, s.a.Config.ContextWindow))
 		if err != nil {
 			note("error: " + err.Error())
 		} else {

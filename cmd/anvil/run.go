@@ -160,7 +160,7 @@ func execute(cmd *cobra.Command, a *app.App, svc *runService, provider llm.Provi
 	if err != nil {
 		return err
 	}
-	conv, err := beginRequest(cmd, a, o, provider, request, orch)
+	conv, err := beginRequest(ctx, cmd, a, o, provider, request, orch)
 	if err != nil {
 		return err
 	}
@@ -328,7 +328,7 @@ func interruptible(parent context.Context, stderr io.Writer, hooks signalHooks) 
 // --continue, a chosen one with --resume), records the request, and has
 // orch tell the agents what came before and record what it does. The demo,
 // whose workspace goes, has no session.
-func beginRequest(cmd *cobra.Command, a *app.App, o runOptions, provider llm.Provider, request string, orch *agent.Orchestrator) (*conversation.Session, error) {
+func beginRequest(ctx context.Context, cmd *cobra.Command, a *app.App, o runOptions, provider llm.Provider, request string, orch *agent.Orchestrator) (*conversation.Session, error) {
 	if o.throwaway {
 		return nil, nil
 	}
@@ -336,7 +336,8 @@ func beginRequest(cmd *cobra.Command, a *app.App, o runOptions, provider llm.Pro
 	if err != nil {
 		return nil, err
 	}
-	if err := attachRequest(cmd.Context(), cmd.ErrOrStderr(), sess, request, o.gitCommit, contextWindow(a, orch), orch); err != nil {
+	// The run's context: a stop signal cancels the session's summary too.
+	if err := attachRequest(ctx, cmd.ErrOrStderr(), sess, request, o.gitCommit, contextWindow(a, orch), orch); err != nil {
 		sess.Close()
 		return nil, err
 	}

@@ -122,6 +122,7 @@ func sessionUndo(cmd *cobra.Command, a *app.App, sess *conversation.Session) err
 		return err
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "undid %s: restored %d files (%s)\n", u.Entry, len(u.Restored), strings.Join(u.Restored, ", "))
+	printGit(cmd.OutOrStdout(), u.Git)
 	return nil
 }
 
