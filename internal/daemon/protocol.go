@@ -192,5 +192,12 @@ func environmentDigest(getenv func(string) string) string {
 			fmt.Fprintf(h, "%s=%s\x00", k, v)
 		}
 	}
+	// The variables the user's [run] env hands the run stage decide its
+	// verdicts too (only the user's file names them).
+	if user, err := config.ReadFile(config.DefaultPaths("", getenv).User); err == nil {
+		for _, k := range user.Run.Env {
+			fmt.Fprintf(h, "run:%s=%s\x00", k, getenv(k))
+		}
+	}
 	return hex.EncodeToString(h.Sum(nil))[:12]
 }

@@ -1,6 +1,10 @@
 package daemon
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 // Clients whose answers would differ never share a daemon: a daemon holds
 // servers started with its own environment, so a client with other build
@@ -41,5 +45,27 @@ func TestSocketPathFollowsWhatVerdictsDependOn(t *testing.T) {
 				t.Fatalf("socket %s, without the setting %s: want same=%v", got, want, c.same)
 			}
 		})
+	}
+}
+
+// The variables the user's [run] env passes to the run stage decide its
+// verdicts: a client with another value reaches another daemon.
+func TestSocketPathFollowsTheRunEnv(t *testing.T) {
+	cfg := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(cfg, "anvil"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfg, "anvil", "config.toml"), []byte("[run]\nenv = [\"DATABASE_URL\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := func(db string) func(string) string {
+		m := map[string]string{"HOME": "/home/u", "XDG_CONFIG_HOME": cfg, "XDG_RUNTIME_DIR": "/run/user/1000", "DATABASE_URL": db}
+		return func(k string) string { return m[k] }
+	}
+	if SocketPath(env("postgres://a")) == SocketPath(env("postgres://b")) {
+		t.Fatal("two values of a [run] env variable share a daemon")
+	}
+	if SocketPath(env("postgres://a")) != SocketPath(env("postgres://a")) {
+		t.Fatal("the same environment reaches two daemons")
 	}
 }
