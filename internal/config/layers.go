@@ -57,9 +57,11 @@ func (l Layers) Merged() Config {
 // may set.
 func (l Layers) projectAllowed() Config {
 	p := l.Project
-	p.BaseURL = ""
-	p.SessionDir = ""
-	p.TrustedProjects = nil
+	for _, k := range Keys() {
+		if k.UserOnly {
+			k.clear(&p)
+		}
+	}
 	p.Run.Network = false
 	p.Run.Env = nil
 	if !l.Trusted() {
@@ -73,15 +75,12 @@ func (l Layers) projectAllowed() Config {
 func (l Layers) Ignored() []string {
 	p := l.Project
 	var out []string
-	if p.BaseURL != "" {
-		out = append(out, "base_url")
+	for _, k := range Keys() {
+		if k.UserOnly && k.Get(p) != "" {
+			out = append(out, k.Name)
+		}
 	}
-	if p.SessionDir != "" {
-		out = append(out, "session_dir")
-	}
-	if len(p.TrustedProjects) > 0 {
-		out = append(out, "trusted_projects")
-	}
+	// The tables, edited by hand, are not keys.
 	if l.ProjectWantsNetwork() {
 		out = append(out, "run.network")
 	}
