@@ -37,7 +37,12 @@ func (a *App) gitDir() string {
 func (a *App) wantsGit(opts service.GateOptions) bool { return opts.Git || a.Config.Git.Commit }
 
 // gitCommit records entry's change set as a git commit.
+//
+// The files are written by then: a caller that leaves must not leave git
+// behind them, so the git step does not end with the caller's context
+// (each git command is bounded on its own).
 func (a *App) gitCommit(ctx context.Context, entry string, set *changeset.Set, message string, opts service.GateOptions) *service.GitOutcome {
+	ctx = context.WithoutCancel(ctx)
 	var files []gitcommit.File
 	for _, c := range set.Changes() {
 		files = append(files, gitcommit.File{Path: c.Path, Base: c.Base, BaseExists: c.BaseExists, New: c.Content, Delete: c.Delete})
@@ -61,7 +66,9 @@ func (a *App) gitCommit(ctx context.Context, entry string, set *changeset.Set, m
 }
 
 // gitRevert reverts the git commit of the undone entry, if it had one.
+// Like gitCommit, it outlives a caller that leaves.
 func (a *App) gitRevert(ctx context.Context, entry string) *service.GitOutcome {
+	ctx = context.WithoutCancel(ctx)
 	path := filepath.Join(a.gitDir(), entry+".json")
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
