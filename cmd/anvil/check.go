@@ -205,11 +205,7 @@ func recoverCrashed(cmd *cobra.Command, a *app.App) error {
 		return fmt.Errorf("recovering an interrupted commit: %w", err)
 	}
 	for _, r := range recs {
-		fmt.Fprintf(cmd.ErrOrStderr(), "anvil: rolled back an interrupted commit (%s): restored %d files", r.Entry.ID, len(r.Restored))
-		if len(r.Kept) > 0 {
-			fmt.Fprintf(cmd.ErrOrStderr(), "; left %v as you changed them since", r.Kept)
-		}
-		fmt.Fprintln(cmd.ErrOrStderr())
+		fmt.Fprintf(cmd.ErrOrStderr(), "anvil: %s\n", r)
 	}
 	return nil
 }

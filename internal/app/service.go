@@ -71,7 +71,7 @@ func (l *local) run(ctx context.Context, specs []changeset.Spec, message string,
 			return nil, fmt.Errorf("recovering an interrupted commit: %w", err)
 		}
 		for _, r := range recs {
-			out.Recovered = append(out.Recovered, describeRecovery(r))
+			out.Recovered = append(out.Recovered, r.String())
 		}
 	}
 	set, err := changeset.Load(a.Root, specs)
@@ -114,17 +114,6 @@ func (l *local) run(ctx context.Context, specs []changeset.Spec, message string,
 		}
 	}
 	return out, nil
-}
-
-func describeRecovery(r journal.Recovery) string {
-	if r.Abandoned != "" {
-		return fmt.Sprintf("an interrupted commit (%s) was %s", r.Entry.ID, r.Abandoned)
-	}
-	s := fmt.Sprintf("rolled back an interrupted commit (%s): restored %d files", r.Entry.ID, len(r.Restored))
-	if len(r.Kept) > 0 {
-		s += fmt.Sprintf("; left %v as you changed them since", r.Kept)
-	}
-	return s
 }
 
 // Undo implements [service.Service].

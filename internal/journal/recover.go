@@ -26,6 +26,18 @@ type Recovery struct {
 	Abandoned string
 }
 
+// String says what the recovery did, for the user.
+func (r Recovery) String() string {
+	if r.Abandoned != "" {
+		return fmt.Sprintf("an interrupted commit (%s) was %s", r.Entry.ID, r.Abandoned)
+	}
+	s := fmt.Sprintf("rolled back an interrupted commit (%s): restored %d files", r.Entry.ID, len(r.Restored))
+	if len(r.Kept) > 0 {
+		s += fmt.Sprintf("; left %v as you changed them since", r.Kept)
+	}
+	return s
+}
+
 // Recover rolls back the workspace's commits that a crash interrupted,
 // newest first, and reports what it did. Running it again finds nothing to
 // do. Entries it cannot use (unreadable, planted by someone else, written

@@ -33,13 +33,15 @@ type reuse struct {
 	last map[string]*checkedState // by server name
 }
 
-// stateKey names the state a check of g's changes over snap sees.
+// stateKey names the state a check of g's changes over snap sees: the
+// disk, and each change's base (tsserver's "before" is asked at the base)
+// and content.
 func stateKey(snap *Snapshot, changes []*changeset.Change) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00", snap.Fingerprint)
 	for _, c := range changes {
 		sum := sha256.Sum256(c.Content)
-		fmt.Fprintf(h, "%s\x00%t\x00%x\x00", c.Path, c.Delete, sum)
+		fmt.Fprintf(h, "%s\x00%t\x00%s\x00%x\x00", c.Path, c.Delete, c.BaseHash(), sum)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
