@@ -107,7 +107,14 @@ func (c *Checker) Tool() Tool { return c.tool }
 // pyright) over the tree with changes, and over the unchanged tree unless
 // its answer for diskState is kept. It fails when the tool cannot run or
 // its output cannot be read: a batch check is complete or nothing.
-func (c *Checker) Check(ctx context.Context, config, diskState string, changes []Change) (*Result, error) {
+//
+// fresh runs the changed tree without the unchanged tree's incremental
+// state: for a change whose effects travel outside the imports (a
+// `declare global` block, an augmentation, a triple-slash directive),
+// where TypeScript 7.0.2's incremental state misses the files it breaks
+// (measured: a `declare global` variable retyped in a module file leaves
+// its users' new errors to a full run).
+func (c *Checker) Check(ctx context.Context, config, diskState string, changes []Change, fresh bool) (*Result, error) {
 	if !c.kept(config, diskState) {
 		return c.checkBoth(ctx, config, diskState, changes)
 	}
@@ -117,7 +124,7 @@ func (c *Checker) Check(ctx context.Context, config, diskState string, changes [
 	}
 	start := time.Now()
 	state := ""
-	if base.state != "" {
+	if base.state != "" && !fresh {
 		// Each run starts from the unchanged tree's state, in a copy of
 		// its own: concurrent checks never share one.
 		state = base.state + fmt.Sprintf(".run-%d-%d", os.Getpid(), time.Now().UnixNano())

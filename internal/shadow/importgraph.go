@@ -29,9 +29,10 @@ import (
 //
 // What cannot be traced is not dropped: a file importing a specifier
 // nothing resolves counts as depending on every interface change of its
-// language, and a change to a file that declares globals (a script, a
-// "declare global", a "declare module") reaches every file of its
-// language. So a dependant is missed only where the compiler itself would
+// language, and a change to a file whose effects travel outside the
+// imports (a script, a "declare global", a "declare module", a
+// triple-slash directive, Python's __builtins__.pyi) reaches every file of
+// its language. So a dependant is missed only where the compiler itself would
 // not see the import.
 type ImportGraph struct {
 	root     *workspace.Root
@@ -53,13 +54,21 @@ type fileImports struct {
 	effects
 }
 
-// effects is what a file declares beyond its exports.
+// effects is what a file declares beyond its exports: effects that
+// travel outside the imports, so that the graph cannot tell who sees
+// them, and everyone of the file's language does.
 type effects struct {
-	// global: the file puts names in the global scope (a TypeScript or
-	// JavaScript script, or a module with "declare global").
+	// global: the file puts names in the global scope or changes another
+	// module's: a TypeScript or JavaScript script, a module with `declare
+	// global`, `export as namespace`, or `declare module "m"` (an ambient
+	// module, or an augmentation of m, relative or bare, which changes
+	// m's types for all its importers from a file none of them imports),
+	// or Python's `__builtins__.pyi`, which adds to every file's builtins.
 	global bool
-	// ambient are the modules it declares ("declare module 'x'").
-	ambient []string
+	// references are the triple-slash directives (`/// <reference
+	// lib|types|path|no-default-lib …/>`), which change what the whole
+	// program sees: a change to them reaches every file.
+	references []string
 }
 
 // maxImportScanSize skips files too large to be hand-written source.
@@ -151,14 +160,8 @@ func (g *ImportGraph) dependants(ctx context.Context, snap *Snapshot, changes []
 		if fam == "" {
 			continue
 		}
-		sc := changedScope(c)
-		if sc.global {
+		if changedScope(c).global {
 			for _, f := range gr.byFamily[fam] {
-				p.reach(f, 1, allNames())
-			}
-		}
-		for _, m := range sc.ambient {
-			for _, f := range gr.bare[m] {
 				p.reach(f, 1, allNames())
 			}
 		}
@@ -194,7 +197,6 @@ type importGraph struct {
 	importers map[string][]edge   // target → its uses
 	byFamily  map[string][]string // every file of each family
 	unknown   map[string][]string // files with a specifier nothing resolves, by family
-	bare      map[string][]string // package specifier → files importing it
 }
 
 // graphFile is one file of the graph: its surface, and where each of its
@@ -221,7 +223,7 @@ type edge struct {
 // reverse builds the graph for the files of the given families.
 func (g *ImportGraph) reverse(ctx context.Context, snap *Snapshot, families map[string]bool, res *resolve.Workspace, changed map[string]*changeset.Change) (*importGraph, error) {
 	gr := &importGraph{files: map[string]*graphFile{}, importers: map[string][]edge{}, byFamily: map[string][]string{},
-		unknown: map[string][]string{}, bare: map[string][]string{}}
+		unknown: map[string][]string{}}
 	paths := snap.Sorted()
 	for rel, c := range changed {
 		if c.Created() {
@@ -263,9 +265,6 @@ func (g *ImportGraph) reverse(ctx context.Context, snap *Snapshot, families map[
 				if !known {
 					unknown = true
 				}
-				if len(targets) == 0 && !strings.HasPrefix(b.Module, ".") {
-					gr.bare[b.Module] = appendOnce(gr.bare[b.Module], rel)
-				}
 				for _, t := range targets {
 					gf.links[i] = append(gf.links[i], link{target: t, name: b.Name})
 				}
@@ -289,13 +288,6 @@ func (g *ImportGraph) reverse(ctx context.Context, snap *Snapshot, families map[
 		}
 	}
 	return gr, nil
-}
-
-func appendOnce(list []string, s string) []string {
-	if len(list) > 0 && list[len(list)-1] == s {
-		return list
-	}
-	return append(list, s)
 }
 
 // surfaceOf parses src, the content of rel, into its surface; nil when it
@@ -353,14 +345,15 @@ func changedScope(c *changeset.Change) effects {
 		}
 		return after
 	}
-	return effects{global: before.global || after.global, ambient: append(before.ambient, after.ambient...)}
+	return effects{global: before.global || after.global || !slices.Equal(before.references, after.references)}
 }
 
 var (
 	moduleSyntax   = regexp.MustCompile(`(?m)^\s*(import|export)\b`)
 	commonJS       = regexp.MustCompile(`\brequire\s*\(|\bmodule\.exports\b|\bexports\.\w`)
 	declareGlobal  = regexp.MustCompile(`\bdeclare\s+global\b|(?m)^\s*export\s+as\s+namespace\b`)
-	declareModule  = regexp.MustCompile(`\bdeclare\s+module\s+['"]([^'"]+)['"]`)
+	declareModule  = regexp.MustCompile(`\bdeclare\s+module\s+['"]`)
+	referenceLine  = regexp.MustCompile(`(?m)^[ \t]*///[ \t]*<(reference|amd-module|amd-dependency)\b[^\n]*`)
 	javaScriptExts = map[string]bool{".js": true, ".jsx": true, ".mjs": true, ".cjs": true}
 	moduleExts     = map[string]bool{".mjs": true, ".cjs": true, ".mts": true, ".cts": true}
 )
@@ -372,14 +365,17 @@ var (
 // too (a UMD module).
 func scopeOf(rel string, src []byte) effects {
 	ext := strings.ToLower(path.Ext(rel))
+	if path.Base(rel) == "__builtins__.pyi" {
+		return effects{global: true}
+	}
 	if family(rel) != "ecma" || ext == ".json" || src == nil {
 		return effects{}
 	}
 	var s effects
 	module := moduleSyntax.Match(src) || (javaScriptExts[ext] && commonJS.Match(src)) || moduleExts[ext]
-	s.global = !module || declareGlobal.Match(src)
-	for _, m := range declareModule.FindAllSubmatch(src, -1) {
-		s.ambient = append(s.ambient, string(m[1]))
+	s.global = !module || declareGlobal.Match(src) || declareModule.Match(src)
+	for _, m := range referenceLine.FindAll(src, -1) {
+		s.references = append(s.references, strings.TrimSpace(string(m)))
 	}
 	return s
 }

@@ -56,7 +56,7 @@ func realProjects(t *testing.T) []realProject {
 					"node_modules/typescript": "->" + corpus.NPMPackage(t, "typescript@4.2.4"),
 				})
 			},
-			batch: tscErrors(filepath.Join("node_modules", "typescript", "bin", "tsc")),
+			batch: tscErrors(filepath.Join("node_modules", "typescript", "bin", "tsc"), true),
 		},
 		{
 			// zod 3 ships its sources (ESM, .js specifiers); unpinned, so
@@ -74,7 +74,7 @@ func realProjects(t *testing.T) []realProject {
 				// The tests need vitest; they are left out of the project.
 				removeMatching(t, dir, regexp.MustCompile(`(/tests/|\.test\.ts$|/benchmarks/)`))
 			},
-			batch: tscErrors(toolsBinary(t, "tsc")),
+			batch: tscErrors(toolsBinary(t, "tsc"), false),
 		},
 		{
 			name: "github.com/spf13/cobra@v1.10.2 (gopls)", language: "go", ext: ".go", server: "gopls",
@@ -326,13 +326,19 @@ func applyChanges(t *testing.T, dir string, changes map[string]string) func() {
 
 var tscLine = regexp.MustCompile(`^(.+?)\(\d+,\d+\): error (TS\d+): (.*)$`)
 
-func tscErrors(tsc string) func(context.Context, string) ([]string, error) {
+// tscErrors runs tsc as the ground truth. With incremental, tsc keeps its
+// state beside the project from one mutation to the next and answers as
+// a full run does, in a fraction of its time; that holds for TypeScript
+// 4 to 6. TypeScript 7.0.2's incremental state misses a change to a
+// `declare global` block (measured: the importer's new error appears only
+// in a full run), so the truth for TypeScript 7 is a full run.
+func tscErrors(tsc string, incremental bool) func(context.Context, string) ([]string, error) {
 	return func(ctx context.Context, dir string) ([]string, error) {
 		bin := tsc
-		// tsc's own incremental check (its state beside the project, kept
-		// from one mutation to the next) answers as a full run does, in a
-		// fraction of its time.
-		args := []string{"--noEmit", "-p", ".", "--incremental", "--tsBuildInfoFile", filepath.Join(dir, ".anvil-corpus.tsbuildinfo")}
+		args := []string{"--noEmit", "-p", "."}
+		if incremental {
+			args = append(args, "--incremental", "--tsBuildInfoFile", filepath.Join(dir, ".anvil-corpus.tsbuildinfo"))
+		}
 		if !filepath.IsAbs(bin) {
 			bin, args = "node", append([]string{filepath.Join(dir, tsc)}, args...)
 		}

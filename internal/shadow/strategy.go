@@ -175,14 +175,16 @@ func (v *Validator) chooseBatch(g *group, files []string) *batchPlan {
 // checker checks them all, and every other file of the projects.
 func (v *Validator) batchCheck(ctx context.Context, snap *Snapshot, g *group, plan *batchPlan, files []string) (servers.CheckResult, string, error) {
 	var changes []batch.Change
+	fresh := false
 	for _, c := range g.changes {
 		changes = append(changes, batch.Change{Path: c.Path, Content: c.Content, Delete: c.Delete})
+		fresh = fresh || changedScope(c).global
 	}
 	cr := servers.CheckResult{Before: map[string][]lsp.Diagnostic{}, After: map[string][]lsp.Diagnostic{}}
 	start := time.Now()
 	ready := true // every project's answer for the unchanged tree was kept
 	for _, config := range plan.configs {
-		res, err := plan.checker.Check(ctx, config, snap.Fingerprint, changes)
+		res, err := plan.checker.Check(ctx, config, snap.Fingerprint, changes, fresh)
 		if err != nil {
 			return cr, "", err
 		}

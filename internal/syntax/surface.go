@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -11,15 +12,21 @@ import (
 )
 
 // A module's surface is what other files can see of it: each name it
-// declares at top level, reduced to the parts that can change another
-// file's types (its "shape"), what it exports and where each export comes
-// from, and what it imports. Comparing two surfaces of a file tells which
-// of its exports a change can affect; the bindings tell which files use
-// those exports. The shape leaves out exactly what cannot reach another
-// file: comments and layout, and the bodies whose text the type checker
-// never looks at from outside (see the per-language rules in
-// surface_ecma.go and surface_python.go). Everything else is kept, so two
-// equal shapes mean equal declarations as far as importers can tell.
+// declares at top level with its "shape", what it exports and where each
+// export comes from, and what it imports. Comparing two surfaces of a
+// file tells which of its exports a change can affect; the bindings tell
+// which files use those exports.
+//
+// A shape is default-deny: it keeps every token of the declaration,
+// comments included, and leaves out only what a written rule proves the
+// type checker never reads to type anything outside that text (layout,
+// comments that carry no type, and the bodies the per-language rules of
+// surface_ecma.go and surface_python.go name, each with the compiler
+// behaviour that makes it safe; ARCHITECTURE.md lists them). A construct
+// no rule names stays in the shape, and a top-level statement that is no
+// one name's declaration is module-wide (its change changes every
+// export), so two equal shapes mean equal declarations as far as
+// importers can tell, whatever the file holds.
 
 // Surface is one module's surface.
 type Surface struct {
@@ -137,7 +144,23 @@ type shaper struct {
 	// extra, if set, returns a reference a node makes that is not an
 	// identifier (a dynamic import's module), or "".
 	extra func(n *sitter.Node) string
+	// keepComment reports whether a comment's text is code to the
+	// checker (JSDoc in JavaScript, a type comment, a pragma); other
+	// comments are left out. Nil leaves every comment out.
+	keepComment func(text string) bool
+	// attached are the nodes that belong to a statement without being
+	// inside it (a type comment after it on its line), by the
+	// statement's position: adding the statement adds them.
+	attached map[nodeKey][]*sitter.Node
 }
+
+// nodeKey names a node of one tree.
+type nodeKey struct {
+	start, end uint
+	kind       string
+}
+
+func keyOf(n *sitter.Node) nodeKey { return nodeKey{n.StartByte(), n.EndByte(), n.Kind()} }
 
 func newShaper(src []byte, skip func(*sitter.Node) *sitter.Node, ident func(string) bool, member func(*sitter.Node) (*sitter.Node, *sitter.Node)) *shaper {
 	return &shaper{src: src, refs: map[string]bool{}, skip: skip, ident: ident, member: member}
@@ -153,8 +176,19 @@ func (s *shaper) add(n *sitter.Node) {
 // walk adds n; noRef is set for the object of a member access already
 // recorded as "object.property".
 func (s *shaper) walk(n *sitter.Node, noRef bool) {
-	if n.IsExtra() && n.Kind() == "comment" {
+	if n.Kind() == "comment" {
+		if text := s.text(n); s.keepComment != nil && s.keepComment(text) {
+			s.literal(text)
+			s.commentRefs(text)
+		}
 		return
+	}
+	if extras := s.attached[keyOf(n)]; len(extras) > 0 {
+		defer func() {
+			for _, e := range extras {
+				s.walk(e, false)
+			}
+		}()
 	}
 	var object *sitter.Node
 	if obj, prop := s.member(n); obj != nil && prop != nil && s.ident(obj.Kind()) {
@@ -186,6 +220,26 @@ func (s *shaper) walk(n *sitter.Node, noRef bool) {
 			s.h = append(s.h, "{…}\x00"...)
 		default:
 			s.walk(c, object != nil && sameNode(c, object))
+		}
+	}
+}
+
+// commentWord finds what a kept comment may refer to: a name, or a
+// member of one (`ns.T`), or a module a type is imported from.
+var commentWord = regexp.MustCompile(`import\(\s*["']([^"']+)["']\s*\)|([A-Za-z_$][\w$]*)(?:\.([A-Za-z_$][\w$]*))?`)
+
+// commentRefs adds the references of a comment the checker reads (JSDoc
+// types, type comments): every word, over-approximately, since its
+// grammar is not parsed here.
+func (s *shaper) commentRefs(text string) {
+	for _, m := range commentWord.FindAllStringSubmatch(text, -1) {
+		switch {
+		case m[1] != "":
+			s.refs[dynamicLocal(m[1])] = true
+		case m[3] != "":
+			s.refs[m[2]+"."+m[3]] = true
+		default:
+			s.refs[m[2]] = true
 		}
 	}
 }

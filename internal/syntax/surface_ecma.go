@@ -2,6 +2,7 @@ package syntax
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
@@ -9,26 +10,55 @@ import (
 
 // The surface of a TypeScript or JavaScript module.
 //
-// What a shape leaves out (TypeScript only, typed is set): the body of a
-// function, method or arrow function that declares its return type; the
-// body of a constructor, a setter and a static block; the initializer of a
-// variable or class field that declares its type. The checker reads none
-// of them to type anything outside the body: a declared return type is the
-// function's type whatever its body says, and a declared variable type is
-// the variable's. A function without a declared return type keeps its
-// body, which its type is inferred from. JavaScript keeps everything:
-// checkJs infers types from bodies (this.x assignments in constructors,
-// return statements) and JSDoc comments.
+// What a TypeScript shape leaves out (typed is set), each rule with the
+// compiler behaviour that makes it safe:
+//   - The body of a function, method, accessor or arrow function that
+//     declares its return type, when the body assigns no name declared
+//     outside it (nor a member of one, `f.x = …`, other than `this`'s):
+//     a declared return type is the function's type whatever the body
+//     says, and TypeScript binds expando members only in the scope that
+//     declares the function, never from another body.
+//   - The body of a setter: an accessor's type is its getter's return
+//     type or its setter's parameter annotation, never the setter's body.
+//   - The body of a constructor, only when every instance field of the
+//     class declares its type: under noImplicitAny TypeScript infers an
+//     unannotated field's type from the constructor's assignments (4.0).
+//     Likewise a static block, when every static field declares its type.
+//   - The initializer of a variable or class field that declares its
+//     type: the declared type is the variable's.
+//   - Comments, except pragmas (`@ts-…`, `@jsx…`), `@internal` (which
+//     stripInternal turns into a declaration's absence) and triple-slash
+//     directives: TypeScript reads no other comment of a .ts file.
+//
+// JavaScript keeps everything: bodies (checkJs infers from return
+// statements and from `this.x` in any method) and every comment (JSDoc is
+// JavaScript's type system, checkJs or not: a .ts importer sees the
+// types it declares). A JavaScript comment before a declaration joins its
+// shape; one that declares a name itself (`@typedef`, `@callback`,
+// `@import`) is module-wide.
 //
 // Top-level expression statements (`f.displayName = "x"`, which TypeScript
 // turns into a property of f) join the shape of every local name they
-// refer to. Other top-level statements (blocks, which may hoist a var) go
-// to ModuleWide. CommonJS exports and `export =` make the module opaque.
+// refer to, and are module-wide when they refer to none. Other top-level
+// statements that declare no name (blocks, which may hoist a var) are
+// module-wide. CommonJS exports and `export =` make the module opaque.
 
 var (
+	tripleSlash     = regexp.MustCompile(`^///\s*<`)
 	tripleSlashPath = regexp.MustCompile(`^///\s*<reference\s+path\s*=\s*["']([^"']+)["']`)
 	commonJSExport  = regexp.MustCompile(`^(module\.exports|exports)\b`)
+	// jsDocDeclares finds the JSDoc tags that declare a name of their own.
+	jsDocDeclares = regexp.MustCompile(`@(typedef|callback|import)\b`)
+	// jsDocImport finds the modules a JSDoc comment imports types from:
+	// import("m") in a type, and the @import tag.
+	jsDocImport = regexp.MustCompile(`import\(\s*["']([^"']+)["']\s*\)|@import\b[^*]*?\bfrom\s*["']([^"']+)["']`)
 )
+
+// typedComment reports whether a comment of a .ts file is read by the
+// compiler.
+func typedComment(text string) bool {
+	return strings.HasPrefix(text, "///") || strings.Contains(text, "@ts-") || strings.Contains(text, "@jsx") || strings.Contains(text, "@internal")
+}
 
 // ecmaIdent reports whether a node type names a declaration.
 func ecmaIdent(kind string) bool {
@@ -53,28 +83,163 @@ func ecmaMember(n *sitter.Node) (object, property *sitter.Node) {
 	return nil, nil
 }
 
-// ecmaSkip returns the part of n a TypeScript shape leaves out, or nil.
+// ecmaSkip returns the part of n a TypeScript shape leaves out, or nil,
+// by the rules above.
 func ecmaSkip(src []byte, n *sitter.Node) *sitter.Node {
 	switch n.Kind() {
 	case "function_declaration", "generator_function_declaration", "function_expression", "function",
 		"generator_function", "arrow_function":
 		if field(n, "return_type") != nil {
-			return field(n, "body")
+			return quietBody(src, n)
 		}
 	case "method_definition":
 		name := field(n, "name")
 		ctor := name != nil && name.Kind() == "property_identifier" && string(src[name.StartByte():name.EndByte()]) == "constructor"
-		if field(n, "return_type") != nil || hasChild(n, "set") || ctor {
+		switch {
+		case ctor:
+			if class := enclosingClassBody(n); class != nil && allFieldsTyped(class, false) {
+				return quietBody(src, n)
+			}
+		case hasChild(n, "set"):
 			return field(n, "body")
+		case field(n, "return_type") != nil:
+			return quietBody(src, n)
 		}
 	case "variable_declarator", "public_field_definition":
 		if field(n, "type") != nil {
 			return field(n, "value")
 		}
 	case "class_static_block":
-		return field(n, "body")
+		if class := n.Parent(); class != nil && class.Kind() == "class_body" && allFieldsTyped(class, true) {
+			return field(n, "body")
+		}
 	}
 	return nil
+}
+
+// enclosingClassBody returns the class body a method is a member of.
+func enclosingClassBody(method *sitter.Node) *sitter.Node {
+	if p := method.Parent(); p != nil && p.Kind() == "class_body" {
+		return p
+	}
+	return nil
+}
+
+// allFieldsTyped reports whether every field of a class body, static or
+// instance as asked, declares its type.
+func allFieldsTyped(body *sitter.Node, static bool) bool {
+	for _, m := range namedChildren(body) {
+		if m.Kind() != "public_field_definition" || hasChild(m, "static") != static {
+			continue
+		}
+		if field(m, "type") == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// quietBody returns the body of a function-like node when the body
+// assigns nothing declared outside it, else nil (the body stays in the
+// shape). Names are compared without scopes: a name declared anywhere in
+// the function counts as its own, which can only keep more bodies than
+// a scope-exact rule for assignments to members, and for assignments to
+// plain names TypeScript never widens an outer declaration's type.
+func quietBody(src []byte, fn *sitter.Node) *sitter.Node {
+	body := field(fn, "body")
+	if body == nil || body.Kind() != "statement_block" {
+		return body
+	}
+	own := map[string]bool{}
+	var declared func(n *sitter.Node)
+	declared = func(n *sitter.Node) {
+		switch n.Kind() {
+		case "required_parameter", "optional_parameter":
+			if p := field(n, "pattern"); p != nil {
+				identifiers(src, p, own)
+			}
+		case "variable_declarator":
+			if p := field(n, "name"); p != nil {
+				identifiers(src, p, own)
+			}
+		case "function_declaration", "class_declaration", "generator_function_declaration":
+			if p := field(n, "name"); p != nil {
+				own[string(src[p.StartByte():p.EndByte()])] = true
+			}
+		case "catch_clause":
+			if p := field(n, "parameter"); p != nil {
+				identifiers(src, p, own)
+			}
+		case "identifier":
+			if p := n.Parent(); p != nil && (p.Kind() == "formal_parameters" || p.Kind() == "arrow_function") {
+				own[string(src[n.StartByte():n.EndByte()])] = true
+			}
+		}
+		for i := range n.NamedChildCount() {
+			if c := n.NamedChild(i); c != nil {
+				declared(c)
+			}
+		}
+	}
+	declared(fn)
+	outside := false
+	var walk func(n *sitter.Node)
+	walk = func(n *sitter.Node) {
+		if outside {
+			return
+		}
+		switch n.Kind() {
+		case "assignment_expression", "augmented_assignment_expression":
+			if root := assignedRoot(field(n, "left")); root != nil {
+				name := string(src[root.StartByte():root.EndByte()])
+				if root.Kind() != "this" && !own[name] {
+					outside = true
+					return
+				}
+			}
+		}
+		for i := range n.NamedChildCount() {
+			if c := n.NamedChild(i); c != nil {
+				walk(c)
+			}
+		}
+	}
+	walk(body)
+	if outside {
+		return nil
+	}
+	return body
+}
+
+// assignedRoot returns the name at the root of an assignment's target
+// (x in x, x.a.b, x[i]), `this`, or nil for a pattern or anything else.
+func assignedRoot(n *sitter.Node) *sitter.Node {
+	for n != nil {
+		switch n.Kind() {
+		case "identifier", "this":
+			return n
+		case "member_expression", "subscript_expression":
+			n = field(n, "object")
+		case "parenthesized_expression", "non_null_expression":
+			n = n.NamedChild(0)
+		default:
+			// A destructuring target: every name in it is assigned.
+			return n
+		}
+	}
+	return nil
+}
+
+// identifiers adds the identifiers under n to set.
+func identifiers(src []byte, n *sitter.Node, set map[string]bool) {
+	if n.Kind() == "identifier" || n.Kind() == "shorthand_property_identifier_pattern" {
+		set[string(src[n.StartByte():n.EndByte()])] = true
+	}
+	for i := range n.NamedChildCount() {
+		if c := n.NamedChild(i); c != nil {
+			identifiers(src, c, set)
+		}
+	}
 }
 
 // dynamicImport returns the module a call imports at run time
@@ -110,26 +275,33 @@ type ecmaSurfacer struct {
 	names  *shapes
 	wide   *shaper
 	orphan []*sitter.Node // top-level expression statements
+	// attached are the JavaScript comments before each top-level
+	// statement, which belong to its declaration (JSDoc).
+	attached map[nodeKey][]*sitter.Node
 }
 
 func ecmaSurface(src []byte, root *sitter.Node, typed bool) *Surface {
-	x := &ecmaSurfacer{src: src, typed: typed, s: &Surface{Exports: map[string]Origin{}}}
+	x := &ecmaSurfacer{src: src, typed: typed, s: &Surface{Exports: map[string]Origin{}}, attached: map[nodeKey][]*sitter.Node{}}
 	x.names = newShapes(x.shaper)
 	x.wide = x.shaper()
+	var leading []*sitter.Node
 	for _, c := range namedChildren(root) {
+		if c.Kind() == "comment" {
+			if x.topComment(c) {
+				leading = append(leading, c)
+			}
+			continue
+		}
+		if len(leading) > 0 {
+			x.attached[keyOf(c)] = leading
+			leading = nil
+		}
 		x.statement(c)
 	}
-	// Statements that only touch names join those names' shapes.
-	for _, n := range x.orphan {
-		probe := x.shaper()
-		probe.add(n)
-		for _, r := range probe.shape().Refs {
-			name, _, _ := strings.Cut(r, ".")
-			if _, ok := x.names.by[name]; ok {
-				x.names.of(name).add(n)
-			}
-		}
+	for _, c := range leading {
+		x.wide.add(c)
 	}
+	x.orphans()
 	x.s.Names = x.names.done()
 	x.s.ModuleWide = x.wide.shape()
 	x.dynamicImports(root)
@@ -137,10 +309,56 @@ func ecmaSurface(src []byte, root *sitter.Node, typed bool) *Surface {
 	return x.s
 }
 
+// orphans adds the top-level expression statements: each joins the local
+// names it refers to, and one that refers to none is module-wide.
+func (x *ecmaSurfacer) orphans() {
+	for _, n := range x.orphan {
+		probe := x.shaper()
+		probe.add(n)
+		joined := false
+		for _, r := range probe.shape().Refs {
+			name, _, _ := strings.Cut(r, ".")
+			if _, ok := x.names.by[name]; ok {
+				x.names.of(name).add(n)
+				joined = true
+			}
+		}
+		if !joined {
+			x.wide.add(n)
+		}
+	}
+}
+
+// topComment handles a comment between top-level statements and reports
+// whether it belongs to the next statement (a JavaScript comment that
+// declares nothing itself: JSDoc of that statement).
+func (x *ecmaSurfacer) topComment(n *sitter.Node) bool {
+	text := x.text(n)
+	if m := tripleSlashPath.FindStringSubmatch(text); m != nil {
+		spec := m[1]
+		if !strings.HasPrefix(spec, ".") && !strings.HasPrefix(spec, "/") {
+			spec = "./" + spec
+		}
+		x.s.Imports = append(x.s.Imports, Binding{Local: dynamicLocal(spec), Module: spec, Name: "*", Whole: true})
+	}
+	switch {
+	case x.typed && typedComment(text), !x.typed && jsDocDeclares.MatchString(text):
+		x.wide.add(n)
+		return false
+	case x.typed:
+		return false
+	}
+	return true
+}
+
 func (x *ecmaSurfacer) shaper() *shaper {
 	sh := newShaper(x.src, nil, ecmaIdent, ecmaMember)
+	sh.attached = x.attached
 	if x.typed {
 		sh.skip = func(n *sitter.Node) *sitter.Node { return ecmaSkip(x.src, n) }
+		sh.keepComment = typedComment
+	} else {
+		sh.keepComment = func(string) bool { return true }
 	}
 	sh.extra = func(n *sitter.Node) string {
 		if m := dynamicImport(x.src, n); m != "" {
@@ -160,15 +378,6 @@ func (x *ecmaSurfacer) text(n *sitter.Node) string {
 
 func (x *ecmaSurfacer) statement(n *sitter.Node) {
 	switch n.Kind() {
-	case "comment":
-		if m := tripleSlashPath.FindStringSubmatch(x.text(n)); m != nil {
-			spec := m[1]
-			if !strings.HasPrefix(spec, ".") && !strings.HasPrefix(spec, "/") {
-				spec = "./" + spec
-			}
-			x.s.Imports = append(x.s.Imports, Binding{Local: dynamicLocal(spec), Module: spec, Name: "*", Whole: true})
-			x.wide.literal("reference " + spec)
-		}
 	case "hash_bang_line", "empty_statement":
 	case "import_statement":
 		x.importStatement(n)
@@ -190,6 +399,9 @@ func (x *ecmaSurfacer) statement(n *sitter.Node) {
 // shape (extra nodes, such as an export's decorators, joined to it), and
 // returns them; nil if n declares nothing this way.
 func (x *ecmaSurfacer) declaration(n *sitter.Node, extra []*sitter.Node) []string {
+	// A declaration's leading comments are its own (each declarator's, for
+	// a declaration of several).
+	extra = append(slices.Clip(extra), x.attached[keyOf(n)]...)
 	var names []string
 	shapeAll := func(node *sitter.Node, prefix string) {
 		for _, name := range names {
@@ -326,6 +538,14 @@ func (x *ecmaSurfacer) importStatement(n *sitter.Node) {
 }
 
 func (x *ecmaSurfacer) exportStatement(n *sitter.Node) {
+	// The comments before an export belong to what it exports.
+	if lead := x.attached[keyOf(n)]; lead != nil {
+		for _, inner := range []*sitter.Node{field(n, "declaration"), field(n, "value")} {
+			if inner != nil {
+				x.attached[keyOf(inner)] = lead
+			}
+		}
+	}
 	decorators := childrenByField(n, "decorator")
 	if d := field(n, "declaration"); d != nil {
 		names := x.declaration(d, decorators)
@@ -414,14 +634,23 @@ func (x *ecmaSurfacer) reexport(mod, name, exported string) {
 }
 
 // dynamicImports adds a binding for every import() and require() of a
-// literal module anywhere in the file.
+// literal module anywhere in the file, and in JavaScript for every module
+// a JSDoc comment takes types from.
 func (x *ecmaSurfacer) dynamicImports(root *sitter.Node) {
 	seen := map[string]bool{}
-	var walk func(n *sitter.Node)
-	walk = func(n *sitter.Node) {
-		if m := dynamicImport(x.src, n); m != "" && !seen[m] {
+	bind := func(m string) {
+		if m != "" && !seen[m] {
 			seen[m] = true
 			x.s.Imports = append(x.s.Imports, Binding{Local: dynamicLocal(m), Module: m, Name: "*", Whole: true})
+		}
+	}
+	var walk func(n *sitter.Node)
+	walk = func(n *sitter.Node) {
+		bind(dynamicImport(x.src, n))
+		if !x.typed && n.Kind() == "comment" {
+			for _, m := range jsDocImport.FindAllStringSubmatch(x.text(n), -1) {
+				bind(m[1] + m[2])
+			}
 		}
 		for i := range n.ChildCount() {
 			if c := n.Child(i); c != nil {

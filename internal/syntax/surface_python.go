@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"regexp"
 	"strings"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
@@ -9,18 +10,32 @@ import (
 // The surface of a Python module, as a static checker (pyright) sees it.
 //
 // Every top-level binding is an attribute others can import: defs,
-// classes, assignment targets and imported names alike. What a shape
-// leaves out: the body of a function that declares its return type,
-// except a method whose body assigns an attribute of its first parameter
-// (self.x = … declares an attribute of the class). Nothing else is left
-// out: a function without a return annotation has its return type
-// inferred from its body (pyright even infers it per call site), and a
-// class-level assignment can be a dataclass field whose default shapes
-// __init__.
+// classes, assignment targets, imported names, names a function binds
+// through `global` and module-level walrus targets alike. What a shape
+// leaves out, each rule with the checker behaviour that makes it safe:
+//   - The body of a function that declares its return type, when the
+//     body (nested functions and classes included) has no `global` or
+//     `nonlocal` statement, assigns no attribute (`x.a = …`, `x.a += …`, a
+//     for or with target) and calls no setattr/delattr: a declared
+//     return type is the function's type whatever the body says; what
+//     else a body can declare for others is an attribute (pyright infers
+//     instance attributes from `self.x = …` in any method, wherever it
+//     sits in the class body) or a module variable through `global`
+//     (whose declared type is the union of every assignment).
+//   - Comments, except type comments (`# type: …`, which pyright honours
+//     for signatures and variables) and `# pyright:` pragmas; a module's
+//     docstring. pyright reads no other comment or string statement.
 //
 // Statements that are not one name's definition (if, try, for, with at
-// top level, __all__, del, a module __getattr__) go to ModuleWide: when
-// one of them changes, every name of the module counts as changed.
+// top level, __all__ in any form, del, a module __getattr__, __future__
+// imports, expression statements that touch no top-level name) go to
+// ModuleWide: when one of them changes, every name of the module counts
+// as changed.
+
+// pyTypeComment finds the comments pyright reads.
+var pyTypeComment = regexp.MustCompile(`^#\s*(type|pyright)\s*:`)
+
+func pyKeepComment(text string) bool { return pyTypeComment.MatchString(text) }
 
 func pyIdent(kind string) bool { return kind == "identifier" }
 
@@ -39,23 +54,48 @@ type pySurfacer struct {
 	// orphan are top-level expression statements and attribute or item
 	// assignments (X.y = …), which join the names they refer to.
 	orphan []*sitter.Node
+	// attached are the type comments on a top-level statement's last
+	// line (`X = []  # type: list[int]`), which the grammar puts after it.
+	attached map[nodeKey][]*sitter.Node
 }
 
 func pythonSurface(src []byte, root *sitter.Node) *Surface {
-	x := &pySurfacer{src: src, s: &Surface{Exports: map[string]Origin{}}}
+	x := &pySurfacer{src: src, s: &Surface{Exports: map[string]Origin{}}, attached: map[nodeKey][]*sitter.Node{}}
 	x.names = newShapes(x.shaper)
 	x.wide = x.shaper()
+	var prev *sitter.Node
 	for _, c := range namedChildren(root) {
-		x.statement(c)
+		if c.Kind() == "comment" {
+			switch {
+			case !pyKeepComment(x.text(c)):
+			case prev != nil && prev.EndPosition().Row == c.StartPosition().Row:
+				x.attached[keyOf(prev)] = append(x.attached[keyOf(prev)], c)
+			default:
+				x.wide.add(c)
+			}
+			continue
+		}
+		prev = c
+	}
+	for _, c := range namedChildren(root) {
+		if c.Kind() != "comment" {
+			x.statement(c)
+			x.bindsFromInside(c)
+		}
 	}
 	for _, n := range x.orphan {
 		probe := x.shaper()
 		probe.add(n)
+		joined := false
 		for _, r := range probe.shape().Refs {
 			name, _, _ := strings.Cut(r, ".")
-			if _, ok := x.names.by[name]; ok {
+			if _, ok := x.names.by[name]; ok && name != "__all__" {
 				x.names.of(name).add(n)
+				joined = true
 			}
+		}
+		if !joined {
+			x.wide.add(n)
 		}
 	}
 	x.s.Names = x.names.done()
@@ -73,7 +113,39 @@ func pythonSurface(src []byte, root *sitter.Node) *Surface {
 }
 
 func (x *pySurfacer) shaper() *shaper {
-	return newShaper(x.src, x.skip, pyIdent, pyMember)
+	sh := newShaper(x.src, x.skip, pyIdent, pyMember)
+	sh.keepComment = pyKeepComment
+	sh.attached = x.attached
+	return sh
+}
+
+// bindsFromInside joins a top-level statement to the shapes of the module
+// names it binds from inside: names a function in it declares `global`
+// (at any depth), and walrus targets outside any function (at module
+// level a comprehension's walrus binds the module's name too).
+func (x *pySurfacer) bindsFromInside(stmt *sitter.Node) {
+	var walk func(n *sitter.Node, inFunction bool)
+	walk = func(n *sitter.Node, inFunction bool) {
+		switch n.Kind() {
+		case "global_statement":
+			for _, id := range namedChildren(n) {
+				if id.Kind() == "identifier" {
+					x.names.of(x.text(id)).add(stmt)
+				}
+			}
+			return
+		case "named_expression":
+			if name := field(n, "name"); name != nil && !inFunction {
+				x.names.of(x.text(name)).add(stmt)
+			}
+		case "function_definition", "lambda":
+			inFunction = true
+		}
+		for _, c := range namedChildren(n) {
+			walk(c, inFunction)
+		}
+	}
+	walk(stmt, false)
 }
 
 func (x *pySurfacer) text(n *sitter.Node) string {
@@ -85,7 +157,7 @@ func (x *pySurfacer) text(n *sitter.Node) string {
 
 func (x *pySurfacer) statement(n *sitter.Node) {
 	switch n.Kind() {
-	case "comment", "future_import_statement", "pass_statement":
+	case "pass_statement":
 	case "import_statement", "import_from_statement":
 		x.importStatement(n, true)
 	case "function_definition", "class_definition":
@@ -266,53 +338,24 @@ func (x *pySurfacer) nestedImports(root *sitter.Node) {
 	walk(root, 0)
 }
 
-// skip leaves out the body of a function with a declared return type,
-// unless it is a method that assigns attributes of its first parameter.
+// skip leaves out the body of a function with a declared return type
+// that declares nothing for others (see the rules above).
 func (x *pySurfacer) skip(n *sitter.Node) *sitter.Node {
 	if n.Kind() != "function_definition" || field(n, "return_type") == nil {
 		return nil
 	}
 	body := field(n, "body")
-	if body == nil {
-		return nil
-	}
-	if self := x.firstParam(n); self != "" && inClass(n) && x.assignsAttribute(body, self) {
+	if body == nil || x.declaresOutside(body) {
 		return nil
 	}
 	return body
 }
 
-// inClass reports whether a def is directly in a class body.
-func inClass(def *sitter.Node) bool {
-	p := def.Parent()
-	if p != nil && p.Kind() == "decorated_definition" {
-		p = p.Parent()
-	}
-	return p != nil && p.Kind() == "block" && p.Parent() != nil && p.Parent().Kind() == "class_definition"
-}
-
-func (x *pySurfacer) firstParam(def *sitter.Node) string {
-	params := field(def, "parameters")
-	if params == nil || params.NamedChildCount() == 0 {
-		return ""
-	}
-	p := params.NamedChild(0)
-	switch p.Kind() {
-	case "identifier":
-		return x.text(p)
-	case "typed_parameter", "default_parameter", "typed_default_parameter":
-		if id := firstChildOfKind(p, "identifier"); id != nil {
-			return x.text(id)
-		}
-		return x.text(field(p, "name"))
-	}
-	return ""
-}
-
-// assignsAttribute reports whether body assigns self.<something>
-// anywhere (a plain, augmented, annotated or tuple assignment, a for or
-// with target), nested functions included.
-func (x *pySurfacer) assignsAttribute(body *sitter.Node, self string) bool {
+// declaresOutside reports whether a body, nested functions and classes
+// included, has a global or nonlocal statement, assigns an attribute (a
+// plain, augmented or annotated assignment, a for or with target, a
+// walrus cannot), or calls setattr or delattr.
+func (x *pySurfacer) declaresOutside(body *sitter.Node) bool {
 	found := false
 	var targetHas func(n *sitter.Node) bool
 	targetHas = func(n *sitter.Node) bool {
@@ -320,8 +363,10 @@ func (x *pySurfacer) assignsAttribute(body *sitter.Node, self string) bool {
 			return false
 		}
 		if n.Kind() == "attribute" {
-			obj := field(n, "object")
-			return obj != nil && obj.Kind() == "identifier" && x.text(obj) == self
+			return true
+		}
+		if n.Kind() == "subscript" || n.Kind() == "call" {
+			return false // d[k] = …, f(x).y is an attribute below
 		}
 		for _, c := range namedChildren(n) {
 			if targetHas(c) {
@@ -336,19 +381,21 @@ func (x *pySurfacer) assignsAttribute(body *sitter.Node, self string) bool {
 			return
 		}
 		switch n.Kind() {
+		case "global_statement", "nonlocal_statement":
+			found = true
+			return
 		case "assignment", "augmented_assignment", "for_statement", "for_in_clause":
 			if targetHas(field(n, "left")) {
 				found = true
 				return
 			}
-		case "as_pattern", "named_expression":
-			if targetHas(field(n, "alias")) || targetHas(field(n, "name")) {
+		case "as_pattern":
+			if targetHas(field(n, "alias")) {
 				found = true
 				return
 			}
 		case "call":
-			// setattr(self, …) sets an attribute too.
-			if fn := field(n, "function"); fn != nil && x.text(fn) == "setattr" {
+			if fn := field(n, "function"); fn != nil && (x.text(fn) == "setattr" || x.text(fn) == "delattr") {
 				found = true
 				return
 			}

@@ -1,0 +1,289 @@
+package shadow
+
+import (
+	"context"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/syntax"
+	"github.com/anvil-dev/anvil/internal/testfs"
+	"github.com/anvil-dev/anvil/internal/workspace"
+)
+
+// The cut-off held to the batch checker on the shapes an adversarial user
+// would try: each case is a small project and a change that breaks a file
+// through text a shape could leave out (a constructor body, JSDoc, a type
+// comment, an augmentation, a `global` assignment, …) or through an effect
+// that travels outside the imports. The batch checker (tsc, the pyright
+// command line) says which files gain an error; every one of them must be
+// a changed file or a dependant. Each case also asserts that the change
+// really breaks another file, so a case cannot pass by breaking nothing.
+
+const oracleTSConfig = `{"compilerOptions": {"strict": true, "noEmit": true, "target": "es2022", "module": "esnext",
+	"moduleResolution": "bundler", "lib": ["es2022"], "allowJs": true, "checkJs": true, "skipLibCheck": true}, "include": ["src"]}`
+
+const oraclePyright = `{"typeCheckingMode": "standard", "include": ["pkg"]}`
+
+type oracleCase struct {
+	name string
+	// files is the project before the change (a tsconfig.json or
+	// pyrightconfig.json is added by kind); change maps each changed file
+	// to its new content.
+	files, change map[string]string
+}
+
+var tsOracleCases = []oracleCase{
+	{"a field's type inferred from the constructor",
+		map[string]string{
+			"src/a.ts": "export class A {\n  x;\n  constructor() {\n    this.x = 1;\n  }\n}\n",
+			"src/b.ts": "import { A } from \"./a\";\nnew A().x.toFixed();\n",
+		},
+		map[string]string{"src/a.ts": "export class A {\n  x;\n  constructor() {\n    this.x = \"s\";\n  }\n}\n"}},
+	{"a static field's type inferred from a static block",
+		map[string]string{
+			"src/a.ts": "export class A {\n  static y;\n  static {\n    this.y = 1;\n  }\n}\n",
+			"src/b.ts": "import { A } from \"./a\";\nA.y.toFixed();\n",
+		},
+		map[string]string{"src/a.ts": "export class A {\n  static y;\n  static {\n    this.y = \"s\";\n  }\n}\n"}},
+	{"JSDoc is the type in JavaScript",
+		map[string]string{
+			"src/a.js": "/**\n * @param {number} n\n * @returns {number}\n */\nexport function f(n) {\n  return n;\n}\n",
+			"src/b.ts": "import { f } from \"./a.js\";\nconst r: number = f(1);\nconsole.log(r);\n",
+		},
+		map[string]string{"src/a.js": "/**\n * @param {number} n\n * @returns {string}\n */\nexport function f(n) {\n  return n;\n}\n"}},
+	{"a JSDoc @type on a JavaScript export",
+		map[string]string{
+			"src/a.js": "/** @type {number} */\nexport let n = 1;\n",
+			"src/b.ts": "import { n } from \"./a.js\";\nn.toFixed();\n",
+		},
+		map[string]string{"src/a.js": "/** @type {string} */\nexport let n = 1;\n"}},
+	{"a JSDoc @typedef in JavaScript is an export",
+		map[string]string{
+			"src/a.js": "/** @typedef {{ v: number }} T */\nexport const k = 1;\n",
+			"src/b.ts": "import type { T } from \"./a.js\";\ndeclare const t: T;\nt.v.toFixed();\n",
+		},
+		map[string]string{"src/a.js": "/** @typedef {{ v: string }} T */\nexport const k = 1;\n"}},
+	{"a type imported inside JSDoc",
+		map[string]string{
+			"src/a.ts": "export interface T { v: number }\n",
+			"src/b.js": "/** @param {import(\"./a\").T} t */\nexport function g(t) {\n  return t.v.toFixed();\n}\n",
+		},
+		map[string]string{"src/a.ts": "export interface T { v: string }\n"}},
+	{"a type imported in a type position",
+		map[string]string{
+			"src/a.ts": "export interface T { v: number }\n",
+			"src/b.ts": "export function g(t: import(\"./a\").T): string {\n  return t.v.toFixed();\n}\n",
+		},
+		map[string]string{"src/a.ts": "export interface T { v: string }\n"}},
+	{"an augmentation of a relative module",
+		map[string]string{
+			"src/a.ts": "export interface Opts { base: number }\n",
+			"src/c.ts": "export {};\ndeclare module \"./a\" {\n  interface Opts { extra: number }\n}\n",
+			"src/b.ts": "import type { Opts } from \"./a\";\ndeclare const o: Opts;\no.extra.toFixed();\n",
+		},
+		map[string]string{"src/c.ts": "export {};\ndeclare module \"./a\" {\n  interface Opts { extra: string }\n}\n"}},
+	{"declare global in a module",
+		map[string]string{
+			"src/g.ts": "export {};\ndeclare global {\n  var anvilG: number;\n}\n",
+			"src/b.ts": "anvilG.toFixed();\nexport {};\n",
+		},
+		map[string]string{"src/g.ts": "export {};\ndeclare global {\n  var anvilG: string;\n}\n"}},
+	{"a triple-slash lib reference removed",
+		map[string]string{
+			"src/a.ts": "/// <reference lib=\"dom\" />\nexport const k = 1;\n",
+			"src/b.ts": "export const t: string = document.title;\n",
+		},
+		map[string]string{"src/a.ts": "export const k = 1;\n"}},
+	{"an expando property of a JavaScript function",
+		map[string]string{
+			"src/a.js": "export function f() {}\nf.x = 1;\n",
+			"src/b.ts": "import { f } from \"./a.js\";\nf.x.toFixed();\n",
+		},
+		map[string]string{"src/a.js": "export function f() {}\nf.x = \"s\";\n"}},
+	{"a JavaScript method that declares a property",
+		map[string]string{
+			"src/a.js": "export class A {\n  init() {\n    this.y = 1;\n  }\n}\n",
+			"src/b.ts": "import { A } from \"./a.js\";\nnew A().y.toFixed();\n",
+		},
+		map[string]string{"src/a.js": "export class A {\n  init() {\n    this.y = \"s\";\n  }\n}\n"}},
+	{"an expando property set by an annotated function's body",
+		map[string]string{
+			"src/a.ts": "export function f(): void {}\nexport function setup(): void {}\nf.x = 1;\n",
+			"src/b.ts": "import { f } from \"./a\";\nf.x.toFixed();\n",
+		},
+		map[string]string{"src/a.ts": "export function f(): void {}\nexport function setup(): void {}\nf.x = \"s\";\n"}},
+}
+
+var pyOracleCases = []oracleCase{
+	{"a module variable assigned through global",
+		map[string]string{
+			"pkg/__init__.py": "",
+			"pkg/a.py":        "X = 0\n\n\ndef init() -> None:\n    global X\n    X = 5\n",
+			"pkg/b.py":        "from pkg.a import X\n\nprint(X + 1)\n",
+		},
+		map[string]string{"pkg/a.py": "X = 0\n\n\ndef init() -> None:\n    global X\n    X = \"s\"\n"}},
+	{"global inside a nested function",
+		map[string]string{
+			"pkg/__init__.py": "",
+			"pkg/a.py":        "X = 0\n\n\ndef outer() -> None:\n    def inner():\n        global X\n        X = 5\n\n    inner()\n",
+			"pkg/b.py":        "from pkg.a import X\n\nprint(X + 1)\n",
+		},
+		map[string]string{"pkg/a.py": "X = 0\n\n\ndef outer() -> None:\n    def inner():\n        global X\n        X = \"s\"\n\n    inner()\n"}},
+	{"a function's type comment",
+		map[string]string{
+			"pkg/__init__.py": "",
+			"pkg/a.py":        "def f(a):  # type: (int) -> int\n    return a\n",
+			"pkg/b.py":        "from pkg.a import f\n\nprint(f(1) + 1)\n",
+		},
+		map[string]string{"pkg/a.py": "def f(a):  # type: (int) -> str\n    return str(a)\n"}},
+	{"a variable's type comment",
+		map[string]string{
+			"pkg/__init__.py": "",
+			"pkg/a.py":        "X = []  # type: list[int]\n",
+			"pkg/b.py":        "from pkg.a import X\n\nprint(X[0] + 1)\n",
+		},
+		map[string]string{"pkg/a.py": "X = []  # type: list[str]\n"}},
+	{"an attribute declared by a method under if in the class body",
+		map[string]string{
+			"pkg/__init__.py": "",
+			"pkg/a.py":        "import sys\n\n\nclass A:\n    if sys.version_info >= (3, 0):\n\n        def setup(self) -> None:\n            self.x = 1\n",
+			"pkg/b.py":        "from pkg.a import A\n\nprint(A().x + 1)\n",
+		},
+		map[string]string{"pkg/a.py": "import sys\n\n\nclass A:\n    if sys.version_info >= (3, 0):\n\n        def setup(self) -> None:\n            self.x = \"s\"\n"}},
+	{"__all__ extended by append, read by a star import",
+		map[string]string{
+			"pkg/__init__.py": "",
+			"pkg/a.py":        "def f() -> int:\n    return 1\n\n\ndef _g() -> int:\n    return 2\n\n\n__all__ = [\"f\"]\n__all__.append(\"_g\")\n",
+			"pkg/b.py":        "from pkg.a import *\n\nprint(_g())\n",
+		},
+		map[string]string{"pkg/a.py": "def f() -> int:\n    return 1\n\n\ndef _g() -> int:\n    return 2\n\n\n__all__ = [\"f\"]\n"}},
+	{"a module-level walrus binding",
+		map[string]string{
+			"pkg/__init__.py": "",
+			"pkg/a.py":        "print(Y := 1)\n",
+			"pkg/b.py":        "from pkg.a import Y\n\nprint(Y + 1)\n",
+		},
+		map[string]string{"pkg/a.py": "print(Y := \"s\")\n"}},
+	{"a stub beside its source",
+		map[string]string{
+			"pkg/__init__.py": "",
+			"pkg/a.py":        "def f():\n    return 1\n",
+			"pkg/a.pyi":       "def f() -> int: ...\n",
+			"pkg/b.py":        "from pkg.a import f\n\nprint(f() + 1)\n",
+		},
+		map[string]string{"pkg/a.pyi": "def f() -> str: ...\n"}},
+	{"an attribute set through setattr-free augmented assignment in a method",
+		map[string]string{
+			"pkg/__init__.py": "",
+			"pkg/a.py":        "class A:\n    def __init__(self) -> None:\n        self.n = 0\n\n    def bump(self) -> None:\n        self.n += 1\n",
+			"pkg/b.py":        "from pkg.a import A\n\nprint(A().n.bit_length())\n",
+		},
+		map[string]string{"pkg/a.py": "class A:\n    def __init__(self) -> None:\n        self.n = 0\n\n    def bump(self) -> None:\n        self.n = \"s\"\n"}},
+}
+
+func TestCutoffHeldToBatchChecker(t *testing.T) {
+	tsc := tscErrors(toolsBinary(t, "tsc"), false)
+	pyright := pyrightErrors(toolsBinary(t, "pyright"))
+	run := func(t *testing.T, c oracleCase, config map[string]string, batch func(context.Context, string) ([]string, error)) {
+		files := map[string]string{}
+		for k, v := range config {
+			files[k] = v
+		}
+		for k, v := range c.files {
+			files[k] = v
+		}
+		gateDir, batchDir := t.TempDir(), t.TempDir()
+		testfs.Write(t, gateDir, files)
+		testfs.Write(t, batchDir, files)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		introduced := batchIntroduced(t, ctx, batchDir, c.change, batch)
+		broken := map[string]bool{}
+		for _, e := range introduced {
+			file, _, _ := strings.Cut(e, ": ")
+			broken[filepath.ToSlash(file)] = true
+		}
+		breaksOther := false
+		for f := range broken {
+			if _, changed := c.change[f]; !changed {
+				breaksOther = true
+			}
+		}
+		if !breaksOther {
+			t.Fatalf("the case breaks no other file by the batch checker (new errors: %v)", introduced)
+		}
+		checked := cutoffChecked(t, ctx, gateDir, c.change)
+		for f := range broken {
+			if !checked[f] {
+				t.Errorf("the batch checker finds new errors in %s, which the cut-off leaves unchecked (checked: %v; errors: %v)", f, slices.Sorted(maps.Keys(checked)), introduced)
+			}
+		}
+	}
+	for _, c := range tsOracleCases {
+		t.Run("ts/"+c.name, func(t *testing.T) {
+			run(t, c, map[string]string{"tsconfig.json": oracleTSConfig, "package.json": `{"type": "module"}`}, tsc)
+		})
+	}
+	for _, c := range pyOracleCases {
+		t.Run("py/"+c.name, func(t *testing.T) {
+			run(t, c, map[string]string{"pyrightconfig.json": oraclePyright}, pyright)
+		})
+	}
+}
+
+// batchIntroduced runs the batch checker on dir before and after the
+// change and returns the errors the change introduces.
+func batchIntroduced(t *testing.T, ctx context.Context, dir string, change map[string]string, batch func(context.Context, string) ([]string, error)) []string {
+	t.Helper()
+	before, err := batch(ctx, dir)
+	if err != nil {
+		t.Fatalf("batch checker before the change: %v", err)
+	}
+	applyChanges(t, dir, change)
+	after, err := batch(ctx, dir)
+	if err != nil {
+		t.Fatalf("batch checker after the change: %v", err)
+	}
+	return newErrors(before, after)
+}
+
+// cutoffChecked returns the files a validation of change would check: the
+// changed files and the dependants the import graph's cut-off finds.
+func cutoffChecked(t *testing.T, ctx context.Context, dir string, change map[string]string) map[string]bool {
+	t.Helper()
+	root, err := workspace.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parser := syntax.New(syntax.Options{})
+	defer parser.Close()
+	snap, err := Scan(ctx, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var changes []*changeset.Change
+	checked := map[string]bool{}
+	for rel, content := range change {
+		ch := &changeset.Change{Path: rel}
+		if err := ch.ReadBase(root); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		ch.Content = []byte(content)
+		changes = append(changes, ch)
+		checked[rel] = true
+	}
+	d, err := NewImportGraph(root, parser).Dependants(ctx, snap, changes, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range d.Files {
+		checked[f] = true
+	}
+	return checked
+}
