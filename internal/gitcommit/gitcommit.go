@@ -263,6 +263,15 @@ func record(ctx context.Context, workspace string, files []File, message, branch
 	if err != nil {
 		return nil, err
 	}
+	if current {
+		// A held index lock refuses before the hooks run for nothing (it
+		// is taken for good before the branch moves, below).
+		lock, err := r.lockIndex(ctx)
+		if err != nil {
+			return nil, err
+		}
+		lock.release()
+	}
 	tmp, err := os.CreateTemp("", "anvil-git-index-")
 	if err != nil {
 		return nil, err

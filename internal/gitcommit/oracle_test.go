@@ -86,6 +86,20 @@ func TestCommitIsWhatGitAddAndCommitMake(t *testing.T) {
 			change: map[string]string{"a.txt": "A\n", "b.txt": ""},
 		},
 		{
+			name:  "hooks in core.hooksPath, as husky sets it",
+			files: map[string]string{"a.txt": "a\n"},
+			setup: func(t *testing.T, dir string) {
+				if err := os.MkdirAll(filepath.Join(dir, ".githooks"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, ".githooks", "commit-msg"), []byte(hookLog+"echo 'Reviewed-by: Husky' >> \"$1\"\n"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				git(t, dir, "config", "core.hooksPath", ".githooks")
+			},
+			change: map[string]string{"a.txt": "b\n"},
+		},
+		{
 			name:  "commit.gpgsign",
 			files: map[string]string{"a.txt": "a\n"},
 			setup: func(t *testing.T, dir string) {
@@ -97,6 +111,16 @@ func TestCommitIsWhatGitAddAndCommitMake(t *testing.T) {
 				git(t, dir, "config", "commit.gpgsign", "true")
 			},
 			change: map[string]string{"a.txt": "b\n"},
+		},
+		{
+			name:  "commit.gpgsign without a key that signs",
+			files: map[string]string{"a.txt": "a\n"},
+			setup: func(t *testing.T, dir string) {
+				git(t, dir, "config", "gpg.program", "false")
+				git(t, dir, "config", "commit.gpgsign", "true")
+			},
+			change: map[string]string{"a.txt": "b\n"},
+			refuse: "commit.gpgsign is set, and git could not sign the commit",
 		},
 		{
 			name:  "a held index.lock",
