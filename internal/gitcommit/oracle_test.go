@@ -273,3 +273,53 @@ func TestRefusedRevertSaysTheCommitStays(t *testing.T) {
 		t.Fatal("HEAD or the index changed")
 	}
 }
+
+// Undo's revert runs the hooks git revert runs (prepare-commit-msg and
+// post-commit; neither pre-commit nor commit-msg, so a pre-commit hook
+// that refuses does not keep the revert out), and makes git's tree and
+// index.
+func TestRevertIsWhatGitRevertMakes(t *testing.T) {
+	dir := repoWith(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	refuse := "if [ -e \"$(git rev-parse --git-dir)/refuse\" ]; then echo refused >&2; exit 1; fi\n"
+	hook(t, dir, "pre-commit", refuse)
+	hook(t, dir, "prepare-commit-msg", "")
+	hook(t, dir, "commit-msg", refuse)
+	hook(t, dir, "post-commit", "")
+	files := write(t, dir, map[string]string{"a.txt": "A\n", "b.txt": "", "c.txt": "c\n"})
+	res, err := Commit(context.Background(), dir, files, "Anvil: the change", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files { // the journal restores the files
+		if f.BaseExists {
+			testfs.Write(t, dir, map[string]string{f.Path: string(f.Base)})
+		} else {
+			os.Remove(filepath.Join(dir, f.Path))
+		}
+	}
+	os.Remove(filepath.Join(dir, ".git", "hooks.log"))
+	if err := os.WriteFile(filepath.Join(dir, ".git", "refuse"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	oracle := filepath.Join(t.TempDir(), "copy")
+	if out, err := exec.Command("cp", "-a", dir, oracle).CombinedOutput(); err != nil {
+		t.Fatalf("cp -a: %v: %s", err, out)
+	}
+	git(t, oracle, "reset", "-q", "--hard") // git revert wants a clean tree
+	git(t, oracle, "clean", "-fq")
+	git(t, oracle, "revert", "--no-edit", "HEAD")
+
+	if _, err := Revert(context.Background(), dir, res, files, "Revert \"Anvil: the change\""); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range [][]string{{"rev-parse", "HEAD^{tree}"}, {"ls-files", "-s"}, {"status", "--porcelain"}} {
+		if want, got := git(t, oracle, q...), git(t, dir, q...); got != want {
+			t.Errorf("git %s:\nAnvil:\n%s\ngit:\n%s", strings.Join(q, " "), got, want)
+		}
+	}
+	want, _ := os.ReadFile(filepath.Join(oracle, ".git", "hooks.log"))
+	got, _ := os.ReadFile(filepath.Join(dir, ".git", "hooks.log"))
+	if string(got) != string(want) {
+		t.Errorf("hooks run:\nAnvil:\n%s\ngit:\n%s", got, want)
+	}
+}
