@@ -42,7 +42,8 @@ since. Run it again to undo the commit before that.`,
 			}
 			if g := out.Git; g != nil && g.Commit != "" {
 				fmt.Fprintf(cmd.OutOrStdout(), "Git: reverted in %.12s on %s.\n", g.Commit, g.Branch)
-			} else if g != nil {
+			}
+			if g := out.Git; g != nil && g.Refused != "" {
 				fmt.Fprintf(cmd.OutOrStdout(), "Git: %s\n", g.Refused)
 			}
 			return nil

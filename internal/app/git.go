@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/gitcommit"
@@ -56,13 +57,19 @@ func (a *App) gitCommit(ctx context.Context, entry string, set *changeset.Set, m
 		branch = gitcommit.BranchFor(a.Config.Git.Branch, slug)
 	}
 	res, err := gitcommit.Commit(ctx, a.Root.Dir(), files, message, gitcommit.Options{Branch: branch})
-	if err != nil {
+	if res == nil {
 		return &service.GitOutcome{Refused: err.Error()}
 	}
-	if err := a.saveGit(entry, gitRecord{Result: res, Files: files, Message: message}); err != nil {
-		return &service.GitOutcome{Commit: res.Commit, Branch: res.Branch, Refused: "committed to git, but undo will not revert it: " + err.Error()}
+	// A commit in the branch's history (even one whose index update
+	// failed, which err says) is kept for undo to revert.
+	out := &service.GitOutcome{Commit: res.Commit, Branch: res.Branch}
+	if err != nil {
+		out.Refused = err.Error()
 	}
-	return &service.GitOutcome{Commit: res.Commit, Branch: res.Branch}
+	if err := a.saveGit(entry, gitRecord{Result: res, Files: files, Message: message}); err != nil {
+		out.Refused = strings.TrimPrefix(out.Refused+"; ", "; ") + "committed to git, but undo will not revert it: " + err.Error()
+	}
+	return out
 }
 
 // gitRevert reverts the git commit of the undone entry, if it had one.

@@ -9,11 +9,21 @@
 // merge-file does). So afterwards git status shows everything of the
 // user's as before and nothing of Anvil's as staged or modified.
 //
+// The commit is what git add <files> && git commit would make: each file
+// stored as git add stores it (hash-object --path: clean filters, eol and
+// core.autocrlf conversion), the user's edits told from Anvil's after that
+// conversion (as git status tells them), the pre-commit, prepare-commit-msg,
+// commit-msg and post-commit hooks run with the temporary index, the commit
+// signed when commit.gpgsign is set. The user's index is locked
+// (index.lock) and its new entries prepared before the branch moves.
+//
 // It refuses, with the reason, and the change set stays written: outside a
 // repository's work tree, a detached HEAD, a merge, rebase, cherry-pick,
 // revert or bisect in progress, staged changes in a file to commit, a
 // user's unstaged edit that overlaps Anvil's change, git without an
-// identity.
+// identity, what git add would refuse (a new ignored file, a path outside
+// the sparse-checkout definition or in a submodule), a hook that fails, a
+// signature git cannot make, a held index.lock.
 package gitcommit
 
 import (
@@ -58,9 +68,16 @@ type Result struct {
 }
 
 // RefusedError says why nothing was committed to git.
-type RefusedError struct{ Reason string }
+type RefusedError struct {
+	Reason string
+	// Kept is the commit a refused Revert leaves in the branch's history.
+	Kept *Result
+}
 
 func (e *RefusedError) Error() string {
+	if e.Kept != nil {
+		return fmt.Sprintf("not reverted in git: %s (your files are restored; the commit %.12s stays in the history of %s: git revert %.12s reverts it)", e.Reason, e.Kept.Commit, e.Kept.Branch, e.Kept.Commit)
+	}
 	return "not committed to git: " + e.Reason + " (the change is written to your files as usual)"
 }
 
@@ -73,6 +90,7 @@ const gitTimeout = 30 * time.Second
 
 // repo is the git repository a workspace is in.
 type repo struct {
+	zero   string // the null object id (40 or 64 zeros)
 	top    string // the work tree's top
 	gitDir string
 	prefix string // the workspace's path below top, "" or "sub/dir/"
@@ -91,6 +109,10 @@ func open(ctx context.Context, workspace string) (*repo, error) {
 		return nil, err
 	}
 	r.gitDir = strings.TrimSpace(gd)
+	r.zero = strings.Repeat("0", 40)
+	if f, err := r.git(ctx, r.top, nil, "rev-parse", "--show-object-format"); err == nil && strings.TrimSpace(f) == "sha256" {
+		r.zero = strings.Repeat("0", 64)
+	}
 	real, _ := filepath.EvalSymlinks(workspace)
 	rel, err := filepath.Rel(r.top, real)
 	if err != nil || strings.HasPrefix(rel, "..") {
@@ -120,9 +142,31 @@ func (r *repo) gitIn(ctx context.Context, dir string, extra []string, stdin []by
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return stdout.String(), fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		return stdout.String(), &gitError{args: args, err: err, stderr: strings.TrimSpace(stderr.String())}
 	}
 	return stdout.String(), nil
+}
+
+// gitError is a git command that failed, with what it said.
+type gitError struct {
+	args   []string
+	err    error
+	stderr string
+}
+
+func (e *gitError) Error() string {
+	return fmt.Sprintf("git %s: %v: %s", strings.Join(e.args, " "), e.err, e.stderr)
+}
+
+func (e *gitError) Unwrap() error { return e.err }
+
+// gitMessage is what git said of err, or err itself.
+func gitMessage(err error) string {
+	var g *gitError
+	if errors.As(err, &g) && g.stderr != "" {
+		return g.stderr
+	}
+	return err.Error()
 }
 
 // inProgress names an operation git is in the middle of, if any.
@@ -139,13 +183,19 @@ func (r *repo) inProgress() string {
 }
 
 // Commit records files (already written to the work tree) as one commit
-// with message.
+// with message, as git add <files> and git commit -m message would: the
+// files stored through their attributes (clean filters, eol), the hooks
+// run, signed when commit.gpgsign says so. A Result with an error is a
+// commit on the branch whose index entries could not be set (the error
+// says how to fix the index).
 func Commit(ctx context.Context, workspace string, files []File, message string, opts Options) (*Result, error) {
-	return record(ctx, workspace, files, message, opts.Branch)
+	return record(ctx, workspace, files, message, opts.Branch, false)
 }
 
 // Revert records the undoing of a commit Commit made of files (as given
-// to Commit): the inverse change, on the branch the commit went to.
+// to Commit): the inverse change, on the branch the commit went to, with
+// the hooks git revert runs (prepare-commit-msg, post-commit). A refusal
+// says that the commit stays in the branch's history.
 func Revert(ctx context.Context, workspace string, of *Result, files []File, message string) (*Result, error) {
 	inverse := make([]File, len(files))
 	for i, f := range files {
@@ -153,10 +203,15 @@ func Revert(ctx context.Context, workspace string, of *Result, files []File, mes
 	}
 	// On the branch the commit went to: the checked-out one still, or a
 	// branch of its own (whose index is not the work tree's).
-	return record(ctx, workspace, inverse, message, of.Branch)
+	res, err := record(ctx, workspace, inverse, message, of.Branch, true)
+	var refusal *RefusedError
+	if errors.As(err, &refusal) {
+		refusal.Kept = of
+	}
+	return res, err
 }
 
-func record(ctx context.Context, workspace string, files []File, message, branch string) (*Result, error) {
+func record(ctx context.Context, workspace string, files []File, message, branch string, revert bool) (*Result, error) {
 	r, err := open(ctx, workspace)
 	if err != nil {
 		return nil, err
@@ -200,6 +255,23 @@ func record(ctx context.Context, workspace string, files []File, message, branch
 			return nil, refused("%s %s staged changes of yours", strings.ReplaceAll(s, "\n", ", "), plural(strings.Count(s, "\n")+1, "has", "have"))
 		}
 	}
+	// What git add would refuse (ignored, sparse, in a submodule).
+	if err := r.checkAdd(ctx, paths); err != nil {
+		return nil, err
+	}
+	author, err := r.author(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if current {
+		// A held index lock refuses before the hooks run for nothing (it
+		// is taken for good before the branch moves, below).
+		lock, err := r.lockIndex(ctx)
+		if err != nil {
+			return nil, err
+		}
+		lock.release()
+	}
 	tmp, err := os.CreateTemp("", "anvil-git-index-")
 	if err != nil {
 		return nil, err
@@ -216,77 +288,77 @@ func record(ctx context.Context, workspace string, files []File, message, branch
 	if err != nil {
 		return nil, err
 	}
-	type entry struct{ mode, blob, path string }
-	var entries []entry
+	var info strings.Builder // update-index --index-info lines
 	for i, f := range files {
 		p := paths[i]
-		content, del, err := r.content(ctx, base, p, f)
+		blob, del, err := r.blob(ctx, base, p, f)
 		if err != nil {
 			return nil, err
 		}
 		if del {
-			entries = append(entries, entry{path: p})
+			fmt.Fprintf(&info, "0 %s\t%s\x00", r.zero, p)
 			continue
 		}
-		blob, err := r.gitIn(ctx, r.top, nil, content, "hash-object", "-w", "--stdin")
-		if err != nil {
+		fmt.Fprintf(&info, "%s %s\t%s\x00", r.mode(ctx, base, p), blob, p)
+	}
+	if _, err := r.gitIn(ctx, r.top, index, []byte(info.String()), "update-index", "-z", "--index-info"); err != nil {
+		return nil, err
+	}
+	// The hooks git commit runs (git revert runs no pre-commit and no
+	// commit-msg), with the temporary index: they see Anvil's change as
+	// staged, and what pre-commit stages is committed, as with git commit.
+	hookEnv := append([]string{"GIT_INDEX_FILE=" + tmp.Name(), "GIT_EDITOR=:", "GIT_PREFIX=" + r.prefix}, author...)
+	if !revert {
+		if err := r.hook(ctx, "pre-commit", hookEnv); err != nil {
 			return nil, err
 		}
-		mode := "100644"
-		if info, err := os.Stat(filepath.Join(r.top, filepath.FromSlash(p))); err == nil && info.Mode()&0o111 != 0 {
-			mode = "100755"
-		}
-		entries = append(entries, entry{mode: mode, blob: strings.TrimSpace(blob), path: p})
 	}
-	update := func(extra []string) error {
-		for _, e := range entries {
-			var err error
-			if e.blob == "" {
-				_, err = r.git(ctx, r.top, extra, "update-index", "--force-remove", "--", e.path)
-			} else {
-				_, err = r.git(ctx, r.top, extra, "update-index", "--add", "--cacheinfo", e.mode+","+e.blob+","+e.path)
-			}
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := update(index); err != nil {
+	message, err = r.message(ctx, message, hookEnv, revert)
+	if err != nil {
 		return nil, err
 	}
 	tree, err := r.git(ctx, r.top, index, "write-tree")
 	if err != nil {
 		return nil, err
 	}
-	args := []string{"commit-tree", strings.TrimSpace(tree), "-m", message}
-	if base != "" {
-		args = append(args, "-p", base)
-	}
-	commit, err := r.git(ctx, r.top, nil, args...)
+	commit, err := r.commitTree(ctx, strings.TrimSpace(tree), base, message, author)
 	if err != nil {
-		if strings.Contains(err.Error(), "ident") || strings.Contains(err.Error(), "Please tell me who you are") {
-			return nil, refused("git has no identity to commit with (git config user.name and user.email)")
-		}
 		return nil, err
 	}
-	commit = strings.TrimSpace(commit)
+	res := &Result{Commit: commit, Branch: strings.TrimPrefix(ref, "refs/heads/"), Files: paths, Current: current}
+	// The user's index is locked, as git locks it, and its new entries
+	// prepared before the branch moves: a held lock refuses with nothing
+	// committed, never a commit whose reversal is left staged.
+	var lock *indexLock
+	if current {
+		if lock, err = r.lockIndex(ctx); err != nil {
+			return nil, err
+		}
+		defer lock.release()
+		if err := lock.prepare(ctx, r, base, commit); err != nil {
+			return nil, err
+		}
+	}
 	// Only if the branch is still where it was read: a commit the user
 	// made meanwhile is not overwritten.
 	if old == "" {
-		old = strings.Repeat("0", len(commit)) // the ref must not exist yet
+		old = r.zero // the ref must not exist yet
 	}
 	if _, err := r.git(ctx, r.top, nil, "update-ref", "-m", "anvil: "+firstLine(message), ref, commit, old); err != nil {
 		return nil, refused("the branch moved while the commit was made; commit again")
 	}
-	if current {
+	if lock != nil {
 		// The committed files' index entries are the commit's: git status
 		// shows nothing of Anvil's change as staged or modified.
-		if err := update(nil); err != nil {
-			return nil, fmt.Errorf("the commit %s is made, but the index entries of its files could not be set: %w", commit[:12], err)
+		if err := lock.install(); err != nil {
+			return res, fmt.Errorf("the commit %.12s is on %s, but the index could not be updated (git status shows its reversal as staged: git reset -q -- %s): %w", commit, res.Branch, strings.Join(paths, " "), err)
 		}
 	}
-	return &Result{Commit: commit, Branch: strings.TrimPrefix(ref, "refs/heads/"), Files: paths, Current: current}, nil
+	if lock != nil {
+		hookEnv[0] = "GIT_INDEX_FILE=" + lock.index // git commit's post-commit sees the index
+	}
+	r.postCommit(ctx, hookEnv)
+	return res, nil
 }
 
 // resolve returns the commit ref names, "" if none.
@@ -298,41 +370,98 @@ func (r *repo) resolve(ctx context.Context, ref string) string {
 	return strings.TrimSpace(out)
 }
 
-// content returns what to commit of f at p: Anvil's change applied to the
+// mode is the mode git add gives p: executable or not as the work tree
+// has it, or as the branch has it where git ignores the executable bit
+// (core.fileMode false).
+func (r *repo) mode(ctx context.Context, base, p string) string {
+	if fm, err := r.git(ctx, r.top, nil, "config", "--type=bool", "core.fileMode"); err == nil && strings.TrimSpace(fm) == "false" && base != "" {
+		if out, err := r.git(ctx, r.top, nil, "ls-tree", base, "--", p); err == nil {
+			if m, _, ok := strings.Cut(out, " "); ok && (m == "100644" || m == "100755") {
+				return m
+			}
+		}
+		return "100644"
+	}
+	if info, err := os.Stat(filepath.Join(r.top, filepath.FromSlash(p))); err == nil && info.Mode()&0o111 != 0 {
+		return "100755"
+	}
+	return "100644"
+}
+
+// clean stores content as git add stores the file p: through the clean
+// filter, eol conversion and ident of p's attributes and core.autocrlf
+// (hash-object --path). It returns the blob.
+func (r *repo) clean(ctx context.Context, p string, content []byte) (string, error) {
+	out, err := r.gitIn(ctx, r.top, nil, content, "hash-object", "-w", "--stdin", "--path="+p)
+	if err != nil {
+		return "", refused("%s cannot be stored as git add would (its clean filter or conversion fails): %s", p, gitMessage(err))
+	}
+	return strings.TrimSpace(out), nil
+}
+
+// blob returns what to commit of f at p: Anvil's change applied to the
 // branch's version. When the branch's version is what Anvil started from
-// (the usual case), that is Anvil's content; when the user had edited the
-// file since (unstaged), the two changes are merged, and overlapping ones
-// refuse.
-func (r *repo) content(ctx context.Context, base, p string, f File) ([]byte, bool, error) {
-	var committed []byte
-	exists := false
+// (the usual case: the file as written is compared after git's clean
+// conversion, as git status compares it), that is Anvil's content; when
+// the user had edited the file since (unstaged), the two changes are
+// merged, and overlapping ones refuse.
+func (r *repo) blob(ctx context.Context, base, p string, f File) (string, bool, error) {
+	committed := ""
 	if base != "" {
-		if out, err := r.git(ctx, r.top, nil, "cat-file", "blob", base+":"+p); err == nil {
-			committed, exists = []byte(out), true
+		if out, err := r.git(ctx, r.top, nil, "rev-parse", "-q", "--verify", base+":"+p); err == nil {
+			committed = strings.TrimSpace(out)
 		}
 	}
-	if exists == f.BaseExists && bytes.Equal(committed, f.Base) {
-		return f.New, f.Delete, nil
+	var from string // what Anvil started from, as git stores it
+	if f.BaseExists {
+		var err error
+		if from, err = r.clean(ctx, p, f.Base); err != nil {
+			return "", false, err
+		}
 	}
-	if f.Delete || !f.BaseExists || !exists {
-		return nil, false, refused("%s has changes of yours that are not committed, which Anvil's change (a creation or deletion) cannot be separated from", p)
+	if from == committed {
+		if f.Delete {
+			return "", true, nil
+		}
+		blob, err := r.clean(ctx, p, f.New)
+		return blob, false, err
+	}
+	if f.Delete || from == "" || committed == "" {
+		return "", false, refused("%s has changes of yours that are not committed, which Anvil's change (a creation or deletion) cannot be separated from", p)
+	}
+	if out, err := r.git(ctx, r.top, nil, "check-attr", "filter", "--", p); err == nil {
+		if v := strings.TrimSpace(out[strings.LastIndex(out, ":")+1:]); v != "unspecified" && v != "unset" {
+			return "", false, refused("%s has changes of yours that are not committed, and it is stored through the filter %s, which Anvil's change cannot be merged through", p, v)
+		}
+	}
+	to, err := r.clean(ctx, p, f.New)
+	if err != nil {
+		return "", false, err
 	}
 	dir, err := os.MkdirTemp("", "anvil-git-merge-")
 	if err != nil {
-		return nil, false, err
+		return "", false, err
 	}
 	defer os.RemoveAll(dir)
-	write := func(name string, b []byte) string {
-		path := filepath.Join(dir, name)
-		os.WriteFile(path, b, 0o600)
-		return path
+	var names []string
+	for i, blob := range []string{committed, from, to} {
+		content, err := r.git(ctx, r.top, nil, "cat-file", "blob", blob)
+		if err != nil {
+			return "", false, err
+		}
+		name := filepath.Join(dir, fmt.Sprint(i))
+		if err := os.WriteFile(name, []byte(content), 0o600); err != nil {
+			return "", false, err
+		}
+		names = append(names, name)
 	}
-	cur, old, other := write("committed", committed), write("base", f.Base), write("anvil", f.New)
-	merged, err := r.git(ctx, r.top, nil, "merge-file", "-p", "-q", cur, old, other)
+	merged, err := r.git(ctx, r.top, nil, "merge-file", "-p", "-q", names[0], names[1], names[2])
 	if err != nil {
-		return nil, false, refused("%s has uncommitted changes of yours that overlap Anvil's change", p)
+		return "", false, refused("%s has uncommitted changes of yours that overlap Anvil's change", p)
 	}
-	return []byte(merged), false, nil
+	// Already as git stores it: no second conversion.
+	out, err := r.gitIn(ctx, r.top, nil, []byte(merged), "hash-object", "-w", "--stdin", "--no-filters")
+	return strings.TrimSpace(out), false, err
 }
 
 func firstLine(s string) string {

@@ -83,7 +83,9 @@ type GitOutcome struct {
 	Commit string `json:"commit,omitempty"`
 	Branch string `json:"branch,omitempty"`
 	// Refused says why nothing went to git (the files are written as
-	// usual): a detached HEAD, a merge in progress, staged changes.
+	// usual): a detached HEAD, a merge in progress, staged changes; or,
+	// with Commit set, what went wrong after the commit was made. For an
+	// undo it says that the commit stays in the branch's history.
 	Refused string `json:"refused,omitempty"`
 }
 
