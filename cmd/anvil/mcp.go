@@ -7,7 +7,6 @@ import (
 	"os/signal"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/anvil-dev/anvil/internal/mcpserver"
@@ -31,7 +30,9 @@ Tools: read_file, list_files, text_search, ast_search, find_symbol,
 diagnostics, rename_symbol (computes a change set, writes nothing),
 check_changes (the verdict of 'anvil check --json'; never writes),
 apply_changes (validates, and commits atomically through the journal only when
-clean) and undo. Problems the model can fix come back as tool errors.
+clean) and undo. Problems the model can fix come back as tool errors. A line
+on stdin that is not a JSON-RPC message, or is over 16 MiB, is answered with a
+JSON-RPC error (parse error or invalid request), and the session goes on.
 
 The servers are the daemon's (see 'anvil serve'), so they stay warm between
 sessions; with --no-daemon or ANVIL_DAEMON=off they are this process's own.
@@ -65,7 +66,9 @@ SIGTERM, once the calls in flight are answered (up to 10 s).`,
 				case <-ctx.Done():
 				}
 			}()
-			err = s.Run(ctx, &mcp.StdioTransport{})
+			// Anvil's own line reader: a bad line is answered with an
+			// error, and the session goes on.
+			err = s.Run(ctx, &mcpserver.LineTransport{In: cmd.InOrStdin(), Out: cmd.OutOrStdout()})
 			if stopped.Err() != nil || errors.Is(err, io.EOF) || (err != nil && ctx.Err() != nil) {
 				return nil
 			}

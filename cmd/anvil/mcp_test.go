@@ -137,6 +137,63 @@ func TestMCPWithGoSDKClient(t *testing.T) {
 	}
 }
 
+// A client's bad line (not JSON, cut short, over 16 MiB) gets an error
+// answer from the real binary, which goes on serving and ends, status 0,
+// when its stdin closes.
+func TestMCPAnswersBadLines(t *testing.T) {
+	e := newMCPEnv(t)
+	cmd := exec.Command(filepath.Join(binDir, "anvil"), "mcp", "-C", e.ws)
+	cmd.Env = e.environ()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	answers := bufio.NewReader(stdout)
+	answer := func(line string) string {
+		t.Helper()
+		if _, err := io.WriteString(stdin, line+"\n"); err != nil {
+			t.Fatalf("anvil mcp stopped reading: %v\n%s", err, stderr.String())
+		}
+		for {
+			b, err := answers.ReadBytes('\n')
+			if err != nil {
+				t.Fatalf("anvil mcp ended its output: %v\n%s", err, stderr.String())
+			}
+			if !strings.Contains(string(b), `"method"`) { // not a notification
+				return string(b)
+			}
+		}
+	}
+	for _, tc := range []struct{ line, want string }{
+		{"garbage", `"id":null,"error":{"code":-32700`},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"`, `"id":1,"error":{"code":-32700`},
+		{`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"check_changes","arguments":{"changes":[{"path":"src/a.ts","content":"` +
+			strings.Repeat("x", 20<<20) + `"}]}}}`, `"id":2,"error":{"code":-32600`},
+		{`{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`, `"id":3,"result"`},
+	} {
+		if got := answer(tc.line); !strings.Contains(got, tc.want) {
+			t.Fatalf("%.60s: answered %s, want %s", tc.line, got, tc.want)
+		}
+	}
+	io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	if got := answer(`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`); !strings.Contains(got, `"id":4,"result"`) || !strings.Contains(got, "apply_changes") {
+		t.Fatalf("tools/list after the bad lines: %s", got)
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("anvil mcp at the end of its input: %v\n%s", err, stderr.String())
+	}
+}
+
 // Real clients stop 'anvil mcp' with signals (Claude Code: SIGINT then
 // SIGTERM; Codex: SIGTERM with stdin closed): the session's normal end,
 // status 0, and a call in flight is answered first.

@@ -33,18 +33,7 @@ func session(t *testing.T) (*mcp.ClientSession, string) {
 // sessionWith is session with the client's options.
 func sessionWith(t *testing.T, opts *mcp.ClientOptions) (*mcp.ClientSession, string) {
 	t.Helper()
-	dir := t.TempDir()
-	testfs.Write(t, dir, project)
-	home := t.TempDir()
-	env := map[string]string{
-		"HOME": home, "ANVIL_STATE_DIR": filepath.Join(home, "state"), "XDG_CONFIG_HOME": filepath.Join(home, "config"),
-		"ANVIL_TOOLS_DIR": servers.DefaultToolsDir(os.Getenv), "PATH": os.Getenv("PATH"),
-	}
-	a, err := app.New(app.Options{Dir: dir, Getenv: func(k string) string { return env[k] }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
+	a, dir := newApp(t)
 	ctx := context.Background()
 	s, err := New(ctx, a.Service(), "test")
 	if err != nil {
@@ -62,6 +51,24 @@ func sessionWith(t *testing.T, opts *mcp.ClientOptions) (*mcp.ClientSession, str
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs, dir
+}
+
+// newApp is an app for a fresh copy of project, and the copy's directory.
+func newApp(t *testing.T) (*app.App, string) {
+	t.Helper()
+	dir := t.TempDir()
+	testfs.Write(t, dir, project)
+	home := t.TempDir()
+	env := map[string]string{
+		"HOME": home, "ANVIL_STATE_DIR": filepath.Join(home, "state"), "XDG_CONFIG_HOME": filepath.Join(home, "config"),
+		"ANVIL_TOOLS_DIR": servers.DefaultToolsDir(os.Getenv), "PATH": os.Getenv("PATH"),
+	}
+	a, err := app.New(app.Options{Dir: dir, Getenv: func(k string) string { return env[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a, dir
 }
 
 func call(t *testing.T, cs *mcp.ClientSession, name string, args any) (*mcp.CallToolResult, string) {
