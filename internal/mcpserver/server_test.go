@@ -130,18 +130,31 @@ func TestTools(t *testing.T) {
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools %v, want %v", names, want)
 	}
-	// A tool that runs code, or writes, is not advertised as read-only.
+	// Clients approve a tool without asking by its hints: what a tool
+	// does to the user's files is said truly. An unset destructiveHint
+	// means true (the MCP default).
+	type hints struct{ readOnly, destructive, idempotent bool }
+	wantHints := map[string]hints{
+		"apply_changes": {destructive: true, idempotent: true}, // overwrites and deletes files
+		"undo":          {destructive: true},                   // each call undoes one more commit
+		"test_changes":  {idempotent: true},                    // runs the project's code, in a shadow tree
+	}
 	for _, tool := range list.Tools {
-		ro := tool.Annotations != nil && tool.Annotations.ReadOnlyHint
-		switch tool.Name {
-		case "test_changes", "apply_changes", "undo":
-			if ro {
-				t.Errorf("%s is advertised as read-only", tool.Name)
-			}
-		default:
-			if !ro {
-				t.Errorf("%s is not advertised as read-only", tool.Name)
-			}
+		a := tool.Annotations
+		if a == nil {
+			t.Errorf("%s: no annotations", tool.Name)
+			continue
+		}
+		got := hints{a.ReadOnlyHint, a.DestructiveHint == nil || *a.DestructiveHint, a.IdempotentHint}
+		w, ok := wantHints[tool.Name]
+		if !ok {
+			w = hints{readOnly: true, idempotent: true} // the read tools and check_changes
+		}
+		if got != w {
+			t.Errorf("%s: annotated %+v, want %+v", tool.Name, got, w)
+		}
+		if a.OpenWorldHint == nil || *a.OpenWorldHint {
+			t.Errorf("%s: advertised as reaching outside the workspace", tool.Name)
 		}
 	}
 }
