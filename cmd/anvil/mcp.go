@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os/signal"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -36,6 +37,8 @@ JSON-RPC error (parse error or invalid request), and the session goes on.
 
 The servers are the daemon's (see 'anvil serve'), so they stay warm between
 sessions; with --no-daemon or ANVIL_DAEMON=off they are this process's own.
+The workspace is -C DIR, else the current directory, which must not be /
+(where some clients start their servers): without -C there, it exits 3.
 It ends, with status 0, when its client closes stdin or sends SIGINT or
 SIGTERM, once the calls in flight are answered (up to 10 s).`,
 		Example: `  claude mcp add anvil -- anvil mcp -C /path/to/project`,
@@ -45,6 +48,9 @@ SIGTERM, once the calls in flight are answered (up to 10 s).`,
 			// SIGINT, then SIGTERM; Codex: SIGTERM and a closed stdin):
 			// that is the session's normal end, so calls in flight finish
 			// (within a bound) and the exit status is 0.
+			if err := mcpWorkspace(cmd, dir); err != nil {
+				return err
+			}
 			stopped, stop := signal.NotifyContext(context.Background(), stopSignals()...)
 			defer stop()
 			ctx, cancel := context.WithCancel(cmd.Context())
@@ -78,4 +84,23 @@ SIGTERM, once the calls in flight are answered (up to 10 s).`,
 	cmd.Flags().StringVarP(&dir, "dir", "C", ".", "workspace root")
 	cmd.Flags().BoolVar(&noDaemon, "no-daemon", false, "run with language servers of this process's own")
 	return cmd
+}
+
+// mcpWorkspace refuses a workspace no one chose: the client starts
+// 'anvil mcp' in a directory of its choosing, and some (desktop apps)
+// start it in /, which is no project. -C names the workspace; without it
+// the current directory is taken when it is not /.
+func mcpWorkspace(cmd *cobra.Command, dir string) error {
+	if cmd.Flags().Changed("dir") {
+		return nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return badInput("the workspace: %v", err)
+	}
+	if filepath.Dir(abs) == abs {
+		return badInput("no workspace: anvil mcp was started in %s without -C, and the root of the file system is no project; "+
+			"name the project in the client's command: anvil mcp -C /path/to/project", abs)
+	}
+	return nil
 }

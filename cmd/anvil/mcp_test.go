@@ -194,6 +194,28 @@ func TestMCPAnswersBadLines(t *testing.T) {
 	}
 }
 
+// Started in / without -C (as desktop clients start their servers),
+// 'anvil mcp' opens no workspace: it says how to name one and exits 3,
+// having started nothing.
+func TestMCPWithoutAWorkspaceSaysSo(t *testing.T) {
+	home := t.TempDir()
+	run, err := os.MkdirTemp("", "anvil-run-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(run) })
+	cmd := exec.Command(filepath.Join(binDir, "anvil"), "mcp")
+	cmd.Dir = "/"
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "ANVIL_STATE_DIR=" + filepath.Join(home, "state"), "XDG_RUNTIME_DIR=" + run}
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitBadInput || !strings.Contains(string(out), "anvil mcp -C /path/to/project") {
+		t.Fatalf("anvil mcp in / without -C: %v\n%s", err, out)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(run, "anvil")); len(entries) > 0 {
+		t.Fatalf("it reached for the daemon: %v", entries)
+	}
+}
+
 // Real clients stop 'anvil mcp' with signals (Claude Code: SIGINT then
 // SIGTERM; Codex: SIGTERM with stdin closed): the session's normal end,
 // status 0, and a call in flight is answered first.

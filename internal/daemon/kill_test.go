@@ -176,6 +176,9 @@ func TestDaemonKilledMidCommit(t *testing.T) {
 	}
 	err := <-done
 	waitGone(t, c.PID)
+	if err != nil && !IsOutcomeUnknown(err) {
+		t.Errorf("the commit the daemon was killed in: %v, want it said to be of unknown outcome", err)
+	}
 
 	ws2, _ := e.connect(t).Workspace(dir)
 	out, cerr := ws2.Check(context.Background(), specs(map[string]string{"notes.txt": "x\n"}), service.GateOptions{})

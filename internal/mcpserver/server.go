@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -98,7 +99,7 @@ func New(ctx context.Context, svc service.Service, version string) (*Server, err
 		s.AddTool(&mcp.Tool{Name: t.Name(), Description: t.Description(), InputSchema: t.InputSchema(), Annotations: g.annotations},
 			withProgress(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				res, err := t.Call(ctx, req.Params.Arguments)
-				if service.IsInput(err) {
+				if service.IsInput(err) || outcomeUnknown(err) {
 					return errorResult(err.Error()), nil
 				}
 				if err != nil {
@@ -146,6 +147,15 @@ func result(text string, data json.RawMessage, isError bool) *mcp.CallToolResult
 		r.StructuredContent = json.RawMessage(b)
 	}
 	return r
+}
+
+// outcomeUnknown reports whether err is a commit or an undo whose daemon
+// went away while it handled it (daemon.OutcomeUnknownError): its text
+// says what is known and how to learn the rest, for the model to read as
+// the tool's answer.
+func outcomeUnknown(err error) bool {
+	var u interface{ OutcomeUnknown() bool }
+	return errors.As(err, &u) && u.OutcomeUnknown()
 }
 
 func errorResult(text string) *mcp.CallToolResult { return result(text, nil, true) }

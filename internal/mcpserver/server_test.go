@@ -13,7 +13,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/anvil-dev/anvil/internal/app"
+	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/servers"
+	"github.com/anvil-dev/anvil/internal/service"
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
 
@@ -34,8 +36,14 @@ func session(t *testing.T) (*mcp.ClientSession, string) {
 func sessionWith(t *testing.T, opts *mcp.ClientOptions) (*mcp.ClientSession, string) {
 	t.Helper()
 	a, dir := newApp(t)
+	return connect(t, a.Service(), opts), dir
+}
+
+// connect is an MCP client of a server for svc.
+func connect(t *testing.T, svc service.Service, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
 	ctx := context.Background()
-	s, err := New(ctx, a.Service(), "test")
+	s, err := New(ctx, svc, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +58,7 @@ func sessionWith(t *testing.T, opts *mcp.ClientOptions) (*mcp.ClientSession, str
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return cs, dir
+	return cs
 }
 
 // newApp is an app for a fresh copy of project, and the copy's directory.
@@ -314,5 +322,44 @@ func TestProgressReachesTheClient(t *testing.T) {
 	defer mu.Unlock()
 	if len(heard) != 0 {
 		t.Errorf("progress sent for a call without a progress token: %q", heard)
+	}
+}
+
+// lostMidChange is a service whose daemon goes away in the middle of
+// every commit and undo.
+type lostMidChange struct{ service.Service }
+
+type outcomeUnknownError struct{}
+
+func (outcomeUnknownError) Error() string {
+	return "whether it was written is not known; the journal settles it"
+}
+func (outcomeUnknownError) OutcomeUnknown() bool { return true }
+
+func (lostMidChange) Commit(context.Context, []changeset.Spec, string, service.GateOptions) (*service.Outcome, error) {
+	return nil, outcomeUnknownError{}
+}
+
+func (lostMidChange) Undo(context.Context, service.UndoOptions) (*service.UndoOutcome, error) {
+	return nil, outcomeUnknownError{}
+}
+
+// A commit or an undo whose daemon went away mid-way is the tool's
+// answer, an error whose text (and structured content) says what is
+// known, not a protocol error a client may not show its model.
+func TestLostMidChangeIsAToolError(t *testing.T) {
+	a, _ := newApp(t)
+	cs := connect(t, lostMidChange{a.Service()}, nil)
+	for _, tc := range []struct {
+		tool string
+		args any
+	}{
+		{"apply_changes", changes("src/a.ts", "export const one = 1;\n")},
+		{"undo", map[string]any{}},
+	} {
+		res, text := call(t, cs, tc.tool, tc.args)
+		if !res.IsError || !strings.Contains(text, "not known") || !strings.Contains(verdictOf(t, res)["error"].(string), "not known") {
+			t.Errorf("%s: isError %v, text %q, structured %v", tc.tool, res.IsError, text, res.StructuredContent)
+		}
 	}
 }
