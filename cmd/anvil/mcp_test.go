@@ -91,7 +91,7 @@ func TestMCPWithGoSDKClient(t *testing.T) {
 	e := newMCPEnv(t)
 	cmd := exec.Command(filepath.Join(binDir, "anvil"), "mcp", "-C", e.ws)
 	cmd.Env = e.environ()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := untilDeadline(t)
 	defer cancel()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "anvil-test", Version: "v0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
@@ -132,8 +132,8 @@ func TestMCPWithGoSDKClient(t *testing.T) {
 	go func() { cmd.Wait(); close(exited) }()
 	select {
 	case <-exited:
-	case <-time.After(10 * time.Second):
-		t.Fatal("anvil mcp did not exit within 10 s of its stdin closing")
+	case <-ctx.Done():
+		t.Fatal("anvil mcp did not exit once its stdin closed")
 	}
 }
 
@@ -242,7 +242,7 @@ func TestMCPStopsCleanly(t *testing.T) {
 			cmd.Env = e.environ()
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			ctx, cancel := untilDeadline(t)
 			defer cancel()
 			// The test owns the process (and its exit status): the
 			// client talks over its pipes.
@@ -294,7 +294,7 @@ func TestMCPStopsCleanly(t *testing.T) {
 				case res := <-answered:
 					t.Fatalf("answered without a progress notice: %+v", res)
 				case <-ctx.Done():
-					t.Fatal("no progress notice within 2 minutes of the call")
+					t.Fatal("no progress notice before the test's deadline")
 				}
 			}
 			tc.stop(cmd, stdin)
@@ -419,6 +419,8 @@ func TestMCPSessionOutlivesTheDaemon(t *testing.T) {
 	}
 	defer cmd.Process.Kill()
 	lines := bufio.NewScanner(stdout)
+	ctx, cancel := untilDeadline(t)
+	defer cancel()
 	read := func() map[string]any {
 		t.Helper()
 		done := make(chan bool, 1)
@@ -428,8 +430,8 @@ func TestMCPSessionOutlivesTheDaemon(t *testing.T) {
 			if !ok {
 				t.Fatalf("the client ended: %v", lines.Err())
 			}
-		case <-time.After(2 * time.Minute):
-			t.Fatal("no answer from the client within 2 minutes")
+		case <-ctx.Done():
+			t.Fatal("no answer from the client before the test's deadline")
 		}
 		var m map[string]any
 		if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
@@ -520,3 +522,18 @@ func (e *mcpEnv) anvil(t *testing.T, bin string, args ...string) []byte {
 	}
 	return out
 }
+
+// untilDeadline is a context for the waits of a test: it ends shortly
+// before the test binary's deadline (go test -timeout), so a wait that
+// never ends fails with its message, and sets no wall-clock bound of its
+// own, which a loaded machine would overrun. Usable in cleanups.
+func untilDeadline(t *testing.T) (context.Context, context.CancelFunc) {
+	d, ok := t.Deadline()
+	if !ok {
+		return context.WithCancel(context.Background())
+	}
+	return context.WithDeadline(context.Background(), d.Add(-deadlineMargin))
+}
+
+// deadlineMargin is the time left, after a wait gives up, to report it.
+const deadlineMargin = 10 * time.Second
