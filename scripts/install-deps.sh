@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Installs what Anvil's tests and the demo need beside Go: ripgrep, patch,
-# tmux, git, pytest and cargo (Debian packages), the pinned language servers (scripts/install-servers.sh)
-# and the MCP client the tests drive `anvil mcp` with
-# (scripts/install-test-clients.sh).
+# Installs what Anvil's tests and the demo need beside Go:
+# - Debian packages (apt): ripgrep, patch, python3-pytest, cargo, tmux, git;
+# - the pinned language servers (scripts/install-servers.sh): TypeScript 7
+#   (tsc --lsp), pyright, TypeScript 6's tsserver (npm) and gopls (go install);
+# - the MCP client the tests drive `anvil mcp` with, the MCP Inspector, with
+#   the Node 22 it needs (scripts/install-test-clients.sh, npm).
 # Skips what is already present. apt needs root or sudo; without either, it
 # says what to install and goes on (text_search then uses its Go fallback).
 set -euo pipefail

@@ -61,7 +61,9 @@ calls and is started when it is not running (see 'anvil serve'); with
 --no-daemon or ANVIL_DAEMON=off it runs with servers of its own.
 
 Exit status: 0 clean, 1 rejected (or the commit was refused), 2 unverified
-(a server was missing, crashed or timed out), 3 bad input.`,
+(a server was missing, crashed or timed out), 3 bad input, 4 the daemon went
+away during --commit: the commit may or may not have been written (the next
+check settles it from the journal and says which).`,
 		Example: `  anvil check -C ./my-project changes.json
   anvil check --json --commit - < changes.json`,
 		Args: cobra.ExactArgs(1),
@@ -150,10 +152,14 @@ func openService(ctx context.Context, cmd *cobra.Command, dir string, noDaemon b
 	return svc, closeSvc, nil
 }
 
-// serviceError maps a service's error to check's and tool's exit codes.
+// serviceError maps a service's error to the exit codes of check, tool
+// and undo.
 func serviceError(err error) error {
-	if service.IsInput(err) {
+	switch {
+	case service.IsInput(err):
 		return badInput("%v", err)
+	case daemon.IsOutcomeUnknown(err):
+		return &exitError{code: exitOutcomeUnknown, err: err}
 	}
 	return err
 }

@@ -33,6 +33,9 @@ func runInteractive(cmd *cobra.Command, o runOptions) error {
 	defer a.Close()
 	model := cmp.Or(o.model, a.Config.Model)
 	provider, err := providers.Select(providers.Choice{Provider: cmp.Or(o.provider, a.Config.Provider), Model: model, BaseURL: a.Config.BaseURL, ReplayScript: o.replay}, os.Getenv)
+	if errors.Is(err, providers.ErrNoProvider) {
+		return badInput("a session sends its requests to a model, and %v", err)
+	}
 	if err != nil {
 		return badInput("%v", err)
 	}

@@ -91,7 +91,7 @@ func TestMCPWithGoSDKClient(t *testing.T) {
 	e := newMCPEnv(t)
 	cmd := exec.Command(filepath.Join(binDir, "anvil"), "mcp", "-C", e.ws)
 	cmd.Env = e.environ()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := untilDeadline(t)
 	defer cancel()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "anvil-test", Version: "v0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
@@ -132,8 +132,87 @@ func TestMCPWithGoSDKClient(t *testing.T) {
 	go func() { cmd.Wait(); close(exited) }()
 	select {
 	case <-exited:
-	case <-time.After(10 * time.Second):
-		t.Fatal("anvil mcp did not exit within 10 s of its stdin closing")
+	case <-ctx.Done():
+		t.Fatal("anvil mcp did not exit once its stdin closed")
+	}
+}
+
+// A client's bad line (not JSON, cut short, over 16 MiB) gets an error
+// answer from the real binary, which goes on serving and ends, status 0,
+// when its stdin closes.
+func TestMCPAnswersBadLines(t *testing.T) {
+	e := newMCPEnv(t)
+	cmd := exec.Command(filepath.Join(binDir, "anvil"), "mcp", "-C", e.ws)
+	cmd.Env = e.environ()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	answers := bufio.NewReader(stdout)
+	answer := func(line string) string {
+		t.Helper()
+		if _, err := io.WriteString(stdin, line+"\n"); err != nil {
+			t.Fatalf("anvil mcp stopped reading: %v\n%s", err, stderr.String())
+		}
+		for {
+			b, err := answers.ReadBytes('\n')
+			if err != nil {
+				t.Fatalf("anvil mcp ended its output: %v\n%s", err, stderr.String())
+			}
+			if !strings.Contains(string(b), `"method"`) { // not a notification
+				return string(b)
+			}
+		}
+	}
+	for _, tc := range []struct{ line, want string }{
+		{"garbage", `"id":null,"error":{"code":-32700`},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"`, `"id":1,"error":{"code":-32700`},
+		{`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"check_changes","arguments":{"changes":[{"path":"src/a.ts","content":"` +
+			strings.Repeat("x", 20<<20) + `"}]}}}`, `"id":2,"error":{"code":-32600`},
+		{`{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`, `"id":3,"result"`},
+	} {
+		if got := answer(tc.line); !strings.Contains(got, tc.want) {
+			t.Fatalf("%.60s: answered %s, want %s", tc.line, got, tc.want)
+		}
+	}
+	io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	if got := answer(`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`); !strings.Contains(got, `"id":4,"result"`) || !strings.Contains(got, "apply_changes") {
+		t.Fatalf("tools/list after the bad lines: %s", got)
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("anvil mcp at the end of its input: %v\n%s", err, stderr.String())
+	}
+}
+
+// Started in / without -C (as desktop clients start their servers),
+// 'anvil mcp' opens no workspace: it says how to name one and exits 3,
+// having started nothing.
+func TestMCPWithoutAWorkspaceSaysSo(t *testing.T) {
+	home := t.TempDir()
+	run, err := os.MkdirTemp("", "anvil-run-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(run) })
+	cmd := exec.Command(filepath.Join(binDir, "anvil"), "mcp")
+	cmd.Dir = "/"
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "ANVIL_STATE_DIR=" + filepath.Join(home, "state"), "XDG_RUNTIME_DIR=" + run}
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitBadInput || !strings.Contains(string(out), "anvil mcp -C /path/to/project") {
+		t.Fatalf("anvil mcp in / without -C: %v\n%s", err, out)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(run, "anvil")); len(entries) > 0 {
+		t.Fatalf("it reached for the daemon: %v", entries)
 	}
 }
 
@@ -163,7 +242,7 @@ func TestMCPStopsCleanly(t *testing.T) {
 			cmd.Env = e.environ()
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			ctx, cancel := untilDeadline(t)
 			defer cancel()
 			// The test owns the process (and its exit status): the
 			// client talks over its pipes.
@@ -215,7 +294,7 @@ func TestMCPStopsCleanly(t *testing.T) {
 				case res := <-answered:
 					t.Fatalf("answered without a progress notice: %+v", res)
 				case <-ctx.Done():
-					t.Fatal("no progress notice within 2 minutes of the call")
+					t.Fatal("no progress notice before the test's deadline")
 				}
 			}
 			tc.stop(cmd, stdin)
@@ -340,6 +419,8 @@ func TestMCPSessionOutlivesTheDaemon(t *testing.T) {
 	}
 	defer cmd.Process.Kill()
 	lines := bufio.NewScanner(stdout)
+	ctx, cancel := untilDeadline(t)
+	defer cancel()
 	read := func() map[string]any {
 		t.Helper()
 		done := make(chan bool, 1)
@@ -349,8 +430,8 @@ func TestMCPSessionOutlivesTheDaemon(t *testing.T) {
 			if !ok {
 				t.Fatalf("the client ended: %v", lines.Err())
 			}
-		case <-time.After(2 * time.Minute):
-			t.Fatal("no answer from the client within 2 minutes")
+		case <-ctx.Done():
+			t.Fatal("no answer from the client before the test's deadline")
 		}
 		var m map[string]any
 		if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
@@ -441,3 +522,18 @@ func (e *mcpEnv) anvil(t *testing.T, bin string, args ...string) []byte {
 	}
 	return out
 }
+
+// untilDeadline is a context for the waits of a test: it ends shortly
+// before the test binary's deadline (go test -timeout), so a wait that
+// never ends fails with its message, and sets no wall-clock bound of its
+// own, which a loaded machine would overrun. Usable in cleanups.
+func untilDeadline(t *testing.T) (context.Context, context.CancelFunc) {
+	d, ok := t.Deadline()
+	if !ok {
+		return context.WithCancel(context.Background())
+	}
+	return context.WithDeadline(context.Background(), d.Add(-deadlineMargin))
+}
+
+// deadlineMargin is the time left, after a wait gives up, to report it.
+const deadlineMargin = 10 * time.Second

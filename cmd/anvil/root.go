@@ -15,11 +15,14 @@ import (
 )
 
 // Exit codes shared by every command. check and the agent add their own
-// meanings for 1 and 2 (rejected, unverified); 3 is always bad input.
+// meanings for 1 and 2 (rejected, unverified); 3 is always bad input; 4
+// is a commit or an undo whose daemon went away while it handled it (it
+// may or may not have been made).
 const (
-	exitOK       = 0
-	exitFailure  = 1
-	exitBadInput = 3
+	exitOK             = 0
+	exitFailure        = 1
+	exitBadInput       = 3
+	exitOutcomeUnknown = 4
 )
 
 // exitError carries an exit code out of a command without printing twice.

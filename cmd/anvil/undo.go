@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/anvil-dev/anvil/internal/daemon"
 	"github.com/anvil-dev/anvil/internal/journal"
 	"github.com/anvil-dev/anvil/internal/service"
 )
@@ -17,7 +18,11 @@ func newUndoCmd() *cobra.Command {
 		Short: "Restore the files of the last change set Anvil committed",
 		Long: `Restore every file of the last committed change set in this workspace to what
 it was before. Refuses, writing nothing, if you have changed any of those files
-since. Run it again to undo the commit before that.`,
+since. Run it again to undo the commit before that.
+
+Exit status: 0 undone, 1 nothing to undo or refused, 3 bad input, 4 the daemon
+went away while it undid: the undo may or may not have been made (the next
+request settles it from the journal and says which).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			svc, closeSvc, err := openService(cmd.Context(), cmd, dir, false)
@@ -27,8 +32,8 @@ since. Run it again to undo the commit before that.`,
 			defer closeSvc()
 			out, err := svc.Undo(cmd.Context(), service.UndoOptions{})
 			switch {
-			case service.IsInput(err):
-				return badInput("%v", err)
+			case service.IsInput(err), daemon.IsOutcomeUnknown(err):
+				return serviceError(err)
 			case err != nil:
 				return &exitError{code: exitFailure, err: err}
 			case out.Nothing:

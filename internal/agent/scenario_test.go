@@ -105,7 +105,7 @@ func runScriptIn(t *testing.T, dir string, script []byte, request string, decisi
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := untilDeadline(t)
 	defer cancel()
 	r.done, r.err = orch.Run(ctx, request)
 	if left := prov.Remaining(); left != 0 && r.err == nil {
@@ -470,3 +470,18 @@ func TestPlanWarmsWhileTheUserReads(t *testing.T) {
 		t.Fatalf("warmed %v while the user read the plan, want its files %v", user.got, planned)
 	}
 }
+
+// untilDeadline is a context for the waits of a test: it ends shortly
+// before the test binary's deadline (go test -timeout), so a wait that
+// never ends fails with its message, and sets no wall-clock bound of its
+// own, which a loaded machine would overrun. Usable in cleanups.
+func untilDeadline(t *testing.T) (context.Context, context.CancelFunc) {
+	d, ok := t.Deadline()
+	if !ok {
+		return context.WithCancel(context.Background())
+	}
+	return context.WithDeadline(context.Background(), d.Add(-deadlineMargin))
+}
+
+// deadlineMargin is the time left, after a wait gives up, to report it.
+const deadlineMargin = 10 * time.Second

@@ -106,10 +106,12 @@ func (e *env) serve(t *testing.T, opts Options) *Daemon {
 	go func() { served <- d.Serve() }()
 	t.Cleanup(func() {
 		d.Stop()
+		ctx, cancel := untilDeadline(t)
+		defer cancel()
 		select {
 		case <-served:
-		case <-time.After(30 * time.Second):
-			t.Error("the daemon did not stop within 30 s")
+		case <-ctx.Done():
+			t.Error("the daemon did not stop")
 		}
 	})
 	return d
@@ -117,7 +119,7 @@ func (e *env) serve(t *testing.T, opts Options) *Daemon {
 
 func (e *env) dial(t *testing.T) *Client {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := untilDeadline(t)
 	defer cancel()
 	c, err := Dial(ctx, e.socket)
 	if err != nil {
@@ -139,7 +141,7 @@ func (e *env) connectOptions(extra ...string) ConnectOptions {
 // stopDaemon stops the out-of-process daemon at e.socket, if any, and
 // waits until its process is gone.
 func (e *env) stopDaemon(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := untilDeadline(t)
 	defer cancel()
 	c, err := Find(ctx, e.socket)
 	if err != nil {
@@ -258,8 +260,23 @@ func checkUnderWay(t *testing.T, ws *Remote, files map[string]string) <-chan err
 	case <-checking:
 	case err := <-done:
 		t.Fatalf("the check ended before it was under way: %v", err)
-	case <-time.After(2 * time.Minute):
-		t.Fatal("no progress within 2 minutes")
+	case <-ctx.Done():
+		t.Fatal("no progress before the test's deadline")
 	}
 	return done
 }
+
+// untilDeadline is a context for the waits of a test: it ends shortly
+// before the test binary's deadline (go test -timeout), so a wait that
+// never ends fails with its message, and sets no wall-clock bound of its
+// own, which a loaded machine would overrun. Usable in cleanups.
+func untilDeadline(t *testing.T) (context.Context, context.CancelFunc) {
+	d, ok := t.Deadline()
+	if !ok {
+		return context.WithCancel(context.Background())
+	}
+	return context.WithDeadline(context.Background(), d.Add(-deadlineMargin))
+}
+
+// deadlineMargin is the time left, after a wait gives up, to report it.
+const deadlineMargin = 10 * time.Second

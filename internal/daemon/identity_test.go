@@ -1,13 +1,11 @@
 package daemon
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/anvil-dev/anvil/internal/app"
 	"github.com/anvil-dev/anvil/internal/service"
@@ -87,7 +85,7 @@ func TestRecreatedWorkspace(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer a.Close()
-				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+				ctx, cancel := untilDeadline(t)
 				defer cancel()
 				out, err := a.Service().Check(ctx, specs(tc.change), service.GateOptions{})
 				if err != nil {
@@ -101,7 +99,7 @@ func TestRecreatedWorkspace(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			ctx, cancel := untilDeadline(t)
 			defer cancel()
 			out, err := ws.Check(ctx, specs(tc.change), service.GateOptions{})
 			if err != nil {

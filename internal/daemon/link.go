@@ -108,11 +108,43 @@ func (l *Link) call(ctx context.Context, method string, params any, token *strin
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case gone.sent && !idempotent:
-			return fmt.Errorf("the Anvil daemon went away while it handled %s, which is not asked again (the journal settles an interrupted commit on the next request; 'anvil undo' and the files say where it stands): %w", method, gone.err)
+			return &OutcomeUnknownError{Method: method, Err: gone.err}
 		case attempt == maxAttempts:
 			return gone.err
 		}
 	}
+}
+
+// OutcomeUnknownError is a change to the workspace (a commit, an undo)
+// whose daemon went away while it handled it: the change may or may not
+// have been made, and it is not asked again. The journal settles it on
+// the next request to the workspace.
+type OutcomeUnknownError struct {
+	Method string // methodCommit or methodUndo
+	Err    error  // how the daemon was lost
+}
+
+func (e *OutcomeUnknownError) Error() string {
+	what, done := "the commit", "written"
+	if e.Method == methodUndo {
+		what, done = "the undo", "made"
+	}
+	return fmt.Sprintf("the Anvil daemon went away while it handled %s, so whether it was %s is not known (%v). "+
+		"The next request to this workspace (any 'anvil check', or the next MCP call) settles it from the journal: "+
+		"an interrupted change is rolled back, or completed past its mark, and the request says which. "+
+		"The files then show where it stands; 'anvil undo' reverts the last commit that was written", what, done, e.Err)
+}
+
+func (e *OutcomeUnknownError) Unwrap() error { return e.Err }
+
+// OutcomeUnknown marks the error for front ends that do not import this
+// package (the MCP server): the change may or may not have been made.
+func (*OutcomeUnknownError) OutcomeUnknown() bool { return true }
+
+// IsOutcomeUnknown reports whether err is an [*OutcomeUnknownError].
+func IsOutcomeUnknown(err error) bool {
+	var u *OutcomeUnknownError
+	return errors.As(err, &u)
 }
 
 // maxAttempts bounds the connections one call tries: a daemon that dies

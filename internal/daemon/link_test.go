@@ -21,7 +21,7 @@ func linkedProject(t *testing.T, e *env) (context.Context, *Link, *Remote) {
 	t.Helper()
 	t.Cleanup(func() { e.stopDaemon(t) })
 	dir := writeProject(t, map[string]string{"tsconfig.json": `{"compilerOptions": {"strict": true, "noEmit": true}}`, "a.ts": "export const a: number = 1;\n"})
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := untilDeadline(t)
 	t.Cleanup(cancel)
 	l, err := NewLink(ctx, e.connectOptions())
 	if err != nil {
@@ -97,9 +97,11 @@ func TestIdleExitWaitsForClients(t *testing.T) {
 	case <-time.After(1500 * time.Millisecond):
 	}
 	c.Close()
+	ctx, cancel := untilDeadline(t)
+	defer cancel()
 	select {
 	case <-d.Done():
-	case <-time.After(10 * time.Second):
+	case <-ctx.Done():
 		t.Fatal("the daemon did not exit once idle with no client")
 	}
 }
@@ -118,14 +120,17 @@ func TestUnusedDaemonExits(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	ctx, cancel := untilDeadline(t)
+	defer cancel()
 	select {
 	case err := <-done:
 		if err != nil || !strings.Contains(log.String(), "no client came within 5s; exiting") {
 			t.Fatalf("exit %v:\n%s", err, log.String())
 		}
-	case <-time.After(20 * time.Second):
+	case <-ctx.Done():
 		cmd.Process.Kill()
-		t.Fatalf("an unused daemon still runs after 20 s:\n%s", log.String())
+		<-done
+		t.Fatalf("an unused daemon still runs at the test's deadline:\n%s", log.String())
 	}
 }
 

@@ -451,6 +451,11 @@ func withSpace(d *Daemon, r request, fn func(service.Service) (any, error)) (any
 }
 
 func (d *Daemon) acquire(dir, identity string) (*space, error) {
+	if !filepath.IsAbs(dir) {
+		// Resolved here, a missing or relative path would be the daemon's
+		// own directory (/), never what the client meant.
+		return nil, &service.InputError{Msg: fmt.Sprintf("the request names no workspace (an absolute directory; it gave %q); nothing was done: name the project's directory", dir)}
+	}
 	root, err := workspace.New(dir)
 	if err != nil {
 		return nil, &service.InputError{Msg: err.Error()}

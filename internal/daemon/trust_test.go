@@ -223,7 +223,7 @@ func TestShadowTreeCannotDriveTheDaemon(t *testing.T) {
 	// The test binary, where a command in the shadow tree can run it.
 	bin := filepath.Join(ws, "daemon.test")
 	copyExecutable(t, os.Args[0], bin)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := untilDeadline(t)
 	defer cancel()
 	// Outside a shadow tree the same client connects: the refusal below
 	// is the namespace's doing.

@@ -28,7 +28,7 @@ func TestCheckDoesNotWaitForACommit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := untilDeadline(t)
 	defer cancel()
 	out, err := svc.Check(ctx, specs(map[string]string{"a.ts": "export const a: number = \"x\";\n"}), service.GateOptions{})
 	if err != nil || out.Result.Verdict != "rejected" {

@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -66,8 +67,7 @@ func New(ctx context.Context, svc service.Service, version string) (*Server, err
 		return nil, fmt.Errorf("listing the workspace's tools: %w", err)
 	}
 	for _, info := range infos {
-		readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)}
-		s.AddTool(&mcp.Tool{Name: info.Name, Description: info.Description, InputSchema: info.InputSchema, Annotations: readOnly},
+		s.AddTool(&mcp.Tool{Name: info.Name, Description: info.Description, InputSchema: info.InputSchema, Annotations: readOnly()},
 			withProgress(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				out, err := svc.Tool(ctx, info.Name, req.Params.Arguments, nil)
 				if service.IsInput(err) {
@@ -83,19 +83,23 @@ func New(ctx context.Context, svc service.Service, version string) (*Server, err
 		tool        tools.Tool
 		annotations *mcp.ToolAnnotations
 	}{
-		{tools.Adapt(&checkChanges{svc: svc}), &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}},
+		{tools.Adapt(&checkChanges{svc: svc}), readOnly()},
 		// It runs the project's build and tests (in a shadow tree): not
 		// read-only, though it writes nothing of the user's.
 		{tools.Adapt(&checkChanges{svc: svc, run: true}), &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)}},
-		{tools.Adapt(&applyChanges{svc: svc}), &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}},
-		{tools.Adapt(&undo{svc: svc}), &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(false)}},
+		// Clients approve a tool without asking by these hints: apply_changes
+		// overwrites and deletes the user's files. Sent again, it finds the
+		// files with that content and writes nothing: idempotent.
+		{tools.Adapt(&applyChanges{svc: svc}), &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)}},
+		// Each call undoes one more commit: not idempotent.
+		{tools.Adapt(&undo{svc: svc}), &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)}},
 	}
 	for _, g := range gate {
 		t := g.tool
 		s.AddTool(&mcp.Tool{Name: t.Name(), Description: t.Description(), InputSchema: t.InputSchema(), Annotations: g.annotations},
 			withProgress(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				res, err := t.Call(ctx, req.Params.Arguments)
-				if service.IsInput(err) {
+				if service.IsInput(err) || outcomeUnknown(err) {
 					return errorResult(err.Error()), nil
 				}
 				if err != nil {
@@ -145,6 +149,21 @@ func result(text string, data json.RawMessage, isError bool) *mcp.CallToolResult
 	return r
 }
 
+// outcomeUnknown reports whether err is a commit or an undo whose daemon
+// went away while it handled it (daemon.OutcomeUnknownError): its text
+// says what is known and how to learn the rest, for the model to read as
+// the tool's answer.
+func outcomeUnknown(err error) bool {
+	var u interface{ OutcomeUnknown() bool }
+	return errors.As(err, &u) && u.OutcomeUnknown()
+}
+
 func errorResult(text string) *mcp.CallToolResult { return result(text, nil, true) }
+
+// readOnly annotates a tool that changes nothing: the same call gives the
+// same answer until the workspace changes.
+func readOnly() *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)}
+}
 
 func ptr[T any](v T) *T { return &v }

@@ -13,7 +13,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/anvil-dev/anvil/internal/app"
+	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/servers"
+	"github.com/anvil-dev/anvil/internal/service"
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
 
@@ -33,20 +35,15 @@ func session(t *testing.T) (*mcp.ClientSession, string) {
 // sessionWith is session with the client's options.
 func sessionWith(t *testing.T, opts *mcp.ClientOptions) (*mcp.ClientSession, string) {
 	t.Helper()
-	dir := t.TempDir()
-	testfs.Write(t, dir, project)
-	home := t.TempDir()
-	env := map[string]string{
-		"HOME": home, "ANVIL_STATE_DIR": filepath.Join(home, "state"), "XDG_CONFIG_HOME": filepath.Join(home, "config"),
-		"ANVIL_TOOLS_DIR": servers.DefaultToolsDir(os.Getenv), "PATH": os.Getenv("PATH"),
-	}
-	a, err := app.New(app.Options{Dir: dir, Getenv: func(k string) string { return env[k] }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
+	a, dir := newApp(t)
+	return connect(t, a.Service(), opts), dir
+}
+
+// connect is an MCP client of a server for svc.
+func connect(t *testing.T, svc service.Service, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
 	ctx := context.Background()
-	s, err := New(ctx, a.Service(), "test")
+	s, err := New(ctx, svc, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +58,25 @@ func sessionWith(t *testing.T, opts *mcp.ClientOptions) (*mcp.ClientSession, str
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return cs, dir
+	return cs
+}
+
+// newApp is an app for a fresh copy of project, and the copy's directory.
+func newApp(t *testing.T) (*app.App, string) {
+	t.Helper()
+	dir := t.TempDir()
+	testfs.Write(t, dir, project)
+	home := t.TempDir()
+	env := map[string]string{
+		"HOME": home, "ANVIL_STATE_DIR": filepath.Join(home, "state"), "XDG_CONFIG_HOME": filepath.Join(home, "config"),
+		"ANVIL_TOOLS_DIR": servers.DefaultToolsDir(os.Getenv), "PATH": os.Getenv("PATH"),
+	}
+	a, err := app.New(app.Options{Dir: dir, Getenv: func(k string) string { return env[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a, dir
 }
 
 func call(t *testing.T, cs *mcp.ClientSession, name string, args any) (*mcp.CallToolResult, string) {
@@ -123,18 +138,31 @@ func TestTools(t *testing.T) {
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools %v, want %v", names, want)
 	}
-	// A tool that runs code, or writes, is not advertised as read-only.
+	// Clients approve a tool without asking by its hints: what a tool
+	// does to the user's files is said truly. An unset destructiveHint
+	// means true (the MCP default).
+	type hints struct{ readOnly, destructive, idempotent bool }
+	wantHints := map[string]hints{
+		"apply_changes": {destructive: true, idempotent: true}, // overwrites and deletes files
+		"undo":          {destructive: true},                   // each call undoes one more commit
+		"test_changes":  {idempotent: true},                    // runs the project's code, in a shadow tree
+	}
 	for _, tool := range list.Tools {
-		ro := tool.Annotations != nil && tool.Annotations.ReadOnlyHint
-		switch tool.Name {
-		case "test_changes", "apply_changes", "undo":
-			if ro {
-				t.Errorf("%s is advertised as read-only", tool.Name)
-			}
-		default:
-			if !ro {
-				t.Errorf("%s is not advertised as read-only", tool.Name)
-			}
+		a := tool.Annotations
+		if a == nil {
+			t.Errorf("%s: no annotations", tool.Name)
+			continue
+		}
+		got := hints{a.ReadOnlyHint, a.DestructiveHint == nil || *a.DestructiveHint, a.IdempotentHint}
+		w, ok := wantHints[tool.Name]
+		if !ok {
+			w = hints{readOnly: true, idempotent: true} // the read tools and check_changes
+		}
+		if got != w {
+			t.Errorf("%s: annotated %+v, want %+v", tool.Name, got, w)
+		}
+		if a.OpenWorldHint == nil || *a.OpenWorldHint {
+			t.Errorf("%s: advertised as reaching outside the workspace", tool.Name)
 		}
 	}
 }
@@ -294,5 +322,44 @@ func TestProgressReachesTheClient(t *testing.T) {
 	defer mu.Unlock()
 	if len(heard) != 0 {
 		t.Errorf("progress sent for a call without a progress token: %q", heard)
+	}
+}
+
+// lostMidChange is a service whose daemon goes away in the middle of
+// every commit and undo.
+type lostMidChange struct{ service.Service }
+
+type outcomeUnknownError struct{}
+
+func (outcomeUnknownError) Error() string {
+	return "whether it was written is not known; the journal settles it"
+}
+func (outcomeUnknownError) OutcomeUnknown() bool { return true }
+
+func (lostMidChange) Commit(context.Context, []changeset.Spec, string, service.GateOptions) (*service.Outcome, error) {
+	return nil, outcomeUnknownError{}
+}
+
+func (lostMidChange) Undo(context.Context, service.UndoOptions) (*service.UndoOutcome, error) {
+	return nil, outcomeUnknownError{}
+}
+
+// A commit or an undo whose daemon went away mid-way is the tool's
+// answer, an error whose text (and structured content) says what is
+// known, not a protocol error a client may not show its model.
+func TestLostMidChangeIsAToolError(t *testing.T) {
+	a, _ := newApp(t)
+	cs := connect(t, lostMidChange{a.Service()}, nil)
+	for _, tc := range []struct {
+		tool string
+		args any
+	}{
+		{"apply_changes", changes("src/a.ts", "export const one = 1;\n")},
+		{"undo", map[string]any{}},
+	} {
+		res, text := call(t, cs, tc.tool, tc.args)
+		if !res.IsError || !strings.Contains(text, "not known") || !strings.Contains(verdictOf(t, res)["error"].(string), "not known") {
+			t.Errorf("%s: isError %v, text %q, structured %v", tc.tool, res.IsError, text, res.StructuredContent)
+		}
 	}
 }

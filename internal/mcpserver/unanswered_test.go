@@ -40,12 +40,14 @@ func TestUnansweredWaitsForTheLastAnswer(t *testing.T) {
 	go func() { done <- u.wait(context.Background()) }()
 	time.Sleep(10 * time.Millisecond)
 	u.answered(id(t, "two"))
+	ctx, cancel := untilDeadline(t)
+	defer cancel()
 	select {
 	case ok := <-done:
 		if !ok {
 			t.Fatal("the wait failed")
 		}
-	case <-time.After(10 * time.Second):
+	case <-ctx.Done():
 		t.Fatal("the wait did not end when the last answer was written")
 	}
 	// The set is usable again after it emptied.
@@ -58,3 +60,18 @@ func TestUnansweredWaitsForTheLastAnswer(t *testing.T) {
 		t.Fatal("waited after every call was answered")
 	}
 }
+
+// untilDeadline is a context for the waits of a test: it ends shortly
+// before the test binary's deadline (go test -timeout), so a wait that
+// never ends fails with its message, and sets no wall-clock bound of its
+// own, which a loaded machine would overrun. Usable in cleanups.
+func untilDeadline(t *testing.T) (context.Context, context.CancelFunc) {
+	d, ok := t.Deadline()
+	if !ok {
+		return context.WithCancel(context.Background())
+	}
+	return context.WithDeadline(context.Background(), d.Add(-deadlineMargin))
+}
+
+// deadlineMargin is the time left, after a wait gives up, to report it.
+const deadlineMargin = 10 * time.Second
