@@ -287,23 +287,18 @@ func (s *Session) Begin(text string) (int, error) {
 }
 
 // Interrupted returns the last request if it never ended (the process
-// was killed, or lost its terminal), with its number.
+// was killed, or lost its terminal), with its number: what the next
+// request is told.
 func (s *Session) Interrupted() (int, string, bool) {
-	recs := s.Records()
-	last, text := 0, ""
-	done := map[int]bool{}
-	for _, r := range recs {
-		switch r.Kind {
-		case KindRequest:
-			last, text = r.N, r.Text
-		case KindDone:
-			done[r.N] = true
-		}
-	}
-	if last == 0 || done[last] {
+	turns, _, _ := s.turns()
+	if len(turns) == 0 {
 		return 0, "", false
 	}
-	return last, text, true
+	last := turns[len(turns)-1]
+	if !last.interrupted() {
+		return 0, "", false
+	}
+	return last.n, last.request, true
 }
 
 // Info describes a session for a list.

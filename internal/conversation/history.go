@@ -29,14 +29,18 @@ func HistoryBudget(window int) int { return window }
 
 // turn is one request as the history tells it.
 type turn struct {
-	n           int
-	request     string
-	plan        string
-	commits     []Record
-	done        *Record
-	interrupted bool
-	undone      []string // journal entries undone since
+	n       int
+	request string
+	plan    string
+	commits []Record
+	done    *Record
+	undone  []string // journal entries undone since
 }
+
+// interrupted reports whether the request never ended: its process was
+// killed or lost its terminal before recording how it ended. It is the one
+// definition the history, [Session.Interrupted] and the list all use.
+func (t *turn) interrupted() bool { return t.done == nil }
 
 // History returns the session's earlier requests for the agents, or "" for
 // a session without any, in at most maxBytes (0: no bound). The latest
@@ -140,11 +144,6 @@ func (s *Session) turns() (turns []*turn, summary string, through int) {
 			t.done = &recs[i]
 		}
 	}
-	if len(turns) > 0 {
-		if last := turns[len(turns)-1]; last.done == nil {
-			last.interrupted = true
-		}
-	}
 	return turns, summary, through
 }
 
@@ -190,7 +189,7 @@ func (t *turn) outcome() string {
 		files += len(c.Files)
 	}
 	switch {
-	case t.interrupted:
+	case t.interrupted():
 		return fmt.Sprintf("interrupted: the run stopped before it finished (%d %s committed before that)", files, plural(files, "file", "files"))
 	case t.done.Success:
 		return "done: " + firstLine(t.done.Text)
