@@ -98,6 +98,9 @@ func (s *session) greet() {
 	if s.a.Notice != "" {
 		s.screen.Note(s.a.Notice)
 	}
+	for _, l := range problemLines(s.sess) {
+		s.screen.Note(l)
+	}
 }
 
 // request runs one request in the session.

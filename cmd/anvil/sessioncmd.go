@@ -62,6 +62,7 @@ func runSessionCommand(cmd *cobra.Command, o runOptions, name string, rest []str
 		return badInput("%v", err)
 	}
 	defer sess.Close()
+	reportProblems(cmd.ErrOrStderr(), sess)
 	switch name {
 	case "diff":
 		if d := sess.Diff(); d != "" {

@@ -13,14 +13,12 @@
 package conversation
 
 import (
-	"bufio"
-	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -107,7 +105,18 @@ type Session struct {
 	path    string
 	f       *os.File
 	records []Record
-	now     func() time.Time
+	// problems are the lines of the file not read as records.
+	problems []Problem
+	now      func() time.Time
+}
+
+// Problems are the lines of the session's file that were not read as
+// they stand (damaged, cut short, of no record's shape), each with its
+// line number and what was done: what a user is told on opening it.
+func (s *Session) Problems() []Problem {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Problem(nil), s.problems...)
 }
 
 // New starts a session.
@@ -183,42 +192,22 @@ func (s *Store) open(id string, flags int) (*Session, error) {
 		return nil, fmt.Errorf("session %s: %w", id, err)
 	}
 	sess := &Session{ID: id, path: path, f: f, now: s.now}
-	if sess.records, err = readRecords(f); err != nil {
+	data, err := io.ReadAll(f)
+	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("session %s: %w", id, err)
 	}
-	if err := dropCutLine(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("session %s: %w", id, err)
+	var complete int
+	sess.records, sess.problems, complete = readRecords(data)
+	// A last line the process was killed while writing goes, so that the
+	// next record starts a line of its own.
+	if complete < len(data) {
+		if err := f.Truncate(int64(complete)); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("session %s: %w", id, err)
+		}
 	}
 	return sess, nil
-}
-
-// dropCutLine truncates a last line the process was killed while writing
-// (readRecords skipped it), so that the next record starts a line of its
-// own instead of being glued to it and lost.
-func dropCutLine(f *os.File) error {
-	data, err := os.ReadFile(f.Name())
-	if err != nil || len(data) == 0 || data[len(data)-1] == '\n' {
-		return err
-	}
-	return f.Truncate(int64(bytes.LastIndexByte(data, '\n') + 1))
-}
-
-// readRecords reads a session file. A last line cut short (the process
-// was killed while writing it) is dropped: the turn in flight.
-func readRecords(f *os.File) ([]Record, error) {
-	var out []Record
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	for sc.Scan() {
-		var r Record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			continue
-		}
-		out = append(out, r)
-	}
-	return out, sc.Err()
 }
 
 // Append writes r, synced: it survives the process.
@@ -231,11 +220,11 @@ func (s *Session) Append(r Record) error {
 	if len(r.Diff) > maxDiff {
 		r.Diff = r.Diff[:maxDiff] + "\n[diff cut; the journal entry has all of it]\n"
 	}
-	data, err := json.Marshal(r)
+	data, err := encodeRecord(r)
 	if err != nil {
 		return err
 	}
-	if _, err := s.f.Write(append(data, '\n')); err != nil {
+	if _, err := s.f.Write(data); err != nil {
 		return fmt.Errorf("session %s: %w", s.ID, err)
 	}
 	if err := s.f.Sync(); err != nil {
@@ -310,6 +299,8 @@ type Info struct {
 	Requests     int       `json:"requests"`
 	FilesChanged []string  `json:"files_changed"`
 	Interrupted  bool      `json:"interrupted"`
+	// Problems are the lines of the file not read as they stand.
+	Problems []string `json:"problems,omitempty"`
 }
 
 // List describes the sessions started in this directory, the most
@@ -379,6 +370,9 @@ func (s *Session) info() Info {
 	}
 	sort.Strings(info.FilesChanged)
 	_, _, info.Interrupted = s.Interrupted()
+	for _, p := range s.Problems() {
+		info.Problems = append(info.Problems, p.String())
+	}
 	return info
 }
 
