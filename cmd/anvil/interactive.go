@@ -187,6 +187,10 @@ func (s *session) command(ctx context.Context, name, args string) (request strin
 			note(out.String())
 			return "", false
 		}
+		if args == s.sess.ID {
+			note("session " + args + " is the one open here")
+			return "", false
+		}
 		next, err := openSession(s.a, runOptions{resume: args}, "", "")
 		if err != nil {
 			note("error: " + err.Error())

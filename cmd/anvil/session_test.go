@@ -14,11 +14,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anvil-dev/anvil/internal/conversation"
 	"github.com/anvil-dev/anvil/internal/demo"
 	"github.com/anvil-dev/anvil/internal/llm"
 	"github.com/anvil-dev/anvil/internal/llm/anthropic/anthropictest"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/testfs"
+	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
 // A session across processes, through the real Anthropic SDK against a
@@ -279,4 +281,53 @@ func tail(s string, n int) string {
 		return s[len(s)-n:]
 	}
 	return s
+}
+
+// A session open in one process (a TUI) is not written by another: a
+// headless --continue is refused with the holder's pid and the options,
+// while /diff and the list read it and say who has it open.
+func TestContinueRefusedWhileSessionOpen(t *testing.T) {
+	ws := testfs.Tree(t, map[string]string{"a.ts": "export const a = 1;\n"})
+	home := t.TempDir()
+	stateDir := filepath.Join(home, "state")
+	env := []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"ANVIL_STATE_DIR=" + stateDir, "ANVIL_SESSION_DIR=" + filepath.Join(home, "sessions"),
+		"ANVIL_DAEMON=off", "ANTHROPIC_API_KEY=test-key", "ANTHROPIC_BASE_URL=http://127.0.0.1:1",
+	}
+	root, err := workspace.New(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := conversation.Open(stateDir, root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := store.New("anthropic", "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	if _, err := sess.Begin("the request this process runs"); err != nil {
+		t.Fatal(err)
+	}
+	anvil := func(args ...string) (string, string, int) {
+		cmd := exec.Command(filepath.Join(binDir, "anvil"), args...)
+		cmd.Env, cmd.Dir = env, ws
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		cmd.Run()
+		return stdout.String(), stderr.String(), cmd.ProcessState.ExitCode()
+	}
+	pid := "pid " + strconv.Itoa(os.Getpid())
+	_, stderr, code := anvil("-y", "--continue", "add a comment to a.ts")
+	if code != exitBadInput || !strings.Contains(stderr, "session "+sess.ID+" is open in another process ("+pid) || !strings.Contains(stderr, "start a new session") {
+		t.Errorf("--continue while the session is open: exit %d\n%s", code, stderr)
+	}
+	if out, stderr, code := anvil("--continue", "/diff"); code != 0 || !strings.Contains(out, "has committed nothing") {
+		t.Errorf("/diff while the session is open: exit %d\n%s%s", code, out, stderr)
+	}
+	if out, stderr, code := anvil("--resume"); code != 0 || !strings.Contains(out, "(open in "+pid+")") {
+		t.Errorf("the list while the session is open: exit %d\n%s%s", code, out, stderr)
+	}
 }

@@ -47,7 +47,10 @@ func listSessions(cmd *cobra.Command, o runOptions) error {
 		if len(first) > 50 {
 			first = first[:47] + "..."
 		}
-		if in.Interrupted {
+		switch {
+		case in.OpenBy != nil:
+			first += fmt.Sprintf(" (open in pid %d)", in.OpenBy.PID)
+		case in.Interrupted:
 			first += " (interrupted)"
 		}
 		files := strings.Join(in.FilesChanged, ", ")

@@ -4,7 +4,8 @@
 // append-only file of records (each request, its approved plan, its
 // commits, its todo list, how it ended), written and synced as they
 // happen, so a kill -9 loses at most the turn in flight and the next run
-// can say what was interrupted.
+// can say what was interrupted. One process writes a session at a time
+// (lock.go); every line is checked as it is read (records.go).
 //
 // Sessions live in the private state directory, per workspace, and belong
 // to the workspace's directory, not its path: a directory re-created at
@@ -25,6 +26,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/event"
@@ -97,13 +99,20 @@ func Open(stateDir string, root *workspace.Root, now func() time.Time) (*Store, 
 	return &Store{dir: dir, root: root, now: now}, nil
 }
 
-// Session is one conversation, open for appending.
+// Session is one conversation, open for appending (holding its lock) or
+// to read.
 type Session struct {
 	ID string
 
-	mu      sync.Mutex
-	path    string
-	f       *os.File
+	mu   sync.Mutex
+	path string
+	f    *os.File
+	// lock is the session's lock, held while it is open for appending;
+	// nil when it is open to read.
+	lock *os.File
+	// holder is the process holding the session, when it is open to read
+	// while another has it open for appending.
+	holder  *Holder
 	records []Record
 	// problems are the lines of the file not read as records.
 	problems []Problem
@@ -126,7 +135,7 @@ func (s *Store) New(provider, model string) (*Session, error) {
 		return nil, err
 	}
 	id := s.now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(rnd[:])
-	sess, err := s.open(id, os.O_CREATE|os.O_EXCL)
+	sess, err := s.open(id, os.O_CREATE|os.O_EXCL, true)
 	if err != nil {
 		return nil, err
 	}
@@ -139,15 +148,27 @@ type NotFoundError struct{ Reason string }
 
 func (e *NotFoundError) Error() string { return e.Reason }
 
-// Resume opens session id of this workspace.
-func (s *Store) Resume(id string) (*Session, error) {
+// Resume opens session id of this workspace for appending. Another
+// process having it open is a [*BusyError].
+func (s *Store) Resume(id string) (*Session, error) { return s.resume(id, true) }
+
+// Look opens session id of this workspace to read, or its latest session
+// when id is "": it takes no lock and changes nothing (/diff, /plan).
+func (s *Store) Look(id string) (*Session, error) {
+	if id == "" {
+		return s.latest(false)
+	}
+	return s.resume(id, false)
+}
+
+func (s *Store) resume(id string, write bool) (*Session, error) {
 	if strings.ContainsAny(id, "/\\") || id == "" || strings.HasPrefix(id, ".") {
 		return nil, &NotFoundError{Reason: fmt.Sprintf("%q is not a session id", id)}
 	}
 	if _, err := os.Stat(filepath.Join(s.dir, id+".jsonl")); err != nil {
 		return nil, &NotFoundError{Reason: fmt.Sprintf("no session %s in this workspace (anvil --resume lists them)", id)}
 	}
-	sess, err := s.open(id, 0)
+	sess, err := s.open(id, 0, write)
 	if err != nil {
 		return nil, err
 	}
@@ -158,9 +179,11 @@ func (s *Store) Resume(id string) (*Session, error) {
 	return sess, nil
 }
 
-// Latest opens the workspace's most recent session: the last one started
-// in this very directory.
-func (s *Store) Latest() (*Session, error) {
+// Latest opens the workspace's most recent session for appending: the
+// last one started in this very directory.
+func (s *Store) Latest() (*Session, error) { return s.latest(true) }
+
+func (s *Store) latest(write bool) (*Session, error) {
 	infos, err := s.List()
 	if err != nil {
 		return nil, err
@@ -172,7 +195,7 @@ func (s *Store) Latest() (*Session, error) {
 		}
 		return nil, &NotFoundError{Reason: reason}
 	}
-	return s.Resume(infos[0].ID)
+	return s.resume(infos[0].ID, write)
 }
 
 // owns checks that sess was started in this directory, not another one
@@ -185,25 +208,44 @@ func (s *Store) owns(sess *Session) error {
 	return nil
 }
 
-func (s *Store) open(id string, flags int) (*Session, error) {
+// open opens session id: for appending (write: its lock taken first, so
+// that what is read is all there is), or to read.
+func (s *Store) open(id string, flags int, write bool) (*Session, error) {
 	path := filepath.Join(s.dir, id+".jsonl")
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|flags, 0o600)
+	sess := &Session{ID: id, path: path, now: s.now}
+	mode := os.O_RDONLY
+	if write {
+		lock, err := lockSession(id, path, s.now())
+		if err != nil {
+			return nil, err
+		}
+		sess.lock = lock
+		mode = os.O_RDWR | os.O_APPEND | flags
+	}
+	f, err := os.OpenFile(path, mode|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
+		sess.Close()
 		return nil, fmt.Errorf("session %s: %w", id, err)
 	}
-	sess := &Session{ID: id, path: path, f: f, now: s.now}
+	sess.f = f
 	data, err := io.ReadAll(f)
 	if err != nil {
-		f.Close()
+		sess.Close()
 		return nil, fmt.Errorf("session %s: %w", id, err)
 	}
 	var complete int
 	sess.records, sess.problems, complete = readRecords(data)
+	if !write {
+		if h, ok := holderOf(path); ok {
+			sess.holder = &h
+		}
+		return sess, nil
+	}
 	// A last line the process was killed while writing goes, so that the
 	// next record starts a line of its own.
 	if complete < len(data) {
 		if err := f.Truncate(int64(complete)); err != nil {
-			f.Close()
+			sess.Close()
 			return nil, fmt.Errorf("session %s: %w", id, err)
 		}
 	}
@@ -214,6 +256,9 @@ func (s *Store) open(id string, flags int) (*Session, error) {
 func (s *Session) Append(r Record) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.lock == nil {
+		return fmt.Errorf("session %s: %w", s.ID, ErrReadOnly)
+	}
 	if r.Time.IsZero() {
 		r.Time = s.now().UTC()
 	}
@@ -234,11 +279,27 @@ func (s *Session) Append(r Record) error {
 	return nil
 }
 
-// Close closes the session file.
+// Close closes the session file and releases its lock.
 func (s *Session) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.f.Close()
+	var errs []error
+	if s.f != nil {
+		errs = append(errs, s.f.Close())
+	}
+	if s.lock != nil {
+		errs = append(errs, s.lock.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Holder is the process that has the session open for appending, when
+// the session was opened to read while one has.
+func (s *Session) Holder() (Holder, bool) {
+	if s.holder == nil {
+		return Holder{}, false
+	}
+	return *s.holder, true
 }
 
 // Records returns a copy of the session's records.
@@ -299,6 +360,9 @@ type Info struct {
 	Requests     int       `json:"requests"`
 	FilesChanged []string  `json:"files_changed"`
 	Interrupted  bool      `json:"interrupted"`
+	// OpenBy is the process that has the session open for appending, if
+	// one has (its last request may be running).
+	OpenBy *Holder `json:"open_by,omitempty"`
 	// Problems are the lines of the file not read as they stand.
 	Problems []string `json:"problems,omitempty"`
 }
@@ -313,7 +377,7 @@ func (s *Store) List() ([]Info, error) {
 	var out []Info
 	for _, p := range paths {
 		id := strings.TrimSuffix(filepath.Base(p), ".jsonl")
-		sess, err := s.open(id, 0)
+		sess, err := s.open(id, 0, false)
 		if err != nil {
 			continue
 		}
@@ -333,7 +397,7 @@ func (s *Store) foreign() int {
 	paths, _ := filepath.Glob(filepath.Join(s.dir, "*.jsonl"))
 	n := 0
 	for _, p := range paths {
-		sess, err := s.open(strings.TrimSuffix(filepath.Base(p), ".jsonl"), 0)
+		sess, err := s.open(strings.TrimSuffix(filepath.Base(p), ".jsonl"), 0, false)
 		if err != nil {
 			continue
 		}
@@ -370,6 +434,7 @@ func (s *Session) info() Info {
 	}
 	sort.Strings(info.FilesChanged)
 	_, _, info.Interrupted = s.Interrupted()
+	info.OpenBy = s.holder
 	for _, p := range s.Problems() {
 		info.Problems = append(info.Problems, p.String())
 	}

@@ -35,12 +35,17 @@ type turn struct {
 	commits []Record
 	done    *Record
 	undone  []string // journal entries undone since
+	// running is whether the request is being carried out now: it is the
+	// last, and another process holds the session.
+	running bool
 }
 
 // interrupted reports whether the request never ended: its process was
-// killed or lost its terminal before recording how it ended. It is the one
-// definition the history, [Session.Interrupted] and the list all use.
-func (t *turn) interrupted() bool { return t.done == nil }
+// killed or lost its terminal before recording how it ended (a request
+// without an end is running only while its writer holds the session). It
+// is the one definition the history, [Session.Interrupted] and the list
+// all use.
+func (t *turn) interrupted() bool { return t.done == nil && !t.running }
 
 // History returns the session's earlier requests for the agents, or "" for
 // a session without any, in at most maxBytes (0: no bound). The latest
@@ -144,6 +149,9 @@ func (s *Session) turns() (turns []*turn, summary string, through int) {
 			t.done = &recs[i]
 		}
 	}
+	if len(turns) > 0 && s.holder != nil {
+		turns[len(turns)-1].running = true
+	}
 	return turns, summary, through
 }
 
@@ -189,6 +197,8 @@ func (t *turn) outcome() string {
 		files += len(c.Files)
 	}
 	switch {
+	case t.running:
+		return fmt.Sprintf("running: another process is carrying it out now (%d %s committed so far)", files, plural(files, "file", "files"))
 	case t.interrupted():
 		return fmt.Sprintf("interrupted: the run stopped before it finished (%d %s committed before that)", files, plural(files, "file", "files"))
 	case t.done.Success:
