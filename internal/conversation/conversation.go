@@ -112,7 +112,9 @@ type Session struct {
 	lock *os.File
 	// holder is the process holding the session, when it is open to read
 	// while another has it open for appending.
-	holder  *Holder
+	holder *Holder
+	// cutTail is where a last line cut short starts, or -1.
+	cutTail int64
 	records []Record
 	// problems are the lines of the file not read as records.
 	problems []Problem
@@ -176,6 +178,12 @@ func (s *Store) resume(id string, write bool) (*Session, error) {
 		sess.Close()
 		return nil, err
 	}
+	if write {
+		if err := sess.dropCutTail(); err != nil {
+			sess.Close()
+			return nil, err
+		}
+	}
 	return sess, nil
 }
 
@@ -191,7 +199,9 @@ func (s *Store) latest(write bool) (*Session, error) {
 	if len(infos) == 0 {
 		reason := "no session to continue in " + s.root.Dir()
 		if n := s.foreign(); n > 0 {
-			reason += fmt.Sprintf(" (%d %s of a directory that was at this path before; anvil --resume ID continues one anyway)", n, plural(n, "session belongs", "sessions belong"))
+			// They are not continued here (Resume refuses them too): their
+			// plans and commits are another directory's.
+			reason += fmt.Sprintf(" (%d %s to a directory that was at this path before, and %s not continued here: a request without --continue starts a new session)", n, plural(n, "session belongs", "sessions belong"), plural(n, "is", "are"))
 		}
 		return nil, &NotFoundError{Reason: reason}
 	}
@@ -212,7 +222,7 @@ func (s *Store) owns(sess *Session) error {
 // that what is read is all there is), or to read.
 func (s *Store) open(id string, flags int, write bool) (*Session, error) {
 	path := filepath.Join(s.dir, id+".jsonl")
-	sess := &Session{ID: id, path: path, now: s.now}
+	sess := &Session{ID: id, path: path, now: s.now, cutTail: -1}
 	mode := os.O_RDONLY
 	if write {
 		lock, err := lockSession(id, path, s.now())
@@ -235,21 +245,30 @@ func (s *Store) open(id string, flags int, write bool) (*Session, error) {
 	}
 	var complete int
 	sess.records, sess.problems, complete = readRecords(data)
+	if complete < len(data) {
+		sess.cutTail = int64(complete)
+	}
 	if !write {
 		if h, ok := holderOf(path); ok {
 			sess.holder = &h
 		}
-		return sess, nil
-	}
-	// A last line the process was killed while writing goes, so that the
-	// next record starts a line of its own.
-	if complete < len(data) {
-		if err := f.Truncate(int64(complete)); err != nil {
-			sess.Close()
-			return nil, fmt.Errorf("session %s: %w", id, err)
-		}
 	}
 	return sess, nil
+}
+
+// dropCutTail truncates a last line the process was killed while writing
+// (never read as a record), so that the next record starts a line of its
+// own. Only a writer does it, once the session is known to be this
+// directory's.
+func (s *Session) dropCutTail() error {
+	if s.cutTail < 0 {
+		return nil
+	}
+	if err := s.f.Truncate(s.cutTail); err != nil {
+		return fmt.Errorf("session %s: %w", s.ID, err)
+	}
+	s.cutTail = -1
+	return nil
 }
 
 // Append writes r, synced: it survives the process.
@@ -368,7 +387,8 @@ type Info struct {
 }
 
 // List describes the sessions started in this directory, the most
-// recently used first.
+// recently used first. It only reads: no session file is changed, and no
+// lock taken.
 func (s *Store) List() ([]Info, error) {
 	paths, err := filepath.Glob(filepath.Join(s.dir, "*.jsonl"))
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/anvil-dev/anvil/internal/event"
 	"github.com/anvil-dev/anvil/internal/llm"
@@ -397,5 +398,83 @@ func TestInterruptedRequestStaysTold(t *testing.T) {
 				t.Errorf("list: %+v %v", list, err)
 			}
 		})
+	}
+}
+
+// Listing sessions only reads: a session with a cut last line (this
+// directory's, and one of a directory that was at the path before) keeps
+// its bytes through --resume's list and --continue's search, even when
+// the file is read-only; the message about the other directory's sessions
+// says what is true: they are not continued here.
+func TestListingOnlyReads(t *testing.T) {
+	state := t.TempDir()
+	dir := testfs.Tree(t, map[string]string{"a.ts": "x\n"})
+	oldStore, _ := Open(state, rootAt(t, dir), nil)
+	old, err := oldStore.New("p", "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.Begin("in the old directory")
+	old.Close()
+	testfs.Write(t, dir+"-clone", map[string]string{"a.ts": "x\n"})
+	os.RemoveAll(dir)
+	if err := os.Rename(dir+"-clone", dir); err != nil {
+		t.Fatal(err)
+	}
+	store, _ := Open(state, rootAt(t, dir), nil)
+	sess, err := store.New("p", "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess.Begin("in the new directory")
+	sess.Close()
+	files, _ := filepath.Glob(filepath.Join(state, "sessions", "*", "*.jsonl"))
+	if len(files) != 2 {
+		t.Fatalf("session files: %v", files)
+	}
+	before := map[string]string{}
+	for _, f := range files {
+		cut, err := os.OpenFile(f, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cut.WriteString(`{"kind":"done","n":1,"tim`)
+		cut.Close()
+		data, _ := os.ReadFile(f)
+		before[f] = string(data)
+		os.Chmod(f, 0o400)
+	}
+	list, err := store.List()
+	if err != nil || len(list) != 1 || list[0].ID != sess.ID {
+		t.Fatalf("list: %+v %v", list, err)
+	}
+	if look, err := store.Look(""); err != nil || !look.Records()[0].Time.Before(time.Now()) {
+		t.Fatalf("look: %v", err)
+	} else {
+		look.Close()
+	}
+	for _, f := range files {
+		if data, _ := os.ReadFile(f); string(data) != before[f] {
+			t.Errorf("%s changed by listing:\n%s", f, data)
+		}
+	}
+	// A third directory at the path: the two sessions are others'.
+	testfs.Write(t, dir+"-third", map[string]string{"a.ts": "x\n"})
+	os.RemoveAll(dir)
+	if err := os.Rename(dir+"-third", dir); err != nil {
+		t.Fatal(err)
+	}
+	third, _ := Open(state, rootAt(t, dir), nil)
+	_, err = third.Latest()
+	if err == nil || !strings.Contains(err.Error(), "2 sessions belong to a directory that was at this path before, and are not continued here") || strings.Contains(err.Error(), "--resume") {
+		t.Errorf("latest: %v", err)
+	}
+	if _, err := third.Resume(sess.ID); err == nil || !strings.Contains(err.Error(), "another directory") {
+		t.Errorf("resume of another directory's session: %v", err)
+	}
+	for _, f := range files {
+		if data, _ := os.ReadFile(f); string(data) != before[f] {
+			t.Errorf("%s changed by looking for a session:\n%s", f, data)
+		}
 	}
 }
