@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
+	"github.com/anvil-dev/anvil/internal/app"
 	"github.com/anvil-dev/anvil/internal/conversation"
 	"github.com/anvil-dev/anvil/internal/demo"
 	"github.com/anvil-dev/anvil/internal/llm"
@@ -329,5 +332,59 @@ func TestContinueRefusedWhileSessionOpen(t *testing.T) {
 	}
 	if out, stderr, code := anvil("--resume"); code != 0 || !strings.Contains(out, "(open in "+pid+")") {
 		t.Errorf("the list while the session is open: exit %d\n%s%s", code, out, stderr)
+	}
+}
+
+// cancelOnWrite cancels a context when something is written to it: a
+// start that says it waits has waited.
+type cancelOnWrite struct {
+	bytes.Buffer
+	cancel context.CancelFunc
+}
+
+func (w *cancelOnWrite) Write(p []byte) (int, error) {
+	w.cancel()
+	return w.Buffer.Write(p)
+}
+
+// A run's or a TUI's start recovers only when a commit was interrupted:
+// while another process holds the workspace lock (committing, its run
+// stage running), a start with nothing to recover takes no lock and waits
+// for nothing (it waited, silently, for the other commit to end).
+func TestStartWaitsForNoOtherCommit(t *testing.T) {
+	ws := testfs.Tree(t, map[string]string{"a.ts": "export const a = 1;\n"})
+	stateDir := t.TempDir()
+	getenv := func(k string) string {
+		if k == "ANVIL_STATE_DIR" {
+			return stateDir
+		}
+		return os.Getenv(k)
+	}
+	other, err := app.New(app.Options{Dir: ws, Getenv: getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	lock, err := other.Journal.Lock(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Unlock()
+
+	a, err := app.New(app.Options{Dir: ws, Getenv: getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	// The deadline only ends a start that waits (the code before this
+	// change waited without a word); a start that does not returns at once.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	stderr := &cancelOnWrite{cancel: cancel}
+	cmd := &cobra.Command{}
+	cmd.SetContext(ctx)
+	cmd.SetErr(stderr)
+	if err := recoverCrashed(cmd, a); err != nil || stderr.Len() > 0 || ctx.Err() != nil {
+		t.Fatalf("the start with nothing to recover: %v (%v) %q", err, ctx.Err(), stderr.String())
 	}
 }
