@@ -243,7 +243,7 @@ func (r *Recorder) Emit(e event.Event) {
 	case event.Phase:
 		// The plan being carried out: approved, or a simple request's
 		// plan of its one file, or a widened one after a re-plan.
-		if v.Name == "execute" && r.lastPlan != nil {
+		if v.Name == "execute" && r.lastPlan != nil && r.lastPlan.Plan != nil {
 			rec = &Record{Kind: KindPlan, Plan: r.lastPlan.Plan}
 			r.lastPlan = nil
 		}
