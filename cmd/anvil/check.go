@@ -203,12 +203,17 @@ func readChangeSet(stdin io.Reader, file string) ([]changeset.Spec, error) {
 	return specs, nil
 }
 
-// recoverCrashed rolls back commits a crash interrupted, before anything
-// else touches the workspace, and says what it did.
+// recoverCrashed rolls back a commit a crash interrupted, before anything
+// else touches the workspace, and says what it did and what it waits for.
+// The service decides when recovery must run ([app.App.RecoverInterrupted]):
+// with no commit interrupted the start takes no lock and waits for nothing.
 func recoverCrashed(cmd *cobra.Command, a *app.App) error {
-	recs, err := a.Journal.Recover(cmd.Context())
+	stderr := cmd.ErrOrStderr()
+	recs, err := a.RecoverInterrupted(cmd.Context(), func(holder string) {
+		fmt.Fprintf(stderr, "anvil: a commit in this workspace was interrupted; waiting for another Anvil run committing here (%s) before recovering it…\n", holder)
+	})
 	if err != nil {
-		return fmt.Errorf("recovering an interrupted commit: %w", err)
+		return err
 	}
 	for _, r := range recs {
 		fmt.Fprintf(cmd.ErrOrStderr(), "anvil: %s\n", r)

@@ -101,6 +101,9 @@ func (s *session) greet() {
 	if s.a.Notice != "" {
 		s.screen.Note(s.a.Notice)
 	}
+	for _, l := range problemLines(s.sess) {
+		s.screen.Note(l)
+	}
 }
 
 // request runs one request in the session.
@@ -185,6 +188,10 @@ func (s *session) command(ctx context.Context, name, args string) (request strin
 				out.WriteString(err.Error())
 			}
 			note(out.String())
+			return "", false
+		}
+		if args == s.sess.ID {
+			note("session " + args + " is the one open here")
 			return "", false
 		}
 		next, err := openSession(s.a, runOptions{resume: args}, "", "")

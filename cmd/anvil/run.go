@@ -336,6 +336,7 @@ func beginRequest(ctx context.Context, cmd *cobra.Command, a *app.App, o runOpti
 	if err != nil {
 		return nil, err
 	}
+	reportProblems(cmd.ErrOrStderr(), sess)
 	// The run's context: a stop signal cancels the session's summary too.
 	if err := attachRequest(ctx, cmd.ErrOrStderr(), sess, request, o.gitCommit, contextWindow(a, orch), orch); err != nil {
 		sess.Close()

@@ -14,11 +14,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
+	"github.com/anvil-dev/anvil/internal/app"
+	"github.com/anvil-dev/anvil/internal/conversation"
 	"github.com/anvil-dev/anvil/internal/demo"
 	"github.com/anvil-dev/anvil/internal/llm"
 	"github.com/anvil-dev/anvil/internal/llm/anthropic/anthropictest"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/testfs"
+	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
 // A session across processes, through the real Anthropic SDK against a
@@ -279,4 +284,107 @@ func tail(s string, n int) string {
 		return s[len(s)-n:]
 	}
 	return s
+}
+
+// A session open in one process (a TUI) is not written by another: a
+// headless --continue is refused with the holder's pid and the options,
+// while /diff and the list read it and say who has it open.
+func TestContinueRefusedWhileSessionOpen(t *testing.T) {
+	ws := testfs.Tree(t, map[string]string{"a.ts": "export const a = 1;\n"})
+	home := t.TempDir()
+	stateDir := filepath.Join(home, "state")
+	env := []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"ANVIL_STATE_DIR=" + stateDir, "ANVIL_SESSION_DIR=" + filepath.Join(home, "sessions"),
+		"ANVIL_DAEMON=off", "ANTHROPIC_API_KEY=test-key", "ANTHROPIC_BASE_URL=http://127.0.0.1:1",
+	}
+	root, err := workspace.New(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := conversation.Open(stateDir, root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := store.New("anthropic", "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	if _, err := sess.Begin("the request this process runs"); err != nil {
+		t.Fatal(err)
+	}
+	anvil := func(args ...string) (string, string, int) {
+		cmd := exec.Command(filepath.Join(binDir, "anvil"), args...)
+		cmd.Env, cmd.Dir = env, ws
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		cmd.Run()
+		return stdout.String(), stderr.String(), cmd.ProcessState.ExitCode()
+	}
+	pid := "pid " + strconv.Itoa(os.Getpid())
+	_, stderr, code := anvil("-y", "--continue", "add a comment to a.ts")
+	if code != exitBadInput || !strings.Contains(stderr, "session "+sess.ID+" is open in another process ("+pid) || !strings.Contains(stderr, "start a new session") {
+		t.Errorf("--continue while the session is open: exit %d\n%s", code, stderr)
+	}
+	if out, stderr, code := anvil("--continue", "/diff"); code != 0 || !strings.Contains(out, "has committed nothing") {
+		t.Errorf("/diff while the session is open: exit %d\n%s%s", code, out, stderr)
+	}
+	if out, stderr, code := anvil("--resume"); code != 0 || !strings.Contains(out, "(open in "+pid+")") {
+		t.Errorf("the list while the session is open: exit %d\n%s%s", code, out, stderr)
+	}
+}
+
+// cancelOnWrite cancels a context when something is written to it: a
+// start that says it waits has waited.
+type cancelOnWrite struct {
+	bytes.Buffer
+	cancel context.CancelFunc
+}
+
+func (w *cancelOnWrite) Write(p []byte) (int, error) {
+	w.cancel()
+	return w.Buffer.Write(p)
+}
+
+// A run's or a TUI's start recovers only when a commit was interrupted:
+// while another process holds the workspace lock (committing, its run
+// stage running), a start with nothing to recover takes no lock and waits
+// for nothing (it waited, silently, for the other commit to end).
+func TestStartWaitsForNoOtherCommit(t *testing.T) {
+	ws := testfs.Tree(t, map[string]string{"a.ts": "export const a = 1;\n"})
+	stateDir := t.TempDir()
+	getenv := func(k string) string {
+		if k == "ANVIL_STATE_DIR" {
+			return stateDir
+		}
+		return os.Getenv(k)
+	}
+	other, err := app.New(app.Options{Dir: ws, Getenv: getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	lock, err := other.Journal.Lock(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Unlock()
+
+	a, err := app.New(app.Options{Dir: ws, Getenv: getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	// The deadline only ends a start that waits (the code before this
+	// change waited without a word); a start that does not returns at once.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	stderr := &cancelOnWrite{cancel: cancel}
+	cmd := &cobra.Command{}
+	cmd.SetContext(ctx)
+	cmd.SetErr(stderr)
+	if err := recoverCrashed(cmd, a); err != nil || stderr.Len() > 0 || ctx.Err() != nil {
+		t.Fatalf("the start with nothing to recover: %v (%v) %q", err, ctx.Err(), stderr.String())
+	}
 }

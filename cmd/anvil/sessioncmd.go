@@ -52,16 +52,26 @@ func runSessionCommand(cmd *cobra.Command, o runOptions, name string, rest []str
 	case "memory":
 		return showMemory(cmd, a)
 	}
-	var sess *conversation.Session
+	// /diff and /plan read the session (another process may have it
+	// open); /undo and /compact write to it, one process at a time.
+	id := ""
 	if o.resume != "" && o.resume != resumeList {
-		sess, err = store.Resume(o.resume)
-	} else {
+		id = o.resume
+	}
+	var sess *conversation.Session
+	switch {
+	case name == "diff" || name == "plan":
+		sess, err = store.Look(id)
+	case id != "":
+		sess, err = store.Resume(id)
+	default:
 		sess, err = store.Latest()
 	}
 	if err != nil {
 		return badInput("%v", err)
 	}
 	defer sess.Close()
+	reportProblems(cmd.ErrOrStderr(), sess)
 	switch name {
 	case "diff":
 		if d := sess.Diff(); d != "" {

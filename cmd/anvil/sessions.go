@@ -4,12 +4,14 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/anvil-dev/anvil/internal/app"
+	"github.com/anvil-dev/anvil/internal/conversation"
 )
 
 // listSessions prints the workspace's sessions, the most recent first:
@@ -45,7 +47,10 @@ func listSessions(cmd *cobra.Command, o runOptions) error {
 		if len(first) > 50 {
 			first = first[:47] + "..."
 		}
-		if in.Interrupted {
+		switch {
+		case in.OpenBy != nil:
+			first += fmt.Sprintf(" (open in pid %d)", in.OpenBy.PID)
+		case in.Interrupted:
 			first += " (interrupted)"
 		}
 		files := strings.Join(in.FilesChanged, ", ")
@@ -55,6 +60,28 @@ func listSessions(cmd *cobra.Command, o runOptions) error {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", in.ID, in.Updated.Local().Format("2006-01-02 15:04"), in.Requests, first, cmp.Or(files, "-"))
 	}
 	tw.Flush()
+	for _, in := range infos {
+		for _, p := range in.Problems {
+			fmt.Fprintf(out, "session %s: %s\n", in.ID, p)
+		}
+	}
 	fmt.Fprintln(out, "\ncontinue one with: anvil --resume ID \"<request>\" (the latest: anvil --continue \"<request>\")")
 	return nil
+}
+
+// problemLines says which lines of sess's file were not read as they
+// stand, one line each: what opening a session tells the user.
+func problemLines(sess *conversation.Session) []string {
+	var out []string
+	for _, p := range sess.Problems() {
+		out = append(out, fmt.Sprintf("session %s: %s", sess.ID, p))
+	}
+	return out
+}
+
+// reportProblems writes [problemLines] to w, each as a warning.
+func reportProblems(w io.Writer, sess *conversation.Session) {
+	for _, l := range problemLines(sess) {
+		fmt.Fprintln(w, "anvil: "+l)
+	}
 }

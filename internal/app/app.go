@@ -190,6 +190,11 @@ func (a *App) Close() error {
 	for _, f := range a.logs {
 		f.Close()
 	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.session != nil {
+		a.session.Close()
+	}
 	return nil
 }
 

@@ -62,17 +62,12 @@ func (l *local) run(ctx context.Context, specs []changeset.Spec, message string,
 		g = g.Running()
 	}
 	out := &service.Outcome{}
-	// A check writes nothing and needs no lock: it recovers only when a
-	// commit was interrupted, and never waits behind another client's
-	// commit (and its run stage) otherwise.
-	if commit || a.Journal.Interrupted() {
-		recs, err := a.Journal.RecoverWaiting(ctx, service.WaitingFor(ctx))
-		if err != nil {
-			return nil, fmt.Errorf("recovering an interrupted commit: %w", err)
-		}
-		for _, r := range recs {
-			out.Recovered = append(out.Recovered, r.String())
-		}
+	recs, err := a.recoverWhenNeeded(ctx, commit, service.WaitingFor(ctx))
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		out.Recovered = append(out.Recovered, r.String())
 	}
 	set, err := changeset.Load(a.Root, specs)
 	var stale *changeset.StaleError
@@ -122,8 +117,9 @@ func (l *local) Undo(ctx context.Context, opts service.UndoOptions) (*service.Un
 	if err := a.Root.Replaced(); err != nil {
 		return nil, &service.InputError{Msg: err.Error()}
 	}
-	if _, err := a.Journal.RecoverWaiting(ctx, service.WaitingFor(ctx)); err != nil {
-		return nil, fmt.Errorf("recovering an interrupted commit: %w", err)
+	// An undo writes, as a commit does.
+	if _, err := a.recoverWhenNeeded(ctx, true, service.WaitingFor(ctx)); err != nil {
+		return nil, err
 	}
 	e, err := a.Journal.UndoEntry(ctx, opts.Entry)
 	var conflict *journal.ConflictError
@@ -184,4 +180,27 @@ func (l *local) Tools(context.Context) ([]service.ToolInfo, error) {
 		out = append(out, service.ToolInfo{Name: t.Name(), Description: t.Description(), InputSchema: t.InputSchema()})
 	}
 	return out, nil
+}
+
+// RecoverInterrupted recovers the workspace's interrupted commit, if there
+// is one, telling waiting who holds the workspace lock when it must wait
+// for it; with none it returns at once, taking no lock, so a run's or a
+// TUI's start never waits behind another process's commit and its run
+// stage.
+func (a *App) RecoverInterrupted(ctx context.Context, waiting func(holder string)) ([]journal.Recovery, error) {
+	return a.recoverWhenNeeded(ctx, false, waiting)
+}
+
+// recoverWhenNeeded is the one decision of when recovery runs: before every commit
+// (under the lock the commit takes anyway), and otherwise only when a
+// commit was interrupted (a check writes nothing and needs no lock).
+func (a *App) recoverWhenNeeded(ctx context.Context, commit bool, waiting func(holder string)) ([]journal.Recovery, error) {
+	if !commit && !a.Journal.Interrupted() {
+		return nil, nil
+	}
+	recs, err := a.Journal.RecoverWaiting(ctx, waiting)
+	if err != nil {
+		return nil, fmt.Errorf("recovering an interrupted commit: %w", err)
+	}
+	return recs, nil
 }

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -249,7 +250,7 @@ func Keys() []Key {
 		},
 		{
 			Name: "session_dir", Description: "base directory of session directories (ANVIL_SESSION_DIR wins); user file only",
-			Default: session.DefaultBase, UserOnly: true,
+			Default: session.DefaultBase(os.Getenv), UserOnly: true,
 			get: func(c Config) string { return c.SessionDir }, value: func(c Config) any { return c.SessionDir },
 			parse: func(c *Config, v string) error {
 				// A relative path would depend on where anvil happens to run,

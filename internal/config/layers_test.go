@@ -1,11 +1,13 @@
 package config
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/anvil-dev/anvil/internal/session"
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
 
@@ -30,7 +32,7 @@ func TestLayersPrecedence(t *testing.T) {
 		{"max_attempts", "5", SourceUser},            //
 		{"languages", "go", SourceProject},           // only the project sets it
 		{"validation_timeout", "30s", SourceDefault}, // nobody: the default
-		{"session_dir", "/tmp/anvil", SourceDefault},
+		{"session_dir", session.DefaultBase(os.Getenv), SourceDefault},
 		{"base_url", "", SourceDefault}, // no default either
 	}
 	for _, tt := range tests {

@@ -4,7 +4,8 @@
 // append-only file of records (each request, its approved plan, its
 // commits, its todo list, how it ended), written and synced as they
 // happen, so a kill -9 loses at most the turn in flight and the next run
-// can say what was interrupted.
+// can say what was interrupted. One process writes a session at a time
+// (lock.go); every line is checked as it is read (records.go).
 //
 // Sessions live in the private state directory, per workspace, and belong
 // to the workspace's directory, not its path: a directory re-created at
@@ -13,20 +14,19 @@
 package conversation
 
 import (
-	"bufio"
-	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/event"
@@ -99,15 +99,35 @@ func Open(stateDir string, root *workspace.Root, now func() time.Time) (*Store, 
 	return &Store{dir: dir, root: root, now: now}, nil
 }
 
-// Session is one conversation, open for appending.
+// Session is one conversation, open for appending (holding its lock) or
+// to read.
 type Session struct {
 	ID string
 
-	mu      sync.Mutex
-	path    string
-	f       *os.File
+	mu   sync.Mutex
+	path string
+	f    *os.File
+	// lock is the session's lock, held while it is open for appending;
+	// nil when it is open to read.
+	lock *os.File
+	// holder is the process holding the session, when it is open to read
+	// while another has it open for appending.
+	holder *Holder
+	// cutTail is where a last line cut short starts, or -1.
+	cutTail int64
 	records []Record
-	now     func() time.Time
+	// problems are the lines of the file not read as records.
+	problems []Problem
+	now      func() time.Time
+}
+
+// Problems are the lines of the session's file that were not read as
+// they stand (damaged, cut short, of no record's shape), each with its
+// line number and what was done: what a user is told on opening it.
+func (s *Session) Problems() []Problem {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Problem(nil), s.problems...)
 }
 
 // New starts a session.
@@ -117,7 +137,7 @@ func (s *Store) New(provider, model string) (*Session, error) {
 		return nil, err
 	}
 	id := s.now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(rnd[:])
-	sess, err := s.open(id, os.O_CREATE|os.O_EXCL)
+	sess, err := s.open(id, os.O_CREATE|os.O_EXCL, true)
 	if err != nil {
 		return nil, err
 	}
@@ -130,15 +150,27 @@ type NotFoundError struct{ Reason string }
 
 func (e *NotFoundError) Error() string { return e.Reason }
 
-// Resume opens session id of this workspace.
-func (s *Store) Resume(id string) (*Session, error) {
+// Resume opens session id of this workspace for appending. Another
+// process having it open is a [*BusyError].
+func (s *Store) Resume(id string) (*Session, error) { return s.resume(id, true) }
+
+// Look opens session id of this workspace to read, or its latest session
+// when id is "": it takes no lock and changes nothing (/diff, /plan).
+func (s *Store) Look(id string) (*Session, error) {
+	if id == "" {
+		return s.latest(false)
+	}
+	return s.resume(id, false)
+}
+
+func (s *Store) resume(id string, write bool) (*Session, error) {
 	if strings.ContainsAny(id, "/\\") || id == "" || strings.HasPrefix(id, ".") {
 		return nil, &NotFoundError{Reason: fmt.Sprintf("%q is not a session id", id)}
 	}
 	if _, err := os.Stat(filepath.Join(s.dir, id+".jsonl")); err != nil {
 		return nil, &NotFoundError{Reason: fmt.Sprintf("no session %s in this workspace (anvil --resume lists them)", id)}
 	}
-	sess, err := s.open(id, 0)
+	sess, err := s.open(id, 0, write)
 	if err != nil {
 		return nil, err
 	}
@@ -146,12 +178,20 @@ func (s *Store) Resume(id string) (*Session, error) {
 		sess.Close()
 		return nil, err
 	}
+	if write {
+		if err := sess.dropCutTail(); err != nil {
+			sess.Close()
+			return nil, err
+		}
+	}
 	return sess, nil
 }
 
-// Latest opens the workspace's most recent session: the last one started
-// in this very directory.
-func (s *Store) Latest() (*Session, error) {
+// Latest opens the workspace's most recent session for appending: the
+// last one started in this very directory.
+func (s *Store) Latest() (*Session, error) { return s.latest(true) }
+
+func (s *Store) latest(write bool) (*Session, error) {
 	infos, err := s.List()
 	if err != nil {
 		return nil, err
@@ -159,11 +199,13 @@ func (s *Store) Latest() (*Session, error) {
 	if len(infos) == 0 {
 		reason := "no session to continue in " + s.root.Dir()
 		if n := s.foreign(); n > 0 {
-			reason += fmt.Sprintf(" (%d %s of a directory that was at this path before; anvil --resume ID continues one anyway)", n, plural(n, "session belongs", "sessions belong"))
+			// They are not continued here (Resume refuses them too): their
+			// plans and commits are another directory's.
+			reason += fmt.Sprintf(" (%d %s to a directory that was at this path before, and %s not continued here: a request without --continue starts a new session)", n, plural(n, "session belongs", "sessions belong"), plural(n, "is", "are"))
 		}
 		return nil, &NotFoundError{Reason: reason}
 	}
-	return s.Resume(infos[0].ID)
+	return s.resume(infos[0].ID, write)
 }
 
 // owns checks that sess was started in this directory, not another one
@@ -176,66 +218,77 @@ func (s *Store) owns(sess *Session) error {
 	return nil
 }
 
-func (s *Store) open(id string, flags int) (*Session, error) {
+// open opens session id: for appending (write: its lock taken first, so
+// that what is read is all there is), or to read.
+func (s *Store) open(id string, flags int, write bool) (*Session, error) {
 	path := filepath.Join(s.dir, id+".jsonl")
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|flags, 0o600)
+	sess := &Session{ID: id, path: path, now: s.now, cutTail: -1}
+	mode := os.O_RDONLY
+	if write {
+		lock, err := lockSession(id, path, s.now())
+		if err != nil {
+			return nil, err
+		}
+		sess.lock = lock
+		mode = os.O_RDWR | os.O_APPEND | flags
+	}
+	f, err := os.OpenFile(path, mode|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
+		sess.Close()
 		return nil, fmt.Errorf("session %s: %w", id, err)
 	}
-	sess := &Session{ID: id, path: path, f: f, now: s.now}
-	if sess.records, err = readRecords(f); err != nil {
-		f.Close()
+	sess.f = f
+	data, err := io.ReadAll(f)
+	if err != nil {
+		sess.Close()
 		return nil, fmt.Errorf("session %s: %w", id, err)
 	}
-	if err := dropCutLine(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("session %s: %w", id, err)
+	var complete int
+	sess.records, sess.problems, complete = readRecords(data)
+	if complete < len(data) {
+		sess.cutTail = int64(complete)
+	}
+	if !write {
+		if h, ok := holderOf(path); ok {
+			sess.holder = &h
+		}
 	}
 	return sess, nil
 }
 
-// dropCutLine truncates a last line the process was killed while writing
-// (readRecords skipped it), so that the next record starts a line of its
-// own instead of being glued to it and lost.
-func dropCutLine(f *os.File) error {
-	data, err := os.ReadFile(f.Name())
-	if err != nil || len(data) == 0 || data[len(data)-1] == '\n' {
-		return err
+// dropCutTail truncates a last line the process was killed while writing
+// (never read as a record), so that the next record starts a line of its
+// own. Only a writer does it, once the session is known to be this
+// directory's.
+func (s *Session) dropCutTail() error {
+	if s.cutTail < 0 {
+		return nil
 	}
-	return f.Truncate(int64(bytes.LastIndexByte(data, '\n') + 1))
-}
-
-// readRecords reads a session file. A last line cut short (the process
-// was killed while writing it) is dropped: the turn in flight.
-func readRecords(f *os.File) ([]Record, error) {
-	var out []Record
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	for sc.Scan() {
-		var r Record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			continue
-		}
-		out = append(out, r)
+	if err := s.f.Truncate(s.cutTail); err != nil {
+		return fmt.Errorf("session %s: %w", s.ID, err)
 	}
-	return out, sc.Err()
+	s.cutTail = -1
+	return nil
 }
 
 // Append writes r, synced: it survives the process.
 func (s *Session) Append(r Record) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.lock == nil {
+		return fmt.Errorf("session %s: %w", s.ID, ErrReadOnly)
+	}
 	if r.Time.IsZero() {
 		r.Time = s.now().UTC()
 	}
 	if len(r.Diff) > maxDiff {
 		r.Diff = r.Diff[:maxDiff] + "\n[diff cut; the journal entry has all of it]\n"
 	}
-	data, err := json.Marshal(r)
+	data, err := encodeRecord(r)
 	if err != nil {
 		return err
 	}
-	if _, err := s.f.Write(append(data, '\n')); err != nil {
+	if _, err := s.f.Write(data); err != nil {
 		return fmt.Errorf("session %s: %w", s.ID, err)
 	}
 	if err := s.f.Sync(); err != nil {
@@ -245,11 +298,27 @@ func (s *Session) Append(r Record) error {
 	return nil
 }
 
-// Close closes the session file.
+// Close closes the session file and releases its lock.
 func (s *Session) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.f.Close()
+	var errs []error
+	if s.f != nil {
+		errs = append(errs, s.f.Close())
+	}
+	if s.lock != nil {
+		errs = append(errs, s.lock.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Holder is the process that has the session open for appending, when
+// the session was opened to read while one has.
+func (s *Session) Holder() (Holder, bool) {
+	if s.holder == nil {
+		return Holder{}, false
+	}
+	return *s.holder, true
 }
 
 // Records returns a copy of the session's records.
@@ -287,23 +356,18 @@ func (s *Session) Begin(text string) (int, error) {
 }
 
 // Interrupted returns the last request if it never ended (the process
-// was killed, or lost its terminal), with its number.
+// was killed, or lost its terminal), with its number: what the next
+// request is told.
 func (s *Session) Interrupted() (int, string, bool) {
-	recs := s.Records()
-	last, text := 0, ""
-	done := map[int]bool{}
-	for _, r := range recs {
-		switch r.Kind {
-		case KindRequest:
-			last, text = r.N, r.Text
-		case KindDone:
-			done[r.N] = true
-		}
-	}
-	if last == 0 || done[last] {
+	turns, _, _ := s.turns()
+	if len(turns) == 0 {
 		return 0, "", false
 	}
-	return last, text, true
+	last := turns[len(turns)-1]
+	if !last.interrupted() {
+		return 0, "", false
+	}
+	return last.n, last.request, true
 }
 
 // Info describes a session for a list.
@@ -315,10 +379,16 @@ type Info struct {
 	Requests     int       `json:"requests"`
 	FilesChanged []string  `json:"files_changed"`
 	Interrupted  bool      `json:"interrupted"`
+	// OpenBy is the process that has the session open for appending, if
+	// one has (its last request may be running).
+	OpenBy *Holder `json:"open_by,omitempty"`
+	// Problems are the lines of the file not read as they stand.
+	Problems []string `json:"problems,omitempty"`
 }
 
 // List describes the sessions started in this directory, the most
-// recently used first.
+// recently used first. It only reads: no session file is changed, and no
+// lock taken.
 func (s *Store) List() ([]Info, error) {
 	paths, err := filepath.Glob(filepath.Join(s.dir, "*.jsonl"))
 	if err != nil {
@@ -327,7 +397,7 @@ func (s *Store) List() ([]Info, error) {
 	var out []Info
 	for _, p := range paths {
 		id := strings.TrimSuffix(filepath.Base(p), ".jsonl")
-		sess, err := s.open(id, 0)
+		sess, err := s.open(id, 0, false)
 		if err != nil {
 			continue
 		}
@@ -347,7 +417,7 @@ func (s *Store) foreign() int {
 	paths, _ := filepath.Glob(filepath.Join(s.dir, "*.jsonl"))
 	n := 0
 	for _, p := range paths {
-		sess, err := s.open(strings.TrimSuffix(filepath.Base(p), ".jsonl"), 0)
+		sess, err := s.open(strings.TrimSuffix(filepath.Base(p), ".jsonl"), 0, false)
 		if err != nil {
 			continue
 		}
@@ -384,6 +454,10 @@ func (s *Session) info() Info {
 	}
 	sort.Strings(info.FilesChanged)
 	_, _, info.Interrupted = s.Interrupted()
+	info.OpenBy = s.holder
+	for _, p := range s.Problems() {
+		info.Problems = append(info.Problems, p.String())
+	}
 	return info
 }
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/anvil-dev/anvil/internal/event"
 	"github.com/anvil-dev/anvil/internal/llm"
@@ -313,5 +314,167 @@ func TestCompactKeepsPlansAndUndoSkipsTheUndone(t *testing.T) {
 	}
 	if d := sess.Diff(); !strings.Contains(d, "journal entry e8 (undone since)") {
 		t.Errorf("the diff does not say e8 was undone:\n%.300s", d)
+	}
+}
+
+// continueOnce is one `anvil --continue` as cmd/anvil runs it: the latest
+// session, its history and what was interrupted told, the request
+// recorded and ended, the session closed.
+func continueOnce(t *testing.T, store *Store, request string) (history string, interrupted int) {
+	t.Helper()
+	sess, err := store.Latest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	history, _, err = sess.HistoryFor(context.Background(), nil, "m", 100_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _, ok := sess.Interrupted(); ok {
+		interrupted = n
+	}
+	n, err := sess.Begin(request)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := sess.Recorder(n, event.Discard{})
+	rec.Emit(event.Done{Success: true, Summary: event.Summary{Message: "did " + request}})
+	if rec.Err != nil {
+		t.Fatal(rec.Err)
+	}
+	return history, interrupted
+}
+
+// A request killed with SIGKILL (its process gone before its end was
+// recorded, or its end cut while being written) stays told as interrupted
+// in every later history: the second --continue after it and the ones
+// after that read the session as the first did.
+func TestInterruptedRequestStaysTold(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// tail is what the killed process left after request 2's record.
+		tail string
+	}{
+		{"killed before its end", ""},
+		{"killed while writing its end", `{"kind":"done","n":2,"time":"2026-12-01T10:00:00Z","succ`},
+		{"killed while writing a commit", `{"kind":"commit","n":2,"entr`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := rootAt(t, testfs.Tree(t, map[string]string{"a.ts": "x\n"}))
+			store, err := Open(t.TempDir(), root, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sess, err := store.New("p", "m")
+			if err != nil {
+				t.Fatal(err)
+			}
+			addRequest(t, sess, 1, "first", "+a\n")
+			if _, err := sess.Begin("second, killed"); err != nil {
+				t.Fatal(err)
+			}
+			path := sess.path
+			sess.Close()
+			if tc.tail != "" {
+				f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f.WriteString(tc.tail)
+				f.Close()
+			}
+			for i, request := range []string{"third", "fourth", "fifth"} {
+				h, interrupted := continueOnce(t, store, request)
+				if !strings.Contains(h, "Request 2: second, killed\n") || !strings.Contains(h, "Outcome: interrupted") {
+					t.Errorf("continue %d: the history does not tell request 2 as interrupted:\n%s", i+1, h)
+				}
+				if want := map[int]int{0: 2}[i]; interrupted != want {
+					t.Errorf("continue %d: told request %d was interrupted, want %d", i+1, interrupted, want)
+				}
+			}
+			list, err := store.List()
+			if err != nil || len(list) != 1 || list[0].Requests != 5 || list[0].Interrupted {
+				t.Errorf("list: %+v %v", list, err)
+			}
+		})
+	}
+}
+
+// Listing sessions only reads: a session with a cut last line (this
+// directory's, and one of a directory that was at the path before) keeps
+// its bytes through --resume's list and --continue's search, even when
+// the file is read-only; the message about the other directory's sessions
+// says what is true: they are not continued here.
+func TestListingOnlyReads(t *testing.T) {
+	state := t.TempDir()
+	dir := testfs.Tree(t, map[string]string{"a.ts": "x\n"})
+	oldStore, _ := Open(state, rootAt(t, dir), nil)
+	old, err := oldStore.New("p", "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.Begin("in the old directory")
+	old.Close()
+	testfs.Write(t, dir+"-clone", map[string]string{"a.ts": "x\n"})
+	os.RemoveAll(dir)
+	if err := os.Rename(dir+"-clone", dir); err != nil {
+		t.Fatal(err)
+	}
+	store, _ := Open(state, rootAt(t, dir), nil)
+	sess, err := store.New("p", "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess.Begin("in the new directory")
+	sess.Close()
+	files, _ := filepath.Glob(filepath.Join(state, "sessions", "*", "*.jsonl"))
+	if len(files) != 2 {
+		t.Fatalf("session files: %v", files)
+	}
+	before := map[string]string{}
+	for _, f := range files {
+		cut, err := os.OpenFile(f, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cut.WriteString(`{"kind":"done","n":1,"tim`)
+		cut.Close()
+		data, _ := os.ReadFile(f)
+		before[f] = string(data)
+		os.Chmod(f, 0o400)
+	}
+	list, err := store.List()
+	if err != nil || len(list) != 1 || list[0].ID != sess.ID {
+		t.Fatalf("list: %+v %v", list, err)
+	}
+	if look, err := store.Look(""); err != nil || !look.Records()[0].Time.Before(time.Now()) {
+		t.Fatalf("look: %v", err)
+	} else {
+		look.Close()
+	}
+	for _, f := range files {
+		if data, _ := os.ReadFile(f); string(data) != before[f] {
+			t.Errorf("%s changed by listing:\n%s", f, data)
+		}
+	}
+	// A third directory at the path: the two sessions are others'.
+	testfs.Write(t, dir+"-third", map[string]string{"a.ts": "x\n"})
+	os.RemoveAll(dir)
+	if err := os.Rename(dir+"-third", dir); err != nil {
+		t.Fatal(err)
+	}
+	third, _ := Open(state, rootAt(t, dir), nil)
+	_, err = third.Latest()
+	if err == nil || !strings.Contains(err.Error(), "2 sessions belong to a directory that was at this path before, and are not continued here") || strings.Contains(err.Error(), "--resume") {
+		t.Errorf("latest: %v", err)
+	}
+	if _, err := third.Resume(sess.ID); err == nil || !strings.Contains(err.Error(), "another directory") {
+		t.Errorf("resume of another directory's session: %v", err)
+	}
+	for _, f := range files {
+		if data, _ := os.ReadFile(f); string(data) != before[f] {
+			t.Errorf("%s changed by looking for a session:\n%s", f, data)
+		}
 	}
 }

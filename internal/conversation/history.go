@@ -29,14 +29,23 @@ func HistoryBudget(window int) int { return window }
 
 // turn is one request as the history tells it.
 type turn struct {
-	n           int
-	request     string
-	plan        string
-	commits     []Record
-	done        *Record
-	interrupted bool
-	undone      []string // journal entries undone since
+	n       int
+	request string
+	plan    string
+	commits []Record
+	done    *Record
+	undone  []string // journal entries undone since
+	// running is whether the request is being carried out now: it is the
+	// last, and another process holds the session.
+	running bool
 }
+
+// interrupted reports whether the request never ended: its process was
+// killed or lost its terminal before recording how it ended (a request
+// without an end is running only while its writer holds the session). It
+// is the one definition the history, [Session.Interrupted] and the list
+// all use.
+func (t *turn) interrupted() bool { return t.done == nil && !t.running }
 
 // History returns the session's earlier requests for the agents, or "" for
 // a session without any, in at most maxBytes (0: no bound). The latest
@@ -140,10 +149,8 @@ func (s *Session) turns() (turns []*turn, summary string, through int) {
 			t.done = &recs[i]
 		}
 	}
-	if len(turns) > 0 {
-		if last := turns[len(turns)-1]; last.done == nil {
-			last.interrupted = true
-		}
+	if len(turns) > 0 && s.holder != nil {
+		turns[len(turns)-1].running = true
 	}
 	return turns, summary, through
 }
@@ -190,7 +197,9 @@ func (t *turn) outcome() string {
 		files += len(c.Files)
 	}
 	switch {
-	case t.interrupted:
+	case t.running:
+		return fmt.Sprintf("running: another process is carrying it out now (%d %s committed so far)", files, plural(files, "file", "files"))
+	case t.interrupted():
 		return fmt.Sprintf("interrupted: the run stopped before it finished (%d %s committed before that)", files, plural(files, "file", "files"))
 	case t.done.Success:
 		return "done: " + firstLine(t.done.Text)
@@ -234,7 +243,7 @@ func (r *Recorder) Emit(e event.Event) {
 	case event.Phase:
 		// The plan being carried out: approved, or a simple request's
 		// plan of its one file, or a widened one after a re-plan.
-		if v.Name == "execute" && r.lastPlan != nil {
+		if v.Name == "execute" && r.lastPlan != nil && r.lastPlan.Plan != nil {
 			rec = &Record{Kind: KindPlan, Plan: r.lastPlan.Plan}
 			r.lastPlan = nil
 		}

@@ -17,7 +17,7 @@ func TestBase(t *testing.T) {
 		{"/o", "/e", "/c", "/o", "set for this run"},
 		{"", "/e", "/c", "/e", "ANVIL_SESSION_DIR"},
 		{"", "", "/c", "/c", "session_dir in the config"},
-		{"", "", "", DefaultBase, "default"},
+		{"", "", "", DefaultBase(env("")), "default"},
 	} {
 		if base, from := Base(tt.override, env(tt.env), tt.configured); base != tt.want || from != tt.from {
 			t.Errorf("Base(%q, %q, %q) = %q, %q", tt.override, tt.env, tt.configured, base, from)
