@@ -141,19 +141,22 @@ func TestEscapeCannotReachTheDaemonSocket(t *testing.T) {
 	}
 }
 
-// TestConnectHelper runs inside a shadow tree: it dials the socket named
-// by SANDBOX_TEST_CONNECT.
+// TestConnectHelper runs inside a shadow tree: it dials each socket named
+// by SANDBOX_TEST_CONNECT (comma-separated).
 func TestConnectHelper(t *testing.T) {
-	sock := os.Getenv("SANDBOX_TEST_CONNECT")
-	if sock == "" {
+	socks := os.Getenv("SANDBOX_TEST_CONNECT")
+	if socks == "" {
 		t.Skip("run only inside the shadow tree")
 	}
-	c, err := net.Dial("unix", sock)
-	if err == nil {
-		c.Close()
-		t.Fatal("connected")
+	for _, sock := range strings.Split(socks, ",") {
+		c, err := net.Dial("unix", sock)
+		if err == nil {
+			c.Close()
+			t.Errorf("connected to %s", sock)
+			continue
+		}
+		t.Logf("refused: %v", err)
 	}
-	t.Logf("refused: %v", err)
 }
 
 // /proc shows the command's own processes only: no host process, no host
@@ -301,5 +304,124 @@ func TestEscapeHiddenLinkTarget(t *testing.T) {
 		Argv: []string{"sh", "-c", "cat " + link + "/id_ed25519 " + base + "/dotfiles/ssh/id_ed25519; echo done"}})
 	if strings.Contains(string(res.Output), "SECRET") {
 		t.Fatalf("the hidden key was read through its link's target:\n%s", res.Output)
+	}
+}
+
+// A toolchain kept where the command sees nothing of the host (a home
+// under /tmp, as containers set it; a home under /var) is there when
+// named visible: read-only, at its own path, a hidden path inside it
+// still hidden, and nothing else of the place beside it shown.
+func TestEscapeVisibleToolchains(t *testing.T) {
+	dir := testfs.Tree(t, tree)
+	for _, base := range []string{t.TempDir(), outsideTmp(t)} {
+		testfs.Write(t, base, map[string]string{"home/sdk/bin/tool": "#!/bin/sh\necho tool ran\n", "home/sdk/cache/mod": "cached\n",
+			"home/sdk/credentials.toml": "token = SECRET", "home/.bash_history": "export TOKEN=SECRET"})
+		if err := os.Chmod(filepath.Join(base, "home/sdk/bin/tool"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		sdk := filepath.Join(base, "home", "sdk")
+		script := `tool; cat ` + sdk + `/cache/mod; cat ` + sdk + `/credentials.toml ` + base + `/home/.bash_history
+echo x > ` + sdk + `/cache/new || echo read-only; echo done`
+		res := run(t, context.Background(), Spec{Root: dir, Env: []string{"PATH=" + sdk + "/bin:" + os.Getenv("PATH")}, Argv: []string{"sh", "-c", script},
+			Visible: []string{sdk}, Hidden: []string{filepath.Join(sdk, "credentials.toml")}})
+		out := string(res.Output)
+		if !strings.Contains(out, "tool ran\ncached\n") || !strings.Contains(out, "read-only\ndone") {
+			t.Errorf("%s: the toolchain is not visible read-only:\n%s", base, out)
+		}
+		if strings.Contains(out, "SECRET") {
+			t.Errorf("%s: a hidden file or one beside the toolchain is visible:\n%s", base, out)
+		}
+		if _, err := os.Stat(filepath.Join(sdk, "cache", "new")); err == nil {
+			t.Errorf("%s: the toolchain was written", base)
+		}
+	}
+	for _, v := range []string{"/", "/tmp", "/run", "/home", "relative"} {
+		if _, err := Run(context.Background(), Spec{Root: dir, Env: env(), Argv: []string{"true"}, Visible: []string{v}}); err == nil {
+			t.Errorf("visible %q accepted", v)
+		}
+	}
+}
+
+// The home is empty inside but for what is named visible: every store of
+// credentials and history in it, named in a list or not, is out of reach.
+func TestEscapeHomeIsHidden(t *testing.T) {
+	dir := testfs.Tree(t, tree)
+	home := outsideTmp(t)
+	testfs.Write(t, home, map[string]string{
+		".claude/.credentials.json": "SECRET", ".claude.json": "SECRET", ".codex/auth.json": "SECRET", ".config/git/credentials": "SECRET",
+		".bash_history": "SECRET", ".zsh_history": "SECRET", ".gemini/oauth_creds.json": "SECRET", ".config/some-new-tool/token": "SECRET",
+		"notes.txt": "SECRET", "go/bin/gotool": "#!/bin/sh\necho gotool ran\n",
+	})
+	if err := os.Chmod(filepath.Join(home, "go/bin/gotool"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := `cd ~ && cat .claude/.credentials.json .claude.json .codex/auth.json .config/git/credentials .bash_history .zsh_history .gemini/oauth_creds.json .config/some-new-tool/token notes.txt
+ls -A ~; gotool; echo done`
+	res := run(t, context.Background(), Spec{Root: dir, Env: []string{"PATH=" + home + "/go/bin:" + os.Getenv("PATH"), "HOME=" + home},
+		Argv: []string{"sh", "-c", script}, Visible: []string{filepath.Join(home, "go")}})
+	out := string(res.Output)
+	if strings.Contains(out, "SECRET") {
+		t.Errorf("the home's files are visible:\n%s", out)
+	}
+	if !strings.Contains(out, "\ngo\ngotool ran\ndone") {
+		t.Errorf("the toolchain in the home is not visible:\n%s", out)
+	}
+}
+
+// No path-named Unix socket of the host is reachable: not one in a
+// directory of the host the command would otherwise see (a stand-in for
+// a daemon's socket in /var), in /run (docker.sock's place), in a system
+// directory, or in the workspace (a dependency directory bound into a
+// copy included).
+func TestEscapeCannotReachHostSockets(t *testing.T) {
+	for _, mech := range []string{MechanismOverlay, MechanismCopy} {
+		t.Run(mech, func(t *testing.T) { testHostSockets(t, mech) })
+	}
+}
+
+func testHostSockets(t *testing.T, mech string) {
+	// A short path: a socket's is at most 107 bytes.
+	dir, err := os.MkdirTemp("", "w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	testfs.Write(t, dir, tree)
+	name := "anvil-escape-" + strconv.Itoa(os.Getpid())
+	socks := []string{filepath.Join(outsideTmp(t), "docker.sock"), filepath.Join(dir, "dev.sock"), filepath.Join(dir, "node_modules", "dev.sock")}
+	for _, d := range []string{"/run", "/opt", "/etc"} {
+		// A stand-in where only root may create one.
+		if err := os.Mkdir(filepath.Join(d, name), 0o755); err == nil {
+			t.Cleanup(func() { os.RemoveAll(filepath.Join(d, name)) })
+			socks = append(socks, filepath.Join(d, name, "docker.sock"))
+		}
+	}
+	accepted := make(chan string, len(socks))
+	for _, sock := range socks {
+		ln, err := net.Listen("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				accepted <- sock
+				c.Close()
+			}
+		}()
+	}
+	res := run(t, context.Background(), Spec{Root: dir, Mechanism: mech, Env: append(env(), "SANDBOX_TEST_CONNECT="+strings.Join(socks, ",")),
+		Argv: []string{inTree(t, dir), "-test.run=^TestConnectHelper$", "-test.v"}})
+	if n := strings.Count(string(res.Output), "refused:"); n != len(socks) {
+		t.Errorf("%d of %d sockets refused:\n%s", n, len(socks), res.Output)
+	}
+	select {
+	case sock := <-accepted:
+		t.Fatalf("the command reached %s:\n%s", sock, res.Output)
+	default:
 	}
 }

@@ -75,10 +75,16 @@ func envDigest(env []string) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// credentialPaths are where the usual tools keep secrets, under the home.
+// credentialPaths are where the usual tools keep secrets and histories,
+// under the home. The commands see no home but the toolchains' paths in
+// it (toolchains.go); these stay hidden even inside one of those (a
+// cargo home's credentials, a ~/.config shown for git).
 var credentialPaths = []string{
 	".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".netrc", ".git-credentials", ".npmrc", ".pypirc", ".yarnrc.yml",
-	".config/gcloud", ".config/gh", ".config/hub", ".cargo/credentials", ".cargo/credentials.toml", ".local/share/keyrings", ".password-store",
+	".config/gcloud", ".config/gh", ".config/hub", ".config/git/credentials", ".config/op", ".config/doctl", ".config/heroku",
+	".cargo/credentials", ".cargo/credentials.toml", ".local/share/keyrings", ".password-store", ".vault-token", ".terraform.d",
+	".claude", ".claude.json", ".codex", ".gemini", ".config/anthropic", ".config/openai", ".config/github-copilot",
+	".bash_history", ".zsh_history", ".python_history", ".node_repl_history", ".psql_history", ".mysql_history", ".lesshst", ".local/share/fish",
 }
 
 // Hidden returns what the commands must not see: Anvil's state (the

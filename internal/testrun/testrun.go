@@ -78,6 +78,9 @@ type Stage struct {
 	root *workspace.Root
 	opts Options
 	env  []string // the commands' environment
+	// visible is what the commands are shown of the host besides its
+	// system directories: the toolchains' paths, asked once.
+	visible func() []string
 
 	mu        sync.Mutex
 	baselines map[string]*outcome    // by baselineKey
@@ -109,7 +112,9 @@ func New(root *workspace.Root, opts Options) *Stage {
 			opts.CacheDir = filepath.Join(os.TempDir(), fmt.Sprintf("anvil-cache-%d", os.Getuid()))
 		}
 	}
-	return &Stage{root: root, opts: opts, env: commandEnv(opts.Env, opts.EnvAllow),
+	env := commandEnv(opts.Env, opts.EnvAllow)
+	return &Stage{root: root, opts: opts, env: env,
+		visible:   sync.OnceValue(func() []string { return toolchainPaths(context.Background(), env, root.Dir()) }),
 		baselines: map[string]*outcome{}, inflight: map[string]*inflight{}, probes: map[string]probeResult{}}
 }
 
@@ -366,7 +371,7 @@ const outputLimit = 64 << 20
 // exec runs a command in a sealed shadow tree holding changes.
 func (s *Stage) exec(ctx context.Context, changes []sandbox.Change, e execSpec) (*sandbox.Result, error) {
 	spec := sandbox.Spec{Root: s.root.Dir(), Changes: changes, Argv: e.argv, Env: setEnv(slices.Clone(s.env), e.env...),
-		Network: s.opts.Network, Hidden: s.opts.Hidden, Reports: e.reports, OutputLimit: outputLimit}
+		Network: s.opts.Network, Hidden: s.opts.Hidden, Visible: s.visible(), Reports: e.reports, OutputLimit: outputLimit}
 	if e.cache != "" {
 		dir := filepath.Join(s.opts.CacheDir, e.cache)
 		if err := os.MkdirAll(dir, 0o700); err != nil {
