@@ -2,10 +2,12 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -424,4 +426,63 @@ func testHostSockets(t *testing.T, mech string) {
 		t.Fatalf("the command reached %s:\n%s", sock, res.Output)
 	default:
 	}
+}
+
+// Each bound holds against a command that exceeds it, and the result
+// names the bound: the private /tmp and /dev/shm, a file's size, a
+// process's memory, the number of processes (not enforced for root: run
+// again as nobody by TestUnprivileged).
+func TestEscapeBounds(t *testing.T) {
+	dir := testfs.Tree(t, tree)
+	for _, tc := range []struct {
+		name   string
+		limits Limits
+		script string
+		bound  string
+	}{
+		{"tmp", Limits{Tmp: 1 << 20}, "dd if=/dev/zero of=/tmp/big bs=64k count=64 2>&1; ls -l /tmp/big", BoundTmp},
+		{"shm", Limits{Tmp: 1 << 20}, "dd if=/dev/zero of=/dev/shm/big bs=64k count=64 2>&1; ls -l /dev/shm/big", BoundTmp},
+		{"file size", Limits{FileSize: 1 << 20}, "dd if=/dev/zero of=big bs=64k count=64 2>&1; ls -l big", BoundFileSize},
+		{"memory", Limits{Memory: 256 << 20}, "SANDBOX_TEST_ALLOC=1 " + inTree(t, dir) + " -test.run=^TestAllocHelper$ -test.v 2>&1 | grep -v '^[[:space:]]'", BoundMemory},
+		{"processes", Limits{Processes: 16}, "for i in $(seq 40); do sleep 5 & done 2>&1; echo started; kill $(jobs -p) 2>/dev/null", BoundProcesses},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.bound == BoundProcesses && os.Geteuid() == 0 {
+				t.Skip("RLIMIT_NPROC does not bind root; TestUnprivileged runs this as nobody")
+			}
+			res := run(t, context.Background(), Spec{Root: dir, Env: env(), Limits: tc.limits, Argv: []string{"sh", "-c", tc.script}})
+			if !slices.Contains(res.Hit, tc.bound) {
+				t.Fatalf("hit %v, want %s (exit %d):\n%s", res.Hit, tc.bound, res.ExitCode, res.Output)
+			}
+			if strings.Contains(string(res.Output), "4194304") {
+				t.Fatalf("a 4 MiB file was written past the bound:\n%s", res.Output)
+			}
+			if tc.bound == BoundMemory && !strings.Contains(string(res.Output), "=== RUN   TestAllocHelper") {
+				t.Fatalf("the test did not start:\n%s", res.Output)
+			}
+		})
+	}
+	// Without a bound asked, the defaults hold.
+	res := run(t, context.Background(), Spec{Root: dir, Env: env(), Argv: []string{"sh", "-c", "ulimit -d; ulimit -f; ulimit -c"}})
+	want := fmt.Sprintf("%d\n%d\n0\n", DefaultLimits.Memory>>10, DefaultLimits.FileSize>>9)
+	if string(res.Output) != want || res.Limits != DefaultLimits {
+		t.Errorf("ulimit -d, -f, -c: %q, want %q; limits %+v", res.Output, want, res.Limits)
+	}
+	// A negative bound is none: what the user has.
+	res = run(t, context.Background(), Spec{Root: dir, Env: env(), Limits: Limits{Memory: -1, FileSize: -1}, Argv: []string{"sh", "-c", "ulimit -d; ulimit -f"}})
+	if host, _ := exec.Command("sh", "-c", "ulimit -d; ulimit -f").Output(); string(res.Output) != string(host) {
+		t.Errorf("no bound: %q, the user's %q", res.Output, host)
+	}
+}
+
+// TestAllocHelper runs inside a shadow tree: it takes 1 GiB.
+func TestAllocHelper(t *testing.T) {
+	if os.Getenv("SANDBOX_TEST_ALLOC") == "" {
+		t.Skip("run only inside the shadow tree")
+	}
+	b := make([]byte, 1<<30)
+	for i := range b {
+		b[i] = 1
+	}
+	t.Log(len(b))
 }

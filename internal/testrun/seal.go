@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/anvil-dev/anvil/internal/config"
+	"github.com/anvil-dev/anvil/internal/sandbox"
 	"github.com/anvil-dev/anvil/internal/state"
 )
 
@@ -109,4 +110,10 @@ func Hidden(getenv func(string) string) []string {
 		out[i] = filepath.Clean(p)
 	}
 	return out
+}
+
+// LimitsOf is the bounds [run] sets (memory, tmp_size, processes,
+// file_size; "off" is no bound), for [Options.Limits].
+func LimitsOf(r config.RunConfig) sandbox.Limits {
+	return sandbox.Limits{Memory: int64(r.Memory), Tmp: int64(r.TmpSize), Processes: r.Processes, FileSize: int64(r.FileSize)}
 }

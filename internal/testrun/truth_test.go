@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anvil-dev/anvil/internal/sandbox"
 	"github.com/anvil-dev/anvil/internal/shadow"
 	"github.com/anvil-dev/anvil/internal/syntax"
 	"github.com/anvil-dev/anvil/internal/testfs"
@@ -500,4 +501,30 @@ func fileText(t *testing.T, dir, name string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// A command stopped by a bound of the run says which in the verdict: a
+// change that makes the tests fill the private /tmp fails, and the
+// report names [run] tmp_size with its value; a file past [run]
+// file_size likewise.
+func TestBoundHitIsStated(t *testing.T) {
+	for _, tc := range []struct {
+		name, script, want string
+		limits             sandbox.Limits
+	}{
+		{"tmp_size", "dd if=/dev/zero of=/tmp/big bs=64k count=$(cat blocks.txt)", "the run hit [run] tmp_size = 1M", sandbox.Limits{Tmp: 1 << 20}},
+		{"file_size", "dd if=/dev/zero of=big bs=64k count=$(cat blocks.txt)", "the run hit [run] file_size = 1M", sandbox.Limits{FileSize: 1 << 20}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, root, _ := stage(t, map[string]string{"check.sh": tc.script + "\n", "blocks.txt": "4\n"})
+			s.opts.Test, s.opts.Limits = "sh check.sh", tc.limits
+			rep := s.Run(context.Background(), setOf(t, root, map[string]string{"blocks.txt": "64\n"}))
+			if rep.Status != shadow.RunFailed || !strings.Contains(rep.Note, tc.want) {
+				t.Fatalf("status %s, note %q, reason %q", rep.Status, rep.Note, rep.Reason)
+			}
+			if rep := s.Run(context.Background(), setOf(t, root, map[string]string{"blocks.txt": "8\n"})); rep.Status != shadow.RunPassed || strings.Contains(rep.Note, "hit") {
+				t.Fatalf("within the bound: status %s, note %q", rep.Status, rep.Note)
+			}
+		})
+	}
 }
