@@ -186,16 +186,38 @@ cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\0' ' '; echo`
 }
 
 // A run killed with SIGKILL leaves its scratch directory behind (its
-// owner is gone before any cleanup); the next run sweeps it.
+// owner is gone before any cleanup); the next run sweeps it, wherever
+// TMPDIR put it (in /tmp or not, and when TMPDIR has changed since). No
+// other run's command can look into it, even with its place shown.
 func TestEscapeScratchOfDeadRunsIsSwept(t *testing.T) {
 	if os.Getenv("SANDBOX_TEST_HOLD") != "" {
 		// The victim: a run that waits until it is killed.
 		dir := os.Getenv("SANDBOX_TEST_HOLD")
-		_, _ = Run(context.Background(), Spec{Root: dir, Env: env(), Argv: []string{"sleep", "600"}})
+		_, _ = Run(context.Background(), Spec{Root: dir, Env: env(), Argv: []string{"sleep", "600"},
+			Changes: []Change{{Path: "a.txt", Content: []byte("the change set")}}})
 		return
 	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // where the places are recorded
+	for _, tc := range []struct {
+		name           string
+		outside, moved bool
+	}{{"in /tmp", false, false}, {"outside /tmp", true, false}, {"TMPDIR changed since", true, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			if tc.outside {
+				tmp = outsideTmp(t)
+			}
+			next := tmp
+			if tc.moved {
+				next = outsideTmp(t)
+			}
+			testScratchSwept(t, tmp, next)
+		})
+	}
+}
+
+func testScratchSwept(t *testing.T, tmp, next string) {
 	dir := testfs.Tree(t, tree)
-	tmp := t.TempDir()
 	if err := os.Chmod(tmp, 0o777); err != nil {
 		t.Fatal(err)
 	}
@@ -204,12 +226,27 @@ func TestEscapeScratchOfDeadRunsIsSwept(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	scratch := waitFor(t, func() []string { m, _ := filepath.Glob(filepath.Join(tmp, scratchPrefix+"*")); return m })
+	scratch := waitFor(t, func() []string {
+		m, _ := filepath.Glob(filepath.Join(tmp, scratchPrefix+"*", "changes", "0"))
+		return m
+	})
+	scratch[0] = filepath.Dir(filepath.Dir(scratch[0]))
+	// Another run, its temporary directory the same and shown to it.
+	t.Setenv("TMPDIR", tmp)
+	peek := run(t, context.Background(), Spec{Root: dir, Env: env(), Visible: []string{tmp},
+		Argv: []string{"sh", "-c", "cat " + tmp + "/" + scratchPrefix + "*/changes/* " + tmp + "/" + scratchPrefix + "*/spec.json; ls -A " + tmp}})
+	if strings.Contains(string(peek.Output), "the change set") || strings.Contains(string(peek.Output), filepath.Base(scratch[0])) {
+		t.Errorf("another run's scratch is visible:\n%s", peek.Output)
+	}
 	time.Sleep(300 * time.Millisecond) // the helper is up and mounted
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
-	if _, err := os.Stat(scratch[0]); err != nil {
+	info, err := os.Stat(scratch[0])
+	if err != nil {
 		t.Fatalf("the killed run left nothing to sweep: %v", err)
+	}
+	if info.Mode().Perm() != 0o700 {
+		t.Errorf("the scratch directory's mode is %v", info.Mode().Perm())
 	}
 	// A scratch directory is swept once it is a minute old (younger, its
 	// owner may not hold its lock yet): this one was made a while ago.
@@ -217,7 +254,7 @@ func TestEscapeScratchOfDeadRunsIsSwept(t *testing.T) {
 	if err := os.Chtimes(scratch[0], old, old); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("TMPDIR", tmp)
+	t.Setenv("TMPDIR", next)
 	run(t, context.Background(), Spec{Root: dir, Env: env(), Argv: []string{"true"}})
 	if left, _ := filepath.Glob(filepath.Join(tmp, scratchPrefix+"*")); len(left) != 0 {
 		t.Fatalf("scratch left behind: %v", left)

@@ -89,7 +89,7 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	if inside(tmp, root) {
 		return nil, &UnavailableError{Reason: fmt.Sprintf("the temporary directory %s is inside the workspace", tmp), Fix: "set TMPDIR to a directory outside it"}
 	}
-	sweep(tmp)
+	sweepAll(tmp)
 	scratch, release, err := makeScratch(tmp)
 	if err != nil {
 		return nil, err
@@ -100,7 +100,7 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	}()
 	hs := helperSpec{Root: root, Upper: filepath.Join(scratch, "upper"), Work: filepath.Join(scratch, "work"), Tree: filepath.Join(scratch, "tree"),
 		NewRoot: filepath.Join(scratch, "root"), Argv: spec.Argv, Dir: spec.Dir, Env: spec.Env, Network: spec.Network, Mechanism: spec.Mechanism,
-		Hidden: withTargets(append(runtimeDirs(), spec.Hidden...)), Writable: spec.Writable,
+		Hidden: withTargets(append(append(runtimeDirs(), spec.Hidden...), scratchPlaces(tmp, scratch, spec, root)...)), Writable: spec.Writable,
 		Visible: visible(spec), Limits: spec.Limits.withDefaults()}
 	dirs := []string{hs.Upper, hs.Work, hs.Tree, hs.NewRoot, filepath.Join(scratch, "changes")}
 	if spec.Reports {
@@ -257,6 +257,21 @@ func removeAll(dir string) {
 		return nil
 	})
 	_ = os.RemoveAll(dir)
+}
+
+// scratchPlaces is what the command must not see of the runs' scratch:
+// the directory holding them, or, where that holds the workspace or a
+// writable directory too, each other run's scratch directory there (its
+// own is not in its root). The private /tmp shows none.
+func scratchPlaces(tmp, own string, spec Spec, root string) []string {
+	if tmp == "/tmp" {
+		return nil
+	}
+	if !under(root, tmp) && !slices.ContainsFunc(spec.Writable, func(w string) bool { return under(w, tmp) }) {
+		return []string{tmp}
+	}
+	others, _ := filepath.Glob(filepath.Join(tmp, scratchPrefix+"*"))
+	return slices.DeleteFunc(others, func(p string) bool { return p == own })
 }
 
 // visible returns the paths spec shows, shortest first (a path below
