@@ -4,8 +4,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
