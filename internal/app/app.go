@@ -120,7 +120,7 @@ func New(opts Options) (*App, error) {
 	a.Gate = gate.New(a.Validator, a.Journal, testrun.New(root, testrun.Options{
 		Build: cfg.Run.Build, Test: cfg.Run.Test, Report: cfg.Run.Report, Timeout: cfg.Run.Timeout.Duration,
 		Network: cfg.Run.Network, NetworkAsked: layers.ProjectWantsNetwork(), EnvAllow: cfg.Run.Env,
-		Hidden: testrun.Hidden(opts.Getenv), CacheDir: state.CacheDir(opts.Getenv), Importers: graph,
+		Hidden: testrun.Hidden(opts.Getenv), CacheDir: state.CacheDir(opts.Getenv), Importers: graph, Limits: testrun.LimitsOf(cfg.Run),
 	}))
 	a.Searcher = search.New(root, search.Options{})
 	a.Tools = tools.NewSet(

@@ -8,8 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -103,6 +106,70 @@ type RunConfig struct {
 	// the user's own file can turn it on: a project's file that sets it
 	// is ignored (see [Layers.Merged]).
 	Network bool `toml:"network,omitempty"`
+	// Memory, TmpSize, Processes and FileSize bound a run: each
+	// process's memory, the commands' private /tmp and /dev/shm (each),
+	// the processes and threads, a file written. Unset, the run stage's
+	// defaults (4G, 1G, 4096, 2G); a size "off" is no bound. Only the
+	// user's file sets them: a repository's would take the machine.
+	Memory    Size  `toml:"memory,omitzero"`
+	TmpSize   Size  `toml:"tmp_size,omitzero"`
+	Processes int64 `toml:"processes,omitzero"`
+	FileSize  Size  `toml:"file_size,omitzero"`
+}
+
+// Size is a number of bytes written "2G", "512M", "64K" or "1048576";
+// "off" (stored as -1) is no bound, 0 unset.
+type Size int64
+
+// UnmarshalText parses a size.
+func (s *Size) UnmarshalText(b []byte) error {
+	t := strings.TrimSpace(string(b))
+	if t == "off" {
+		*s = -1
+		return nil
+	}
+	mult := int64(1)
+	if n := len(t); n > 0 {
+		switch strings.ToUpper(t[n-1:]) {
+		case "K":
+			mult = 1 << 10
+		case "M":
+			mult = 1 << 20
+		case "G":
+			mult = 1 << 30
+		case "T":
+			mult = 1 << 40
+		}
+		if mult > 1 {
+			t = t[:n-1]
+		}
+	}
+	v, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || v <= 0 || v > math.MaxInt64/mult {
+		return fmt.Errorf("size %q: want a positive number of bytes, with K, M, G or T (\"2G\"), or \"off\"", string(b))
+	}
+	*s = Size(v * mult)
+	return nil
+}
+
+// MarshalText writes the size as UnmarshalText reads it.
+func (s Size) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// String is the size in the largest unit that divides it ("4G"), "off"
+// for no bound.
+func (s Size) String() string {
+	if s < 0 {
+		return "off"
+	}
+	for _, u := range []struct {
+		suffix string
+		n      int64
+	}{{"T", 1 << 40}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}} {
+		if s > 0 && int64(s)%u.n == 0 {
+			return strconv.FormatInt(int64(s)/u.n, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(int64(s), 10)
 }
 
 // Duration is a time.Duration written as text ("30s") in TOML.

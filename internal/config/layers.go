@@ -46,8 +46,9 @@ func ReadLayers(p Paths) (Layers, error) {
 // in it, which only the user's file sets ([Layers.Ignored]): cloning a
 // repository and asking Anvil about it must not send the user's API key
 // elsewhere (base_url), write outside the state directory (session_dir),
-// open the network to the code it runs or hand it more of the user's
-// environment ([run] network, env), or start its own programs as the user
+// open the network to the code it runs, hand it more of the user's
+// environment or lift its bounds ([run] network, env, memory, tmp_size,
+// processes, file_size), or start its own programs as the user
 // ([servers] tables, unless the user trusts the directory).
 func (l Layers) Merged() Config {
 	return merge(l.User, l.projectAllowed())
@@ -64,6 +65,7 @@ func (l Layers) projectAllowed() Config {
 	}
 	p.Run.Network = false
 	p.Run.Env = nil
+	p.Run.Memory, p.Run.TmpSize, p.Run.Processes, p.Run.FileSize = 0, 0, 0, 0
 	if !l.Trusted() {
 		p.Servers = nil
 	}
@@ -86,6 +88,14 @@ func (l Layers) Ignored() []string {
 	}
 	if len(p.Run.Env) > 0 {
 		out = append(out, "run.env")
+	}
+	for _, b := range []struct {
+		name string
+		set  bool
+	}{{"run.memory", p.Run.Memory != 0}, {"run.tmp_size", p.Run.TmpSize != 0}, {"run.processes", p.Run.Processes != 0}, {"run.file_size", p.Run.FileSize != 0}} {
+		if b.set {
+			out = append(out, b.name)
+		}
 	}
 	if !l.Trusted() {
 		var names []string

@@ -2,10 +2,12 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -141,19 +143,22 @@ func TestEscapeCannotReachTheDaemonSocket(t *testing.T) {
 	}
 }
 
-// TestConnectHelper runs inside a shadow tree: it dials the socket named
-// by SANDBOX_TEST_CONNECT.
+// TestConnectHelper runs inside a shadow tree: it dials each socket named
+// by SANDBOX_TEST_CONNECT (comma-separated).
 func TestConnectHelper(t *testing.T) {
-	sock := os.Getenv("SANDBOX_TEST_CONNECT")
-	if sock == "" {
+	socks := os.Getenv("SANDBOX_TEST_CONNECT")
+	if socks == "" {
 		t.Skip("run only inside the shadow tree")
 	}
-	c, err := net.Dial("unix", sock)
-	if err == nil {
-		c.Close()
-		t.Fatal("connected")
+	for _, sock := range strings.Split(socks, ",") {
+		c, err := net.Dial("unix", sock)
+		if err == nil {
+			c.Close()
+			t.Errorf("connected to %s", sock)
+			continue
+		}
+		t.Logf("refused: %v", err)
 	}
-	t.Logf("refused: %v", err)
 }
 
 // /proc shows the command's own processes only: no host process, no host
@@ -181,16 +186,38 @@ cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\0' ' '; echo`
 }
 
 // A run killed with SIGKILL leaves its scratch directory behind (its
-// owner is gone before any cleanup); the next run sweeps it.
+// owner is gone before any cleanup); the next run sweeps it, wherever
+// TMPDIR put it (in /tmp or not, and when TMPDIR has changed since). No
+// other run's command can look into it, even with its place shown.
 func TestEscapeScratchOfDeadRunsIsSwept(t *testing.T) {
 	if os.Getenv("SANDBOX_TEST_HOLD") != "" {
 		// The victim: a run that waits until it is killed.
 		dir := os.Getenv("SANDBOX_TEST_HOLD")
-		_, _ = Run(context.Background(), Spec{Root: dir, Env: env(), Argv: []string{"sleep", "600"}})
+		_, _ = Run(context.Background(), Spec{Root: dir, Env: env(), Argv: []string{"sleep", "600"},
+			Changes: []Change{{Path: "a.txt", Content: []byte("the change set")}}})
 		return
 	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // where the places are recorded
+	for _, tc := range []struct {
+		name           string
+		outside, moved bool
+	}{{"in /tmp", false, false}, {"outside /tmp", true, false}, {"TMPDIR changed since", true, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			if tc.outside {
+				tmp = outsideTmp(t)
+			}
+			next := tmp
+			if tc.moved {
+				next = outsideTmp(t)
+			}
+			testScratchSwept(t, tmp, next)
+		})
+	}
+}
+
+func testScratchSwept(t *testing.T, tmp, next string) {
 	dir := testfs.Tree(t, tree)
-	tmp := t.TempDir()
 	if err := os.Chmod(tmp, 0o777); err != nil {
 		t.Fatal(err)
 	}
@@ -199,12 +226,27 @@ func TestEscapeScratchOfDeadRunsIsSwept(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	scratch := waitFor(t, func() []string { m, _ := filepath.Glob(filepath.Join(tmp, scratchPrefix+"*")); return m })
+	scratch := waitFor(t, func() []string {
+		m, _ := filepath.Glob(filepath.Join(tmp, scratchPrefix+"*", "changes", "0"))
+		return m
+	})
+	scratch[0] = filepath.Dir(filepath.Dir(scratch[0]))
+	// Another run, its temporary directory the same and shown to it.
+	t.Setenv("TMPDIR", tmp)
+	peek := run(t, context.Background(), Spec{Root: dir, Env: env(), Visible: []string{tmp},
+		Argv: []string{"sh", "-c", "cat " + tmp + "/" + scratchPrefix + "*/changes/* " + tmp + "/" + scratchPrefix + "*/spec.json; ls -A " + tmp}})
+	if strings.Contains(string(peek.Output), "the change set") || strings.Contains(string(peek.Output), filepath.Base(scratch[0])) {
+		t.Errorf("another run's scratch is visible:\n%s", peek.Output)
+	}
 	time.Sleep(300 * time.Millisecond) // the helper is up and mounted
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
-	if _, err := os.Stat(scratch[0]); err != nil {
+	info, err := os.Stat(scratch[0])
+	if err != nil {
 		t.Fatalf("the killed run left nothing to sweep: %v", err)
+	}
+	if info.Mode().Perm() != 0o700 {
+		t.Errorf("the scratch directory's mode is %v", info.Mode().Perm())
 	}
 	// A scratch directory is swept once it is a minute old (younger, its
 	// owner may not hold its lock yet): this one was made a while ago.
@@ -212,7 +254,7 @@ func TestEscapeScratchOfDeadRunsIsSwept(t *testing.T) {
 	if err := os.Chtimes(scratch[0], old, old); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("TMPDIR", tmp)
+	t.Setenv("TMPDIR", next)
 	run(t, context.Background(), Spec{Root: dir, Env: env(), Argv: []string{"true"}})
 	if left, _ := filepath.Glob(filepath.Join(tmp, scratchPrefix+"*")); len(left) != 0 {
 		t.Fatalf("scratch left behind: %v", left)
@@ -302,4 +344,182 @@ func TestEscapeHiddenLinkTarget(t *testing.T) {
 	if strings.Contains(string(res.Output), "SECRET") {
 		t.Fatalf("the hidden key was read through its link's target:\n%s", res.Output)
 	}
+}
+
+// A toolchain kept where the command sees nothing of the host (a home
+// under /tmp, as containers set it; a home under /var) is there when
+// named visible: read-only, at its own path, a hidden path inside it
+// still hidden, and nothing else of the place beside it shown.
+func TestEscapeVisibleToolchains(t *testing.T) {
+	dir := testfs.Tree(t, tree)
+	for _, base := range []string{t.TempDir(), outsideTmp(t)} {
+		testfs.Write(t, base, map[string]string{"home/sdk/bin/tool": "#!/bin/sh\necho tool ran\n", "home/sdk/cache/mod": "cached\n",
+			"home/sdk/credentials.toml": "token = SECRET", "home/.bash_history": "export TOKEN=SECRET"})
+		if err := os.Chmod(filepath.Join(base, "home/sdk/bin/tool"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		sdk := filepath.Join(base, "home", "sdk")
+		script := `tool; cat ` + sdk + `/cache/mod; cat ` + sdk + `/credentials.toml ` + base + `/home/.bash_history
+echo x > ` + sdk + `/cache/new || echo read-only; echo done`
+		res := run(t, context.Background(), Spec{Root: dir, Env: []string{"PATH=" + sdk + "/bin:" + os.Getenv("PATH")}, Argv: []string{"sh", "-c", script},
+			Visible: []string{sdk}, Hidden: []string{filepath.Join(sdk, "credentials.toml")}})
+		out := string(res.Output)
+		if !strings.Contains(out, "tool ran\ncached\n") || !strings.Contains(out, "read-only\ndone") {
+			t.Errorf("%s: the toolchain is not visible read-only:\n%s", base, out)
+		}
+		if strings.Contains(out, "SECRET") {
+			t.Errorf("%s: a hidden file or one beside the toolchain is visible:\n%s", base, out)
+		}
+		if _, err := os.Stat(filepath.Join(sdk, "cache", "new")); err == nil {
+			t.Errorf("%s: the toolchain was written", base)
+		}
+	}
+	for _, v := range []string{"/", "/tmp", "/run", "/home", "relative"} {
+		if _, err := Run(context.Background(), Spec{Root: dir, Env: env(), Argv: []string{"true"}, Visible: []string{v}}); err == nil {
+			t.Errorf("visible %q accepted", v)
+		}
+	}
+}
+
+// The home is empty inside but for what is named visible: every store of
+// credentials and history in it, named in a list or not, is out of reach.
+func TestEscapeHomeIsHidden(t *testing.T) {
+	dir := testfs.Tree(t, tree)
+	home := outsideTmp(t)
+	testfs.Write(t, home, map[string]string{
+		".claude/.credentials.json": "SECRET", ".claude.json": "SECRET", ".codex/auth.json": "SECRET", ".config/git/credentials": "SECRET",
+		".bash_history": "SECRET", ".zsh_history": "SECRET", ".gemini/oauth_creds.json": "SECRET", ".config/some-new-tool/token": "SECRET",
+		"notes.txt": "SECRET", "go/bin/gotool": "#!/bin/sh\necho gotool ran\n",
+	})
+	if err := os.Chmod(filepath.Join(home, "go/bin/gotool"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := `cd ~ && cat .claude/.credentials.json .claude.json .codex/auth.json .config/git/credentials .bash_history .zsh_history .gemini/oauth_creds.json .config/some-new-tool/token notes.txt
+ls -A ~; gotool; echo done`
+	res := run(t, context.Background(), Spec{Root: dir, Env: []string{"PATH=" + home + "/go/bin:" + os.Getenv("PATH"), "HOME=" + home},
+		Argv: []string{"sh", "-c", script}, Visible: []string{filepath.Join(home, "go")}})
+	out := string(res.Output)
+	if strings.Contains(out, "SECRET") {
+		t.Errorf("the home's files are visible:\n%s", out)
+	}
+	if !strings.Contains(out, "\ngo\ngotool ran\ndone") {
+		t.Errorf("the toolchain in the home is not visible:\n%s", out)
+	}
+}
+
+// No path-named Unix socket of the host is reachable: not one in a
+// directory of the host the command would otherwise see (a stand-in for
+// a daemon's socket in /var), in /run (docker.sock's place), in a system
+// directory, or in the workspace (a dependency directory bound into a
+// copy included).
+func TestEscapeCannotReachHostSockets(t *testing.T) {
+	for _, mech := range []string{MechanismOverlay, MechanismCopy} {
+		t.Run(mech, func(t *testing.T) { testHostSockets(t, mech) })
+	}
+}
+
+func testHostSockets(t *testing.T, mech string) {
+	// A short path: a socket's is at most 107 bytes.
+	dir, err := os.MkdirTemp("", "w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	testfs.Write(t, dir, tree)
+	name := "anvil-escape-" + strconv.Itoa(os.Getpid())
+	socks := []string{filepath.Join(outsideTmp(t), "docker.sock"), filepath.Join(dir, "dev.sock"), filepath.Join(dir, "node_modules", "dev.sock")}
+	for _, d := range []string{"/run", "/opt", "/etc"} {
+		// A stand-in where only root may create one.
+		if err := os.Mkdir(filepath.Join(d, name), 0o755); err == nil {
+			t.Cleanup(func() { os.RemoveAll(filepath.Join(d, name)) })
+			socks = append(socks, filepath.Join(d, name, "docker.sock"))
+		}
+	}
+	accepted := make(chan string, len(socks))
+	for _, sock := range socks {
+		ln, err := net.Listen("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				accepted <- sock
+				c.Close()
+			}
+		}()
+	}
+	res := run(t, context.Background(), Spec{Root: dir, Mechanism: mech, Env: append(env(), "SANDBOX_TEST_CONNECT="+strings.Join(socks, ",")),
+		Argv: []string{inTree(t, dir), "-test.run=^TestConnectHelper$", "-test.v"}})
+	if n := strings.Count(string(res.Output), "refused:"); n != len(socks) {
+		t.Errorf("%d of %d sockets refused:\n%s", n, len(socks), res.Output)
+	}
+	select {
+	case sock := <-accepted:
+		t.Fatalf("the command reached %s:\n%s", sock, res.Output)
+	default:
+	}
+}
+
+// Each bound holds against a command that exceeds it, and the result
+// names the bound: the private /tmp and /dev/shm, a file's size, a
+// process's memory, the number of processes (not enforced for root: run
+// again as nobody by TestUnprivileged).
+func TestEscapeBounds(t *testing.T) {
+	dir := testfs.Tree(t, tree)
+	for _, tc := range []struct {
+		name   string
+		limits Limits
+		script string
+		bound  string
+	}{
+		{"tmp", Limits{Tmp: 1 << 20}, "dd if=/dev/zero of=/tmp/big bs=64k count=64 2>&1; ls -l /tmp/big", BoundTmp},
+		{"shm", Limits{Tmp: 1 << 20}, "dd if=/dev/zero of=/dev/shm/big bs=64k count=64 2>&1; ls -l /dev/shm/big", BoundTmp},
+		{"file size", Limits{FileSize: 1 << 20}, "dd if=/dev/zero of=big bs=64k count=64 2>&1; ls -l big", BoundFileSize},
+		{"memory", Limits{Memory: 256 << 20}, "SANDBOX_TEST_ALLOC=1 " + inTree(t, dir) + " -test.run=^TestAllocHelper$ -test.v 2>&1 | grep -v '^[[:space:]]'", BoundMemory},
+		{"processes", Limits{Processes: 16}, "for i in $(seq 40); do sleep 5 & done 2>&1; echo started; kill $(jobs -p) 2>/dev/null", BoundProcesses},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.bound == BoundProcesses && os.Geteuid() == 0 {
+				t.Skip("RLIMIT_NPROC does not bind root; TestUnprivileged runs this as nobody")
+			}
+			res := run(t, context.Background(), Spec{Root: dir, Env: env(), Limits: tc.limits, Argv: []string{"sh", "-c", tc.script}})
+			if !slices.Contains(res.Hit, tc.bound) {
+				t.Fatalf("hit %v, want %s (exit %d):\n%s", res.Hit, tc.bound, res.ExitCode, res.Output)
+			}
+			if strings.Contains(string(res.Output), "4194304") {
+				t.Fatalf("a 4 MiB file was written past the bound:\n%s", res.Output)
+			}
+			if tc.bound == BoundMemory && !strings.Contains(string(res.Output), "=== RUN   TestAllocHelper") {
+				t.Fatalf("the test did not start:\n%s", res.Output)
+			}
+		})
+	}
+	// Without a bound asked, the defaults hold.
+	res := run(t, context.Background(), Spec{Root: dir, Env: env(), Argv: []string{"sh", "-c", "ulimit -d; ulimit -f; ulimit -c"}})
+	want := fmt.Sprintf("%d\n%d\n0\n", DefaultLimits.Memory>>10, DefaultLimits.FileSize>>9)
+	if string(res.Output) != want || res.Limits != DefaultLimits {
+		t.Errorf("ulimit -d, -f, -c: %q, want %q; limits %+v", res.Output, want, res.Limits)
+	}
+	// A negative bound is none: what the user has.
+	res = run(t, context.Background(), Spec{Root: dir, Env: env(), Limits: Limits{Memory: -1, FileSize: -1}, Argv: []string{"sh", "-c", "ulimit -d; ulimit -f"}})
+	if host, _ := exec.Command("sh", "-c", "ulimit -d; ulimit -f").Output(); string(res.Output) != string(host) {
+		t.Errorf("no bound: %q, the user's %q", res.Output, host)
+	}
+}
+
+// TestAllocHelper runs inside a shadow tree: it takes 1 GiB.
+func TestAllocHelper(t *testing.T) {
+	if os.Getenv("SANDBOX_TEST_ALLOC") == "" {
+		t.Skip("run only inside the shadow tree")
+	}
+	b := make([]byte, 1<<30)
+	for i := range b {
+		b[i] = 1
+	}
+	t.Log(len(b))
 }

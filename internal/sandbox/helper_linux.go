@@ -65,6 +65,9 @@ func helper(path string) error {
 			}
 		}
 	}
+	if err := setLimits(hs.Limits); err != nil {
+		return err
+	}
 	dir := filepath.Join(hs.Root, filepath.FromSlash(hs.Dir))
 	if err := os.Chdir(dir); err != nil {
 		return err
@@ -75,6 +78,31 @@ func helper(path string) error {
 	}
 	fmt.Fprintf(os.Stdout, "%s%s %s\n", setupDone, time.Since(hs.Start), mech)
 	return syscall.Exec(argv0, hs.Argv, hs.Env)
+}
+
+// setLimits bounds the command (and all it starts) by l's rlimits, and
+// writes no core dump: a crash's memory is no report.
+func setLimits(l Limits) error {
+	for _, r := range []struct {
+		res  int
+		name string
+		v    int64
+	}{{unix.RLIMIT_DATA, BoundMemory, l.Memory}, {unix.RLIMIT_NPROC, BoundProcesses, l.Processes}, {unix.RLIMIT_FSIZE, BoundFileSize, l.FileSize}, {unix.RLIMIT_CORE, "core", 0}} {
+		if r.v < 0 {
+			continue // no bound
+		}
+		var cur unix.Rlimit
+		if err := unix.Getrlimit(r.res, &cur); err != nil {
+			return fmt.Errorf("reading the %s limit: %w", r.name, err)
+		}
+		// Never above what the user already has (raising needs a
+		// privilege the helper lacks).
+		v := min(uint64(r.v), cur.Max)
+		if err := unix.Setrlimit(r.res, &unix.Rlimit{Cur: v, Max: v}); err != nil {
+			return fmt.Errorf("bounding %s: %w", r.name, err)
+		}
+	}
+	return nil
 }
 
 // makeTree puts a writable view of the workspace at at (the workspace's
@@ -134,7 +162,8 @@ func copyTree(src, dst string) error {
 			if err := unix.Mount("", to, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY, ""); err != nil {
 				return err
 			}
-			return filepath.SkipDir
+			// A socket bound in would be reachable (a copy has none).
+			return coverSockets(p, to)
 		case d.IsDir():
 			return os.MkdirAll(to, info.Mode().Perm()|0o700)
 		case d.Type()&os.ModeSymlink != 0:
@@ -148,6 +177,22 @@ func copyTree(src, dst string) error {
 		}
 		return nil // sockets, devices, FIFOs: not part of a build
 	})
+}
+
+// coverSockets covers each socket file below src, bound at dst, with an
+// empty node; SkipDir when done.
+func coverSockets(src, dst string) error {
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.Type()&os.ModeSocket == 0 {
+			return nil
+		}
+		rel, _ := filepath.Rel(src, p)
+		return unix.Mount("/dev/null", filepath.Join(dst, rel), "", unix.MS_BIND, "")
+	})
+	if err != nil {
+		return fmt.Errorf("covering the sockets in %s: %w", src, err)
+	}
+	return filepath.SkipDir
 }
 
 func cloneFile(src, dst string, mode os.FileMode) error {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -46,6 +47,9 @@ type helperSpec struct {
 	NewRoot  string   `json:"new_root"`
 	Hidden   []string `json:"hidden,omitempty"`
 	Writable []string `json:"writable,omitempty"`
+	// Visible are shown read-only at their own place, shortest first.
+	Visible []string `json:"visible,omitempty"`
+	Limits  Limits   `json:"limits"`
 	// Reports is the scratch directory bound at ReportDir, if asked.
 	Reports string `json:"reports,omitempty"`
 }
@@ -85,7 +89,7 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	if inside(tmp, root) {
 		return nil, &UnavailableError{Reason: fmt.Sprintf("the temporary directory %s is inside the workspace", tmp), Fix: "set TMPDIR to a directory outside it"}
 	}
-	sweep(tmp)
+	sweepAll(tmp)
 	scratch, release, err := makeScratch(tmp)
 	if err != nil {
 		return nil, err
@@ -96,7 +100,8 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	}()
 	hs := helperSpec{Root: root, Upper: filepath.Join(scratch, "upper"), Work: filepath.Join(scratch, "work"), Tree: filepath.Join(scratch, "tree"),
 		NewRoot: filepath.Join(scratch, "root"), Argv: spec.Argv, Dir: spec.Dir, Env: spec.Env, Network: spec.Network, Mechanism: spec.Mechanism,
-		Hidden: withTargets(append(runtimeDirs(), spec.Hidden...)), Writable: spec.Writable}
+		Hidden: withTargets(append(append(runtimeDirs(), spec.Hidden...), scratchPlaces(tmp, scratch, spec, root)...)), Writable: spec.Writable,
+		Visible: visible(spec), Limits: spec.Limits.withDefaults()}
 	dirs := []string{hs.Upper, hs.Work, hs.Tree, hs.NewRoot, filepath.Join(scratch, "changes")}
 	if spec.Reports {
 		hs.Reports = filepath.Join(scratch, "reports")
@@ -152,8 +157,9 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		}
 		err = cmd.Wait()
 	}
-	res := &Result{Elapsed: time.Since(start), Killed: ctx.Err() != nil}
+	res := &Result{Elapsed: time.Since(start), Killed: ctx.Err() != nil, Limits: hs.Limits}
 	res.Output, res.Setup, res.Mechanism = splitReady(out.Bytes())
+	res.Hit = boundsHit(res.Output)
 	res.Truncated = out.Truncated()
 	var exit *exec.ExitError
 	switch {
@@ -251,6 +257,37 @@ func removeAll(dir string) {
 		return nil
 	})
 	_ = os.RemoveAll(dir)
+}
+
+// scratchPlaces is what the command must not see of the runs' scratch:
+// the directory holding them, or, where that holds the workspace or a
+// writable directory too, each other run's scratch directory there (its
+// own is not in its root). The private /tmp shows none.
+func scratchPlaces(tmp, own string, spec Spec, root string) []string {
+	if tmp == "/tmp" {
+		return nil
+	}
+	if !under(root, tmp) && !slices.ContainsFunc(spec.Writable, func(w string) bool { return under(w, tmp) }) {
+		return []string{tmp}
+	}
+	others, _ := filepath.Glob(filepath.Join(tmp, scratchPrefix+"*"))
+	return slices.DeleteFunc(others, func(p string) bool { return p == own })
+}
+
+// visible returns the paths spec shows, shortest first (a path below
+// another is then shown through it): spec's own, what the programs on
+// its PATH need (pathVisible), and, with the network, the resolver's
+// configuration where /etc/resolv.conf links out of /etc (into /run, as
+// systemd-resolved's does).
+func visible(spec Spec) []string {
+	out := append(slices.Clone(spec.Visible), pathVisible(spec.Env)...)
+	if spec.Network {
+		if t, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && !under(t, "/etc") {
+			out = append(out, t)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return len(a) - len(b) })
+	return slices.Compact(out)
 }
 
 // withTargets adds to hidden the place each hidden link leads to: a

@@ -31,6 +31,82 @@ import (
 // whose files [Run] returns.
 const ReportDir = "/tmp/anvil-report"
 
+// systemDirs are the top-level directories of the host the command sees.
+var systemDirs = map[string]bool{
+	"usr": true, "bin": true, "sbin": true, "lib": true, "lib32": true, "lib64": true, "libx32": true,
+	"etc": true, "opt": true, "nix": true, "gnu": true, "snap": true,
+}
+
+// Limits bound what a run may take, each the user's to raise ([run]
+// memory, tmp_size, processes, file_size). A negative field is no bound.
+type Limits struct {
+	// Memory bounds each process's data, bytes (RLIMIT_DATA: its heap
+	// and private writable mappings; what it has reserved without
+	// access does not count).
+	Memory int64
+	// Tmp bounds the private /tmp and /dev/shm, bytes each.
+	Tmp int64
+	// Processes bounds the processes and threads the user runs in the
+	// command's namespace (RLIMIT_NPROC; not enforced for root).
+	Processes int64
+	// FileSize bounds each file the command writes, bytes
+	// (RLIMIT_FSIZE).
+	FileSize int64
+}
+
+// DefaultLimits are the bounds of a run whose Spec sets none: room for
+// a large test suite, not for one test taking the machine.
+var DefaultLimits = Limits{Memory: 4 << 30, Tmp: 1 << 30, Processes: 4096, FileSize: 2 << 30}
+
+// withDefaults fills the zero fields of l from DefaultLimits.
+func (l Limits) withDefaults() Limits {
+	for _, f := range []struct {
+		v *int64
+		d int64
+	}{{&l.Memory, DefaultLimits.Memory}, {&l.Tmp, DefaultLimits.Tmp}, {&l.Processes, DefaultLimits.Processes}, {&l.FileSize, DefaultLimits.FileSize}} {
+		if *f.v == 0 {
+			*f.v = f.d
+		}
+	}
+	return l
+}
+
+// The bounds, named as [run] names them.
+const (
+	BoundMemory    = "memory"
+	BoundTmp       = "tmp_size"
+	BoundProcesses = "processes"
+	BoundFileSize  = "file_size"
+)
+
+// boundSigns are what a command's output says when it reached a bound:
+// the errors and signals each bound makes a process see. A match is a
+// sign, not a proof (a disk that is full says what a full /tmp says).
+var boundSigns = []struct {
+	bound string
+	signs []string
+}{
+	{BoundMemory, []string{"out of memory", "cannot allocate memory", "memoryerror", "failed to allocate", "memory allocation of", "bad_alloc"}},
+	{BoundFileSize, []string{"file size limit exceeded", "file too large"}},
+	{BoundTmp, []string{"no space left on device"}},
+	{BoundProcesses, []string{"resource temporarily unavailable", "fork: retry", "cannot fork", "can't fork"}},
+}
+
+// boundsHit names the bounds the output shows were reached.
+func boundsHit(out []byte) []string {
+	low := strings.ToLower(string(out))
+	var hit []string
+	for _, b := range boundSigns {
+		for _, sign := range b.signs {
+			if strings.Contains(low, sign) {
+				hit = append(hit, b.bound)
+				break
+			}
+		}
+	}
+	return hit
+}
+
 // Change is one file of the change set as the shadow tree must hold it.
 type Change struct {
 	Path    string // relative to the root, slash-separated
@@ -59,6 +135,12 @@ type Spec struct {
 	// directories, where the daemon's socket and the session bus live):
 	// each is empty inside. One holding the workspace is not hidden.
 	Hidden []string
+	// Visible are files and directories (absolute) the command sees at
+	// their own place, read-only, wherever they are: the toolchains and
+	// their caches, which may lie in a home, in /tmp or in /var, none of
+	// which the command sees otherwise. A link is shown as what it names.
+	// One below a Hidden path stays hidden.
+	Visible []string
 	// Writable are directories (absolute, existing, outside the
 	// workspace) the command may write besides the shadow tree and its
 	// private /tmp: the caches a runner needs, which must not hold the
@@ -71,6 +153,9 @@ type Spec struct {
 	// regular files come back in [Result.Reports]: where a runner writes
 	// its report, apart from the output a test can print into.
 	Reports bool
+	// Limits bound what the command may take; a zero field takes the
+	// default of [DefaultLimits].
+	Limits Limits
 	// Mechanism forces how the tree is made: "" tries overlayfs, then
 	// falls back to a copy; MechanismOverlay or MechanismCopy take only
 	// that one (tests force each).
@@ -105,6 +190,10 @@ type Result struct {
 	Setup time.Duration
 	// Mechanism is how the tree was made.
 	Mechanism string
+	// Limits are the bounds the command ran under, and Hit those its
+	// output shows it reached ([BoundMemory], ...).
+	Limits Limits
+	Hit    []string
 	// Reports are the files the command left in [ReportDir], by name
 	// (with [Spec.Reports]); each at most [reportLimit] bytes.
 	Reports map[string][]byte
@@ -157,6 +246,11 @@ func (s Spec) validate() error {
 			if inside(w, h) {
 				return fmt.Errorf("sandbox: writable directory %s is in hidden %s", w, h)
 			}
+		}
+	}
+	for _, v := range s.Visible {
+		if !ShowsAsVisible(v) {
+			return fmt.Errorf("sandbox: visible path %q is not an absolute, clean path below a top-level directory", v)
 		}
 	}
 	for _, h := range s.Hidden {

@@ -4,17 +4,24 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/anvil-dev/anvil/internal/state"
 )
 
 // Each run's scratch directory (the overlay's upper layer, a copy of the
-// tree, the sealed root) carries a lock its owner holds while it runs. A
-// kill -9 leaves the directory but releases the lock, so the next run
-// anywhere sweeps what dead owners left.
+// tree, the change set, the sealed root) carries a lock its owner holds
+// while it runs. A kill -9 leaves the directory but releases the lock, so
+// the next run sweeps what dead owners left: in its own temporary
+// directory and in every other one a run has used (TMPDIR may have
+// changed since), recorded in Anvil's cache directory (placesFile). No
+// run's command sees another's scratch: the directory holding them is
+// hidden from it (see Run).
 
 const (
 	scratchPrefix = "anvil-shadow-"
@@ -45,6 +52,33 @@ func makeScratch(tmp string) (dir string, release func(), err error) {
 		return "", nil, err
 	}
 	return dir, func() { f.Close() }, nil
+}
+
+// placesFile lists, a line each, the temporary directories runs have
+// made scratch directories in.
+func placesFile() string { return filepath.Join(state.CacheDir(os.Getenv), "scratch-places") }
+
+// sweepAll records tmp as a place of scratch directories and sweeps every
+// place recorded.
+func sweepAll(tmp string) {
+	places := []string{tmp}
+	b, _ := os.ReadFile(placesFile())
+	for _, line := range strings.Split(string(b), "\n") {
+		if filepath.IsAbs(line) && !slices.Contains(places, line) {
+			places = append(places, line)
+		}
+	}
+	if !strings.Contains("\n"+string(b), "\n"+tmp+"\n") {
+		if err := os.MkdirAll(filepath.Dir(placesFile()), 0o700); err == nil {
+			if f, err := os.OpenFile(placesFile(), os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_CLOEXEC, 0o600); err == nil {
+				_, _ = f.WriteString(tmp + "\n")
+				f.Close()
+			}
+		}
+	}
+	for _, p := range places {
+		sweep(p)
+	}
 }
 
 // sweep removes the scratch directories in tmp whose owners are gone: the

@@ -3,8 +3,11 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -12,20 +15,42 @@ import (
 
 // The seal: the command gets a root of its own, assembled in a tmpfs and
 // pivoted into, where
-//   - every directory of the host's root is bound read-only,
+//   - the host's system directories (systemDirs: programs, libraries,
+//     the system's configuration, written only by root) are bound
+//     read-only; every other top-level directory (the homes, /var, /run,
+//     /srv, /mnt, a data disk) is an empty directory,
+//   - the visible paths (the toolchains and their caches, wherever they
+//     are: a home, /tmp, /var) are bound back read-only at their own
+//     place,
 //   - the shadow tree sits on the workspace's path, writable,
-//   - /tmp and /dev/shm are private tmpfs (gone with the namespace),
+//   - /tmp and /dev/shm are private tmpfs of a bounded size (gone with
+//     the namespace),
 //   - /dev holds only the usual device nodes,
 //   - /proc is a fresh procfs of the command's PID namespace (no host
 //     process, no host command line),
-//   - the hidden directories (the user's runtime directory, which holds
-//     the daemon's socket; Anvil's state and configuration; credential
-//     stores) are empty,
+//   - the hidden paths (the user's runtime directory, which holds the
+//     daemon's socket; Anvil's state and configuration; credential
+//     stores) are empty, even inside a visible path,
+//   - a socket file in a system directory is covered by an empty node,
 //   - the declared writable directories (caches a runner needs) are bound
 //     writable, and the report directory at [ReportDir].
 //
+// So no path-named Unix socket of the host is reachable: /run, /var/run,
+// the homes, /tmp and /dev/shm are not the host's, and the system
+// directories are searched for sockets (socketScanDirs). What the visible
+// paths hold is not searched: the toolchains' own directories.
+//
 // The command has no CAP_SYS_ADMIN afterwards (see keptCaps), so it can
 // neither unmount nor remount any of it.
+
+// socketScanDirs are the system directories searched for socket files at
+// each run; the others (/usr, /lib, /nix, ...) hold what packages install,
+// and searching them would take seconds. A directory with more than
+// socketScanLimit entries is not shown at all (its toolchains only
+// through the visible paths).
+var socketScanDirs = []string{"/etc", "/opt"}
+
+const socketScanLimit = 20000
 
 // devNodes are the device nodes the command's /dev holds.
 var devNodes = []string{"null", "zero", "full", "random", "urandom", "tty"}
@@ -46,14 +71,14 @@ func seal(hs helperSpec, newRoot string, mount func(at string) (string, error)) 
 	if err != nil {
 		return "", err
 	}
+	var sockets []string
 	for _, e := range top {
 		name := e.Name()
-		switch name {
-		case "proc", "dev", "tmp":
-			continue // made fresh below
-		}
 		src := "/" + name
-		if e.Type()&os.ModeSymlink != 0 {
+		switch {
+		case name == "proc" || name == "dev" || name == "tmp":
+			continue // made fresh below
+		case e.Type()&os.ModeSymlink != 0:
 			target, err := os.Readlink(src)
 			if err != nil {
 				return "", err
@@ -62,12 +87,28 @@ func seal(hs helperSpec, newRoot string, mount func(at string) (string, error)) 
 				return "", err
 			}
 			continue
+		case !e.IsDir():
+			continue
 		}
-		if err := bindReadOnly(src, in(src), e.IsDir()); err != nil {
+		show := systemDirs[name]
+		if show && slices.Contains(socketScanDirs, src) {
+			found, ok := findSockets(src)
+			show = ok
+			sockets = append(sockets, found...)
+		}
+		if !show {
+			// An empty directory: what the visible paths and the
+			// workspace need of it is bound back below.
+			if err := os.Mkdir(in(src), 0o755); err != nil {
+				return "", err
+			}
+			continue
+		}
+		if err := bindReadOnly(src, in(src), true); err != nil {
 			return "", err
 		}
 	}
-	if err := makeDev(in("/dev")); err != nil {
+	if err := makeDev(in("/dev"), hs.Limits.Tmp); err != nil {
 		return "", fmt.Errorf("/dev: %w", err)
 	}
 	if err := os.Mkdir(in("/proc"), 0o555); err != nil {
@@ -77,8 +118,13 @@ func seal(hs helperSpec, newRoot string, mount func(at string) (string, error)) 
 	if err := unix.Mount("proc", in("/proc"), "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return "", fmt.Errorf("a procfs of its own: %w", err)
 	}
-	if err := privateTmpfs(in("/tmp"), "mode=1777"); err != nil {
+	if err := privateTmpfs(in("/tmp"), "mode=1777", hs.Limits.Tmp); err != nil {
 		return "", err
+	}
+	for _, v := range hs.Visible {
+		if err := bindVisible(v, in(v)); err != nil {
+			return "", fmt.Errorf("showing %s: %w", v, err)
+		}
 	}
 	at := in(hs.Root)
 	if err := os.MkdirAll(at, 0o755); err != nil {
@@ -99,6 +145,11 @@ func seal(hs helperSpec, newRoot string, mount func(at string) (string, error)) 
 			return "", fmt.Errorf("hiding %s: %w", h, err)
 		}
 	}
+	for _, s := range sockets {
+		if err := unix.Mount("/dev/null", in(s), "", unix.MS_BIND, ""); err != nil {
+			return "", fmt.Errorf("covering the socket %s: %w", s, err)
+		}
+	}
 	for _, w := range hs.Writable {
 		if err := bindWritable(w, in(w)); err != nil {
 			return "", fmt.Errorf("binding %s writable: %w", w, err)
@@ -113,6 +164,53 @@ func seal(hs helperSpec, newRoot string, mount func(at string) (string, error)) 
 		return "", err
 	}
 	return mech, nil
+}
+
+// findSockets returns the socket files below dir, and false when dir has
+// more than socketScanLimit entries. What the user cannot read is not
+// searched; what it cannot search, it cannot connect to either.
+func findSockets(dir string) ([]string, bool) {
+	var out []string
+	n := 0
+	errTooMany := errors.New("too many entries")
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if n++; n > socketScanLimit {
+			return errTooMany
+		}
+		if d.Type()&fs.ModeSocket != 0 {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out, err == nil
+}
+
+// bindVisible binds the host's path src read-only at dst, its place in
+// the sealed root, creating the directories above it; a link is followed
+// to what it names. Missing is nothing to show; a place already shown
+// (below a system directory or an earlier visible path) is left as it is.
+func bindVisible(src, dst string) error {
+	info, err := os.Stat(src)
+	if err != nil {
+		return nil
+	}
+	if _, err := os.Lstat(dst); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		if errors.Is(err, unix.EROFS) {
+			return nil // below a path shown already
+		}
+		return err
+	}
+	real, err := filepath.EvalSymlinks(src)
+	if err != nil {
+		return nil
+	}
+	return bindReadOnly(real, dst, info.IsDir())
 }
 
 // bindReadOnly binds src (with everything mounted below it) at dst, read
@@ -146,7 +244,7 @@ func readOnly(p string) error {
 
 // makeDev gives the command a /dev of the usual nodes, bound from the
 // host's, and a private /dev/shm.
-func makeDev(dev string) error {
+func makeDev(dev string, size int64) error {
 	if err := os.Mkdir(dev, 0o755); err != nil {
 		return err
 	}
@@ -170,10 +268,15 @@ func makeDev(dev string) error {
 			return err
 		}
 	}
-	return privateTmpfs(filepath.Join(dev, "shm"), "mode=1777")
+	return privateTmpfs(filepath.Join(dev, "shm"), "mode=1777", size)
 }
 
-func privateTmpfs(p, opts string) error {
+// privateTmpfs mounts an empty tmpfs at p of at most size bytes (0: the
+// kernel's default, half the memory).
+func privateTmpfs(p, opts string, size int64) error {
+	if size > 0 {
+		opts += ",size=" + strconv.FormatInt(size, 10)
+	}
 	if err := os.MkdirAll(p, 0o755); err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/anvil-dev/anvil/internal/config"
+	"github.com/anvil-dev/anvil/internal/sandbox"
 	"github.com/anvil-dev/anvil/internal/state"
 )
 
@@ -75,10 +76,16 @@ func envDigest(env []string) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// credentialPaths are where the usual tools keep secrets, under the home.
+// credentialPaths are where the usual tools keep secrets and histories,
+// under the home. The commands see no home but the toolchains' paths in
+// it (toolchains.go); these stay hidden even inside one of those (a
+// cargo home's credentials, a ~/.config shown for git).
 var credentialPaths = []string{
 	".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".netrc", ".git-credentials", ".npmrc", ".pypirc", ".yarnrc.yml",
-	".config/gcloud", ".config/gh", ".config/hub", ".cargo/credentials", ".cargo/credentials.toml", ".local/share/keyrings", ".password-store",
+	".config/gcloud", ".config/gh", ".config/hub", ".config/git/credentials", ".config/op", ".config/doctl", ".config/heroku",
+	".cargo/credentials", ".cargo/credentials.toml", ".local/share/keyrings", ".password-store", ".vault-token", ".terraform.d",
+	".claude", ".claude.json", ".codex", ".gemini", ".config/anthropic", ".config/openai", ".config/github-copilot",
+	".bash_history", ".zsh_history", ".python_history", ".node_repl_history", ".psql_history", ".mysql_history", ".lesshst", ".local/share/fish",
 }
 
 // Hidden returns what the commands must not see: Anvil's state (the
@@ -103,4 +110,10 @@ func Hidden(getenv func(string) string) []string {
 		out[i] = filepath.Clean(p)
 	}
 	return out
+}
+
+// LimitsOf is the bounds [run] sets (memory, tmp_size, processes,
+// file_size; "off" is no bound), for [Options.Limits].
+func LimitsOf(r config.RunConfig) sandbox.Limits {
+	return sandbox.Limits{Memory: int64(r.Memory), Tmp: int64(r.TmpSize), Processes: r.Processes, FileSize: int64(r.FileSize)}
 }

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/config"
 	"github.com/anvil-dev/anvil/internal/sandbox"
 	"github.com/anvil-dev/anvil/internal/shadow"
 	"github.com/anvil-dev/anvil/internal/workspace"
@@ -57,6 +58,9 @@ type Options struct {
 	// code under test may write them. Empty: the user cache directory's
 	// "anvil".
 	CacheDir string
+	// Limits bound each command ([run] memory, tmp_size, processes,
+	// file_size); zero fields take sandbox.DefaultLimits.
+	Limits sandbox.Limits
 	// Importers finds the files that import a change, directly or not
 	// (the validator's import graph), for runners that select tests by it
 	// (pytest, unittest); nil runs every test.
@@ -78,6 +82,9 @@ type Stage struct {
 	root *workspace.Root
 	opts Options
 	env  []string // the commands' environment
+	// visible is what the commands are shown of the host besides its
+	// system directories: the toolchains' paths, asked once.
+	visible func() []string
 
 	mu        sync.Mutex
 	baselines map[string]*outcome    // by baselineKey
@@ -109,7 +116,9 @@ func New(root *workspace.Root, opts Options) *Stage {
 			opts.CacheDir = filepath.Join(os.TempDir(), fmt.Sprintf("anvil-cache-%d", os.Getuid()))
 		}
 	}
-	return &Stage{root: root, opts: opts, env: commandEnv(opts.Env, opts.EnvAllow),
+	env := commandEnv(opts.Env, opts.EnvAllow)
+	return &Stage{root: root, opts: opts, env: env,
+		visible:   sync.OnceValue(func() []string { return toolchainPaths(context.Background(), env, root.Dir()) }),
 		baselines: map[string]*outcome{}, inflight: map[string]*inflight{}, probes: map[string]probeResult{}}
 }
 
@@ -154,7 +163,12 @@ type runner interface {
 func (s *Stage) Run(ctx context.Context, set *changeset.Set) *shadow.RunReport {
 	start := time.Now()
 	rep := &shadow.RunReport{}
-	defer func() { rep.ElapsedMS = time.Since(start).Milliseconds() }()
+	hit := &boundsHit{}
+	ctx = context.WithValue(ctx, boundsKey{}, hit)
+	defer func() {
+		rep.ElapsedMS = time.Since(start).Milliseconds()
+		hit.state(rep)
+	}()
 	fail := func(err error) *shadow.RunReport {
 		rep.Status, rep.Reason = shadow.RunError, err.Error()
 		return rep
@@ -366,7 +380,7 @@ const outputLimit = 64 << 20
 // exec runs a command in a sealed shadow tree holding changes.
 func (s *Stage) exec(ctx context.Context, changes []sandbox.Change, e execSpec) (*sandbox.Result, error) {
 	spec := sandbox.Spec{Root: s.root.Dir(), Changes: changes, Argv: e.argv, Env: setEnv(slices.Clone(s.env), e.env...),
-		Network: s.opts.Network, Hidden: s.opts.Hidden, Reports: e.reports, OutputLimit: outputLimit}
+		Network: s.opts.Network, Hidden: s.opts.Hidden, Visible: s.visible(), Reports: e.reports, OutputLimit: outputLimit, Limits: s.opts.Limits}
 	if e.cache != "" {
 		dir := filepath.Join(s.opts.CacheDir, e.cache)
 		if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -375,6 +389,11 @@ func (s *Stage) exec(ctx context.Context, changes []sandbox.Change, e execSpec) 
 		spec.Writable = append(spec.Writable, dir)
 	}
 	res, err := sandbox.Run(ctx, spec)
+	if err == nil {
+		if hit, ok := ctx.Value(boundsKey{}).(*boundsHit); ok {
+			hit.add(res)
+		}
+	}
 	if err == nil && e.parsed && res.Truncated {
 		return nil, fmt.Errorf("%s wrote more than %d MiB; its results cannot be read whole", e.argv[0], outputLimit>>20)
 	}
@@ -426,4 +445,57 @@ func trimOutput(s string, n int) string {
 		lines = append([]string{fmt.Sprintf("[%d lines before]", len(lines)-n)}, lines[len(lines)-n:]...)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// boundsKey carries a stage run's record of the bounds its commands
+// reached (a *boundsHit), whichever runner ran them.
+type boundsKey struct{}
+
+// boundsHit is what the commands of one stage run showed of the bounds:
+// each reached, with its value, as [run] writes it.
+type boundsHit struct {
+	mu  sync.Mutex
+	hit []string // "memory = 4G"
+}
+
+func (b *boundsHit) add(res *sandbox.Result) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, name := range res.Hit {
+		v := ""
+		switch name {
+		case sandbox.BoundMemory:
+			v = config.Size(res.Limits.Memory).String()
+		case sandbox.BoundTmp:
+			v = config.Size(res.Limits.Tmp).String()
+		case sandbox.BoundFileSize:
+			v = config.Size(res.Limits.FileSize).String()
+		case sandbox.BoundProcesses:
+			v = fmt.Sprint(res.Limits.Processes)
+		}
+		if s := name + " = " + v; !slices.Contains(b.hit, s) {
+			b.hit = append(b.hit, s)
+		}
+	}
+}
+
+// state says in rep which bounds were reached: in the reason when there
+// is one (a verdict the bound may have made), else in the note.
+func (b *boundsHit) state(rep *shadow.RunReport) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.hit) == 0 {
+		return
+	}
+	slices.Sort(b.hit)
+	var what []string
+	for _, h := range b.hit {
+		what = append(what, "[run] "+h)
+	}
+	s := "the run hit " + strings.Join(what, ", ") + " (the commands' output says so; raise it in your own config.toml's [run] if the tests need more)"
+	if rep.Reason != "" {
+		rep.Reason += "; " + s
+	} else {
+		rep.Note = strings.TrimSpace(rep.Note + "\n" + s)
+	}
 }

@@ -1,8 +1,12 @@
 package testrun
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anvil-dev/anvil/internal/sandbox"
 	"github.com/anvil-dev/anvil/internal/shadow"
 	"github.com/anvil-dev/anvil/internal/syntax"
 	"github.com/anvil-dev/anvil/internal/testfs"
@@ -327,7 +332,8 @@ func TestEnvironmentIsAllowListed(t *testing.T) {
 }
 
 // What Hidden names is not visible to the stage's commands (Anvil's
-// state and configuration, credential stores), and the home is read-only.
+// state and configuration, credential stores), nor is the rest of the
+// home, and the home is not written.
 func TestStageHidesStateConfigAndCredentials(t *testing.T) {
 	// Outside /tmp, as a real home is (the commands' /tmp is their own).
 	home, err := os.MkdirTemp("/var/tmp", "anvil-home-")
@@ -337,7 +343,9 @@ func TestStageHidesStateConfigAndCredentials(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(home) })
 	testfs.Write(t, home, map[string]string{
 		".ssh/id_ed25519": "PRIVATE KEY", ".config/anvil/config.toml": "provider = \"anthropic\"\n",
-		".local/state/anvil/journal/x": "{}", ".netrc": "machine x password p", "notes.txt": "readable\n",
+		".local/state/anvil/journal/x": "{}", ".netrc": "machine x password p", "notes.txt": "SECRET notes\n",
+		".claude/.credentials.json": "SECRET", ".codex/auth.json": "SECRET", ".config/git/credentials": "SECRET", ".bash_history": "SECRET",
+		".gitconfig": "[user]\n\tname = Tester\n",
 	})
 	getenv := func(k string) string {
 		if k == "HOME" {
@@ -347,19 +355,20 @@ func TestStageHidesStateConfigAndCredentials(t *testing.T) {
 	}
 	dir := testfs.Tree(t, map[string]string{"a.txt": "a\n"})
 	s := New(rootOf(t, dir), Options{Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}, Hidden: Hidden(getenv)})
-	script := `cat ~/.ssh/id_ed25519 ~/.netrc; ls -A ~/.config/anvil ~/.local/state/anvil; cat ~/notes.txt; echo pwned >> ~/.bashrc; echo pwned > ~/.config/anvil/config.toml`
+	script := `cat ~/.ssh/id_ed25519 ~/.netrc; ls -A ~/.config/anvil ~/.local/state/anvil; cat ~/notes.txt ~/.claude/.credentials.json ~/.codex/auth.json ~/.config/git/credentials ~/.bash_history ~/.gitconfig
+echo pwned >> ~/.bashrc; echo pwned > ~/.config/anvil/config.toml`
 	res, err := s.exec(context.Background(), nil, execSpec{argv: []string{"sh", "-c", script}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := string(res.Output)
-	for _, leak := range []string{"PRIVATE KEY", "password", "config.toml\n", "journal"} {
+	for _, leak := range []string{"PRIVATE KEY", "password", "config.toml\n", "journal", "SECRET"} {
 		if strings.Contains(out, leak) {
 			t.Errorf("%q is visible to the command:\n%s", leak, out)
 		}
 	}
-	if !strings.Contains(out, "readable") {
-		t.Errorf("the rest of the home should stay readable:\n%s", out)
+	if !strings.Contains(out, "name = Tester") {
+		t.Errorf("git's configuration should be visible:\n%s", out)
 	}
 	if _, err := os.Stat(filepath.Join(home, ".bashrc")); err == nil {
 		t.Error("the home was written")
@@ -426,5 +435,96 @@ func TestCargoBrokenCrateHidesNothing(t *testing.T) {
 	if rep.Status != shadow.RunFailed || !slices.Equal(rep.Failed, []string{"tests::clamps"}) ||
 		!slices.Equal(rep.Preexisting, []string{"build broken", "tests::known_broken"}) {
 		t.Fatalf("%+v", rep)
+	}
+}
+
+// A module's dependencies in a module cache under /tmp (containers and CI
+// set HOME=/tmp), which the commands' private /tmp would hide: the
+// stage asks go where the cache is and shows it, so a behaviour break is
+// a failed test, not "no test ran" over a build that cannot find its
+// dependency.
+func TestGoDependencyInATmpHome(t *testing.T) {
+	home := t.TempDir() // under /tmp
+	proxy := goProxy(t, "example.com/dep", "v1.0.0", map[string]string{
+		"go.mod": "module example.com/dep\n\ngo 1.22\n",
+		"dep.go": "package dep\n\n// Less orders two ints.\nfunc Less(a, b int) bool { return a < b }\n",
+	})
+	dir := testfs.Tree(t, map[string]string{
+		"go.mod":         "module example.com/sorted\n\ngo 1.22\n",
+		"sorted.go":      "package sorted\n\nimport \"example.com/dep\"\n\n// IsSorted reports whether xs is in ascending order.\nfunc IsSorted(xs []int) bool {\n\tfor i := 1; i < len(xs); i++ {\n\t\tif dep.Less(xs[i], xs[i-1]) {\n\t\t\treturn false\n\t\t}\n\t}\n\treturn true\n}\n",
+		"sorted_test.go": "package sorted\n\nimport \"testing\"\n\nfunc TestIsSorted(t *testing.T) {\n\tif !IsSorted([]int{1, 2, 3}) || IsSorted([]int{3, 1}) {\n\t\tt.Fatal(\"wrong\")\n\t}\n}\n",
+	})
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "GOTOOLCHAIN=local", "GOSUMDB=off", "GOFLAGS=-modcacherw"}
+	get := exec.Command("go", "get", "example.com/dep@v1.0.0")
+	get.Dir, get.Env = dir, append(env, "GOPROXY=file://"+proxy)
+	if out, err := get.CombinedOutput(); err != nil {
+		t.Fatalf("go get: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(home, "go", "pkg", "mod", "example.com", "dep@v1.0.0")); err != nil {
+		t.Fatalf("the module cache is not in the home: %v", err)
+	}
+	root := rootOf(t, dir)
+	s := New(root, Options{Env: append(env, "GOPROXY=off")})
+	broken := strings.Replace(fileText(t, dir, "sorted.go"), "dep.Less(xs[i], xs[i-1])", "dep.Less(xs[i-1], xs[i])", 1)
+	rep := s.Run(context.Background(), setOf(t, root, map[string]string{"sorted.go": broken}))
+	if rep.Status != shadow.RunFailed || !slices.Equal(rep.Failed, []string{"example.com/sorted.TestIsSorted"}) {
+		t.Fatalf("status %s, failed %v, pre-existing %v (reason %q)\n%s", rep.Status, rep.Failed, rep.Preexisting, rep.Reason, rep.Output)
+	}
+}
+
+// goProxy lays out a GOPROXY directory holding module path at version,
+// its files as given.
+func goProxy(t *testing.T, path, version string, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	at := filepath.Join(dir, filepath.FromSlash(path), "@v")
+	var zipped bytes.Buffer
+	zw := zip.NewWriter(&zipped)
+	for name, content := range files {
+		w, err := zw.Create(path + "@" + version + "/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(w, content)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	testfs.Write(t, at, map[string]string{"list": version + "\n", version + ".info": `{"Version":"` + version + `"}`, version + ".mod": files["go.mod"], version + ".zip": zipped.String()})
+	return dir
+}
+
+func fileText(t *testing.T, dir, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A command stopped by a bound of the run says which in the verdict: a
+// change that makes the tests fill the private /tmp fails, and the
+// report names [run] tmp_size with its value; a file past [run]
+// file_size likewise.
+func TestBoundHitIsStated(t *testing.T) {
+	for _, tc := range []struct {
+		name, script, want string
+		limits             sandbox.Limits
+	}{
+		{"tmp_size", "dd if=/dev/zero of=/tmp/big bs=64k count=$(cat blocks.txt)", "the run hit [run] tmp_size = 1M", sandbox.Limits{Tmp: 1 << 20}},
+		{"file_size", "dd if=/dev/zero of=big bs=64k count=$(cat blocks.txt)", "the run hit [run] file_size = 1M", sandbox.Limits{FileSize: 1 << 20}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, root, _ := stage(t, map[string]string{"check.sh": tc.script + "\n", "blocks.txt": "4\n"})
+			s.opts.Test, s.opts.Limits = "sh check.sh", tc.limits
+			rep := s.Run(context.Background(), setOf(t, root, map[string]string{"blocks.txt": "64\n"}))
+			if rep.Status != shadow.RunFailed || !strings.Contains(rep.Note, tc.want) {
+				t.Fatalf("status %s, note %q, reason %q", rep.Status, rep.Note, rep.Reason)
+			}
+			if rep := s.Run(context.Background(), setOf(t, root, map[string]string{"blocks.txt": "8\n"})); rep.Status != shadow.RunPassed || strings.Contains(rep.Note, "hit") {
+				t.Fatalf("within the bound: status %s, note %q", rep.Status, rep.Note)
+			}
+		})
 	}
 }

@@ -1,0 +1,134 @@
+package testrun
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/anvil-dev/anvil/internal/sandbox"
+)
+
+// The commands see the host's system directories and nothing else of it
+// but what they are shown (internal/sandbox): no home, no /var, not the
+// host's /tmp. The toolchains and their caches are shown wherever they
+// are, read-only, as the toolchains themselves say where they keep them
+// (never a layout assumed): go env's GOROOT, GOPATH, GOMODCACHE and
+// GOENV; rustup's and cargo's homes; npm's cache and pnpm's store; the
+// virtual environment's and the interpreter's prefixes; git's own
+// configuration. The programs on PATH are shown by the sandbox itself.
+
+// toolchainTimeout bounds each question asked of a toolchain.
+const toolchainTimeout = 20 * time.Second
+
+// toolchainPaths returns what the commands, run with env in the
+// workspace root, are shown of the host.
+func toolchainPaths(ctx context.Context, env []string, root string) []string {
+	home := lookupEnv(env, "HOME")
+	var out []string
+	add := func(paths ...string) {
+		for _, p := range paths {
+			if p == "" || !filepath.IsAbs(p) {
+				continue
+			}
+			p = filepath.Clean(p)
+			// Never the home or what holds it: only what lies in it.
+			if home != "" && (p == home || under(home, p)) || under(p, root) || !sandbox.ShowsAsVisible(p) {
+				continue
+			}
+			out = append(out, p)
+		}
+	}
+	if _, err := sandbox.LookPath("go", env); err == nil {
+		// GOTOOLCHAIN=local: the answer of the go command on PATH, never
+		// a toolchain it would fetch; in "/", so no project's go.mod or
+		// go.work is read.
+		if b, err := ask(ctx, env, []string{"GOTOOLCHAIN=local"}, "go", "env", "-json", "GOROOT", "GOPATH", "GOMODCACHE", "GOENV"); err == nil {
+			var v struct{ GOROOT, GOPATH, GOMODCACHE, GOENV string }
+			if json.Unmarshal(b, &v) == nil {
+				add(v.GOROOT, v.GOMODCACHE, v.GOENV)
+				add(filepath.SplitList(v.GOPATH)...)
+			}
+		}
+	}
+	rustup, cargo := lookupEnv(env, "RUSTUP_HOME"), lookupEnv(env, "CARGO_HOME")
+	if home != "" {
+		rustup = cmp.Or(rustup, filepath.Join(home, ".rustup"))
+		cargo = cmp.Or(cargo, filepath.Join(home, ".cargo"))
+	}
+	add(rustup, cargo)
+	if _, err := sandbox.LookPath("npm", env); err == nil {
+		if b, err := ask(ctx, env, nil, "npm", "config", "get", "cache"); err == nil {
+			add(strings.TrimSpace(string(b)))
+		}
+	}
+	if _, err := sandbox.LookPath("pnpm", env); err == nil {
+		if b, err := ask(ctx, env, nil, "pnpm", "store", "path"); err == nil {
+			add(strings.TrimSpace(string(b)))
+		}
+	}
+	add(lookupEnv(env, "VIRTUAL_ENV"), lookupEnv(env, "CONDA_PREFIX"), lookupEnv(env, "JAVA_HOME"), lookupEnv(env, "NVM_DIR"))
+	add(filepath.SplitList(lookupEnv(env, "NODE_PATH"))...)
+	add(filepath.SplitList(lookupEnv(env, "PYTHONPATH"))...)
+	// A virtual environment's interpreter links to the one it was made
+	// from (pyenv's, a home's): its installation is needed too.
+	for _, venv := range []string{".venv", "venv"} {
+		for _, py := range []string{"python", "python3"} {
+			if t, err := filepath.EvalSymlinks(filepath.Join(root, venv, "bin", py)); err == nil {
+				add(sandbox.Installation(filepath.Dir(t), home))
+			}
+		}
+		if h := venvHome(filepath.Join(root, venv, "pyvenv.cfg")); h != "" {
+			add(sandbox.Installation(h, home))
+		}
+	}
+	if home != "" {
+		// git's identity and settings, for tests that commit; never its
+		// credentials (hidden by name, see credentialPaths).
+		add(filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config"), filepath.Join(home, ".config", "git", "ignore"))
+	}
+	return out
+}
+
+// ask runs a toolchain's command in "/" with env (and extra) and returns
+// its standard output.
+func ask(ctx context.Context, env, extra []string, argv ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, toolchainTimeout)
+	defer cancel()
+	path, err := sandbox.LookPath(argv[0], env)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, path, argv[1:]...)
+	cmd.Env = setEnv(append([]string{}, env...), extra...)
+	cmd.Dir = "/"
+	cmd.WaitDelay = time.Second
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	err = cmd.Run()
+	return out.Bytes(), err
+}
+
+// venvHome reads the "home" (the base interpreter's directory) of a
+// virtual environment's pyvenv.cfg; "" without one.
+func venvHome(cfg string) string {
+	f, err := os.Open(cfg)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), "=")
+		if ok && strings.TrimSpace(k) == "home" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
