@@ -523,3 +523,35 @@ func TestAllocHelper(t *testing.T) {
 	}
 	t.Log(len(b))
 }
+
+// The workspace's installed dependencies may link out of it (a package
+// store, a test's cache of a compiler, a virtual environment's
+// interpreter): what they lead to is seen, read-only, and nothing else of
+// the home; a link to the home itself shows none of it.
+func TestDependencyLinksAreSeen(t *testing.T) {
+	dir := testfs.Tree(t, tree)
+	home := outsideTmp(t)
+	testfs.Write(t, home, map[string]string{
+		"store/typescript/package.json": `{"name": "typescript"}`,
+		"store/typescript/lib/tsc.js":   "THE COMPILER",
+		"notes.txt":                     "SECRET",
+	})
+	for link, target := range map[string]string{"node_modules/typescript": "store/typescript", "node_modules/whole-home": "."} {
+		p := filepath.Join(dir, link)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Join(home, target), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := run(t, context.Background(), Spec{Root: dir, Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home},
+		Argv: []string{"sh", "-c", "cat node_modules/typescript/lib/tsc.js; echo; cat node_modules/whole-home/notes.txt " + home + "/notes.txt; echo > node_modules/typescript/lib/tsc.js && echo WROTE"}})
+	out := string(res.Output)
+	if !strings.Contains(out, "THE COMPILER") {
+		t.Errorf("a dependency linked out of the tree is not seen:\n%s", out)
+	}
+	if strings.Contains(out, "SECRET") || strings.Contains(out, "WROTE") {
+		t.Errorf("the home is seen, or the linked dependency is writable:\n%s", out)
+	}
+}

@@ -276,11 +276,16 @@ func scratchPlaces(tmp, own string, spec Spec, root string) []string {
 
 // visible returns the paths spec shows, shortest first (a path below
 // another is then shown through it): spec's own, what the programs on
-// its PATH need (pathVisible), and, with the network, the resolver's
+// its PATH need (pathVisible), the installation of the program it runs
+// and of a script that program is given (programVisible), the places the
+// workspace's installed dependencies link to (dependencyLinks), and,
+// with the network, the resolver's
 // configuration where /etc/resolv.conf links out of /etc (into /run, as
 // systemd-resolved's does).
 func visible(spec Spec) []string {
 	out := append(slices.Clone(spec.Visible), pathVisible(spec.Env)...)
+	out = append(out, programVisible(spec.Argv, spec.Env)...)
+	out = append(out, dependencyLinks(spec.Root, spec.Env)...)
 	if spec.Network {
 		if t, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && !under(t, "/etc") {
 			out = append(out, t)

@@ -85,3 +85,115 @@ func ShowsAsVisible(p string) bool {
 	}
 	return filepath.Dir(p) != "/" || systemDirs[p[1:]]
 }
+
+// programVisible returns the installations of the command's program and,
+// for an interpreter (`node …/tsc`), of the script it runs, when they lie
+// outside the system directories: a batch checker from Anvil's tools
+// directory runs wherever the user's PATH is.
+func programVisible(argv, env []string) []string {
+	home := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+			home = filepath.Clean(v)
+		}
+	}
+	var out []string
+	for i, a := range argv {
+		if i > 1 || !filepath.IsAbs(a) {
+			continue
+		}
+		for _, p := range []string{a, resolved(a)} {
+			if p == "" || SystemPath(p) {
+				continue
+			}
+			if dir := packageDir(filepath.Dir(p), home); ShowsAsVisible(dir) {
+				out = append(out, dir)
+			}
+		}
+	}
+	return out
+}
+
+// packageDir is the installation a program's directory belongs to: the
+// npm package that holds it (the nearest directory with a package.json
+// below a node_modules), else what Installation says.
+func packageDir(dir, home string) string {
+	for d := dir; d != "/" && d != "." && filepath.Base(filepath.Dir(d)) != ""; d = filepath.Dir(d) {
+		if filepath.Base(filepath.Dir(d)) == "node_modules" || (strings.HasPrefix(filepath.Base(filepath.Dir(d)), "@") && filepath.Base(filepath.Dir(filepath.Dir(d))) == "node_modules") {
+			if _, err := os.Stat(filepath.Join(d, "package.json")); err == nil {
+				return d
+			}
+		}
+	}
+	return Installation(dir, home)
+}
+
+// dependencyLinks returns the places outside the workspace that its
+// installed dependencies link to (a node_modules package linked from a
+// store, a workspace sibling or a test's cache; a virtual environment's
+// interpreter), which the command needs to see to use them.
+func dependencyLinks(root string, env []string) []string {
+	if root == "" {
+		return nil
+	}
+	home := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+			home = filepath.Clean(v)
+		}
+	}
+	var out []string
+	look := func(dir string) {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			p := filepath.Join(dir, e.Name())
+			if e.IsDir() && strings.HasPrefix(e.Name(), "@") {
+				sub, _ := os.ReadDir(p)
+				for _, s := range sub {
+					if s.Type()&os.ModeSymlink != 0 {
+						out = appendLinkTarget(out, filepath.Join(p, s.Name()), root, home)
+					}
+				}
+				continue
+			}
+			if e.Type()&os.ModeSymlink != 0 {
+				out = appendLinkTarget(out, p, root, home)
+			}
+		}
+	}
+	look(filepath.Join(root, "node_modules"))
+	look(filepath.Join(root, "node_modules", ".bin"))
+	look(filepath.Join(root, ".venv", "bin"))
+	look(filepath.Join(root, "venv", "bin"))
+	return out
+}
+
+// appendLinkTarget adds where link leads, if that is outside root and the
+// system directories: the linked package's directory, or the installation
+// of a linked program.
+func appendLinkTarget(out []string, link, root, home string) []string {
+	t := resolved(link)
+	if t == "" || SystemPath(t) || t == root || strings.HasPrefix(t, root+"/") {
+		return out
+	}
+	if fi, err := os.Stat(t); err == nil && !fi.IsDir() {
+		t = packageDir(filepath.Dir(t), home)
+	}
+	// A link to the home, or to anything holding it, would show all of it.
+	if ShowsAsVisible(t) && (home == "" || (t != home && !strings.HasPrefix(home, t+"/"))) {
+		out = append(out, t)
+	}
+	return out
+}
+
+// resolved is p with every link followed, or "".
+func resolved(p string) string {
+	t, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return ""
+	}
+	return t
+}

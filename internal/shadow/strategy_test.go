@@ -71,7 +71,7 @@ func TestBatchAgreesWithTheServer(t *testing.T) {
 					verdicts[strategy] = append(verdicts[strategy], res)
 					via := res.Servers[0].Via
 					if (strategy == StrategyBatch) != strings.HasPrefix(via, "batch: ") {
-						t.Errorf("%s, %s: checked via %q", strategy, c.name, via)
+						t.Errorf("%s, %s: checked via %q (notes: %v)", strategy, c.name, via, res.Notes)
 					}
 				}
 			}
