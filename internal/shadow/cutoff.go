@@ -64,6 +64,24 @@ func (s *nameSet) add(name string) {
 	s.merge(nameSet{names: map[string]bool{name: true}})
 }
 
+// opaqueReason says why a change to a file counts as a change of every
+// export, or "" when its surfaces compare name by name.
+func opaqueReason(before, after *syntax.Surface) string {
+	switch {
+	case before == nil || after == nil:
+		return "its exports cannot be read (no surface)"
+	case after.Opaque != "":
+		return "its exports cannot be told apart: " + after.Opaque
+	case before.Opaque != "":
+		return "its exports could not be told apart before the change: " + before.Opaque
+	case before.ModuleWide.Hash != after.ModuleWide.Hash:
+		return "a module-wide statement changed (one that is no single name's declaration)"
+	case !slices.Equal(sortedCopy(before.Stars), sortedCopy(after.Stars)) || !slices.Equal(sideEffects(before), sideEffects(after)):
+		return "its star re-exports or side-effect imports changed"
+	}
+	return ""
+}
+
 // diffSurfaces returns the exports whose interface differs between two
 // surfaces of one file, looking at the file alone (what its imports do is
 // the propagation's business).

@@ -128,3 +128,44 @@ func TestCutoff(t *testing.T) {
 		})
 	}
 }
+
+// A change the cut-off cannot decide name by name says so, with the
+// reason, so the verdict can tell why every importer was checked.
+func TestCutoffSaysWhyAFileIsOpaque(t *testing.T) {
+	cases := []struct{ name, file, before, after, want string }{
+		{"CommonJS exports", "src/cjs.js", "module.exports = { a: 1 };\n", "module.exports = { a: 2 };\n", "CommonJS"},
+		{"a module-wide statement", "src/wide.ts", "export const a = 1;\nif (a) { console.log(a); }\n", "export const a = 1;\nif (a) { console.log(2); }\n", "module-wide"},
+		{"declare global", "src/g.ts", "export {};\ndeclare global { var g: number }\n", "export {};\ndeclare global { var g: string }\n", "outside the imports"},
+		{"a body-only edit is not opaque", "src/body.ts", "export function f(): number { return 1; }\n", "export function f(): number { return 2; }\n", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			testfs.Write(t, dir, map[string]string{"tsconfig.json": `{"compilerOptions": {"allowJs": true}}`, c.file: c.before, "src/user.ts": "import * as m from \"./" + strings.TrimSuffix(strings.TrimPrefix(c.file, "src/"), ".ts") + "\";\nconsole.log(m);\n"})
+			root, err := workspace.New(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			parser := syntax.New(syntax.Options{})
+			defer parser.Close()
+			ctx := context.Background()
+			snap, err := Scan(ctx, root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ch := &changeset.Change{Path: c.file}
+			if err := ch.ReadBase(root); err != nil {
+				t.Fatal(err)
+			}
+			ch.Content = []byte(c.after)
+			d, err := NewImportGraph(root, parser).Dependants(ctx, snap, []*changeset.Change{ch}, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := d.Opaque[c.file]
+			if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+				t.Errorf("opaque reason %q, want one with %q", got, c.want)
+			}
+		})
+	}
+}

@@ -100,6 +100,10 @@ type Dependants struct {
 	// through others, and that it cannot affect: none of the exports they
 	// use changed its interface. They are not in Files.
 	Unaffected int
+	// Opaque says, for each changed file whose change counts as a change
+	// of every export or reaches every file (so the cut-off did not
+	// apply), why.
+	Opaque map[string]string
 	// Outside names, for the changed files and dependants that the
 	// project's own checks leave out (a tsconfig.json or pyright's include
 	// and exclude), the configuration that does. Such a dependant is
@@ -145,13 +149,18 @@ func (g *ImportGraph) dependants(ctx context.Context, snap *Snapshot, changes []
 		return Dependants{}, err
 	}
 	p := newPropagation(gr, cut, g.outside())
+	opaque := map[string]string{}
 	for _, c := range changes {
 		if family(c.Path) == "" {
 			continue
 		}
 		cs := allNames()
 		if cut && c.BaseExists && !c.Delete {
-			cs = diffSurfaces(g.surfaceOf(ctx, c.Path, c.Base), gr.files[c.Path].surface)
+			before, after := g.surfaceOf(ctx, c.Path, c.Base), gr.files[c.Path].surface
+			cs = diffSurfaces(before, after)
+			if why := opaqueReason(before, after); why != "" {
+				opaque[c.Path] = why
+			}
 		}
 		p.seed(c.Path, cs)
 	}
@@ -161,6 +170,9 @@ func (g *ImportGraph) dependants(ctx context.Context, snap *Snapshot, changes []
 			continue
 		}
 		if changedScope(c).global {
+			if cut {
+				opaque[c.Path] = "and every file of its language: its effects travel outside the imports (a script's globals, declare global or module, a triple-slash directive, __builtins__.pyi)"
+			}
 			for _, f := range gr.byFamily[fam] {
 				p.reach(f, 1, allNames())
 			}
@@ -172,6 +184,9 @@ func (g *ImportGraph) dependants(ctx context.Context, snap *Snapshot, changes []
 	d := p.result(limit)
 	if cut && !d.Capped {
 		d.Unaffected = p.unaffected()
+	}
+	if len(opaque) > 0 {
+		d.Opaque = opaque
 	}
 	for _, f := range append(slices.Collect(maps.Keys(changed)), d.Files...) {
 		if why := p.outside(f); why != "" {

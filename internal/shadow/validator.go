@@ -474,6 +474,9 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group)
 		if deps.Unaffected > 0 {
 			out.notes = append(out.notes, fmt.Sprintf("%d %s of the change not checked: the exports they use kept their interfaces", deps.Unaffected, plural(deps.Unaffected, "importer", "importers")))
 		}
+		for _, f := range slices.Sorted(maps.Keys(deps.Opaque)) {
+			out.notes = append(out.notes, fmt.Sprintf("%s: every importer checked, %s", f, deps.Opaque[f]))
+		}
 		for i, d := range deps.Files {
 			if s, err := v.servers.ForFile(d); err == nil && s == g.server {
 				req.Dependants = append(req.Dependants, v.root.Abs(d))
