@@ -25,6 +25,7 @@ import (
 	"github.com/anvil-dev/anvil/internal/syntax"
 	"github.com/anvil-dev/anvil/internal/testrun"
 	"github.com/anvil-dev/anvil/internal/tools"
+	"github.com/anvil-dev/anvil/internal/tsdecl"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
@@ -54,6 +55,9 @@ type App struct {
 	Validator *shadow.Validator
 	Journal   *journal.Journal
 	Gate      *gate.Gate
+	// declarations is TypeScript's declaration emitter the cut-off asks
+	// (nil without node or Anvil's TypeScript 6).
+	declarations *tsdecl.Emitter
 	// Notice says what the project's config file sets that only the
 	// user's may ([config.Layers.IgnoredNotice]); "" when nothing.
 	Notice string
@@ -91,9 +95,10 @@ func New(opts Options) (*App, error) {
 	serverLog := a.sessionFile("servers.log")
 	shadowLog := a.sessionFile(session.ShadowLogFile)
 
+	toolsDir := servers.DefaultToolsDir(opts.Getenv)
 	registry := servers.NewRegistry(servers.RegistryOptions{
 		Overrides:        cfg.ServerSpecs(),
-		ToolsDir:         servers.DefaultToolsDir(opts.Getenv),
+		ToolsDir:         toolsDir,
 		TypeScriptEngine: servers.Engine(cfg.TypeScriptEngine),
 	})
 	var onStart func(string)
@@ -104,7 +109,8 @@ func New(opts Options) (*App, error) {
 	}
 	a.Servers = servers.NewManager(root.Dir(), registry, servers.ManagerOptions{Log: serverLog, OnStart: onStart})
 	a.Parser = syntax.New(syntax.Options{})
-	graph := shadow.NewImportGraph(root, a.Parser)
+	a.declarations = tsdecl.Find(toolsDir)
+	graph := shadow.NewImportGraph(root, a.Parser).WithDeclarations(a.declarations)
 	a.Validator = shadow.New(root, a.Servers, graph, shadow.Options{
 		Timeout:       cfg.Timeout(),
 		LoadTimeout:   cfg.LoadTimeout.Duration,
@@ -186,6 +192,9 @@ func (a *App) StopServers() {
 func (a *App) Close() error {
 	a.StopServers()
 	a.Validator.Close()
+	if a.declarations != nil {
+		a.declarations.Close()
+	}
 	a.Parser.Close()
 	for _, f := range a.logs {
 		f.Close()

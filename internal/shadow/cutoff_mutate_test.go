@@ -65,6 +65,7 @@ func TestCutoffMutationsHeldToBatchChecker(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the mutation test checks real projects with their batch checkers")
 	}
+	decl := declarationEmitter(t)
 	var table strings.Builder
 	fmt.Fprintf(&table, "\n| project | mutations | breaking another file | files checked (mean) | missed |\n|---|---|---|---|---|\n")
 	for _, p := range cutoffCorpora(t) {
@@ -90,7 +91,7 @@ func TestCutoffMutationsHeldToBatchChecker(t *testing.T) {
 				if err != nil {
 					t.Fatalf("batch checker after %s: %v", m.name, err)
 				}
-				checked := cutoffChecked(t, ctx, gateDir, m.changes)
+				checked := cutoffChecked(t, ctx, gateDir, m.changes, decl)
 				checkedSum += len(checked)
 				broke := false
 				for _, e := range newErrors(before, after) {

@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/syntax"
 	"github.com/anvil-dev/anvil/internal/testfs"
+	"github.com/anvil-dev/anvil/internal/tsdecl"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
@@ -190,6 +192,7 @@ var pyOracleCases = []oracleCase{
 func TestCutoffHeldToBatchChecker(t *testing.T) {
 	tsc := tscErrors(toolsBinary(t, "tsc"), false)
 	pyright := pyrightErrors(toolsBinary(t, "pyright"))
+	decl := declarationEmitter(t)
 	run := func(t *testing.T, c oracleCase, config map[string]string, batch func(context.Context, string) ([]string, error)) {
 		files := map[string]string{}
 		for k, v := range config {
@@ -218,7 +221,7 @@ func TestCutoffHeldToBatchChecker(t *testing.T) {
 		if !breaksOther {
 			t.Fatalf("the case breaks no other file by the batch checker (new errors: %v)", introduced)
 		}
-		checked := cutoffChecked(t, ctx, gateDir, c.change)
+		checked := cutoffChecked(t, ctx, gateDir, c.change, decl)
 		for f := range broken {
 			if !checked[f] {
 				t.Errorf("the batch checker finds new errors in %s, which the cut-off leaves unchecked (checked: %v; errors: %v)", f, slices.Sorted(maps.Keys(checked)), introduced)
@@ -235,6 +238,18 @@ func TestCutoffHeldToBatchChecker(t *testing.T) {
 			run(t, c, map[string]string{"pyrightconfig.json": oraclePyright}, pyright)
 		})
 	}
+}
+
+// declarationEmitter is TypeScript's declaration emitter from Anvil's
+// tools directory, which the cut-off asks as the gate does.
+func declarationEmitter(t *testing.T) *tsdecl.Emitter {
+	t.Helper()
+	e := tsdecl.Find(servers.DefaultToolsDir(os.Getenv))
+	if e == nil {
+		t.Fatal("no TypeScript 6 in Anvil's tools directory, or no node: run scripts/install-servers.sh")
+	}
+	t.Cleanup(e.Close)
+	return e
 }
 
 // batchIntroduced runs the batch checker on dir before and after the
@@ -255,7 +270,7 @@ func batchIntroduced(t *testing.T, ctx context.Context, dir string, change map[s
 
 // cutoffChecked returns the files a validation of change would check: the
 // changed files and the dependants the import graph's cut-off finds.
-func cutoffChecked(t *testing.T, ctx context.Context, dir string, change map[string]string) map[string]bool {
+func cutoffChecked(t *testing.T, ctx context.Context, dir string, change map[string]string, decl *tsdecl.Emitter) map[string]bool {
 	t.Helper()
 	root, err := workspace.New(dir)
 	if err != nil {
@@ -278,7 +293,7 @@ func cutoffChecked(t *testing.T, ctx context.Context, dir string, change map[str
 		changes = append(changes, ch)
 		checked[rel] = true
 	}
-	d, err := NewImportGraph(root, parser).Dependants(ctx, snap, changes, 1000)
+	d, err := NewImportGraph(root, parser).WithDeclarations(decl).Dependants(ctx, snap, changes, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,4 +301,58 @@ func cutoffChecked(t *testing.T, ctx context.Context, dir string, change map[str
 		checked[f] = true
 	}
 	return checked
+}
+
+// Where TypeScript's declaration emit is complete, it decides: a change
+// the shape sees (a private field's type, a local helper's) but the
+// compiler's interface does not reaches no importer, and the batch
+// checker agrees; where the emit needs inference, the shape decides.
+func TestCutoffAsksTheCompiler(t *testing.T) {
+	tsc := tscErrors(toolsBinary(t, "tsc"), false)
+	decl := declarationEmitter(t)
+	cases := []struct {
+		name          string
+		files, change map[string]string
+		checked       bool // whether the importer src/b.ts must be checked
+	}{
+		{"a private field's type",
+			map[string]string{
+				"src/a.ts": "export class A {\n  private n: number = 1;\n  get(): number {\n    return 1;\n  }\n}\n",
+				"src/b.ts": "import { A } from \"./a\";\nexport const v: number = new A().get();\n",
+			},
+			map[string]string{"src/a.ts": "export class A {\n  private n: string = \"1\";\n  get(): number {\n    return 1;\n  }\n}\n"}, false},
+		{"a local helper only bodies use",
+			map[string]string{
+				"src/a.ts": "function helper(): number {\n  return 1;\n}\nexport function f(): number {\n  return helper();\n}\nexport const k: (x: number) => number = (x) => x + helper();\n",
+				"src/b.ts": "import { f } from \"./a\";\nexport const v: number = f();\n",
+			},
+			map[string]string{"src/a.ts": "function helper(): string {\n  return \"1\";\n}\nexport function f(): number {\n  return helper().length;\n}\nexport const k: (x: number) => number = (x) => x + helper().length;\n"}, false},
+		{"an inferred type: the emit is incomplete, the shape decides",
+			map[string]string{
+				"src/a.ts": "export function f() {\n  return 1;\n}\n",
+				"src/b.ts": "import { f } from \"./a\";\nexport const v: number = f();\n",
+			},
+			map[string]string{"src/a.ts": "export function f() {\n  return \"1\";\n}\n"}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			files := map[string]string{"tsconfig.json": oracleTSConfig, "package.json": `{"type": "module"}`}
+			for k, v := range c.files {
+				files[k] = v
+			}
+			gateDir, batchDir := t.TempDir(), t.TempDir()
+			testfs.Write(t, gateDir, files)
+			testfs.Write(t, batchDir, files)
+			ctx := context.Background()
+			checked := cutoffChecked(t, ctx, gateDir, c.change, decl)
+			if checked["src/b.ts"] != c.checked {
+				t.Errorf("the importer checked: %v, want %v", checked["src/b.ts"], c.checked)
+			}
+			for _, e := range batchIntroduced(t, ctx, batchDir, c.change, tsc) {
+				if file, _, _ := strings.Cut(e, ": "); !checked[filepath.ToSlash(file)] {
+					t.Errorf("the batch checker finds a new error in %s, unchecked: %s", file, e)
+				}
+			}
+		})
+	}
 }

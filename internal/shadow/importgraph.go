@@ -15,6 +15,7 @@ import (
 	"github.com/anvil-dev/anvil/internal/scope"
 	"github.com/anvil-dev/anvil/internal/syntax"
 	"github.com/anvil-dev/anvil/internal/tsconfig"
+	"github.com/anvil-dev/anvil/internal/tsdecl"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
@@ -41,6 +42,10 @@ type ImportGraph struct {
 	// cutoff stops propagation where interfaces stop changing; without
 	// it every importer is a dependant, transitively.
 	cutoff bool
+	// decl, if set, is TypeScript's own interface of a changed file (its
+	// declaration emit), which decides in place of the shape when it is
+	// complete.
+	decl *tsdecl.Emitter
 
 	mu    sync.Mutex
 	cache map[string]fileImports // by relative path
@@ -79,6 +84,13 @@ func NewImportGraph(root *workspace.Root, parser *syntax.Parser) *ImportGraph {
 	return &ImportGraph{root: root, parser: parser, projects: tsconfig.NewProjects(root.Dir()), cutoff: true, cache: map[string]fileImports{}}
 }
 
+// WithDeclarations makes the cut-off ask TypeScript for a changed
+// TypeScript file's interface (nil asks nothing).
+func (g *ImportGraph) WithDeclarations(e *tsdecl.Emitter) *ImportGraph {
+	g.decl = e
+	return g
+}
+
 // WithoutCutoff makes Dependants count every importer, transitively, as
 // if every interface had changed (the behaviour before the cut-off; tests
 // compare the two).
@@ -100,6 +112,9 @@ type Dependants struct {
 	// through others, and that it cannot affect: none of the exports they
 	// use changed its interface. They are not in Files.
 	Unaffected int
+	// ByCompiler are the changed files whose interface TypeScript's
+	// declaration emit compared (complete before and after the change).
+	ByCompiler []string
 	// Opaque says, for each changed file whose change counts as a change
 	// of every export or reaches every file (so the cut-off did not
 	// apply), why.
@@ -150,6 +165,7 @@ func (g *ImportGraph) dependants(ctx context.Context, snap *Snapshot, changes []
 	}
 	p := newPropagation(gr, cut, g.outside())
 	opaque := map[string]string{}
+	var byCompiler []string
 	for _, c := range changes {
 		if family(c.Path) == "" {
 			continue
@@ -160,6 +176,11 @@ func (g *ImportGraph) dependants(ctx context.Context, snap *Snapshot, changes []
 			cs = diffSurfaces(before, after)
 			if why := opaqueReason(before, after); why != "" {
 				opaque[c.Path] = why
+			} else if !cs.empty() {
+				if dcs, ok := g.declarationChanges(ctx, c); ok {
+					cs = dcs
+					byCompiler = append(byCompiler, c.Path)
+				}
 			}
 		}
 		p.seed(c.Path, cs)
@@ -188,6 +209,7 @@ func (g *ImportGraph) dependants(ctx context.Context, snap *Snapshot, changes []
 	if len(opaque) > 0 {
 		d.Opaque = opaque
 	}
+	d.ByCompiler = byCompiler
 	for _, f := range append(slices.Collect(maps.Keys(changed)), d.Files...) {
 		if why := p.outside(f); why != "" {
 			if d.Outside == nil {
@@ -197,6 +219,33 @@ func (g *ImportGraph) dependants(ctx context.Context, snap *Snapshot, changes []
 		}
 	}
 	return d, nil
+}
+
+// declarationChanges compares a changed TypeScript file's declaration
+// emit before and after, export by export; false when TypeScript cannot
+// give a complete emit for either side (an export whose type needs
+// inference), or is not asked. By TypeScript's own rule (the builder
+// re-checks importers only when a file's declaration emit changed), what
+// it says unchanged cannot break an importer; effects outside the
+// imports are decided apart from it (changedScope).
+func (g *ImportGraph) declarationChanges(ctx context.Context, c *changeset.Change) (nameSet, bool) {
+	ext := strings.ToLower(path.Ext(c.Path))
+	if g.decl == nil || strings.HasSuffix(strings.ToLower(c.Path), ".d.ts") || (ext != ".ts" && ext != ".tsx" && ext != ".mts" && ext != ".cts") {
+		return nameSet{}, false
+	}
+	var surfaces [2]*syntax.Surface
+	for i, src := range [][]byte{c.Base, c.Content} {
+		r, err := g.decl.Emit(ctx, path.Base(c.Path), src)
+		if err != nil || !r.Complete {
+			return nameSet{}, false
+		}
+		s, err := g.parser.Surface(ctx, syntax.TypeScript, []byte(r.DTS))
+		if err != nil || s.Opaque != "" {
+			return nameSet{}, false
+		}
+		surfaces[i] = s
+	}
+	return diffSurfaces(surfaces[0], surfaces[1]), true
 }
 
 // outside returns what says whether the project's own checks cover a file:

@@ -474,6 +474,9 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group)
 		if deps.Unaffected > 0 {
 			out.notes = append(out.notes, fmt.Sprintf("%d %s of the change not checked: the exports they use kept their interfaces", deps.Unaffected, plural(deps.Unaffected, "importer", "importers")))
 		}
+		if len(deps.ByCompiler) > 0 {
+			out.notes = append(out.notes, fmt.Sprintf("the interface of %s compared by TypeScript's declaration emit", strings.Join(deps.ByCompiler, ", ")))
+		}
 		for _, f := range slices.Sorted(maps.Keys(deps.Opaque)) {
 			out.notes = append(out.notes, fmt.Sprintf("%s: every importer checked, %s", f, deps.Opaque[f]))
 		}

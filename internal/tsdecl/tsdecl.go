@@ -1,0 +1,191 @@
+// Package tsdecl asks TypeScript for a file's interface: its declaration
+// emit, computed from the file's text alone by ts.transpileDeclaration
+// (TypeScript 5.5 and later). TypeScript's own builder decides which
+// importers to re-check by comparing a hash of this emit before and after
+// a change (builderState.ts, updateShapeSignature), so two equal emits
+// are, by the compiler's rule, one interface. The emit is complete only
+// when TypeScript reports no diagnostic: a TS9xxx diagnostic says an
+// export's type would need inference (isolatedDeclarations), and then the
+// emit says nothing and the caller keeps its own, more cautious answer.
+//
+// One Node process per Emitter answers file after file; it is owned
+// through package proc (its death kills it, a wait for it is bounded) and
+// started on first use.
+package tsdecl
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/anvil-dev/anvil/internal/proc"
+)
+
+//go:embed emit.js
+var script string
+
+// answerBound bounds one answer, the process's start included (a Node
+// start costs about 0.4 s on the project machine, an answer milliseconds).
+const answerBound = 15 * time.Second
+
+// cacheSize bounds the emits kept by content.
+const cacheSize = 4096
+
+// Result is a file's declaration emit.
+type Result struct {
+	// DTS is the emitted declaration file.
+	DTS string
+	// Complete: TypeScript reported no diagnostic, so DTS is the file's
+	// whole interface.
+	Complete bool
+}
+
+// Emitter answers declaration emits with one Node process.
+type Emitter struct {
+	node, typescript string
+
+	mu    sync.Mutex
+	p     *proc.Process
+	lines chan []byte
+	next  int
+	cache map[[32]byte]Result
+}
+
+// Find returns an emitter over the TypeScript of Anvil's tools directory
+// (toolsDir/ts-legacy, TypeScript 6), or nil when it or node is missing.
+func Find(toolsDir string) *Emitter {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return nil
+	}
+	ts := filepath.Join(toolsDir, "ts-legacy", "node_modules", "typescript")
+	if _, err := os.Stat(filepath.Join(ts, "lib", "typescript.js")); err != nil {
+		return nil
+	}
+	return New(node, ts)
+}
+
+// New returns an emitter that runs node with the TypeScript package at
+// typescript.
+func New(node, typescript string) *Emitter {
+	return &Emitter{node: node, typescript: typescript, cache: map[[32]byte]Result{}}
+}
+
+// Emit returns the declaration emit of src, the content of fileName (its
+// extension decides TypeScript's reading: .ts, .tsx, .mts, .cts).
+func (e *Emitter) Emit(ctx context.Context, fileName string, src []byte) (Result, error) {
+	key := sha256.Sum256(append([]byte(fileName+"\x00"), src...))
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if r, ok := e.cache[key]; ok {
+		return r, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, answerBound)
+	defer cancel()
+	if err := e.start(); err != nil {
+		return Result{}, err
+	}
+	e.next++
+	req, _ := json.Marshal(map[string]any{"id": e.next, "fileName": fileName, "text": string(src)})
+	p := e.p
+	if err := p.WriteBounded(ctx, func() error {
+		_, err := p.Stdin().Write(append(req, '\n'))
+		return err
+	}); err != nil {
+		e.stop()
+		return Result{}, fmt.Errorf("the declaration emitter: %w", err)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			// Its state is unknown now: the next call starts another.
+			e.stop()
+			return Result{}, fmt.Errorf("the declaration emitter did not answer: %w", ctx.Err())
+		case line, ok := <-e.lines:
+			if !ok {
+				e.stop()
+				return Result{}, errors.New("the declaration emitter exited")
+			}
+			var a struct {
+				ID    int    `json:"id"`
+				DTS   string `json:"dts"`
+				Codes []int  `json:"codes"`
+				Error string `json:"error"`
+			}
+			if err := json.Unmarshal(line, &a); err != nil {
+				e.stop()
+				return Result{}, fmt.Errorf("the declaration emitter's answer: %v", err)
+			}
+			if a.ID != e.next {
+				continue // an answer to a request whose caller gave up
+			}
+			if a.Error != "" {
+				return Result{}, fmt.Errorf("TypeScript's declaration emit: %s", a.Error)
+			}
+			r := Result{DTS: a.DTS, Complete: len(a.Codes) == 0}
+			if len(e.cache) >= cacheSize {
+				clear(e.cache)
+			}
+			e.cache[key] = r
+			return r, nil
+		}
+	}
+}
+
+// start starts the process if none runs.
+func (e *Emitter) start() error {
+	if e.p != nil && e.p.Alive() {
+		return nil
+	}
+	e.stop()
+	p, err := proc.Start(proc.Spec{Path: e.node, Args: []string{"-e", script, "--", e.typescript}})
+	if err != nil {
+		return fmt.Errorf("starting the declaration emitter: %w", err)
+	}
+	lines := make(chan []byte, 1)
+	go func() {
+		defer close(lines)
+		r := bufio.NewReaderSize(p.Stdout(), 1<<16)
+		for {
+			line, err := r.ReadBytes('\n')
+			if len(line) > 0 {
+				lines <- line
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	e.p, e.lines = p, lines
+	return nil
+}
+
+// stop kills the process, if any; its reader ends with its output.
+func (e *Emitter) stop() {
+	if e.p == nil {
+		return
+	}
+	e.p.Kill()
+	ctx, cancel := context.WithTimeout(context.Background(), proc.WaitDelay+time.Second)
+	defer cancel()
+	_ = e.p.Wait(ctx)
+	for range e.lines {
+	}
+	e.p, e.lines = nil, nil
+}
+
+// Close stops the process.
+func (e *Emitter) Close() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.stop()
+}

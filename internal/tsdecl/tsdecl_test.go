@@ -1,0 +1,69 @@
+package tsdecl
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/anvil-dev/anvil/internal/servers"
+)
+
+func emitter(t *testing.T) *Emitter {
+	t.Helper()
+	e := Find(servers.DefaultToolsDir(os.Getenv))
+	if e == nil {
+		t.Fatal("no TypeScript 6 in Anvil's tools directory, or no node: run scripts/install-servers.sh")
+	}
+	t.Cleanup(e.Close)
+	return e
+}
+
+func TestEmit(t *testing.T) {
+	e := emitter(t)
+	cases := []struct {
+		name, file, src string
+		complete        bool
+		contains        string
+	}{
+		{"declared types", "a.ts", "export function f(n: number): string { return String(n); }\n", true, "export declare function f(n: number): string;"},
+		{"a body is not the interface", "a.ts", "export function f(n: number): string { const x = n * 2; return String(x); }\n", true, "export declare function f(n: number): string;"},
+		{"an inferred return type needs the checker", "a.ts", "export function f(n: number) { return n; }\n", false, ""},
+		{"a field inferred from the constructor needs the checker", "a.ts", "export class A {\n  x;\n  constructor() { this.x = 1; }\n}\n", false, ""},
+		{"a text that does not parse", "a.ts", "export function (", false, ""},
+		{"declare global is in the emit", "g.ts", "export {};\ndeclare global { var g: number }\n", true, "var g: number"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := e.Emit(context.Background(), c.file, []byte(c.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Complete != c.complete || !strings.Contains(r.DTS, c.contains) {
+				t.Errorf("complete %v (want %v), emit:\n%s", r.Complete, c.complete, r.DTS)
+			}
+		})
+	}
+}
+
+// A caller that gives up leaves no answer behind for the next one, and a
+// killed process is started again.
+func TestEmitAfterAKill(t *testing.T) {
+	e := emitter(t)
+	ctx := context.Background()
+	if _, err := e.Emit(ctx, "a.ts", []byte("export const a: number = 1;\n")); err != nil {
+		t.Fatal(err)
+	}
+	e.mu.Lock()
+	e.p.Kill()
+	e.mu.Unlock()
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := e.Emit(cancelled, "b.ts", []byte("export const b: number = 1;\n")); err == nil {
+		t.Error("a cancelled call answered")
+	}
+	r, err := e.Emit(ctx, "c.ts", []byte("export const c: string = \"\";\n"))
+	if err != nil || !strings.Contains(r.DTS, "c: string") {
+		t.Errorf("after a kill: %v %q", err, r.DTS)
+	}
+}
