@@ -12,7 +12,7 @@ for d in /proc/[0-9]*; do
   [ -n "${before[$pid]:-}" ] && continue
   { cmd=$(tr '\0' ' ' < "$d/cmdline"); } 2>/dev/null || continue
   case "$cmd" in
-    *" serve --socket "*|*"tsc --lsp"*|*gopls*|*pyright-langserver*|*tsserver.js*|*typescript-language-server*|*ANVIL_FAKE_LSP*|*.test\ *-test.run=^\$*)
+    *" serve --socket "*|*"tsc --lsp"*|*gopls*|*pyright-langserver*|*tsserver.js*|*typescript-language-server*|*"Anvil's declaration emitter"*|*ANVIL_FAKE_LSP*|*.test\ *-test.run=^\$*)
       state=$(awk '{print $3}' "$d/stat" 2>/dev/null || echo Z)
       [ "$state" = Z ] || echo "$pid $cmd" ;;
   esac
