@@ -16,6 +16,7 @@ import (
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/syntax"
 	"github.com/anvil-dev/anvil/internal/testfs"
+	"github.com/anvil-dev/anvil/internal/tsdecl"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
@@ -159,7 +160,11 @@ func benchRealChanges(b *testing.B, p changeProject) []string {
 	reg := servers.NewRegistry(servers.RegistryOptions{ToolsDir: servers.DefaultToolsDir(os.Getenv)})
 	mgr := servers.NewManager(root.Dir(), reg, servers.ManagerOptions{})
 	parser := syntax.New(syntax.Options{})
-	v := New(root, mgr, NewImportGraph(root, parser), Options{BatchStateDir: b.TempDir(), WarmBatch: true, Timeout: time.Minute, LoadTimeout: 10 * time.Minute})
+	decl := tsdecl.Find(servers.DefaultToolsDir(os.Getenv))
+	if decl != nil {
+		b.Cleanup(decl.Close)
+	}
+	v := New(root, mgr, NewImportGraph(root, parser).WithDeclarations(decl), Options{BatchStateDir: b.TempDir(), WarmBatch: true, Timeout: time.Minute, LoadTimeout: 10 * time.Minute})
 	b.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

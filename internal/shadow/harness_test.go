@@ -77,7 +77,9 @@ func newHarnessAt(t *testing.T, dir string, ho harnessOptions) *harness {
 	if !ho.noDeps {
 		parser := syntax.New(syntax.Options{})
 		t.Cleanup(parser.Close)
-		deps = NewImportGraph(root, parser)
+		// As the app builds it: TypeScript's declaration emit decides
+		// where it is complete.
+		deps = NewImportGraph(root, parser).WithDeclarations(declarationEmitter(t))
 	}
 	if ho.opts.Log == nil {
 		f, err := os.Create(filepath.Join(t.TempDir(), "shadow.log"))
