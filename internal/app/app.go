@@ -185,6 +185,10 @@ func (a *App) StopServers() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	a.Servers.Shutdown(ctx)
+	if a.declarations != nil {
+		// A later check starts it again, as it does a server.
+		a.declarations.Close()
+	}
 }
 
 // Close shuts the language servers down (bounded) and frees the parser. It
@@ -192,9 +196,6 @@ func (a *App) StopServers() {
 func (a *App) Close() error {
 	a.StopServers()
 	a.Validator.Close()
-	if a.declarations != nil {
-		a.declarations.Close()
-	}
 	a.Parser.Close()
 	for _, f := range a.logs {
 		f.Close()

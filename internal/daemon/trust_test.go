@@ -231,7 +231,7 @@ func TestShadowTreeCannotDriveTheDaemon(t *testing.T) {
 		t.Fatalf("a client outside any shadow tree: %s", out)
 	}
 	res, err := sandbox.Run(ctx, sandbox.Spec{Root: ws, Argv: []string{bin, "-test.run=^$"},
-		Env: []string{"PATH=" + os.Getenv("PATH"), "ANVIL_TEST_DIAL=" + e.socket, "ANVIL_TEST_COMMIT=" + ws}})
+		Env: []string{"PATH=" + os.Getenv("PATH"), "ANVIL_TEST_DIAL=" + e.socket, "ANVIL_TEST_COMMIT=" + ws}, Visible: []string{sockDir}})
 	if err != nil {
 		t.Fatal(err)
 	}

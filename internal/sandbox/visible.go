@@ -99,7 +99,7 @@ func programVisible(argv, env []string) []string {
 	}
 	var out []string
 	for i, a := range argv {
-		if i > 1 || !filepath.IsAbs(a) {
+		if i > 1 || !filepath.IsAbs(a) || (i == 1 && !interpreters[filepath.Base(argv[0])]) {
 			continue
 		}
 		for _, p := range []string{a, resolved(a)} {
@@ -113,6 +113,9 @@ func programVisible(argv, env []string) []string {
 	}
 	return out
 }
+
+// interpreters run the script their first argument names.
+var interpreters = map[string]bool{"node": true, "nodejs": true, "python": true, "python3": true, "bun": true, "deno": true}
 
 // packageDir is the installation a program's directory belongs to: the
 // npm package that holds it (the nearest directory with a package.json
