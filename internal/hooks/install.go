@@ -353,7 +353,9 @@ type Plan struct {
 }
 
 // Changed reports whether the plan changes the file.
-func (p Plan) Changed() bool { return !p.Exists && p.After != nil || p.Exists && string(p.Before) != string(p.After) }
+func (p Plan) Changed() bool {
+	return !p.Exists && p.After != nil || p.Exists && string(p.Before) != string(p.After)
+}
 
 // PlanInstall reads path and computes its content with Anvil's entries.
 func PlanInstall(path string, c Client, bin string) (Plan, error) {
