@@ -259,3 +259,142 @@ func TestHookPreEditUnverified(t *testing.T) {
 		t.Errorf("--strict: denied %v, reason %q", denied, reason)
 	}
 }
+
+// stopVerdict reads an end-of-turn answer: refused (and why), the note
+// for the user.
+func stopVerdict(t *testing.T, client string, r hookRun) (blocked bool, reason, message string) {
+	t.Helper()
+	if r.code != 0 {
+		t.Fatalf("%s: stop exit %d (stdout %q, stderr %q)", client, r.code, r.stdout, r.stderr)
+	}
+	if strings.TrimSpace(r.stdout) == "" {
+		if client == "gemini" {
+			t.Fatalf("gemini: no JSON on stdout")
+		}
+		return false, "", ""
+	}
+	var out struct {
+		Decision      string `json:"decision"`
+		Reason        string `json:"reason"`
+		SystemMessage string `json:"systemMessage"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("%s: %v\n%s", client, err, r.stdout)
+	}
+	want := "block"
+	if client == "gemini" {
+		want = "deny"
+	}
+	if out.Decision != "" && out.Decision != want {
+		t.Errorf("%s: decision %q, want %q", client, out.Decision, want)
+	}
+	return out.Decision == want, out.Reason, out.SystemMessage
+}
+
+func (e *hookEnv) write(t *testing.T, rel, content string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(e.ws, rel), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The end-of-turn hook of each client checks what the session changed,
+// whichever way (here a shell's write, which no edit hook saw), against
+// the tree as the session started: an importer left broken refuses the
+// end of the turn with the importer named, again while the model tries
+// (stop_hook_active), until the bound, then lets it end with a warning;
+// once fixed, the turn ends.
+func TestHookStop(t *testing.T) {
+	for _, client := range []string{"claude", "codex", "gemini"} {
+		t.Run(client, func(t *testing.T) {
+			e := newHookEnv(t)
+			session := "stop-" + client
+			base := map[string]any{"session_id": session, "cwd": e.ws, "hook_event_name": "Stop"}
+			if r := e.hook(t, "session-start", client, map[string]any{"session_id": session, "cwd": e.ws, "hook_event_name": "SessionStart", "source": "startup"}); r.code != 0 {
+				t.Fatalf("session-start: %+v", r)
+			}
+			if blocked, reason, msg := stopVerdict(t, client, e.hook(t, "stop", client, base)); blocked || msg != "" {
+				t.Fatalf("nothing changed, yet: blocked %v %q %q", blocked, reason, msg)
+			}
+
+			e.write(t, "src/a.ts", "export const one: string = \"1\";\n")
+			blocked, reason, _ := stopVerdict(t, client, e.hook(t, "stop", client, base))
+			if !blocked || !strings.Contains(reason, "src/b.ts:3:") || !strings.Contains(reason, "[2322]") {
+				t.Fatalf("a broken importer: blocked %v, reason %q", blocked, reason)
+			}
+			active := map[string]any{"session_id": session, "cwd": e.ws, "hook_event_name": "Stop", "stop_hook_active": true}
+			for i := 2; i <= hooksMaxBlocks; i++ {
+				if blocked, _, _ := stopVerdict(t, client, e.hook(t, "stop", client, active)); !blocked {
+					t.Fatalf("refusal %d in a row let the turn end", i)
+				}
+			}
+			blocked, _, msg := stopVerdict(t, client, e.hook(t, "stop", client, active))
+			if blocked || !strings.Contains(msg, "refused for") || !strings.Contains(msg, "src/b.ts") {
+				t.Fatalf("past the bound: blocked %v, message %q", blocked, msg)
+			}
+			if blocked, _, _ := stopVerdict(t, client, e.hook(t, "stop", client, base)); !blocked {
+				t.Fatalf("the next turn's end was not checked again")
+			}
+
+			e.write(t, "src/b.ts", "import { one } from \"./a\";\n\nexport const two: number = Number(one) + 1;\n")
+			if blocked, reason, msg := stopVerdict(t, client, e.hook(t, "stop", client, active)); blocked || msg != "" {
+				t.Fatalf("fixed: blocked %v %q %q", blocked, reason, msg)
+			}
+		})
+	}
+}
+
+const hooksMaxBlocks = 5 // hooks.MaxBlocks, restated: the test pins the bound
+
+// The session's work is judged whole even when it also fixed an error
+// that was there at its start: the check back to the start tree finds
+// that error "new" in the changed file and still checks every importer,
+// the indirect ones too, where the session's break is. A session that
+// creates a file with an error, or deletes one another file imports, is
+// refused too.
+func TestHookStopSeesPastAFix(t *testing.T) {
+	e := newHookEnv(t)
+	e.write(t, "src/a.ts", "export const one: number = \"1\";\n") // an error at the start
+	e.write(t, "src/b.ts", "export { one } from \"./a\";\n")
+	e.write(t, "src/c.ts", "import { one } from \"./b\";\n\nexport const three: number = one + 2;\n")
+	session := map[string]any{"session_id": "fix", "cwd": e.ws, "hook_event_name": "Stop"}
+	e.hook(t, "session-start", "claude", session)
+
+	e.write(t, "src/a.ts", "export const one: string = \"1\";\n") // fixed here, broken in c.ts
+	blocked, reason, _ := stopVerdict(t, "claude", e.hook(t, "stop", "claude", session))
+	if !blocked || !strings.Contains(reason, "src/c.ts:3:") || strings.Contains(reason, "src/a.ts") {
+		t.Fatalf("an indirect importer broken by a fix: blocked %v, reason %q", blocked, reason)
+	}
+
+	e.write(t, "src/a.ts", "export const one: number = \"1\";\n")
+	e.write(t, "src/new.ts", "export const n: number = \"n\";\n")
+	blocked, reason, _ = stopVerdict(t, "claude", e.hook(t, "stop", "claude", session))
+	if !blocked || !strings.Contains(reason, "src/new.ts:1:") {
+		t.Fatalf("a new file with an error: blocked %v, reason %q", blocked, reason)
+	}
+	if err := os.Remove(filepath.Join(e.ws, "src/new.ts")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(e.ws, "src/b.ts")); err != nil {
+		t.Fatal(err)
+	}
+	blocked, reason, _ = stopVerdict(t, "claude", e.hook(t, "stop", "claude", session))
+	if !blocked || !strings.Contains(reason, "src/c.ts:1:") {
+		t.Fatalf("a deleted module: blocked %v, reason %q", blocked, reason)
+	}
+}
+
+// A session whose start no hook saw (installed mid-session) is checked
+// from its first hook call on, and says so.
+func TestHookStopWithoutSnapshot(t *testing.T) {
+	e := newHookEnv(t)
+	session := map[string]any{"session_id": "late", "cwd": e.ws, "hook_event_name": "Stop"}
+	blocked, _, msg := stopVerdict(t, "claude", e.hook(t, "stop", "claude", session))
+	if blocked || !strings.Contains(msg, "no snapshot") {
+		t.Fatalf("blocked %v, message %q", blocked, msg)
+	}
+	e.write(t, "src/a.ts", "export const one: string = \"1\";\n")
+	if blocked, _, _ := stopVerdict(t, "claude", e.hook(t, "stop", "claude", session)); !blocked {
+		t.Fatal("the change since the first call was not checked")
+	}
+}
