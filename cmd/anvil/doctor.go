@@ -36,6 +36,8 @@ func newDoctorCmd() *cobra.Command {
             it is shut down afterwards
   tool      ripgrep, git and patch
   session   the session directory base is writable
+  hooks     for Claude Code, Codex and Gemini CLI, in the project's settings and
+            yours: whether Anvil's hooks guard their edits (anvil hooks install)
 
 Each check is ok, warn or fail. A missing provider is only a warning, since
 'anvil demo' runs without one; a detected language whose server is missing or

@@ -81,7 +81,10 @@ func (l *local) run(ctx context.Context, specs []changeset.Spec, message string,
 	if !commit {
 		cctx := ctx
 		if opts.Staging {
-			cctx = shadow.WithStagingScope(ctx)
+			cctx = shadow.WithStagingScope(cctx)
+		}
+		if opts.Complete {
+			cctx = shadow.WithCompleteScope(cctx)
 		}
 		out.Result, err = g.Check(cctx, set, 1)
 		if workspace.IsReplaced(err) {

@@ -148,5 +148,6 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	r.Checks = append(r.Checks, checkTools(ctx, opts.LookPath)...)
 	r.Checks = append(r.Checks, checkSession(cfg, opts.Getenv))
 	r.Checks = append(r.Checks, checkShadowTree(ctx))
+	r.Checks = append(r.Checks, checkHooks(root.Dir(), opts.Getenv)...)
 	return r, nil
 }

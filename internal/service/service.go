@@ -49,6 +49,12 @@ type GateOptions struct {
 	// Staging marks a check made while a change is being built (an
 	// Executor's turn): it may be narrower than a commit's, and says so.
 	Staging bool `json:"staging,omitempty"`
+	// Complete checks every dependant even when the changed files or
+	// their direct importers already have new errors, so that the
+	// errors the change resolves are all known too: a check whose
+	// change is the way back to an earlier tree (the end of a hooked
+	// agent's turn) reads what the way there broke from them.
+	Complete bool `json:"complete,omitempty"`
 	// Git makes a commit a git commit too, whatever [git] commit says;
 	// Slug names the branch's "<slug>" ([git] branch), the session's first
 	// request when there is one, else the commit's message.

@@ -104,6 +104,21 @@ type progressKey struct{}
 
 type stagingKey struct{}
 
+type completeKey struct{}
+
+// WithCompleteScope returns a context whose validations check every
+// dependant even once the nearer files have new errors (which a
+// rejection needs no more of), so that every error the change resolves
+// is reported too.
+func WithCompleteScope(ctx context.Context) context.Context {
+	return context.WithValue(ctx, completeKey{}, true)
+}
+
+func isComplete(ctx context.Context) bool {
+	v, _ := ctx.Value(completeKey{}).(bool)
+	return v
+}
+
 // WithStagingScope returns a context whose validations are staging checks,
 // made while a change is being built: with early cut-off, a change to an
 // interface is checked in the changed files and the files that use them
@@ -488,7 +503,7 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group)
 				}
 			}
 		}
-		if v.opts.Exhaustive {
+		if v.opts.Exhaustive || isComplete(parent) {
 			req.DirectDependants = len(req.Dependants)
 		}
 	}

@@ -1,0 +1,121 @@
+package hooks
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/anvil-dev/anvil/internal/shadow"
+)
+
+// Input is what a client sends a hook on stdin (the fields Anvil reads;
+// the three clients share these names).
+type Input struct {
+	SessionID      string          `json:"session_id"`
+	TranscriptPath string          `json:"transcript_path"`
+	Cwd            string          `json:"cwd"`
+	Event          string          `json:"hook_event_name"`
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	StopHookActive bool            `json:"stop_hook_active"`
+}
+
+// ParseInput reads a hook's input.
+func ParseInput(data []byte) (Input, error) {
+	var in Input
+	if err := json.Unmarshal(data, &in); err != nil {
+		return in, fmt.Errorf("the hook's input is not the client's JSON: %w", err)
+	}
+	return in, nil
+}
+
+// Answer is what a hook tells its client.
+type Answer struct {
+	// Deny refuses the edit (pre-edit) or the end of the turn (stop),
+	// with Reason for the model.
+	Deny   bool
+	Reason string
+	// Context is for the model alongside an edit let through (the
+	// importers it breaks), where the client carries it.
+	Context string
+	// Message is for the user (an edit let through unverified, a bound
+	// reached).
+	Message string
+}
+
+// allow lets the client go on, saying why to the user.
+func allow(format string, args ...any) Answer {
+	return Answer{Message: "Anvil: " + fmt.Sprintf(format, args...)}
+}
+
+// Write gives the answer to client c as its hook for verb expects, and
+// returns the exit status. Only a refusal ever exits 2, and only for
+// Codex's pre-edit hook, which reads its reason from stderr; everything
+// else exits 0 with JSON on stdout (Claude Code takes exit 1 as a broken
+// hook and goes on; Gemini CLI parses stdout as JSON and nothing else).
+func (a Answer) Write(c Client, verb string, stdout, stderr io.Writer) int {
+	out := map[string]any{}
+	if a.Message != "" {
+		out["systemMessage"] = a.Message
+	}
+	switch {
+	case a.Deny && verb == VerbPreEdit && c == Codex:
+		fmt.Fprintln(stderr, a.Reason)
+		return 2
+	case a.Deny && verb == VerbPreEdit && c == Claude:
+		out["hookSpecificOutput"] = map[string]any{"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": a.Reason}
+	case a.Deny && c == Gemini:
+		out["decision"], out["reason"] = "deny", a.Reason
+	case a.Deny:
+		out["decision"], out["reason"] = "block", a.Reason
+	case a.Context != "" && verb == VerbPreEdit && c != Gemini:
+		out["hookSpecificOutput"] = map[string]any{"hookEventName": "PreToolUse", "additionalContext": a.Context}
+	case a.Context != "" && verb == VerbSessionStart && c != Gemini:
+		out["hookSpecificOutput"] = map[string]any{"hookEventName": "SessionStart", "additionalContext": a.Context}
+	case a.Context != "":
+		// Gemini CLI's BeforeTool cannot carry context to the model: the
+		// user sees it, and the end-of-turn check tells the model.
+		if a.Message != "" {
+			a.Context = a.Message + "\n" + a.Context
+		}
+		out["systemMessage"] = a.Context
+	}
+	if len(out) == 0 && c != Gemini {
+		return 0
+	}
+	data, _ := marshalRaw(out)
+	fmt.Fprintf(stdout, "%s\n", data)
+	return 0
+}
+
+// Bounds of what a refusal lists.
+const (
+	maxListed     = 8
+	maxReasonSize = 4000
+)
+
+// listDiags writes diagnostics with their source lines, at most
+// maxListed, saying how many more there are.
+func listDiags(b *strings.Builder, ds []shadow.Diag) {
+	for i, d := range ds {
+		if i == maxListed || b.Len() > maxReasonSize {
+			fmt.Fprintf(b, "… and %d more.\n", len(ds)-i)
+			return
+		}
+		fmt.Fprintf(b, "%s\n", d)
+		if t := strings.TrimSpace(d.LineText); t != "" {
+			if len(t) > 200 {
+				t = t[:200] + "…"
+			}
+			fmt.Fprintf(b, "    %s\n", t)
+		}
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,254 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/service"
+	"github.com/anvil-dev/anvil/internal/shadow"
+	"github.com/anvil-dev/anvil/internal/workspace"
+)
+
+// Opener returns the Service of the workspace dir (daemon.Open's, in the
+// binary) and what releases it.
+type Opener func(ctx context.Context, dir string) (service.Service, func(), error)
+
+// Gate answers a client's hooks with a workspace's Service.
+type Gate struct {
+	Client Client
+	Open   Opener
+	// Getenv is os.Getenv outside tests.
+	Getenv func(string) string
+	// Strict refuses what could not be verified, instead of letting it
+	// through with a note.
+	Strict bool
+	// Snapshots keeps each session's tree as it was at its start; nil
+	// keeps none (the end-of-turn check then has no baseline).
+	Snapshots *Store
+}
+
+// ProjectDir is the workspace of a hook call: the client's project
+// directory ($CLAUDE_PROJECT_DIR, $GEMINI_PROJECT_DIR, else the input's
+// cwd, else the process's), or the nearest directory above it holding
+// Anvil's project config (.anvil) or a repository (.git).
+func (g *Gate) ProjectDir(in Input) (string, error) {
+	start := in.Cwd
+	switch g.Client {
+	case Claude:
+		start = cmpOr(g.Getenv("CLAUDE_PROJECT_DIR"), start)
+	case Gemini:
+		start = cmpOr(g.Getenv("GEMINI_PROJECT_DIR"), start)
+	}
+	if start == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		start = wd
+	}
+	start, err := filepath.Abs(start)
+	if err != nil {
+		return "", err
+	}
+	for d := start; ; d = filepath.Dir(d) {
+		for _, marker := range []string{".anvil", ".git"} {
+			if _, err := os.Stat(filepath.Join(d, marker)); err == nil {
+				return d, nil
+			}
+		}
+		if filepath.Dir(d) == d {
+			return start, nil
+		}
+	}
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// readFile reads a file for an edit's computation: a missing file does
+// not exist; a binary one is no edit Anvil checks.
+func readFile(abs string) ([]byte, bool, error) {
+	data, err := os.ReadFile(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, pass("%s cannot be read (%v)", abs, err)
+	case workspace.IsBinary(data):
+		return nil, false, pass("%s is a binary file: not checked", abs)
+	}
+	return data, true, nil
+}
+
+// PreEdit judges one edit tool call before the client makes it: new
+// errors in the files it touches refuse it, new errors only in other
+// files (their importers) let it through with word of them for the model,
+// and what cannot be verified goes through with a note (refused when
+// Strict). Every answer lets the client go on unless it refuses.
+func (g *Gate) PreEdit(ctx context.Context, in Input) Answer {
+	dir, err := g.ProjectDir(in)
+	if err != nil {
+		return allow("no workspace for this edit (%v): not checked", err)
+	}
+	root, err := workspace.New(dir)
+	if err != nil {
+		return allow("no workspace for this edit (%v): not checked", err)
+	}
+	cwd := cmpOr(in.Cwd, dir)
+	edits, err := Edits(g.Client, in.ToolName, in.ToolInput, cwd, readFile)
+	var p *Pass
+	switch {
+	case errors.As(err, &p):
+		return Answer{}.withNote(p.Reason)
+	case err != nil:
+		return allow("the edit's input could not be read (%v): not checked", err)
+	}
+	specs, touched, outside := specsOf(root, edits)
+	if g.Snapshots != nil && in.SessionID != "" {
+		// The first hook call of a session that had no SessionStart hook
+		// (installed mid-session) takes its baseline now, before the
+		// edit, and a file the snapshot left out is kept as it is now.
+		if snap, err := g.Snapshots.Ensure(ctx, root, in.SessionID); err == nil {
+			for rel := range touched {
+				data, exists, _ := readFile(root.Abs(rel))
+				if err := g.Snapshots.Record(root, snap, rel, data, exists); err != nil {
+					fmt.Fprintf(os.Stderr, "anvil: keeping %s for the end-of-turn check: %v\n", rel, err)
+				}
+			}
+		} else {
+			fmt.Fprintf(os.Stderr, "anvil: %v\n", err)
+		}
+	}
+	if len(specs) == 0 {
+		if len(outside) > 0 {
+			return allow("%s is outside the workspace %s: not checked", strings.Join(outside, ", "), dir)
+		}
+		return Answer{}
+	}
+	svc, closeSvc, err := g.Open(ctx, dir)
+	if err != nil {
+		return g.unverified(ctx, fmt.Sprintf("the gate could not start (%v)", err))
+	}
+	defer closeSvc()
+	out, err := svc.Check(ctx, specs, service.GateOptions{Staging: true})
+	switch {
+	case err != nil && service.IsInput(err):
+		return allow("the edit is not one Anvil can check (%v)", err)
+	case err != nil:
+		return g.unverified(ctx, err.Error())
+	case out.Result == nil:
+		return g.unverified(ctx, "the check gave no verdict")
+	}
+	a := g.judgeEdit(ctx, out.Result, touched)
+	if len(outside) > 0 {
+		a = a.withNote(strings.Join(outside, ", ") + " is outside the workspace: not checked")
+	}
+	return a
+}
+
+func (a Answer) withNote(note string) Answer {
+	if note == "" {
+		return a
+	}
+	if a.Message != "" {
+		a.Message += "; " + note
+	} else {
+		a.Message = "Anvil: " + note
+	}
+	return a
+}
+
+// specsOf turns edits into a change set of the workspace; files outside
+// it are named apart.
+func specsOf(root *workspace.Root, edits []FileEdit) (specs []changeset.Spec, touched map[string]bool, outside []string) {
+	touched = map[string]bool{}
+	for _, e := range edits {
+		p, err := root.Resolve(e.Path)
+		if err != nil || p.Rel == "." {
+			outside = append(outside, e.Path)
+			continue
+		}
+		rel := p.Rel
+		sp := changeset.Spec{Path: rel, Delete: e.Delete}
+		if !e.Delete {
+			s := string(e.Content)
+			sp.Content = &s
+		}
+		specs = append(specs, sp)
+		touched[rel] = true
+	}
+	return specs, touched, outside
+}
+
+// unverified is the answer when the gate could not give a verdict: the
+// edit goes through with a note, or is refused under Strict.
+func (g *Gate) unverified(ctx context.Context, why string) Answer {
+	if ctx.Err() != nil {
+		why = "the check did not finish within the hook's bound"
+	}
+	if g.Strict {
+		return Answer{Deny: true, Reason: "Anvil could not verify this edit (" + why + ") and --strict refuses what it cannot verify."}
+	}
+	return allow("this edit was not verified (%s)", why)
+}
+
+// judgeEdit maps a check's verdict to the pre-edit answer.
+func (g *Gate) judgeEdit(ctx context.Context, res *shadow.Result, touched map[string]bool) Answer {
+	var mine, others []shadow.Diag
+	for _, d := range res.New {
+		if touched[d.Path] {
+			mine = append(mine, d)
+		} else {
+			others = append(others, d)
+		}
+	}
+	switch {
+	case len(mine) > 0:
+		var b strings.Builder
+		fmt.Fprintf(&b, "Anvil refused this edit: it brings %d new %s into %s (nothing was written):\n",
+			len(mine), plural(len(mine), "error", "errors"), joinFiles(filesOf(mine)))
+		listDiags(&b, mine)
+		if len(others) > 0 {
+			fmt.Fprintf(&b, "It would also break %s.\n", joinFiles(filesOf(others)))
+		}
+		b.WriteString("Fix the edit and make it again.")
+		return Answer{Deny: true, Reason: b.String()}
+	case len(others) > 0:
+		var b strings.Builder
+		fmt.Fprintf(&b, "Anvil: this edit is clean in its own files but brings %d new %s into %s, which use what it changed; fix them before the turn ends:\n",
+			len(others), plural(len(others), "error", "errors"), joinFiles(filesOf(others)))
+		listDiags(&b, others)
+		return Answer{Context: strings.TrimRight(b.String(), "\n")}
+	case res.Verdict == shadow.Unverified:
+		return g.unverified(ctx, res.Summary())
+	}
+	return Answer{}
+}
+
+func filesOf(ds []shadow.Diag) []string {
+	var out []string
+	for _, d := range ds {
+		if !slices.Contains(out, d.Path) {
+			out = append(out, d.Path)
+		}
+	}
+	return out
+}
+
+func joinFiles(files []string) string {
+	if len(files) <= 4 {
+		return strings.Join(files, ", ")
+	}
+	return fmt.Sprintf("%s and %d more files", strings.Join(files[:3], ", "), len(files)-3)
+}

@@ -1,0 +1,306 @@
+package hooks
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/servers"
+	"github.com/anvil-dev/anvil/internal/state"
+	"github.com/anvil-dev/anvil/internal/workspace"
+)
+
+// A session's snapshot is the tree as it was at the session's first hook
+// call, which the end-of-turn check compares the disk with. It holds the
+// contents of the workspace's source and configuration files (those a
+// language server checks), not the whole tree: a shell edit (sed -i) is
+// seen by no edit hook, so its file's earlier content must be kept before
+// anyone knows it will change. Contents are stored once by hash
+// (blobs/SHA-256), so sessions over the same tree share them and a new
+// session costs a read of the files and a manifest; a manifest names
+// each file's hash. The store is bounded: a file over maxSnapFile, or
+// past maxSnapBytes or maxSnapFiles in all, is left out and the snapshot
+// marked partial (a file it does not know is then unverified at the end,
+// not taken for a new one); manifests older than snapTTL or past
+// maxSessions go, with the blobs only they used. Everything lives in
+// Anvil's private state directory (0700; files 0600), never in git,
+// whose index is the user's.
+const (
+	maxSnapFile  = 2 << 20
+	maxSnapBytes = 256 << 20
+	maxSnapFiles = 50000
+	maxSessions  = 64
+	snapTTL      = 14 * 24 * time.Hour
+	// MaxBlocks is how many times in a row the end-of-turn check refuses
+	// a session's turn before it lets it end with a warning (Claude Code
+	// itself ends a turn after 8 blocks in a row).
+	MaxBlocks = 5
+)
+
+// Store keeps sessions' snapshots under a directory.
+type Store struct {
+	dir   string
+	clock func() time.Time
+}
+
+// NewStore returns the store in Anvil's state directory (state.Dir).
+func NewStore(stateDir string) *Store {
+	return &Store{dir: filepath.Join(stateDir, "hooks"), clock: time.Now}
+}
+
+// Snapshot is one session's manifest.
+type Snapshot struct {
+	Workspace string    `json:"workspace"`
+	Session   string    `json:"session"`
+	Created   time.Time `json:"created"`
+	// Files maps each kept file (workspace-relative) to its content's
+	// SHA-256.
+	Files map[string]string `json:"files"`
+	// Partial says files were left out by the bounds.
+	Partial bool `json:"partial,omitempty"`
+	// Blocks counts the end-of-turn refusals in a row.
+	Blocks int `json:"blocks,omitempty"`
+}
+
+func (s *Store) manifest(root *workspace.Root, session string) string {
+	sum := sha256.Sum256([]byte(root.Dir() + "\x00" + session))
+	return filepath.Join(s.dir, "sessions", hex.EncodeToString(sum[:16])+".json")
+}
+
+func (s *Store) blob(hash string) string { return filepath.Join(s.dir, "blobs", hash) }
+
+func (s *Store) ensureDirs() error {
+	for _, d := range []string{s.dir, filepath.Join(s.dir, "sessions"), filepath.Join(s.dir, "blobs")} {
+		if err := state.EnsureDir(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Load returns the session's snapshot, or nil if it has none.
+func (s *Store) Load(root *workspace.Root, session string) (*Snapshot, error) {
+	data, err := os.ReadFile(s.manifest(root, session))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var snap Snapshot
+	if err := json.Unmarshal(data, &snap); err != nil {
+		return nil, fmt.Errorf("the session's snapshot is damaged: %w", err)
+	}
+	if snap.Files == nil {
+		snap.Files = map[string]string{}
+	}
+	return &snap, nil
+}
+
+// Ensure returns the session's snapshot, taking it now if it has none.
+// Two hook calls taking it at once agree on one (the first written).
+func (s *Store) Ensure(ctx context.Context, root *workspace.Root, session string) (*Snapshot, error) {
+	if snap, err := s.Load(root, session); snap != nil || err != nil {
+		return snap, err
+	}
+	if err := s.ensureDirs(); err != nil {
+		return nil, err
+	}
+	snap := &Snapshot{Workspace: root.Dir(), Session: session, Created: s.clock().UTC(), Files: map[string]string{}}
+	total := 0
+	err := root.Walk(ctx, workspace.Path{Abs: root.Dir(), Rel: "."}, workspace.WalkOptions{}, func(e workspace.Entry) error {
+		if e.IsDir() {
+			if workspace.IsDependencyDir(e.Abs) || workspace.Protected(e.Rel) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !e.Mode.IsRegular() || !Tracked(e.Rel) {
+			return nil
+		}
+		if len(snap.Files) >= maxSnapFiles || total >= maxSnapBytes {
+			snap.Partial = true
+			return fs.SkipAll
+		}
+		data, err := os.ReadFile(e.Abs)
+		if err != nil || len(data) > maxSnapFile || workspace.IsBinary(data) {
+			snap.Partial = snap.Partial || err != nil || len(data) > maxSnapFile
+			return nil
+		}
+		hash, err := s.keep(data)
+		if err != nil {
+			return err
+		}
+		snap.Files[e.Rel] = hash
+		total += len(data)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("taking the session's snapshot: %w", err)
+	}
+	won, err := s.create(root, snap)
+	if err != nil {
+		return nil, err
+	}
+	if won {
+		s.prune(root, session)
+	}
+	return s.Load(root, session)
+}
+
+// Tracked reports whether the snapshot keeps a file of this name: one a
+// language server checks, or a configuration file one reads.
+func Tracked(rel string) bool {
+	return servers.LanguageOf(rel) != "" || servers.ConfigLanguage(rel) != ""
+}
+
+// keep stores data by its hash.
+func (s *Store) keep(data []byte) (string, error) {
+	hash := changeset.Hash(data)
+	p := s.blob(hash)
+	if _, err := os.Stat(p); err == nil {
+		now := s.clock()
+		_ = os.Chtimes(p, now, now) // in use: pruning goes by manifests, this helps a reader
+		return hash, nil
+	}
+	return hash, writeAtomic(p, data, false)
+}
+
+// Content returns a kept file's content.
+func (s *Store) Content(hash string) ([]byte, error) {
+	data, err := os.ReadFile(s.blob(hash))
+	if err != nil {
+		return nil, fmt.Errorf("the snapshot's copy is gone: %w", err)
+	}
+	if changeset.Hash(data) != hash {
+		return nil, errors.New("the snapshot's copy is damaged")
+	}
+	return data, nil
+}
+
+// create writes a new manifest unless one is there; it reports whether
+// this one was written.
+func (s *Store) create(root *workspace.Root, snap *Snapshot) (bool, error) {
+	data, err := json.Marshal(snap)
+	if err != nil {
+		return false, err
+	}
+	p := s.manifest(root, snap.Session)
+	err = writeAtomic(p, data, true)
+	if errors.Is(err, fs.ErrExist) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// Save rewrites the session's manifest (its block counter).
+func (s *Store) Save(root *workspace.Root, snap *Snapshot) error {
+	data, err := json.Marshal(snap)
+	if err != nil {
+		return err
+	}
+	return writeAtomic(s.manifest(root, snap.Session), data, false)
+}
+
+// Record keeps a file's content as the session's start saw it, if the
+// snapshot does not know the file yet (one the walk left out): called
+// before an edit tool writes it.
+func (s *Store) Record(root *workspace.Root, snap *Snapshot, rel string, data []byte, exists bool) error {
+	if _, ok := snap.Files[rel]; ok || !exists && !snap.Partial {
+		return nil
+	}
+	hash := ""
+	if exists {
+		var err error
+		if hash, err = s.keep(data); err != nil {
+			return err
+		}
+	}
+	snap.Files[rel] = hash
+	return s.Save(root, snap)
+}
+
+// prune removes manifests past their age or count (the oldest first,
+// never the session's own) and the blobs no manifest names.
+func (s *Store) prune(root *workspace.Root, session string) {
+	own := s.manifest(root, session)
+	ents, err := os.ReadDir(filepath.Join(s.dir, "sessions"))
+	if err != nil {
+		return
+	}
+	type m struct {
+		path string
+		mod  time.Time
+	}
+	var ms []m
+	for _, e := range ents {
+		info, err := e.Info()
+		if err != nil || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		ms = append(ms, m{filepath.Join(s.dir, "sessions", e.Name()), info.ModTime()})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].mod.After(ms[j].mod) })
+	used := map[string]bool{}
+	kept := 0
+	for _, x := range ms {
+		if x.path != own && (kept >= maxSessions || s.clock().Sub(x.mod) > snapTTL) {
+			os.Remove(x.path)
+			continue
+		}
+		kept++
+		data, err := os.ReadFile(x.path)
+		if err != nil {
+			return // unsure what is in use: keep every blob
+		}
+		var snap Snapshot
+		if json.Unmarshal(data, &snap) != nil {
+			continue
+		}
+		for _, h := range snap.Files {
+			used[h] = true
+		}
+	}
+	blobs, err := os.ReadDir(filepath.Join(s.dir, "blobs"))
+	if err != nil {
+		return
+	}
+	for _, b := range blobs {
+		// A blob written in the last minute may belong to a snapshot
+		// being taken right now, whose manifest is not written yet.
+		if info, err := b.Info(); err == nil && !used[b.Name()] && s.clock().Sub(info.ModTime()) > time.Minute {
+			os.Remove(filepath.Join(s.dir, "blobs", b.Name()))
+		}
+	}
+}
+
+// writeAtomic writes a private file through a temporary one; exclusive
+// fails with fs.ErrExist when the file is there.
+func writeAtomic(path string, data []byte, exclusive bool) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if exclusive {
+		return os.Link(tmp.Name(), path)
+	}
+	return os.Rename(tmp.Name(), path)
+}

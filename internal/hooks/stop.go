@@ -1,0 +1,223 @@
+package hooks
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/service"
+	"github.com/anvil-dev/anvil/internal/workspace"
+)
+
+// SessionStart keeps the workspace's tree for the session's end-of-turn
+// checks. It never refuses: a snapshot it cannot take is said.
+func (g *Gate) SessionStart(ctx context.Context, in Input) Answer {
+	if g.Snapshots == nil || in.SessionID == "" {
+		return Answer{}
+	}
+	dir, err := g.ProjectDir(in)
+	if err != nil {
+		return allow("no workspace for this session (%v): its turns are not checked", err)
+	}
+	root, err := workspace.New(dir)
+	if err != nil {
+		return allow("no workspace for this session (%v): its turns are not checked", err)
+	}
+	if _, err := g.Snapshots.Ensure(ctx, root, in.SessionID); err != nil {
+		return allow("the session's starting tree could not be kept (%v): the end of its turns is checked against the tree of its first edit", err)
+	}
+	return Answer{}
+}
+
+// Stop checks, at the end of a turn, every file the session changed (by
+// its edit tools or any other way) and their dependants, against the tree
+// as the session started. New errors refuse the end of the turn, with
+// the errors, up to MaxBlocks times in a row; then the turn ends with a
+// warning.
+//
+// The Service checks a change set against the disk, so the session's
+// work is checked backwards: the change set is the way back to the
+// snapshot (each changed file's content then; a new file deleted), and
+// the errors it would resolve are exactly those the session brought in,
+// paired by the same rules that pair a forward check's. Complete has it
+// check every dependant, so a fix the session made (which the way back
+// would undo) does not cut the importers' check short.
+func (g *Gate) Stop(ctx context.Context, in Input) Answer {
+	if g.Snapshots == nil || in.SessionID == "" {
+		return allow("no session id in the hook's input: the end of the turn is not checked")
+	}
+	dir, err := g.ProjectDir(in)
+	if err != nil {
+		return allow("no workspace for this session (%v): the end of the turn is not checked", err)
+	}
+	root, err := workspace.New(dir)
+	if err != nil {
+		return allow("no workspace for this session (%v): the end of the turn is not checked", err)
+	}
+	snap, err := g.Snapshots.Load(root, in.SessionID)
+	if err != nil {
+		return allow("%v: the end of the turn is not checked", err)
+	}
+	if snap == nil {
+		if _, err := g.Snapshots.Ensure(ctx, root, in.SessionID); err != nil {
+			return allow("no snapshot of the session's start, and none could be taken (%v): the end of the turn is not checked", err)
+		}
+		return allow("no snapshot of this session's start (its hooks were installed after it began): from now on the end of each turn is checked against the tree as it is now")
+	}
+	if !in.StopHookActive {
+		snap.Blocks = 0 // a turn the user started: the count of refusals in a row starts again
+	}
+	specs, unknown, err := g.wayBack(ctx, root, snap)
+	if err != nil {
+		return allow("comparing the tree with the session's start failed (%v): the end of the turn is not checked", err)
+	}
+	var notes []string
+	if len(unknown) > 0 {
+		notes = append(notes, fmt.Sprintf("%s changed but %s not in the session's snapshot (its size bound), so not checked", joinFiles(unknown), plural(len(unknown), "was", "were")))
+	}
+	if len(specs) == 0 {
+		return g.endTurn(root, snap, Answer{}.withNote(strings.Join(notes, "; ")))
+	}
+	svc, closeSvc, err := g.Open(ctx, dir)
+	if err != nil {
+		return g.endTurn(root, snap, g.unverifiedTurn(ctx, fmt.Sprintf("the gate could not start (%v)", err)))
+	}
+	defer closeSvc()
+	out, err := svc.Check(ctx, specs, service.GateOptions{Complete: true})
+	switch {
+	case err != nil:
+		return g.endTurn(root, snap, g.unverifiedTurn(ctx, err.Error()))
+	case out.Result == nil:
+		return g.endTurn(root, snap, g.unverifiedTurn(ctx, "the check gave no verdict"))
+	}
+	res := out.Result
+	introduced := res.Resolved
+	for _, u := range res.Unverified {
+		notes = append(notes, fmt.Sprintf("%s not verified (%s)", u.Path, u.Reason))
+	}
+	if len(introduced) == 0 {
+		a := Answer{}
+		if len(res.Unverified) > 0 && g.Strict {
+			a = Answer{Deny: true, Reason: "Anvil could not verify the session's changes (" + strings.Join(notes, "; ") + ") and --strict refuses what it cannot verify."}
+			return g.refuse(root, snap, a)
+		}
+		return g.endTurn(root, snap, a.withNote(strings.Join(notes, "; ")))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Anvil: the session's changes leave %d new %s in %s, compared with the tree as the session started:\n",
+		len(introduced), plural(len(introduced), "error", "errors"), joinFiles(filesOf(introduced)))
+	listDiags(&b, introduced)
+	b.WriteString("Fix them before you finish.")
+	return g.refuse(root, snap, Answer{Deny: true, Reason: b.String()}.withNote(strings.Join(notes, "; ")))
+}
+
+// refuse refuses the end of the turn, unless it was refused MaxBlocks
+// times in a row already: then the turn ends with the reason as a
+// warning to the user, and the count starts again.
+func (g *Gate) refuse(root *workspace.Root, snap *Snapshot, a Answer) Answer {
+	if snap.Blocks >= MaxBlocks {
+		warn := fmt.Sprintf("Anvil: the turn ends with errors it was refused for %d times in a row: ", snap.Blocks) + strings.TrimPrefix(a.Reason, "Anvil: ")
+		return g.endTurn(root, snap, Answer{Message: warn})
+	}
+	snap.Blocks++
+	if err := g.Snapshots.Save(root, snap); err != nil {
+		a = a.withNote(fmt.Sprintf("the count of refusals could not be kept (%v)", err))
+	}
+	return a
+}
+
+// endTurn lets the turn end, the count of refusals back at zero.
+func (g *Gate) endTurn(root *workspace.Root, snap *Snapshot, a Answer) Answer {
+	if snap.Blocks != 0 {
+		snap.Blocks = 0
+		_ = g.Snapshots.Save(root, snap)
+	}
+	return a
+}
+
+func (g *Gate) unverifiedTurn(ctx context.Context, why string) Answer {
+	if ctx.Err() != nil {
+		why = "the check did not finish within the hook's bound"
+	}
+	return allow("the session's changes were not verified (%s)", why)
+}
+
+// wayBack returns the change set that takes the disk back to the
+// snapshot, for the files that differ; unknown are changed files the
+// snapshot does not know (left out by its bounds).
+func (g *Gate) wayBack(ctx context.Context, root *workspace.Root, snap *Snapshot) (specs []changeset.Spec, unknown []string, err error) {
+	seen := map[string]bool{}
+	now := map[string]string{} // rel -> hash on disk ("" absent)
+	err = root.Walk(ctx, workspace.Path{Abs: root.Dir(), Rel: "."}, workspace.WalkOptions{}, func(e workspace.Entry) error {
+		if e.IsDir() {
+			if workspace.IsDependencyDir(e.Abs) || workspace.Protected(e.Rel) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !e.Mode.IsRegular() || !Tracked(e.Rel) {
+			return nil
+		}
+		seen[e.Rel] = true
+		data, err := os.ReadFile(e.Abs)
+		if err != nil || workspace.IsBinary(data) {
+			return nil
+		}
+		now[e.Rel] = changeset.Hash(data)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	// Files the walk does not visit (ignored ones an edit touched).
+	for rel := range snap.Files {
+		if seen[rel] {
+			continue
+		}
+		data, err := os.ReadFile(root.Abs(rel))
+		switch {
+		case err == nil && !workspace.IsBinary(data):
+			now[rel] = changeset.Hash(data)
+		case err == nil:
+		default:
+			now[rel] = ""
+		}
+	}
+	var paths []string
+	for rel := range now {
+		paths = append(paths, rel)
+	}
+	for rel := range snap.Files {
+		if _, ok := now[rel]; !ok {
+			paths = append(paths, rel)
+			now[rel] = ""
+		}
+	}
+	sort.Strings(paths)
+	for _, rel := range paths {
+		was, known := snap.Files[rel]
+		cur := now[rel]
+		switch {
+		case known && was == cur:
+		case !known && snap.Partial:
+			unknown = append(unknown, rel)
+		case !known || was == "":
+			if cur != "" {
+				specs = append(specs, changeset.Spec{Path: rel, Delete: true})
+			}
+		default:
+			data, err := g.Snapshots.Content(was)
+			if err != nil {
+				unknown = append(unknown, rel)
+				continue
+			}
+			s := string(data)
+			specs = append(specs, changeset.Spec{Path: rel, Content: &s})
+		}
+	}
+	return specs, unknown, nil
+}
