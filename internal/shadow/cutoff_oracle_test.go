@@ -12,10 +12,8 @@ import (
 
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/servers"
-	"github.com/anvil-dev/anvil/internal/syntax"
 	"github.com/anvil-dev/anvil/internal/testfs"
 	"github.com/anvil-dev/anvil/internal/tsdecl"
-	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
 // The cut-off held to the batch checker on the shapes an adversarial user
@@ -272,16 +270,7 @@ func batchIntroduced(t *testing.T, ctx context.Context, dir string, change map[s
 // changed files and the dependants the import graph's cut-off finds.
 func cutoffChecked(t *testing.T, ctx context.Context, dir string, change map[string]string, decl *tsdecl.Emitter) map[string]bool {
 	t.Helper()
-	root, err := workspace.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	parser := syntax.New(syntax.Options{})
-	defer parser.Close()
-	snap, err := Scan(ctx, root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, parser, snap := scanned(t, dir)
 	var changes []*changeset.Change
 	checked := map[string]bool{}
 	for rel, content := range change {

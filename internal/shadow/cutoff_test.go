@@ -86,17 +86,8 @@ func TestCutoff(t *testing.T) {
 	}
 	dir := t.TempDir()
 	testfs.Write(t, dir, cutoffProject)
-	root, err := workspace.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	parser := syntax.New(syntax.Options{})
-	defer parser.Close()
 	ctx := context.Background()
-	snap, err := Scan(ctx, root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, parser, snap := scanned(t, dir)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ch := &changeset.Change{Path: c.file}
@@ -142,17 +133,8 @@ func TestCutoffSaysWhyAFileIsOpaque(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			testfs.Write(t, dir, map[string]string{"tsconfig.json": `{"compilerOptions": {"allowJs": true}}`, c.file: c.before, "src/user.ts": "import * as m from \"./" + strings.TrimSuffix(strings.TrimPrefix(c.file, "src/"), ".ts") + "\";\nconsole.log(m);\n"})
-			root, err := workspace.New(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			parser := syntax.New(syntax.Options{})
-			defer parser.Close()
 			ctx := context.Background()
-			snap, err := Scan(ctx, root)
-			if err != nil {
-				t.Fatal(err)
-			}
+			root, parser, snap := scanned(t, dir)
 			ch := &changeset.Change{Path: c.file}
 			if err := ch.ReadBase(root); err != nil {
 				t.Fatal(err)
@@ -168,4 +150,21 @@ func TestCutoffSaysWhyAFileIsOpaque(t *testing.T) {
 			}
 		})
 	}
+}
+
+// scanned opens dir as a workspace, with a parser (closed with the test)
+// and the scan of its files.
+func scanned(t *testing.T, dir string) (*workspace.Root, *syntax.Parser, *Snapshot) {
+	t.Helper()
+	root, err := workspace.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parser := syntax.New(syntax.Options{})
+	t.Cleanup(parser.Close)
+	snap, err := Scan(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, parser, snap
 }
