@@ -48,7 +48,8 @@ func ReadLayers(p Paths) (Layers, error) {
 // elsewhere (base_url), write outside the state directory (session_dir),
 // open the network to the code it runs or hand it more of the user's
 // environment ([run] network, env), or start its own programs as the user
-// ([servers] tables, unless the user trusts the directory).
+// ([servers] tables and the [check] command, unless the user trusts the
+// directory).
 func (l Layers) Merged() Config {
 	return merge(l.User, l.projectAllowed())
 }
@@ -66,6 +67,7 @@ func (l Layers) projectAllowed() Config {
 	p.Run.Env = nil
 	if !l.Trusted() {
 		p.Servers = nil
+		p.Check = CheckConfig{}
 	}
 	return p
 }
@@ -94,6 +96,9 @@ func (l Layers) Ignored() []string {
 		}
 		sort.Strings(names)
 		out = append(out, names...)
+		if p.Check.Command != "" {
+			out = append(out, "check")
+		}
 	}
 	return out
 }
