@@ -113,7 +113,7 @@ func TestValidateCargoWorkspace(t *testing.T) {
 }
 
 // debianCrate copies a crate of Debian's registry (librust-*-dev).
-func debianCrate(t *testing.T, name, to string) {
+func debianCrate(t testing.TB, name, to string) {
 	t.Helper()
 	src := filepath.Join("/usr/share/cargo/registry", name)
 	if _, err := os.Stat(src); err != nil {
