@@ -41,7 +41,9 @@ func BenchmarkCargoCheck(b *testing.B) {
 		b.Fatal(err)
 	}
 	const file = "percent-encoding/src/lib.rs"
-	edit := func(base string, i int) string { return base + fmt.Sprintf("\n/// Edit %d.\npub fn edit_%d() {}\n", i, i) }
+	edit := func(base string, i int) string {
+		return base + fmt.Sprintf("\n/// Edit %d.\npub fn edit_%d() {}\n", i, i)
+	}
 	validator := func(b *testing.B, ws, state string) (*Validator, *workspace.Root) {
 		root, err := workspace.New(ws)
 		if err != nil {

@@ -94,7 +94,7 @@ func (v *Validator) projectCheckerFor(rel string) *projectChecker {
 	}
 	if pc := v.opts.Check; pc != nil {
 		named, explicit := pc.covers(rel)
-		if named || !explicit && lang != "" && v.noServer(rel, lang) {
+		if named || !explicit && lang != "" && v.noServer(lang) {
 			return v.projectCheckerOf("check", "`"+pc.Command+"` ("+string(pc.Format)+" format)", lang,
 				batch.Tool{Kind: batch.Command, Argv: []string{"/bin/sh", "-c", pc.Command}, Format: pc.Format, Label: "`" + pc.Command + "`"}, false)
 		}
@@ -112,11 +112,10 @@ func (v *Validator) projectCheckerFor(rel string) *projectChecker {
 	return nil
 }
 
-// noServer reports whether no language server checks rel (of lang).
-func (v *Validator) noServer(rel, lang string) bool {
-	if servers.LanguageOf(rel) == "" {
-		return true // configuration: only the checker reads it
-	}
+// noServer reports whether no language server checks files of lang (a
+// source file's language, or the language a configuration file
+// configures).
+func (v *Validator) noServer(lang string) bool {
 	_, err := v.servers.ForLanguage(lang)
 	return err != nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/anvil-dev/anvil/internal/diagformat"
+	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
 
@@ -225,5 +226,26 @@ func TestValidateProjectCheck(t *testing.T) {
 				t.Fatalf("verdict %s, want unverified:\n%s", res.Verdict, describe(res))
 			}
 		})
+	}
+}
+
+// With neither languages nor files, [check] covers the source and
+// configuration files no server checks: a Go file and go.mod stay
+// gopls's, a Java file and a Rust manifest are the command's.
+func TestProjectCheckDefaultCoverage(t *testing.T) {
+	dir := t.TempDir()
+	testfs.Write(t, dir, map[string]string{"go.mod": "module x\n"})
+	h := newHarnessAt(t, dir, harnessOptions{noDeps: true,
+		overrides: []servers.Spec{{Name: "gopls", Command: "/bin/true"}},
+		opts:      Options{BatchStateDir: t.TempDir(), Check: &ProjectCheck{Command: "make check", Format: diagformat.GCC}}})
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{
+		{"main.go", false}, {"go.mod", false}, {"src/App.java", true}, {"Cargo.toml", true}, {"README.md", false},
+	} {
+		if got := h.v.projectCheckerFor(tc.path) != nil; got != tc.want {
+			t.Errorf("%s: covered by [check] = %v, want %v", tc.path, got, tc.want)
+		}
 	}
 }
