@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Anvil's tests and the demo need beside Go:
-# - Debian packages (apt): ripgrep, patch, python3-pytest, cargo, tmux, git;
+# - Debian packages (apt): ripgrep, patch, python3-pytest, cargo, mypy,
+#   python3-requests, librust-form-urlencoded-dev (crate sources), tmux, git;
 # - the pinned language servers (scripts/install-servers.sh): TypeScript 7
 #   (tsc --lsp), pyright, TypeScript 6's tsserver (npm) and gopls (go install);
 # - the MCP client the tests drive `anvil mcp` with, the MCP Inspector, with
@@ -16,6 +17,11 @@ command -v patch >/dev/null 2>&1 || missing+=(patch)   # the diff tests apply wh
 # the run stage's Python tests run Debian's pytest
 /usr/bin/python3 -c 'import pytest' >/dev/null 2>&1 || missing+=(python3-pytest)
 command -v cargo >/dev/null 2>&1 || missing+=(cargo)    # and its Rust tests, cargo
+# the gate's [check] and cargo check suites run on real code: mypy over
+# Debian's requests sources, cargo over Debian's crate sources (offline)
+command -v mypy >/dev/null 2>&1 || missing+=(mypy)
+[ -d /usr/lib/python3/dist-packages/requests ] || missing+=(python3-requests)
+[ -d /usr/share/cargo/registry/form_urlencoded-1.1.0 ] || missing+=(librust-form-urlencoded-dev)
 command -v tmux >/dev/null 2>&1 || missing+=(tmux)      # the interactive session is tested in a real terminal
 command -v git >/dev/null 2>&1 || missing+=(git)        # [git] commit is tested against git itself
 if [ ${#missing[@]} -gt 0 ]; then

@@ -109,6 +109,9 @@ func runInit(cmd *cobra.Command, opts initOptions) error {
 // initPlan combines the flags with the detected values.
 func initPlan(cmd *cobra.Command, opts initOptions, proj detect.Project) (setup.Plan, error) {
 	plan := setup.Plan{Languages: proj.Names(), Ignore: proj.IgnoreDirs, TestCommand: proj.TestCommand, Commands: true}
+	if c := proj.Check; c != nil {
+		plan.Check = &setup.CheckProposal{Command: c.Command, Format: c.Format, Builtin: c.Builtin, Why: c.Why}
+	}
 	if cmd.Flags().Changed("languages") {
 		langs, err := config.ParseLanguages(strings.Join(opts.languages, ","))
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/anvil-dev/anvil/internal/config"
 	"github.com/anvil-dev/anvil/internal/conversation"
+	"github.com/anvil-dev/anvil/internal/diagformat"
 	"github.com/anvil-dev/anvil/internal/gate"
 	"github.com/anvil-dev/anvil/internal/journal"
 	"github.com/anvil-dev/anvil/internal/search"
@@ -121,6 +122,8 @@ func New(opts Options) (*App, error) {
 		Strategy:      shadow.Strategy(cfg.CheckStrategy),
 		BatchStateDir: filepath.Join(state.CacheDir(opts.Getenv), "batch"),
 		WarmBatch:     true,
+		Check:         projectCheck(cfg.Check),
+		CargoNetwork:  cfg.Run.Network,
 	})
 	a.Journal = journal.New(root, journal.Options{StateDir: state.Dir(opts.Getenv), Now: opts.Now})
 	a.Gate = gate.New(a.Validator, a.Journal, testrun.New(root, testrun.Options{
@@ -238,4 +241,13 @@ func (l *lazyFile) Close() error {
 		return c.Close()
 	}
 	return nil
+}
+
+// projectCheck is the [check] table as the validator takes it; nil when
+// it sets no command (config.ReadFile has checked its format).
+func projectCheck(c config.CheckConfig) *shadow.ProjectCheck {
+	if c.Command == "" {
+		return nil
+	}
+	return &shadow.ProjectCheck{Command: c.Command, Format: diagformat.Format(c.Format), Languages: c.Languages, Files: c.Files}
 }

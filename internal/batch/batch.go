@@ -24,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/anvil-dev/anvil/internal/diagformat"
 	"github.com/anvil-dev/anvil/internal/lsp"
 	"github.com/anvil-dev/anvil/internal/sandbox"
 )
@@ -38,6 +39,9 @@ const (
 	// Pyright is the pyright command line: `pyright --outputjson`, which
 	// reads the project's own configuration.
 	Pyright Kind = "pyright"
+	// Command is any checker: Argv as it is, run at the root, its output
+	// read in Format.
+	Command Kind = "command"
 )
 
 // Tool is one batch checker.
@@ -47,6 +51,15 @@ type Tool struct {
 	Argv []string
 	// Label names it in verdicts ("tsc 5.9.3").
 	Label string
+	// Format is how a Command's output reads.
+	Format diagformat.Format
+	// Env is added to the checker's environment.
+	Env []string
+	// CacheEnv names the variable that points a Command at a state
+	// directory of Anvil's (CARGO_TARGET_DIR): one for the unchanged
+	// tree, one for changed trees, so that each run starts from the
+	// state of the run before it.
+	CacheEnv string
 }
 
 // Change is one file of the change set.
@@ -61,6 +74,13 @@ type Result struct {
 	// disk state).
 	Elapsed  time.Duration
 	Baseline bool
+	// Warm: the changed tree's run started from a state of Anvil's
+	// (CacheEnv's directory held an earlier run's).
+	Warm bool
+	// Incomplete says why the checker stopped before checking every
+	// file after the change ("" when it did not): its errors are real,
+	// its silence is no evidence.
+	Incomplete string
 }
 
 // Checker runs one tool for one workspace, keeping each project's answer
@@ -74,6 +94,16 @@ type Checker struct {
 
 	mu        sync.Mutex
 	baselines map[string]*baseline // by project; the latest disk state's
+
+	// changedMu serialises the runs over changed trees of a checker with
+	// a CacheEnv: they share one state directory.
+	changedMu sync.Mutex
+	// written are the files earlier changed-tree runs wrote (guarded by
+	// changedMu): cargo decides what to rebuild by modification times,
+	// so a file one run changed is written again, with the disk's
+	// content and a newer time, by every later run that does not change
+	// it, or cargo would take the earlier change's build as current.
+	written map[string]bool
 }
 
 type baseline struct {
@@ -96,7 +126,7 @@ type baseline struct {
 // incremental state (it is created; nothing in it is needed for
 // correctness, only speed). env is the tool's environment.
 func New(root string, tool Tool, stateDir string, env []string) *Checker {
-	return &Checker{root: root, tool: tool, stateDir: stateDir, env: env, baselines: map[string]*baseline{}}
+	return &Checker{root: root, tool: tool, stateDir: stateDir, env: env, baselines: map[string]*baseline{}, written: map[string]bool{}}
 }
 
 // Tool returns the checker's tool.
@@ -137,7 +167,7 @@ func (c *Checker) Check(ctx context.Context, config, diskState string, changes [
 	if err != nil {
 		return nil, fmt.Errorf("%s on the changed tree: %w", c.tool.Label, err)
 	}
-	return &Result{Before: base.diags, After: after, Elapsed: time.Since(start), Baseline: computed}, nil
+	return &Result{Before: base.diags, After: after.Files, Elapsed: time.Since(start), Baseline: computed, Warm: after.warm, Incomplete: after.Incomplete}, nil
 }
 
 // Warm computes the unchanged tree's answer for config at diskState in
@@ -182,7 +212,7 @@ func (c *Checker) kept(config, diskState string) bool {
 // batch checker's own time.
 func (c *Checker) checkBoth(ctx context.Context, config, diskState string, changes []Change) (*Result, error) {
 	start := time.Now()
-	var after map[string][]lsp.Diagnostic
+	var after report
 	var afterErr error
 	done := make(chan struct{})
 	go func() {
@@ -197,7 +227,7 @@ func (c *Checker) checkBoth(ctx context.Context, config, diskState string, chang
 	if afterErr != nil {
 		return nil, fmt.Errorf("%s on the changed tree: %w", c.tool.Label, afterErr)
 	}
-	return &Result{Before: base.diags, After: after, Elapsed: time.Since(start), Baseline: true}, nil
+	return &Result{Before: base.diags, After: after.Files, Elapsed: time.Since(start), Baseline: true, Warm: after.warm, Incomplete: after.Incomplete}, nil
 }
 
 // baseline returns the unchanged tree's answer for config at diskState,
@@ -218,7 +248,14 @@ func (c *Checker) baseline(ctx context.Context, config, diskState string) (*base
 		if c.tool.Kind == TSC {
 			b.state = c.statePath(config)
 		}
-		b.diags, b.err = c.run(ctx, config, nil, b.state)
+		var r report
+		r, b.err = c.run(ctx, config, nil, b.state)
+		if b.err == nil && r.Incomplete != "" {
+			// Errors the unchanged tree hides behind others would be
+			// counted as the change's.
+			b.err = errors.New(r.Incomplete)
+		}
+		b.diags = r.Files
 		c.mu.Lock()
 		b.ready = b.err == nil
 		c.mu.Unlock()
@@ -250,36 +287,100 @@ func (c *Checker) statePath(config string) string {
 	return filepath.Join(dir, "base.tsbuildinfo")
 }
 
-// run runs the tool over the tree with changes and reads its answer.
-func (c *Checker) run(ctx context.Context, config string, changes []Change, state string) (map[string][]lsp.Diagnostic, error) {
+// report is one run's answer.
+type report struct {
+	diagformat.Report
+	warm bool
+}
+
+// run runs the tool over the tree with changes (nil: the unchanged
+// tree) and reads its answer.
+func (c *Checker) run(ctx context.Context, config string, changes []Change, state string) (report, error) {
 	argv, dir := c.command(config, state)
 	bg, _ := ctx.Value(backgroundKey{}).(bool)
-	spec := sandbox.Spec{Root: c.root, Changes: changes, Argv: argv, Dir: dir, Env: c.env, OutputLimit: 64 << 20, Background: bg}
+	spec := sandbox.Spec{Root: c.root, Changes: changes, Argv: argv, Dir: dir, Env: append(append([]string(nil), c.env...), c.tool.Env...), OutputLimit: 64 << 20, Background: bg}
 	if state != "" {
 		// tsc writes its incremental state there; the rest of the host is
 		// read-only to it.
 		spec.Writable = []string{filepath.Dir(state)}
 	}
+	warm := false
+	if c.tool.CacheEnv != "" {
+		name := "base"
+		if changes != nil {
+			name = "change"
+			c.changedMu.Lock()
+			defer c.changedMu.Unlock()
+			spec.Changes = c.rewritten(changes)
+		}
+		cache := filepath.Join(c.stateDir, name)
+		if err := os.MkdirAll(cache, 0o700); err != nil {
+			return report{}, err
+		}
+		entries, _ := os.ReadDir(cache)
+		warm = len(entries) > 0
+		spec.Env = append(spec.Env, c.tool.CacheEnv+"="+cache)
+		spec.Writable = []string{cache}
+	}
 	res, err := sandbox.Run(ctx, spec)
 	if err != nil {
-		return nil, err
+		return report{}, err
 	}
 	if res.Killed {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return report{}, err
 		}
-		return nil, errors.New("killed")
+		return report{}, errors.New("killed")
 	}
 	if res.Truncated {
-		return nil, fmt.Errorf("its output passed %d MiB", 64)
+		return report{}, fmt.Errorf("its output passed %d MiB", 64)
 	}
+	in := diagformat.Input{Root: c.root, Dir: dir, Exit: res.ExitCode, Output: res.Output}
+	var r diagformat.Report
 	switch c.tool.Kind {
 	case TSC:
-		return parseTSC(c.root, dir, res.ExitCode, res.Output)
+		r, err = diagformat.Parse(diagformat.TSC, in)
 	case Pyright:
-		return parsePyright(res.ExitCode, res.Output)
+		r.Files, err = parsePyright(res.ExitCode, res.Output)
+	case Command:
+		r, err = diagformat.Parse(c.tool.Format, in)
+	default:
+		err = fmt.Errorf("unknown batch checker %q", c.tool.Kind)
 	}
-	return nil, fmt.Errorf("unknown batch checker %q", c.tool.Kind)
+	if err != nil {
+		return report{}, err
+	}
+	return report{Report: r, warm: warm}, nil
+}
+
+// rewritten returns changes with every file an earlier changed-tree run
+// wrote and this one does not, at its content on disk (see written), and
+// records this run's (c.changedMu held).
+func (c *Checker) rewritten(changes []Change) []Change {
+	out := append([]Change(nil), changes...)
+	mine := map[string]bool{}
+	for _, ch := range changes {
+		mine[ch.Path] = true
+	}
+	for p := range c.written {
+		if mine[p] {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(c.root, filepath.FromSlash(p)))
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				continue // gone from the disk too: nothing of it to build
+			}
+			// Unreadable: forget nothing, and have cargo see a change.
+			out = append(out, Change{Path: p, Delete: true})
+			continue
+		}
+		out = append(out, Change{Path: p, Content: data})
+	}
+	for p := range mine {
+		c.written[p] = true
+	}
+	return out
 }
 
 // command returns the tool's arguments for config, and the directory
@@ -294,6 +395,8 @@ func (c *Checker) command(config, state string) ([]string, string) {
 		}
 		dir, _ := filepath.Rel(c.root, filepath.Dir(config))
 		return argv, filepath.ToSlash(dir)
+	case Command:
+		return argv, ""
 	default:
 		argv = append(argv, "--outputjson")
 		dir, _ := filepath.Rel(c.root, config)

@@ -68,6 +68,9 @@ type Config struct {
 	Servers map[string]servers.Spec `toml:"servers,omitempty"`
 	// Run configures the run stage (anvil check --run).
 	Run RunConfig `toml:"run,omitempty"`
+	// Check is the project's own checker, for languages no server
+	// checks before the write (see [CheckConfig]).
+	Check CheckConfig `toml:"check,omitempty"`
 	// Git records commits as git commits (opt-in).
 	Git GitConfig `toml:"git,omitempty"`
 	// TrustedProjects are the workspaces whose own file may name language
@@ -84,6 +87,20 @@ type GitConfig struct {
 	// else a branch of its own, "<slug>" standing for the session's first
 	// request ("anvil/<slug>").
 	Branch string `toml:"branch,omitempty"`
+}
+
+// CheckConfig is the [check] table: a command Anvil runs in a shadow
+// tree over each change and over the unchanged tree, its diagnostics read
+// in Format (one of diagformat's). A project's file sets it only for a
+// workspace the user trusts, as [servers].
+type CheckConfig struct {
+	Command string `toml:"command,omitempty"`
+	Format  string `toml:"format,omitempty"`
+	// Languages (LSP ids: "java", "python") and Files (globs) say which
+	// files it covers; with neither, every source and configuration file
+	// no language server checks.
+	Languages []string `toml:"languages,omitempty"`
+	Files     []string `toml:"files,omitempty"`
 }
 
 // RunConfig is the [run] table: how the run stage builds and tests.
@@ -345,6 +362,9 @@ func merge(base, over Config) Config {
 	}
 	if over.CheckStrategy != "" {
 		out.CheckStrategy = over.CheckStrategy
+	}
+	if over.Check.Command != "" {
+		out.Check = over.Check
 	}
 	if len(over.Servers) > 0 {
 		out.Servers = map[string]servers.Spec{}

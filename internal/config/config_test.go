@@ -1,6 +1,7 @@
 package config
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -66,5 +67,32 @@ func TestWriteRoundTrip(t *testing.T) {
 	out, err := Load(Paths{Project: path})
 	if err != nil || out.Model != "m" || out.MaxAttempts != 2 || out.Timeout() != 10*time.Second {
 		t.Fatalf("round trip: %+v %v", out, err)
+	}
+}
+
+// A [check] whose format is unknown, or one its command cannot print, is
+// an error when the file is read, naming the formats.
+func TestCheckFormatAtConfigTime(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ text, wantErr string }{
+		{"[check]\ncommand = \"mypy src\"\nformat = \"mypy\"\nlanguages = [\"python\"]\n", ""},
+		{"[check]\ncommand = \"mypy src\"\nformat = \"pylint\"\n", "one of gcc, rustc-json, sarif, javac, tsc, mypy, govet"},
+		{"[check]\ncommand = \"mypy src\"\nformat = \"javac\"\n", "it prints mypy"},
+		{"[check]\nformat = \"mypy\"\n", "no command"},
+	} {
+		path := filepath.Join(t.TempDir(), "config.toml")
+		if err := os.WriteFile(path, []byte(tc.text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c, err := ReadFile(path)
+		if tc.wantErr == "" {
+			if err != nil || c.Check.Command != "mypy src" || c.Check.Languages[0] != "python" {
+				t.Errorf("%q: %+v, %v", tc.text, c.Check, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), path) {
+			t.Errorf("%q: err = %v, want %q naming the file", tc.text, err, tc.wantErr)
+		}
 	}
 }

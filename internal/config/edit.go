@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/anvil-dev/anvil/internal/diagformat"
 )
 
 // SetInFile sets key k to value in the config file at path, creating the
@@ -64,6 +66,11 @@ func decode(path string, data []byte) (Config, error) {
 	}
 	if undecoded := md.Undecoded(); len(undecoded) > 0 {
 		return Config{}, fmt.Errorf("config %s: unknown key %q", path, undecoded[0].String())
+	}
+	if c.Check.Command != "" || c.Check.Format != "" || c.Check.Languages != nil || c.Check.Files != nil {
+		if err := diagformat.CheckCommand(c.Check.Command, c.Check.Format); err != nil {
+			return Config{}, fmt.Errorf("config %s: %w", path, err)
+		}
 	}
 	return c, nil
 }

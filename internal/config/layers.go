@@ -49,7 +49,8 @@ func ReadLayers(p Paths) (Layers, error) {
 // open the network to the code it runs, hand it more of the user's
 // environment or lift its bounds ([run] network, env, memory, tmp_size,
 // processes, file_size), or start its own programs as the user
-// ([servers] tables, unless the user trusts the directory).
+// ([servers] tables and the [check] command, unless the user trusts the
+// directory).
 func (l Layers) Merged() Config {
 	return merge(l.User, l.projectAllowed())
 }
@@ -68,6 +69,7 @@ func (l Layers) projectAllowed() Config {
 	p.Run.Memory, p.Run.TmpSize, p.Run.Processes, p.Run.FileSize = 0, 0, 0, 0
 	if !l.Trusted() {
 		p.Servers = nil
+		p.Check = CheckConfig{}
 	}
 	return p
 }
@@ -104,6 +106,9 @@ func (l Layers) Ignored() []string {
 		}
 		sort.Strings(names)
 		out = append(out, names...)
+		if p.Check.Command != "" {
+			out = append(out, "check")
+		}
 	}
 	return out
 }

@@ -24,6 +24,9 @@ type Project struct {
 	IgnoreDirs []string `json:"ignore_dirs"`
 	// TestCommand is the likely test command, "" when none was recognised.
 	TestCommand string `json:"test_command"`
+	// Check is the project checker to propose for [check], nil when none
+	// was recognised.
+	Check *CheckProposal `json:"check,omitempty"`
 }
 
 // Language is one detected language and the evidence for it.
@@ -124,6 +127,7 @@ func Scan(ctx context.Context, root *workspace.Root) (Project, error) {
 	}
 	sort.Strings(p.IgnoreDirs)
 	p.TestCommand = testCommand(root.Dir(), p.Names())
+	p.Check = checkCommand(root.Dir())
 	return p, nil
 }
 

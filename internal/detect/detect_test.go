@@ -98,3 +98,33 @@ func TestScanMarkers(t *testing.T) {
 		t.Errorf("languages = %+v, want %+v", p.Languages, want)
 	}
 }
+
+func TestCheckCommand(t *testing.T) {
+	for _, tc := range []struct {
+		files   map[string]string
+		command string
+		format  string
+		builtin bool
+	}{
+		{map[string]string{"Cargo.toml": "[package]\n"}, "cargo check --workspace --all-targets --message-format=json", "rustc-json", true},
+		{map[string]string{"pom.xml": "<project/>"}, "mvn -q -B compile", "javac", false},
+		{map[string]string{"build.gradle": "", "gradlew": "#!/bin/sh\n"}, "./gradlew compileJava -q", "javac", false},
+		{map[string]string{"App.csproj": "<Project/>"}, "dotnet build", "", false},
+		{map[string]string{"pyproject.toml": "[project]\nname='x'\n\n[tool.mypy]\nstrict = true\n"}, "mypy --show-column-numbers --show-error-codes .", "mypy", false},
+		{map[string]string{"setup.cfg": "[mypy]\n"}, "mypy --show-column-numbers --show-error-codes .", "mypy", false},
+		{map[string]string{"pyproject.toml": "[project]\nname='x'\n"}, "", "", false},
+	} {
+		dir := t.TempDir()
+		testfs.Write(t, dir, tc.files)
+		got := checkCommand(dir)
+		if tc.command == "" {
+			if got != nil {
+				t.Errorf("%v: proposed %+v", tc.files, got)
+			}
+			continue
+		}
+		if got == nil || got.Command != tc.command || got.Format != tc.format || got.Builtin != tc.builtin {
+			t.Errorf("%v: got %+v, want %q %q builtin %v", tc.files, got, tc.command, tc.format, tc.builtin)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/workspace"
@@ -144,7 +145,13 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	cfgChecks, cfg := checkConfig(root.Dir(), opts.Getenv)
 	r.Checks = append(r.Checks, cfgChecks...)
 	r.Checks = append(r.Checks, checkProviders(cfg, opts.Getenv)...)
-	r.Checks = append(r.Checks, checkServers(ctx, root, cfg, opts)...)
+	serverChecks := checkServers(ctx, root, cfg, opts)
+	if rust := checkRust(ctx, root.Dir(), opts.LookPath); len(rust) > 0 {
+		// cargo check validates Rust, with or without a server.
+		serverChecks = slices.DeleteFunc(serverChecks, func(c Check) bool { return c.Name == "rust" && c.Server == nil })
+		serverChecks = append(serverChecks, rust...)
+	}
+	r.Checks = append(r.Checks, serverChecks...)
 	r.Checks = append(r.Checks, checkTools(ctx, opts.LookPath)...)
 	r.Checks = append(r.Checks, checkSession(cfg, opts.Getenv))
 	r.Checks = append(r.Checks, checkShadowTree(ctx))

@@ -59,7 +59,7 @@ func TestRunWithNothingInstalled(t *testing.T) {
 		{GroupProvider, "anthropic", Warn, "ANTHROPIC_API_KEY unset, ANTHROPIC_BASE_URL unset", ""},
 		{GroupProvider, "selected", Warn, "unknown provider", ""},
 		{GroupServer, "go", Fail, "no language server found for go (detected)", "scripts/install-servers.sh"},
-		{GroupServer, "rust", Warn, "no language server is configured for rust", "[servers.NAME]"},
+		{GroupServer, "rust", Fail, "cargo is not on PATH, so Rust changes cannot be checked before the write", "rustup"},
 		{GroupTool, "rg", Warn, "built-in engine", "install ripgrep"},
 		{GroupSession, "session dir", OK, "sessions (ANVIL_SESSION_DIR) is writable", ""},
 	}

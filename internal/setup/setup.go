@@ -28,6 +28,18 @@ type Plan struct {
 	Ignore []string
 	// Commands says whether to write the starter slash commands.
 	Commands bool
+	// Check is a project checker to propose for [check], nil for none.
+	// It is written commented out: the user confirms it by uncommenting.
+	Check *CheckProposal
+}
+
+// CheckProposal is a [check] command found from a project's files.
+type CheckProposal struct {
+	Command, Format string
+	// Builtin: Anvil runs it already (cargo check); nothing is written.
+	Builtin bool
+	// Why names what it was found from ("pom.xml").
+	Why string
 }
 
 // Action is what happened to one file or key.
@@ -64,6 +76,13 @@ func Apply(dir string, plan Plan, force bool) ([]Result, error) {
 		return out, err
 	}
 	out = append(out, res...)
+	if plan.Check != nil {
+		r, err := proposeCheck(cfgPath, *plan.Check)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
 	if len(plan.Ignore) > 0 {
 		r, err := appendIgnore(filepath.Join(dir, filepath.FromSlash(workspace.IgnoreFile)), plan.Ignore)
 		if err != nil {
@@ -135,6 +154,52 @@ func isZero(c config.Config) bool {
 		}
 	}
 	return len(c.Servers) == 0
+}
+
+// proposeCheck appends p to the project file as a commented-out [check]
+// table, unless the file has a [check] table already (set or proposed):
+// a command Anvil would run over every change is the user's to turn on.
+func proposeCheck(path string, p CheckProposal) (Result, error) {
+	rel := config.ProjectFile
+	if p.Builtin {
+		return Result{Action: Kept, Path: rel, Detail: fmt.Sprintf("%s: Anvil runs %s itself, nothing to write", p.Why, strings.Fields(p.Command)[0]+" check")}, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Result{}, err
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if t := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), "#")); t == "[check]" {
+			return Result{Action: Kept, Path: rel, Detail: "has a [check] table already"}, nil
+		}
+	}
+	var b strings.Builder
+	if len(data) > 0 && !bytes.HasSuffix(data, []byte("\n")) {
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "\n# 'anvil init' found %s: the project's own checker can check each change\n", p.Why)
+	b.WriteString("# before it is written, in a sealed shadow tree. Uncomment to use it.\n# [check]\n")
+	fmt.Fprintf(&b, "# command = %q\n", p.Command)
+	if p.Format != "" {
+		fmt.Fprintf(&b, "# format = %q\n", p.Format)
+	} else {
+		b.WriteString("# format = \"\"  # no format Anvil reads fits this command's output yet\n")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return Result{}, err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return Result{}, err
+	}
+	if _, err := f.WriteString(b.String()); err != nil {
+		f.Close()
+		return Result{}, err
+	}
+	if err := f.Close(); err != nil {
+		return Result{}, err
+	}
+	return Result{Action: Appended, Path: rel, Detail: fmt.Sprintf("proposed [check] command = %q, commented out: uncomment it to use it", p.Command)}, nil
 }
 
 // ignoreHeader starts a new .anvil/ignore.

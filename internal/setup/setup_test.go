@@ -142,3 +142,45 @@ func TestApplyKeepsOtherConfig(t *testing.T) {
 		t.Errorf("config:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// A proposed [check] is written commented out, so that nothing runs until
+// the user confirms it; a second init, or a file with a [check] already,
+// keeps the file; a built-in checker writes nothing.
+func TestApplyProposesCheckCommentedOut(t *testing.T) {
+	dir := t.TempDir()
+	p := &CheckProposal{Command: "mvn -q -B compile", Format: "javac", Why: "pom.xml"}
+	rs, err := Apply(dir, Plan{TestCommand: "mvn test", Check: p}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := read(t, dir, config.ProjectFile)
+	if !strings.Contains(text, "# [check]\n# command = \"mvn -q -B compile\"\n# format = \"javac\"\n") {
+		t.Fatalf("no commented-out proposal:\n%s", text)
+	}
+	c, err := config.ReadFile(filepath.Join(dir, config.ProjectFile))
+	if err != nil || c.Check.Command != "" || c.TestCommand != "mvn test" {
+		t.Fatalf("the proposal is in effect or broke the file: %+v, %v", c.Check, err)
+	}
+	var said bool
+	for _, r := range rs {
+		said = said || strings.Contains(r.Detail, "proposed [check] command")
+	}
+	if !said {
+		t.Errorf("the report does not say what was proposed: %+v", rs)
+	}
+	if _, err := Apply(dir, Plan{Check: p}, false); err != nil {
+		t.Fatal(err)
+	}
+	if again := read(t, dir, config.ProjectFile); again != text {
+		t.Errorf("a second init proposed again:\n%s", again)
+	}
+
+	cargo := t.TempDir()
+	rs, err = Apply(cargo, Plan{Check: &CheckProposal{Command: "cargo check", Builtin: true, Why: "Cargo.toml"}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(cargo, config.ProjectFile)); err == nil {
+		t.Errorf("a built-in checker wrote the config: %+v", rs)
+	}
+}

@@ -2,6 +2,8 @@ package shadow
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -88,6 +90,15 @@ type batchers struct {
 	mu  sync.Mutex
 	by  map[string]*batch.Checker
 	dir string
+	// projects are the project checkers ([check], cargo check), by kind.
+	projects map[string]*projectChecker
+}
+
+// workspaceKey names a workspace's state in a directory Anvil shares
+// between workspaces.
+func workspaceKey(dir string) string {
+	sum := sha256.Sum256([]byte(dir))
+	return hex.EncodeToString(sum[:8])
 }
 
 // checker returns the batch checker for srv, or nil when it has none.

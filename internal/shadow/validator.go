@@ -74,6 +74,13 @@ type Options struct {
 	// WarmBatch computes a large project's batch baseline in the
 	// background after a check (see warmBatch).
 	WarmBatch bool
+	// Check is the project's own checker ([check]), nil for none: it
+	// checks the files it covers instead of any server (see
+	// projectcheck.go).
+	Check *ProjectCheck
+	// CargoNetwork lets cargo check reach the network; without it cargo
+	// runs --offline.
+	CargoNetwork bool
 }
 
 // Progress is one step of a validation in progress.
@@ -209,6 +216,17 @@ type group struct {
 	// config: the changes include a configuration file (go.mod,
 	// tsconfig.json), so every file of its project depends on them.
 	config bool
+	// project, when set, checks the group instead of a server: the
+	// project's own checker ([check], cargo check; see projectcheck.go).
+	project *projectChecker
+}
+
+// name is what checks the group.
+func (g *group) name() string {
+	if g.project != nil {
+		return g.project.label
+	}
+	return g.server.Spec().Name
 }
 
 // Validate checks set and returns the verdict with the diagnostics behind
@@ -230,6 +248,16 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 			continue
 		}
 		lang := servers.LanguageOf(c.Path)
+		if pc := v.projectCheckerFor(c.Path); pc != nil {
+			g, ok := groups[pc.label]
+			if !ok {
+				g = &group{project: pc, lang: pc.language}
+				groups[pc.label] = g
+				order = append(order, pc.label)
+			}
+			g.changes = append(g.changes, c)
+			continue
+		}
 		config := false
 		if lang == "" {
 			if lang = servers.ConfigLanguage(c.Path); lang == "" {
@@ -270,7 +298,13 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 	outcomes := make([]groupOutcome, len(order))
 	var wg sync.WaitGroup
 	for i, name := range order {
-		wg.Go(func() { outcomes[i] = v.checkGroup(ctx, snap, groups[name]) })
+		wg.Go(func() {
+			if g := groups[name]; g.project != nil {
+				outcomes[i] = v.checkProject(ctx, snap, g)
+			} else {
+				outcomes[i] = v.checkGroup(ctx, snap, g)
+			}
+		})
 	}
 	wg.Wait()
 
@@ -297,7 +331,7 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 		// file: nothing shows the change was seen.
 		for _, name := range order {
 			for _, c := range groups[name].changes {
-				res.Unverified = append(res.Unverified, Skipped{Path: c.Path, Reason: groups[name].server.Spec().Name + " reported on no file after the change"})
+				res.Unverified = append(res.Unverified, Skipped{Path: c.Path, Reason: groups[name].name() + " reported on no file after the change"})
 			}
 		}
 		res.Verdict = Unverified
@@ -594,6 +628,23 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group)
 		return out.unverifiedAll(g, describeFailure(ctx, "go list", err))
 	}
 
+	out = v.pair(out, changed, &cr, outside)
+	for _, abs := range slices.Sorted(maps.Keys(cr.Notes)) {
+		if rel, err := v.root.Rel(abs); err == nil {
+			out.notes = append(out.notes, rel+": "+cr.Notes[abs])
+		}
+	}
+	if cr.Skipped > 0 {
+		out.notes = append(out.notes, fmt.Sprintf("%s: new errors in the changed files or their direct importers, so %d further %s not checked", spec.Name, cr.Skipped, plural(cr.Skipped, "dependant was", "dependants were")))
+	}
+	return out
+}
+
+// pair adds to out the errors of cr either side of the change, paired
+// into new, resolved and pre-existing ones, and the files cr checked.
+// changed are the group's changes by absolute path; outside the
+// dependants the project's own checks leave out, with why.
+func (v *Validator) pair(out groupOutcome, changed map[string]*changeset.Change, cr *servers.CheckResult, outside map[string]string) groupOutcome {
 	// Every file either side of the change, with the texts to place
 	// positions in.
 	paths := map[string]bool{}
@@ -645,14 +696,6 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group)
 		if rel, err := v.root.Rel(abs); err == nil && !v.root.InDependencyDir(rel) {
 			out.checked = append(out.checked, rel)
 		}
-	}
-	for _, abs := range slices.Sorted(maps.Keys(cr.Notes)) {
-		if rel, err := v.root.Rel(abs); err == nil {
-			out.notes = append(out.notes, rel+": "+cr.Notes[abs])
-		}
-	}
-	if cr.Skipped > 0 {
-		out.notes = append(out.notes, fmt.Sprintf("%s: new errors in the changed files or their direct importers, so %d further %s not checked", spec.Name, cr.Skipped, plural(cr.Skipped, "dependant was", "dependants were")))
 	}
 	return out
 }

@@ -1,0 +1,216 @@
+package diagformat
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/anvil-dev/anvil/internal/lsp"
+)
+
+// ansi matches the colour sequences some tools print even into a pipe
+// (Maven without -B).
+var ansi = regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]`)
+
+// lines returns the output's lines, colours removed.
+func lines(out []byte) ([]string, error) {
+	var ls []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		ls = append(ls, strings.TrimRight(ansi.ReplaceAllString(sc.Text(), ""), "\r"))
+	}
+	return ls, sc.Err()
+}
+
+func atoi(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+var gccLine = regexp.MustCompile(`^(.+?):(\d+):(?:(\d+):)? (fatal error|error|warning|note): (.*?)(?: \[(-W[^\]]+|-f[^\]]+)\])?$`)
+
+// parseGCC reads gcc's (and clang's) text diagnostics; the source
+// excerpts and "In function" lines between them are skipped.
+func parseGCC(in Input) (Report, error) {
+	ls, err := lines(in.Output)
+	if err != nil {
+		return Report{}, err
+	}
+	files := map[string][]lsp.Diagnostic{}
+	for _, l := range ls {
+		m := gccLine.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		p := in.path(m[1])
+		add(files, p, at(atoi(m[2]), atoi(m[3]), severity(m[4]), m[6], "gcc", m[5]))
+	}
+	return finish(in, files)
+}
+
+var (
+	javacLine = regexp.MustCompile(`^(.+\.java):(\d+): (error|warning): (.*)$`)
+	mavenLine = regexp.MustCompile(`^\[(ERROR|WARNING)\] (.+\.java):\[(\d+),(\d+)\] (.*)$`)
+)
+
+// parseJavac reads javac's diagnostics (the source line and a caret
+// under the column follow each; indented details after them join the
+// message) and Maven's one-line form of them.
+func parseJavac(in Input) (Report, error) {
+	ls, err := lines(in.Output)
+	if err != nil {
+		return Report{}, err
+	}
+	files := map[string][]lsp.Diagnostic{}
+	for i := 0; i < len(ls); i++ {
+		if m := mavenLine.FindStringSubmatch(ls[i]); m != nil {
+			add(files, in.path(m[2]), at(atoi(m[3]), atoi(m[4]), severity(m[1]), "", "javac", m[5]))
+			continue
+		}
+		m := javacLine.FindStringSubmatch(ls[i])
+		if m == nil {
+			continue
+		}
+		msg, col := m[4], 0
+		// The source line, then the caret.
+		if i+2 < len(ls) && strings.TrimSpace(ls[i+2]) == "^" {
+			col = strings.IndexByte(ls[i+2], '^') + 1
+			i += 2
+			for i+1 < len(ls) && strings.HasPrefix(ls[i+1], "  ") && !javacLine.MatchString(ls[i+1]) {
+				i++
+				msg += "\n" + strings.TrimSpace(ls[i])
+			}
+		}
+		add(files, in.path(m[1]), at(atoi(m[2]), col, severity(m[3]), "", "javac", msg))
+	}
+	return finish(in, files)
+}
+
+var (
+	mypyLine    = regexp.MustCompile(`^(.+?):(\d+)(?::(\d+))?: (error|warning|note): (.*?)(?:  \[([a-z0-9-]+)\])?$`)
+	mypySummary = regexp.MustCompile(`^(Success: no issues found|Found \d+ errors? in \d+ files?)`)
+)
+
+// parseMypy reads mypy's diagnostics. mypy exits 0 without errors, 1
+// with them, 2 when it could not check: with errors read (a syntax
+// error "prevented further checking"), the report is incomplete. mypy
+// ends every check with a summary ("Success: no issues found", "Found 2
+// errors in 1 file"): output without one is not a whole check.
+func parseMypy(in Input) (Report, error) {
+	ls, err := lines(in.Output)
+	if err != nil {
+		return Report{}, err
+	}
+	files := map[string][]lsp.Diagnostic{}
+	summary := false
+	for _, l := range ls {
+		summary = summary || mypySummary.MatchString(l)
+		m := mypyLine.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		add(files, in.path(m[1]), at(atoi(m[2]), atoi(m[3]), severity(m[4]), m[6], "mypy", m[5]))
+	}
+	switch in.Exit {
+	case 0, 1:
+		if !summary {
+			return Report{}, fmt.Errorf("mypy's output has no summary line: %s", Tail(in.Output))
+		}
+		return finish(in, files)
+	case 2:
+		if anyError(files) {
+			return Report{Files: files, Incomplete: "mypy stopped early: errors prevented further checking"}, nil
+		}
+	}
+	return Report{}, failedSilently(in)
+}
+
+var goVetLine = regexp.MustCompile(`^(?:vet: )?(.+?\.go):(\d+):(\d+): (.*)$`)
+
+// parseGoVet reads go vet's findings ("file:line:col: message", type
+// errors prefixed "vet: "); each fails vet, so each is an error.
+func parseGoVet(in Input) (Report, error) {
+	ls, err := lines(in.Output)
+	if err != nil {
+		return Report{}, err
+	}
+	files := map[string][]lsp.Diagnostic{}
+	for _, l := range ls {
+		m := goVetLine.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		add(files, in.path(m[1]), at(atoi(m[2]), atoi(m[3]), lsp.SeverityError, "", "go vet", m[4]))
+	}
+	return finish(in, files)
+}
+
+var (
+	tscLocated = regexp.MustCompile(`^(.+)\((\d+),(\d+)\): (error|warning|message) TS(\d+): (.*)$`)
+	tscGlobal  = regexp.MustCompile(`^(error|warning|message) TS(\d+): (.*)$`)
+)
+
+// parseTSC reads `tsc --pretty false` output: one line per diagnostic,
+// "file(line,col): error TSnnnn: text", its message chain on indented
+// lines after it. Diagnostics without a file (a configuration's) are kept
+// under "". tsc exits 0 without errors, 1 or 2 with them; anything else,
+// or errors it printed in no form read here, fails.
+func parseTSC(in Input) (Report, error) {
+	ls, err := lines(in.Output)
+	if err != nil {
+		return Report{}, err
+	}
+	diags := map[string][]lsp.Diagnostic{}
+	var last *lsp.Diagnostic
+	var lastFile string
+	unread := 0
+	flush := func() {
+		if last != nil {
+			diags[lastFile] = append(diags[lastFile], *last)
+			last = nil
+		}
+	}
+	for _, line := range ls {
+		if last != nil && (strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t")) {
+			last.Message += "\n" + strings.TrimSpace(line)
+			continue
+		}
+		flush()
+		if m := tscLocated.FindStringSubmatch(line); m != nil {
+			lastFile = in.path(m[1])
+			d := at(atoi(m[2]), atoi(m[3]), severity(m[4]), "", "ts", m[6])
+			d.Code = []byte(m[5])
+			last = &d
+			continue
+		}
+		if m := tscGlobal.FindStringSubmatch(line); m != nil {
+			lastFile = ""
+			last = &lsp.Diagnostic{Severity: severity(m[1]), Code: []byte(m[2]), Source: "ts", Message: m[3]}
+			continue
+		}
+		if strings.TrimSpace(line) != "" {
+			unread++
+		}
+	}
+	flush()
+	switch {
+	case in.Exit == 0 && len(diags) == 0:
+	case in.Exit == 1 || in.Exit == 2:
+		if len(diags) == 0 {
+			return Report{}, fmt.Errorf("tsc exited %d reporting no diagnostic it could read: %s", in.Exit, Tail(in.Output))
+		}
+	default:
+		return Report{}, fmt.Errorf("tsc exited %d: %s", in.Exit, Tail(in.Output))
+	}
+	if unread > 0 && len(diags) == 0 {
+		return Report{}, fmt.Errorf("tsc printed what is not a diagnostic: %s", Tail(in.Output))
+	}
+	return Report{Files: diags}, nil
+}

@@ -1,0 +1,241 @@
+package shadow
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/anvil-dev/anvil/internal/batch"
+	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/diagformat"
+	"github.com/anvil-dev/anvil/internal/lsp"
+	"github.com/anvil-dev/anvil/internal/servers"
+)
+
+// ProjectCheck is a project's own checker, the [check] table: a command
+// run at the workspace root in a shadow tree, over the change and over
+// the unchanged tree, its output read in Format.
+type ProjectCheck struct {
+	Command string
+	Format  diagformat.Format
+	// Languages (LSP language ids) and Files (globs, relative to the
+	// root; "**/" matches any directories) say which files it covers.
+	// With neither, it covers every source and configuration file no
+	// language server checks.
+	Languages []string
+	Files     []string
+}
+
+// covers reports whether the check names the file rel.
+func (pc *ProjectCheck) covers(rel string) (named, explicit bool) {
+	if len(pc.Languages) == 0 && len(pc.Files) == 0 {
+		return false, false
+	}
+	if l := servers.LanguageOf(rel); l != "" && slices.Contains(pc.Languages, l) {
+		return true, true
+	}
+	for _, g := range pc.Files {
+		if globMatch(g, rel) {
+			return true, true
+		}
+	}
+	return false, true
+}
+
+// globMatch matches rel against pattern, where "**/" stands for any
+// directories (none included) and a pattern without a slash matches the
+// base name.
+func globMatch(pattern, rel string) bool {
+	if !strings.Contains(pattern, "/") {
+		ok, _ := path.Match(pattern, path.Base(rel))
+		return ok
+	}
+	if rest, ok := strings.CutPrefix(pattern, "**/"); ok {
+		for p := rel; ; {
+			if globMatch(rest, p) || globMatch(rest, path.Base(p)) && !strings.Contains(rest, "/") {
+				return true
+			}
+			_, after, found := strings.Cut(p, "/")
+			if !found {
+				return false
+			}
+			p = after
+		}
+	}
+	ok, _ := path.Match(pattern, rel)
+	return ok
+}
+
+// projectChecker is a project checker of a validator: one per command.
+type projectChecker struct {
+	label    string // "`mypy src` (mypy format)"
+	language string
+	checker  *batch.Checker
+	cargo    bool
+}
+
+// projectCheckerFor returns the project checker that checks the file
+// rel, or nil when a server does: the configured [check] for the files it
+// covers, else cargo check for a Rust file or Cargo manifest of a
+// workspace with a Cargo.toml at its root (rust-analyzer cannot check a
+// change that is not on disk).
+func (v *Validator) projectCheckerFor(rel string) *projectChecker {
+	if v.opts.BatchStateDir == "" {
+		return nil
+	}
+	lang := servers.LanguageOf(rel)
+	if lang == "" {
+		lang = servers.ConfigLanguage(rel)
+	}
+	if pc := v.opts.Check; pc != nil {
+		named, explicit := pc.covers(rel)
+		if named || !explicit && lang != "" && v.noServer(lang) {
+			return v.projectCheckerOf("check", "`"+pc.Command+"` ("+string(pc.Format)+" format)", lang,
+				batch.Tool{Kind: batch.Command, Argv: []string{"/bin/sh", "-c", pc.Command}, Format: pc.Format, Label: "`" + pc.Command + "`"}, false)
+		}
+	}
+	if lang == "rust" {
+		if _, err := os.Stat(v.root.Abs("Cargo.toml")); err == nil {
+			argv := []string{"cargo", "check", "--workspace", "--all-targets", "--message-format=json", "--quiet"}
+			if !v.opts.CargoNetwork {
+				argv = append(argv, "--offline")
+			}
+			return v.projectCheckerOf("cargo", "cargo check", "rust",
+				batch.Tool{Kind: batch.Command, Argv: argv, Format: diagformat.RustcJSON, Label: "cargo check", Env: cargoEnv(), CacheEnv: "CARGO_TARGET_DIR"}, true)
+		}
+	}
+	return nil
+}
+
+// noServer reports whether no language server checks files of lang (a
+// source file's language, or the language a configuration file
+// configures).
+func (v *Validator) noServer(lang string) bool {
+	_, err := v.servers.ForLanguage(lang)
+	return err != nil
+}
+
+// cargoEnv is what cargo needs in the shadow tree: no colours, and its
+// home and rustup's where the environment has them (read-only there).
+func cargoEnv() []string {
+	env := []string{"CARGO_TERM_COLOR=never"}
+	home := os.Getenv("HOME")
+	if os.Getenv("CARGO_HOME") == "" && home != "" {
+		if _, err := os.Stat(filepath.Join(home, ".cargo")); err == nil {
+			env = append(env, "CARGO_HOME="+filepath.Join(home, ".cargo"))
+		}
+	}
+	if os.Getenv("RUSTUP_HOME") == "" && home != "" {
+		if _, err := os.Stat(filepath.Join(home, ".rustup")); err == nil {
+			env = append(env, "RUSTUP_HOME="+filepath.Join(home, ".rustup"))
+		}
+	}
+	return env
+}
+
+// projectCheckerOf returns the validator's checker named key, made once.
+func (v *Validator) projectCheckerOf(key, label, lang string, tool batch.Tool, cargo bool) *projectChecker {
+	v.batch.mu.Lock()
+	defer v.batch.mu.Unlock()
+	if v.batch.projects == nil {
+		v.batch.projects = map[string]*projectChecker{}
+	}
+	if pc, ok := v.batch.projects[key]; ok {
+		return pc
+	}
+	// One state directory per workspace (the batch directory is Anvil's
+	// cache, shared by workspaces).
+	dir := filepath.Join(v.opts.BatchStateDir, key+"-"+workspaceKey(v.root.Dir()))
+	pc := &projectChecker{label: label, language: lang, cargo: cargo,
+		checker: batch.New(v.root.Dir(), tool, dir, os.Environ())}
+	v.batch.projects[key] = pc
+	return pc
+}
+
+// checkProject checks a group with its project checker: over the whole
+// project in a shadow tree, beside its answer for the unchanged tree,
+// bounded by the load timeout. It is complete or unverified: output that
+// does not read, a killed run, a checker that stopped early without a
+// new error, all leave the change unverified.
+func (v *Validator) checkProject(parent context.Context, snap *Snapshot, g *group) groupOutcome {
+	pc := g.project
+	ctx, cancel := context.WithTimeout(parent, v.opts.LoadTimeout)
+	defer cancel()
+	out := groupOutcome{info: ServerInfo{Language: g.lang, Name: pc.label}}
+	changed := map[string]*changeset.Change{}
+	var changes []batch.Change
+	for _, c := range g.changes {
+		changed[v.root.Abs(c.Path)] = c
+		changes = append(changes, batch.Change{Path: c.Path, Content: c.Content, Delete: c.Delete})
+	}
+	v.progress(ctx, Progress{Server: pc.label, Stage: "checking", Files: len(changes)})
+	start := time.Now()
+	res, err := pc.checker.Check(ctx, v.root.Dir(), snap.Fingerprint, changes, false)
+	if err != nil {
+		return out.unverifiedAll(g, describeFailure(ctx, pc.label, err))
+	}
+	cr := servers.CheckResult{Before: res.Before, After: map[string][]lsp.Diagnostic{}}
+	for p, d := range res.After {
+		cr.After[p] = d
+	}
+	// The checker checked the whole project: a changed file it said
+	// nothing about has no diagnostics.
+	for abs, c := range changed {
+		if !c.Delete {
+			if _, ok := cr.After[abs]; !ok {
+				cr.After[abs] = nil
+			}
+		}
+	}
+	for p := range cr.After {
+		if p != "" {
+			cr.Checked = append(cr.Checked, p)
+		}
+	}
+	slices.Sort(cr.Checked)
+	via := "checked by " + pc.label + " in a shadow tree"
+	if pc.cargo {
+		via = "checked by cargo check (every crate of the workspace, all targets) in a shadow tree; cargo's state was "
+		if res.Warm {
+			via += "warm"
+		} else {
+			via += "cold"
+		}
+	}
+	out.info.Via = fmt.Sprintf("%s, %s", via, time.Since(start).Round(time.Millisecond))
+	out = v.pair(out, changed, &cr, nil)
+	if res.Incomplete != "" && len(out.newErrs) == 0 {
+		return out.unverifiedAll(g, pc.label+" did not check everything: "+res.Incomplete)
+	}
+	// Errors of no file (the checker's own) block like any other.
+	out.newErrs = append(out.newErrs, fileless(res.Before[""], res.After[""])...)
+	return out
+}
+
+// fileless returns the errors of no file after the change that were not
+// there before, as diagnostics of the workspace.
+func fileless(before, after []lsp.Diagnostic) []Diag {
+	var out []Diag
+	seen := map[string]int{}
+	for _, d := range before {
+		if d.IsError() {
+			seen[d.Message]++
+		}
+	}
+	for _, d := range after {
+		if !d.IsError() {
+			continue
+		}
+		if seen[d.Message] > 0 {
+			seen[d.Message]--
+			continue
+		}
+		out = append(out, Diag{Path: ".", Severity: d.Severity.String(), Code: d.CodeString(), Source: d.Source, Message: d.Message})
+	}
+	return out
+}
