@@ -121,6 +121,7 @@ func New(opts Options) (*App, error) {
 		Progress:      progress,
 		Strategy:      shadow.Strategy(cfg.CheckStrategy),
 		BatchStateDir: filepath.Join(state.CacheDir(opts.Getenv), "batch"),
+		Hidden:        testrun.Hidden(opts.Getenv),
 		WarmBatch:     true,
 		Check:         projectCheck(cfg.Check),
 		CargoNetwork:  cfg.Run.Network,

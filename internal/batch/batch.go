@@ -21,6 +21,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -60,6 +61,16 @@ type Tool struct {
 	// tree, one for changed trees, so that each run starts from the
 	// state of the run before it.
 	CacheEnv string
+	// DepInfo: the state directory holds make-style dependency files
+	// (`*.d`, as cargo writes them) naming every source file the checker
+	// read, which tells a file no target compiles from a clean one.
+	DepInfo bool
+	// Sealed: the tool runs the project's code (a build script, a
+	// project's own checker), so it gets the sealed environment
+	// (sandbox.SealedEnv, with Env's names let through) and Hidden is
+	// kept from it.
+	Sealed bool
+	Hidden []string
 }
 
 // Change is one file of the change set.
@@ -81,6 +92,9 @@ type Result struct {
 	// file after the change ("" when it did not): its errors are real,
 	// its silence is no evidence.
 	Incomplete string
+	// Read are the source files (absolute) the changed tree's run read,
+	// from the tool's dependency files; nil when the tool writes none.
+	Read map[string]bool
 }
 
 // Checker runs one tool for one workspace, keeping each project's answer
@@ -91,6 +105,10 @@ type Checker struct {
 	tool     Tool
 	stateDir string
 	env      []string
+	// visible is what the sealed shadow tree shows of the host for the
+	// tool: the toolchains and their caches, wherever they are (asked of
+	// them once, on the first run).
+	visible func() []string
 
 	mu        sync.Mutex
 	baselines map[string]*baseline // by project; the latest disk state's
@@ -126,7 +144,13 @@ type baseline struct {
 // incremental state (it is created; nothing in it is needed for
 // correctness, only speed). env is the tool's environment.
 func New(root string, tool Tool, stateDir string, env []string) *Checker {
-	return &Checker{root: root, tool: tool, stateDir: stateDir, env: env, baselines: map[string]*baseline{}, written: map[string]bool{}}
+	c := &Checker{root: root, tool: tool, stateDir: stateDir, env: env, baselines: map[string]*baseline{}, written: map[string]bool{}}
+	c.visible = sync.OnceValue(func() []string {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		return sandbox.Toolchains(ctx, append(append([]string(nil), env...), tool.Env...), root)
+	})
+	return c
 }
 
 // Tool returns the checker's tool.
@@ -167,7 +191,7 @@ func (c *Checker) Check(ctx context.Context, config, diskState string, changes [
 	if err != nil {
 		return nil, fmt.Errorf("%s on the changed tree: %w", c.tool.Label, err)
 	}
-	return &Result{Before: base.diags, After: after.Files, Elapsed: time.Since(start), Baseline: computed, Warm: after.warm, Incomplete: after.Incomplete}, nil
+	return &Result{Before: base.diags, After: after.Files, Elapsed: time.Since(start), Baseline: computed, Warm: after.warm, Incomplete: after.Incomplete, Read: after.read}, nil
 }
 
 // Warm computes the unchanged tree's answer for config at diskState in
@@ -227,7 +251,7 @@ func (c *Checker) checkBoth(ctx context.Context, config, diskState string, chang
 	if afterErr != nil {
 		return nil, fmt.Errorf("%s on the changed tree: %w", c.tool.Label, afterErr)
 	}
-	return &Result{Before: base.diags, After: after.Files, Elapsed: time.Since(start), Baseline: true, Warm: after.warm, Incomplete: after.Incomplete}, nil
+	return &Result{Before: base.diags, After: after.Files, Elapsed: time.Since(start), Baseline: true, Warm: after.warm, Incomplete: after.Incomplete, Read: after.read}, nil
 }
 
 // baseline returns the unchanged tree's answer for config at diskState,
@@ -291,6 +315,7 @@ func (c *Checker) statePath(config string) string {
 type report struct {
 	diagformat.Report
 	warm bool
+	read map[string]bool
 }
 
 // run runs the tool over the tree with changes (nil: the unchanged
@@ -298,7 +323,17 @@ type report struct {
 func (c *Checker) run(ctx context.Context, config string, changes []Change, state string) (report, error) {
 	argv, dir := c.command(config, state)
 	bg, _ := ctx.Value(backgroundKey{}).(bool)
-	spec := sandbox.Spec{Root: c.root, Changes: changes, Argv: argv, Dir: dir, Env: append(append([]string(nil), c.env...), c.tool.Env...), OutputLimit: 64 << 20, Background: bg}
+	env := append(append([]string(nil), c.env...), c.tool.Env...)
+	if c.tool.Sealed {
+		var names []string
+		for _, kv := range c.tool.Env {
+			name, _, _ := strings.Cut(kv, "=")
+			names = append(names, name)
+		}
+		env = sandbox.SealedEnv(env, names)
+	}
+	spec := sandbox.Spec{Root: c.root, Changes: changes, Argv: argv, Dir: dir, Env: env, OutputLimit: 64 << 20, Background: bg,
+		Visible: c.visible(), Hidden: c.tool.Hidden}
 	if state != "" {
 		// tsc writes its incremental state there; the rest of the host is
 		// read-only to it.
@@ -350,7 +385,44 @@ func (c *Checker) run(ctx context.Context, config string, changes []Change, stat
 	if err != nil {
 		return report{}, err
 	}
-	return report{Report: r, warm: warm}, nil
+	rep := report{Report: r, warm: warm}
+	if c.tool.DepInfo && c.tool.CacheEnv != "" {
+		rep.read = depInfoFiles(filepath.Join(c.stateDir, map[bool]string{true: "change", false: "base"}[changes != nil]), filepath.Join(c.root, dir))
+	}
+	return rep, nil
+}
+
+// depInfoFiles returns every file the make-style dependency files under
+// dir name as a prerequisite (cargo's target/*/deps/*.d and
+// target/*/*.d), with escaped spaces read back, relative ones (cargo
+// names a workspace's own files relative to where it ran) made absolute
+// from base.
+func depInfoFiles(dir, base string) map[string]bool {
+	read := map[string]bool{}
+	for _, pattern := range []string{"*/deps/*.d", "*/*.d", "*/*/deps/*.d"} {
+		matches, _ := filepath.Glob(filepath.Join(dir, pattern))
+		for _, m := range matches {
+			data, err := os.ReadFile(m)
+			if err != nil {
+				continue
+			}
+			for _, line := range strings.Split(string(data), "\n") {
+				_, deps, ok := strings.Cut(line, ": ")
+				if !ok {
+					continue
+				}
+				deps = strings.ReplaceAll(deps, "\\ ", "\x00")
+				for _, f := range strings.Fields(deps) {
+					f = strings.ReplaceAll(f, "\x00", " ")
+					if !filepath.IsAbs(f) {
+						f = filepath.Join(base, f)
+					}
+					read[f] = true
+				}
+			}
+		}
+	}
+	return read
 }
 
 // rewritten returns changes with every file an earlier changed-tree run

@@ -96,7 +96,7 @@ func (v *Validator) projectCheckerFor(rel string) *projectChecker {
 		named, explicit := pc.covers(rel)
 		if named || !explicit && lang != "" && v.noServer(lang) {
 			return v.projectCheckerOf("check", "`"+pc.Command+"` ("+string(pc.Format)+" format)", lang,
-				batch.Tool{Kind: batch.Command, Argv: []string{"/bin/sh", "-c", pc.Command}, Format: pc.Format, Label: "`" + pc.Command + "`"}, false)
+				batch.Tool{Kind: batch.Command, Argv: []string{"/bin/sh", "-c", pc.Command}, Format: pc.Format, Label: "`" + pc.Command + "`", Sealed: true, Hidden: v.opts.Hidden}, false)
 		}
 	}
 	if lang == "rust" {
@@ -106,7 +106,7 @@ func (v *Validator) projectCheckerFor(rel string) *projectChecker {
 				argv = append(argv, "--offline")
 			}
 			return v.projectCheckerOf("cargo", "cargo check", "rust",
-				batch.Tool{Kind: batch.Command, Argv: argv, Format: diagformat.RustcJSON, Label: "cargo check", Env: cargoEnv(), CacheEnv: "CARGO_TARGET_DIR"}, true)
+				batch.Tool{Kind: batch.Command, Argv: argv, Format: diagformat.RustcJSON, Label: "cargo check", Env: cargoEnv(), CacheEnv: "CARGO_TARGET_DIR", DepInfo: true, Sealed: true, Hidden: v.opts.Hidden}, true)
 		}
 	}
 	return nil
@@ -212,6 +212,10 @@ func (v *Validator) checkProject(parent context.Context, snap *Snapshot, g *grou
 	if res.Incomplete != "" && len(out.newErrs) == 0 {
 		return out.unverifiedAll(g, pc.label+" did not check everything: "+res.Incomplete)
 	}
+	if unread := unreadChanges(res.Read, changed); len(unread) > 0 && len(out.newErrs) == 0 {
+		// Silence about a file the compiler never read is no evidence.
+		return out.unverifiedAll(g, fmt.Sprintf("%s read no %s: no target of the workspace compiles %s (a module no `mod` declares?)", pc.label, strings.Join(unread, ", "), plural(len(unread), "it", "them")))
+	}
 	// Errors of no file (the checker's own) block like any other.
 	out.newErrs = append(out.newErrs, fileless(res.Before[""], res.After[""])...)
 	return out
@@ -237,5 +241,21 @@ func fileless(before, after []lsp.Diagnostic) []Diag {
 		}
 		out = append(out, Diag{Path: ".", Severity: d.Severity.String(), Code: d.CodeString(), Source: d.Source, Message: d.Message})
 	}
+	return out
+}
+
+// unreadChanges returns the changed Rust sources (workspace-relative) the
+// checker's dependency files do not name; none when it writes none.
+func unreadChanges(read map[string]bool, changed map[string]*changeset.Change) []string {
+	if read == nil {
+		return nil
+	}
+	var out []string
+	for abs, c := range changed {
+		if !c.Delete && strings.HasSuffix(c.Path, ".rs") && !read[abs] {
+			out = append(out, c.Path)
+		}
+	}
+	slices.Sort(out)
 	return out
 }

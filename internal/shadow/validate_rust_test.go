@@ -101,6 +101,19 @@ func TestValidateCargoWorkspace(t *testing.T) {
 		res = h.validate(map[string]string{"b/src/lib.rs": "pub fn g() -> i32 {\n    a::h();\n    a::f(2)\n}\n"})
 		expect(t, res, Rejected, "b/src/lib.rs")
 	})
+	t.Run("a file no crate compiles", func(t *testing.T) {
+		// Not declared by any `mod`: cargo never reads it, and its
+		// silence about it is no evidence.
+		res := h.validate(map[string]string{"a/src/orphan.rs": "pub fn broken() -> i32 { \"s\" }\n"})
+		if res.Verdict != Unverified || !strings.Contains(res.Summary(), "orphan.rs") {
+			t.Errorf("a file no target compiles: %s", res.Summary())
+		}
+		res = h.validate(map[string]string{
+			"a/src/orphan.rs": "pub fn fine() -> i32 { 1 }\n",
+			"a/src/lib.rs":    "pub mod orphan;\n\npub fn f(x: i32) -> i32 {\n    x\n}\n",
+		})
+		expect(t, res, Clean)
+	})
 	t.Run("a manifest that does not parse", func(t *testing.T) {
 		res := h.validate(map[string]string{"a/Cargo.toml": "[package\nname = \"a\"\n"})
 		expect(t, res, Rejected, "a/Cargo.toml")
@@ -247,5 +260,28 @@ func TestProjectCheckDefaultCoverage(t *testing.T) {
 		if got := h.v.projectCheckerFor(tc.path) != nil; got != tc.want {
 			t.Errorf("%s: covered by [check] = %v, want %v", tc.path, got, tc.want)
 		}
+	}
+}
+
+// A project's own checker runs the project's code (as cargo's build
+// scripts do): it gets the sealed environment and sees no credential
+// store, whatever the user's environment holds.
+func TestProjectCheckSeesNoSecrets(t *testing.T) {
+	home := t.TempDir()
+	testfs.Write(t, home, map[string]string{".netrc": "machine x password HOME-SECRET\n"})
+	t.Setenv("ANVIL_TEST_API_KEY", "ENV-SECRET")
+	ws := t.TempDir()
+	testfs.Write(t, ws, map[string]string{"a.txt": "a\n"})
+	// The command reports what it saw as a diagnostic of a.txt.
+	check := &ProjectCheck{Command: `echo "a.txt:1:1: error: saw [$ANVIL_TEST_API_KEY] [$(cat ` + home + `/.netrc 2>/dev/null)] [$(cat a.txt)]"; exit 1`,
+		Format: diagformat.GCC, Files: []string{"*.txt"}}
+	h := newHarnessAt(t, ws, harnessOptions{noDeps: true, opts: Options{BatchStateDir: t.TempDir(), Check: check, Hidden: []string{filepath.Join(home, ".netrc")}}})
+	res := h.validate(map[string]string{"a.txt": "b\n"})
+	all := describe(res)
+	if strings.Contains(all, "SECRET") {
+		t.Errorf("the project's checker saw a secret:\n%s", all)
+	}
+	if !strings.Contains(all, "[b]") {
+		t.Errorf("the checker did not run over the change:\n%s", all)
 	}
 }

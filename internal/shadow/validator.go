@@ -71,6 +71,10 @@ type Options struct {
 	// BatchStateDir keeps the batch checkers' incremental state; empty
 	// disables them.
 	BatchStateDir string
+	// Hidden are the places a checker that runs the project's code (cargo
+	// check's build scripts, a [check] command) must not see: Anvil's
+	// state and configuration, the credential stores.
+	Hidden []string
 	// WarmBatch computes a large project's batch baseline in the
 	// background after a check (see warmBatch).
 	WarmBatch bool

@@ -18,39 +18,9 @@ import (
 // an environment of allow-listed names, and no view of Anvil's own state
 // and configuration or of the usual credential stores.
 
-// allowedEnv are the variables the commands inherit: what locates
-// programs and toolchains and sets the locale. Anything else (provider
-// API keys, SSH_AUTH_SOCK, the session bus, tokens, Anvil's own settings)
-// stays out unless the user names it in [run] env.
-var allowedEnv = []string{
-	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TERM", "CI",
-	"GOFLAGS", "GOOS", "GOARCH", "GOAMD64", "GOARM", "GOARM64", "CGO_ENABLED", "GOWORK", "GOPATH", "GOMODCACHE", "GOROOT",
-	"GOPROXY", "GONOSUMDB", "GONOSUMCHECK", "GOPRIVATE", "GONOPROXY", "GOSUMDB", "GOTOOLCHAIN", "GOEXPERIMENT",
-	"CC", "CXX", "CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "PKG_CONFIG_PATH", "LD_LIBRARY_PATH",
-	"VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "PYTHONPATH", "PYTHONHOME",
-	"NODE_PATH", "NODE_OPTIONS", "NODE_ENV", "NVM_DIR", "NVM_BIN",
-	"CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN", "RUSTFLAGS",
-	"JAVA_HOME",
-}
-
-// commandEnv filters environ down to the allowed names, extra (the
-// user's [run] env) and LC_* locale settings, and points temporary files
-// and caches at the private /tmp.
-func commandEnv(environ, extra []string) []string {
-	var out []string
-	for _, kv := range environ {
-		name, _, ok := strings.Cut(kv, "=")
-		if !ok {
-			continue
-		}
-		if slices.Contains(allowedEnv, name) || slices.Contains(extra, name) || strings.HasPrefix(name, "LC_") {
-			out = setEnv(out, kv)
-		}
-	}
-	// Tools that cache under the home (which is read-only) cache in the
-	// private /tmp instead.
-	return setEnv(out, "TMPDIR=/tmp", "XDG_CACHE_HOME=/tmp/.cache")
-}
+// commandEnv is the environment the stage's commands get: see
+// sandbox.SealedEnv.
+func commandEnv(environ, extra []string) []string { return sandbox.SealedEnv(environ, extra) }
 
 // setEnv sets each NAME=value of kvs in env, replacing an earlier value:
 // a name given twice is read differently by different programs.

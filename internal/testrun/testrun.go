@@ -118,7 +118,7 @@ func New(root *workspace.Root, opts Options) *Stage {
 	}
 	env := commandEnv(opts.Env, opts.EnvAllow)
 	return &Stage{root: root, opts: opts, env: env,
-		visible:   sync.OnceValue(func() []string { return toolchainPaths(context.Background(), env, root.Dir()) }),
+		visible:   sync.OnceValue(func() []string { return sandbox.Toolchains(context.Background(), env, root.Dir()) }),
 		baselines: map[string]*outcome{}, inflight: map[string]*inflight{}, probes: map[string]probeResult{}}
 }
 

@@ -1,4 +1,4 @@
-package testrun
+package sandbox
 
 import (
 	"bufio"
@@ -9,14 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
-
-	"github.com/anvil-dev/anvil/internal/sandbox"
 )
 
-// The commands see the host's system directories and nothing else of it
-// but what they are shown (internal/sandbox): no home, no /var, not the
+// A command sees the host's system directories and nothing else of it
+// but what it is shown: no home, no /var, not the
 // host's /tmp. The toolchains and their caches are shown wherever they
 // are, read-only, as the toolchains themselves say where they keep them
 // (never a layout assumed): go env's GOROOT, GOPATH, GOMODCACHE and
@@ -27,10 +26,10 @@ import (
 // toolchainTimeout bounds each question asked of a toolchain.
 const toolchainTimeout = 20 * time.Second
 
-// toolchainPaths returns what the commands, run with env in the
-// workspace root, are shown of the host.
-func toolchainPaths(ctx context.Context, env []string, root string) []string {
-	home := lookupEnv(env, "HOME")
+// Toolchains returns what commands run with env in the workspace root
+// need shown of the host, asking the toolchains (each question bounded).
+func Toolchains(ctx context.Context, env []string, root string) []string {
+	home := envValue(env, "HOME")
 	var out []string
 	add := func(paths ...string) {
 		for _, p := range paths {
@@ -39,13 +38,13 @@ func toolchainPaths(ctx context.Context, env []string, root string) []string {
 			}
 			p = filepath.Clean(p)
 			// Never the home or what holds it: only what lies in it.
-			if home != "" && (p == home || under(home, p)) || under(p, root) || !sandbox.ShowsAsVisible(p) {
+			if home != "" && (p == home || within(home, p)) || within(p, root) || !ShowsAsVisible(p) {
 				continue
 			}
 			out = append(out, p)
 		}
 	}
-	if _, err := sandbox.LookPath("go", env); err == nil {
+	if _, err := LookPath("go", env); err == nil {
 		// GOTOOLCHAIN=local: the answer of the go command on PATH, never
 		// a toolchain it would fetch; in "/", so no project's go.mod or
 		// go.work is read.
@@ -57,35 +56,35 @@ func toolchainPaths(ctx context.Context, env []string, root string) []string {
 			}
 		}
 	}
-	rustup, cargo := lookupEnv(env, "RUSTUP_HOME"), lookupEnv(env, "CARGO_HOME")
+	rustup, cargo := envValue(env, "RUSTUP_HOME"), envValue(env, "CARGO_HOME")
 	if home != "" {
 		rustup = cmp.Or(rustup, filepath.Join(home, ".rustup"))
 		cargo = cmp.Or(cargo, filepath.Join(home, ".cargo"))
 	}
 	add(rustup, cargo)
-	if _, err := sandbox.LookPath("npm", env); err == nil {
+	if _, err := LookPath("npm", env); err == nil {
 		if b, err := ask(ctx, env, nil, "npm", "config", "get", "cache"); err == nil {
 			add(strings.TrimSpace(string(b)))
 		}
 	}
-	if _, err := sandbox.LookPath("pnpm", env); err == nil {
+	if _, err := LookPath("pnpm", env); err == nil {
 		if b, err := ask(ctx, env, nil, "pnpm", "store", "path"); err == nil {
 			add(strings.TrimSpace(string(b)))
 		}
 	}
-	add(lookupEnv(env, "VIRTUAL_ENV"), lookupEnv(env, "CONDA_PREFIX"), lookupEnv(env, "JAVA_HOME"), lookupEnv(env, "NVM_DIR"))
-	add(filepath.SplitList(lookupEnv(env, "NODE_PATH"))...)
-	add(filepath.SplitList(lookupEnv(env, "PYTHONPATH"))...)
+	add(envValue(env, "VIRTUAL_ENV"), envValue(env, "CONDA_PREFIX"), envValue(env, "JAVA_HOME"), envValue(env, "NVM_DIR"))
+	add(filepath.SplitList(envValue(env, "NODE_PATH"))...)
+	add(filepath.SplitList(envValue(env, "PYTHONPATH"))...)
 	// A virtual environment's interpreter links to the one it was made
 	// from (pyenv's, a home's): its installation is needed too.
 	for _, venv := range []string{".venv", "venv"} {
 		for _, py := range []string{"python", "python3"} {
 			if t, err := filepath.EvalSymlinks(filepath.Join(root, venv, "bin", py)); err == nil {
-				add(sandbox.Installation(filepath.Dir(t), home))
+				add(Installation(filepath.Dir(t), home))
 			}
 		}
 		if h := venvHome(filepath.Join(root, venv, "pyvenv.cfg")); h != "" {
-			add(sandbox.Installation(h, home))
+			add(Installation(h, home))
 		}
 	}
 	if home != "" {
@@ -101,12 +100,12 @@ func toolchainPaths(ctx context.Context, env []string, root string) []string {
 func ask(ctx context.Context, env, extra []string, argv ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, toolchainTimeout)
 	defer cancel()
-	path, err := sandbox.LookPath(argv[0], env)
+	path, err := LookPath(argv[0], env)
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.CommandContext(ctx, path, argv[1:]...)
-	cmd.Env = setEnv(append([]string{}, env...), extra...)
+	cmd.Env = withEnv(append([]string{}, env...), extra...)
 	cmd.Dir = "/"
 	cmd.WaitDelay = time.Second
 	var out bytes.Buffer
@@ -131,4 +130,32 @@ func venvHome(cfg string) string {
 		}
 	}
 	return ""
+}
+
+// within reports whether p is dir or lies below it.
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
+}
+
+// envValue is name's value in env ("" when unset).
+func envValue(env []string, name string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// withEnv sets each NAME=value of kvs in env.
+func withEnv(env []string, kvs ...string) []string {
+	for _, kv := range kvs {
+		name, _, _ := strings.Cut(kv, "=")
+		if i := slices.IndexFunc(env, func(e string) bool { return strings.HasPrefix(e, name+"=") }); i >= 0 {
+			env[i] = kv
+		} else {
+			env = append(env, kv)
+		}
+	}
+	return env
 }
