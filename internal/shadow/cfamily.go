@@ -1,0 +1,394 @@
+package shadow
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/compiledb"
+	"github.com/anvil-dev/anvil/internal/lsp"
+	"github.com/anvil-dev/anvil/internal/sandbox"
+	"github.com/anvil-dev/anvil/internal/servers"
+)
+
+// C and C++ (a server with ReadsDiskIncludes: clangd 14). clangd answers
+// for the file it is shown with the overlay, but reads every file that
+// one includes from disk, and does not re-check other translation units
+// when an unsaved header changes (measured: a translation unit opened
+// after a header's overlay still sees the header on disk). So the server
+// checks only the changed files none of whose includes, transitively, is
+// another changed file; every other translation unit the change reaches
+// (the includers of a changed file, from the include graph, and changed
+// sources that include another changed file) is compiled with its own
+// compile command and -fsyntax-only in a shadow tree holding the change,
+// beside the same compile of the unchanged tree. A file either side is
+// checked by one of the two, never both, so its before and after compare.
+// Every such translation unit must have a compile command, or the change
+// is unverified; so is a C/C++ change without a compile database.
+
+// includeCheck is how a C/C++ change is split between the server and the
+// compiler.
+type includeCheck struct {
+	server   []servers.FileChange // the changed files the server checks
+	compiled []compiledb.Command  // the translation units compiled
+	// covered are the changed files (absolute) that only the compiled
+	// translation units check, with the units that include them.
+	covered map[string][]string
+}
+
+// checkIncludes is the check of a group whose server reads included
+// files from disk. ctx is the check's (bounded by the server's silence);
+// parent bounds the compiles, by the load timeout.
+func (v *Validator) checkIncludes(ctx, parent context.Context, snap *Snapshot, g *group, req servers.CheckRequest) (servers.CheckResult, string, error) {
+	plan, err := v.planIncludes(snap, g, req)
+	if err != nil {
+		return servers.CheckResult{}, "", err
+	}
+	cr := servers.CheckResult{Before: map[string][]lsp.Diagnostic{}, After: map[string][]lsp.Diagnostic{}}
+	var via []string
+	if len(plan.server) > 0 {
+		sreq := req
+		sreq.Files, sreq.Dependants, sreq.DirectDependants = plan.server, nil, 0
+		cr, err = g.server.Check(ctx, sreq)
+		if err != nil {
+			return cr, "", err
+		}
+		via = append(via, fmt.Sprintf("the server for %d changed %s", len(plan.server), plural(len(plan.server), "file", "files")))
+	}
+	if len(plan.compiled) == 0 {
+		return cr, strings.Join(via, ""), nil
+	}
+	cctx, cancel := context.WithTimeout(parent, v.opts.LoadTimeout)
+	defer cancel()
+	before, err := v.compileUnits(cctx, plan.compiled, nil)
+	if err != nil {
+		return cr, "", fmt.Errorf("compiling the includers as on disk: %w", err)
+	}
+	var changes []sandbox.Change
+	for _, c := range g.changes {
+		changes = append(changes, sandbox.Change{Path: c.Path, Content: c.Content, Delete: c.Delete})
+	}
+	after, err := v.compileUnits(cctx, plan.compiled, changes)
+	if err != nil {
+		return cr, "", fmt.Errorf("compiling the includers with the change: %w", err)
+	}
+	byServer := map[string]bool{}
+	for _, f := range plan.server {
+		byServer[f.Path] = true
+	}
+	// What the compiler says of a file the server checked is left out:
+	// that file's before and after are the server's.
+	for p, ds := range before {
+		if !byServer[p] {
+			cr.Before[p] = ds
+		}
+	}
+	for p, ds := range after {
+		if !byServer[p] {
+			cr.After[p] = ds
+		}
+	}
+	for _, u := range plan.compiled {
+		cr.Checked = append(cr.Checked, u.File)
+		cr.After[u.File] = orEmpty(cr.After[u.File])
+	}
+	for _, p := range slices.Sorted(maps.Keys(plan.covered)) {
+		if !v.deleted(g, p) {
+			cr.Checked = append(cr.Checked, p)
+			cr.After[p] = orEmpty(cr.After[p])
+		}
+	}
+	compiler := filepath.Base(plan.compiled[0].Args[0])
+	via = append(via, fmt.Sprintf("%s -fsyntax-only in a shadow tree for %d %s that %s a changed file (clangd 14 reads included files from disk)",
+		compiler, len(plan.compiled), plural(len(plan.compiled), "translation unit", "translation units"), plural(len(plan.compiled), "includes", "include")))
+	return cr, strings.Join(via, "; "), nil
+}
+
+func orEmpty(ds []lsp.Diagnostic) []lsp.Diagnostic {
+	if ds == nil {
+		return []lsp.Diagnostic{}
+	}
+	return ds
+}
+
+func (v *Validator) deleted(g *group, abs string) bool {
+	for _, c := range g.changes {
+		if v.root.Abs(c.Path) == abs {
+			return c.Delete
+		}
+	}
+	return false
+}
+
+// planIncludes splits the group's check between the server and the
+// compiler.
+func (v *Validator) planIncludes(snap *Snapshot, g *group, req servers.CheckRequest) (includeCheck, error) {
+	plan := includeCheck{covered: map[string][]string{}}
+	dbs := map[string]*compiledb.DB{}
+	dbFor := func(abs string) (*compiledb.DB, error) {
+		p, err := compiledb.Find(abs)
+		if err != nil {
+			return nil, err
+		}
+		if db, ok := dbs[p]; ok {
+			return db, nil
+		}
+		db, err := compiledb.Load(p)
+		if err != nil {
+			return nil, fmt.Errorf("the compile database cannot be read: %w", err)
+		}
+		dbs[p] = db
+		return db, nil
+	}
+	changed := map[string]*changeset.Change{} // by relative path
+	for _, c := range g.changes {
+		if _, err := dbFor(v.root.Abs(c.Path)); err != nil {
+			return plan, err
+		}
+		changed[c.Path] = c
+	}
+	var files []string
+	for rel := range changed {
+		files = append(files, rel)
+	}
+	// Every file the includes can lead to: the workspace's C/C++ files.
+	res := newIncludeResolver(v.root.Dir(), cFiles(snap, files))
+	reaches := func(rel string) bool { return v.reachesChanged(res, rel, changed) }
+	units := map[string]bool{}
+	for _, f := range req.Files {
+		rel, err := v.root.Rel(f.Path)
+		if err != nil {
+			return plan, err
+		}
+		if !reaches(rel) {
+			if !f.Delete {
+				plan.server = append(plan.server, f)
+			}
+			continue
+		}
+		if compiledb.IsSource(rel) && !f.Delete {
+			units[f.Path] = true
+		} else {
+			plan.covered[f.Path] = nil
+		}
+	}
+	for _, d := range req.Dependants {
+		if compiledb.IsSource(d) {
+			units[d] = true
+		}
+	}
+	for _, abs := range slices.Sorted(maps.Keys(units)) {
+		db, err := dbFor(abs)
+		if err != nil {
+			return plan, err
+		}
+		cmd, ok := db.For(abs)
+		if !ok {
+			rel, _ := v.root.Rel(abs)
+			return plan, &unverifiableError{fmt.Sprintf("%s includes a changed file and has no compile command in %s, so it cannot be compiled with the change; fix: regenerate the compile database so that it lists every translation unit", rel, db.Path)}
+		}
+		plan.compiled = append(plan.compiled, cmd)
+		rel, _ := v.root.Rel(abs)
+		for _, inc := range v.includedChanged(res, rel, changed) {
+			a := v.root.Abs(inc)
+			if _, ok := plan.covered[a]; ok {
+				plan.covered[a] = append(plan.covered[a], abs)
+			}
+		}
+	}
+	for _, abs := range slices.Sorted(maps.Keys(plan.covered)) {
+		if len(plan.covered[abs]) == 0 && !v.deleted(g, abs) {
+			rel, _ := v.root.Rel(abs)
+			return plan, &unverifiableError{fmt.Sprintf("%s includes another changed file, and no translation unit of the compile database includes it, so nothing checks it with the change; fix: add a translation unit that includes it to the compile database", rel)}
+		}
+	}
+	return plan, nil
+}
+
+// cFiles returns the workspace's C/C++ files, the changed ones included.
+func cFiles(snap *Snapshot, changed []string) []string {
+	out := slices.Clone(changed)
+	for rel := range snap.Files {
+		if family(rel) == "c" {
+			out = append(out, rel)
+		}
+	}
+	return out
+}
+
+// includedChanged returns the changed files rel includes, directly or
+// not, with the change applied.
+func (v *Validator) includedChanged(res *includeResolver, rel string, changed map[string]*changeset.Change) []string {
+	var out []string
+	seen := map[string]bool{rel: true}
+	queue := []string{rel}
+	for len(queue) > 0 {
+		x := queue[0]
+		queue = queue[1:]
+		var src []byte
+		if c, ok := changed[x]; ok {
+			src = c.Content
+		} else {
+			src, _ = os.ReadFile(v.root.Abs(x))
+		}
+		var next []string
+		for _, b := range cSurface(src).Imports {
+			targets, _ := res.resolve(x, b.Module)
+			next = append(next, targets...)
+		}
+		next = append(next, res.forced(x)...)
+		for _, t := range next {
+			if seen[t] {
+				continue
+			}
+			seen[t] = true
+			if _, ok := changed[t]; ok {
+				out = append(out, t)
+			}
+			queue = append(queue, t)
+		}
+	}
+	return out
+}
+
+// reachesChanged reports whether rel, as changed, includes another
+// changed file, directly or not, or has an include the graph cannot
+// trace (which may be one).
+func (v *Validator) reachesChanged(res *includeResolver, rel string, changed map[string]*changeset.Change) bool {
+	if len(changed) == 1 {
+		return false
+	}
+	if len(v.includedChanged(res, rel, changed)) > 0 {
+		return true
+	}
+	c := changed[rel]
+	for _, b := range cSurface(c.Content).Imports {
+		if _, known := res.resolve(rel, b.Module); !known {
+			return true
+		}
+	}
+	return false
+}
+
+// unverifiableError says why a change cannot be checked, with the fix.
+type unverifiableError struct{ reason string }
+
+func (e *unverifiableError) Error() string { return e.reason }
+
+// compileMarker ends each translation unit's output in a compile run,
+// with the compiler's exit status.
+const compileMarker = "@@anvil-compiled"
+
+// compileUnits compiles each unit with -fsyntax-only in a shadow tree
+// holding changes, and returns the errors and warnings by file
+// (absolute). A compiler that cannot run, or fails without saying why in
+// a form read here, is an error: nothing is inferred from it.
+func (v *Validator) compileUnits(ctx context.Context, units []compiledb.Command, changes []sandbox.Change) (map[string][]lsp.Diagnostic, error) {
+	var script strings.Builder
+	for i, u := range units {
+		fmt.Fprintf(&script, "(cd %s && exec", shellQuote(u.Dir))
+		for _, a := range u.SyntaxOnly() {
+			script.WriteString(" " + shellQuote(a))
+		}
+		fmt.Fprintf(&script, ") </dev/null 2>&1; echo; echo %s %d $?\n", compileMarker, i)
+	}
+	res, err := sandbox.Run(ctx, sandbox.Spec{Root: v.root.Dir(), Changes: changes, Argv: []string{"/bin/sh", "-c", script.String()},
+		Env: os.Environ(), OutputLimit: 64 << 20})
+	if err != nil {
+		return nil, err
+	}
+	if res.Killed {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return nil, errors.New("killed")
+	}
+	if res.Truncated {
+		return nil, errors.New("the compiler's output passed 64 MiB")
+	}
+	return parseCompilerOutput(units, res.Output)
+}
+
+// compilerDiag is one line of gcc's or clang's diagnostics:
+// FILE:LINE:COL: error: MESSAGE (the column may be missing).
+var compilerDiag = regexp.MustCompile(`^(.+?):(\d+):(?:(\d+):)? (fatal error|error|warning): (.*)$`)
+
+// parseCompilerOutput reads a compile run's output, unit by unit.
+func parseCompilerOutput(units []compiledb.Command, out []byte) (map[string][]lsp.Diagnostic, error) {
+	diags := map[string][]lsp.Diagnostic{}
+	seen := map[string]bool{}
+	var section []string
+	done := 0
+	for _, line := range strings.Split(string(out), "\n") {
+		if rest, ok := strings.CutPrefix(line, compileMarker+" "); ok {
+			f := strings.Fields(rest)
+			if len(f) != 2 {
+				return nil, fmt.Errorf("unreadable compile output: %q", line)
+			}
+			i, err1 := strconv.Atoi(f[0])
+			status, err2 := strconv.Atoi(f[1])
+			if err1 != nil || err2 != nil || i != done || i >= len(units) {
+				return nil, fmt.Errorf("unreadable compile output: %q", line)
+			}
+			u := units[i]
+			errs := 0
+			for _, l := range section {
+				m := compilerDiag.FindStringSubmatch(l)
+				if m == nil {
+					continue
+				}
+				file := m[1]
+				if !filepath.IsAbs(file) {
+					file = filepath.Join(u.Dir, file)
+				}
+				file = filepath.Clean(file)
+				ln, _ := strconv.Atoi(m[2])
+				col, _ := strconv.Atoi(m[3])
+				sev := lsp.SeverityWarning
+				if m[4] != "warning" {
+					sev = lsp.SeverityError
+					errs++
+				}
+				d := lsp.Diagnostic{Range: lsp.Range{Start: lsp.Position{Line: max(ln-1, 0), Character: max(col-1, 0)}}, Severity: sev,
+					Source: filepath.Base(u.Args[0]), Message: m[5]}
+				d.Range.End = d.Range.Start
+				key := fmt.Sprintf("%s\x00%d\x00%d\x00%d\x00%s", file, ln, col, sev, m[5])
+				if !seen[key] {
+					seen[key] = true
+					diags[file] = append(diags[file], d)
+				}
+			}
+			if status != 0 && errs == 0 {
+				return nil, fmt.Errorf("%s exited with status %d compiling %s and reported no error: %s", u.Args[0], status, u.File, firstLine(strings.TrimSpace(strings.Join(section, "\n"))))
+			}
+			if _, ok := diags[u.File]; !ok {
+				diags[u.File] = []lsp.Diagnostic{}
+			}
+			section = nil
+			done++
+			continue
+		}
+		section = append(section, line)
+	}
+	if done != len(units) {
+		return nil, fmt.Errorf("the compile run ended after %d of %d translation units: %s", done, len(units), firstLine(string(bytes.TrimSpace(out))))
+	}
+	return diags, nil
+}
+
+// shellQuote quotes s for /bin/sh.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=+./,:@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,152 @@
+package shadow
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/anvil-dev/anvil/internal/compiledb"
+	"github.com/anvil-dev/anvil/internal/lsp"
+	"github.com/anvil-dev/anvil/internal/testfs"
+)
+
+// newCHarness is the C fixture with its compile_commands.json made
+// absolute (the fixture is copied, and compile databases name absolute
+// directories); extra files are laid over it first.
+func newCHarness(t *testing.T, files map[string]string) *harness {
+	t.Helper()
+	dir := testfs.Copy(t, fixture("c"))
+	db := filepath.Join(dir, "compile_commands.json")
+	data, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(db, []byte(strings.ReplaceAll(string(data), "@ROOT@", dir)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessAt(t, dir, harnessOptions{files: files})
+	h.requireServer("c")
+	return h
+}
+
+func TestValidateC(t *testing.T) {
+	h := newCHarness(t, nil)
+
+	t.Run("clean edit of a source", func(t *testing.T) {
+		res := h.validate(map[string]string{"src/standalone.c": "int standalone(void) { return 2; }\n"})
+		expect(t, res, Clean)
+		if !slices.Contains(res.CheckedFiles, "src/standalone.c") || len(res.Servers) != 1 || res.Servers[0].Name != "clangd" {
+			t.Fatalf("clangd did not check the source:\n%s%+v", describe(res), res.Servers)
+		}
+	})
+
+	t.Run("type error in a source", func(t *testing.T) {
+		res := h.validate(map[string]string{"src/standalone.c": "int standalone(void) { return \"x\" * 2; }\n"})
+		expect(t, res, Rejected, "src/standalone.c")
+	})
+
+	t.Run("a header's renamed field breaks its includers, through another header", func(t *testing.T) {
+		res := h.validate(map[string]string{"include/shapes.h": strings.Replace(h.read("include/shapes.h"), "int x;", "int xx;", 1)})
+		expect(t, res, Rejected, "src/report.c", "src/shapes.c")
+		for _, f := range []string{"include/shapes.h", "src/main.c", "src/report.c", "src/shapes.c"} {
+			if !slices.Contains(res.CheckedFiles, f) {
+				t.Errorf("%s not checked:\n%s", f, describe(res))
+			}
+		}
+		if slices.Contains(res.CheckedFiles, "src/standalone.c") {
+			t.Errorf("a translation unit that includes nothing changed was checked")
+		}
+		if via := res.Servers[0].Via; !strings.Contains(via, "gcc -fsyntax-only in a shadow tree for 3 translation units") || !strings.Contains(via, "the server for 1 changed file") {
+			t.Errorf("via = %q", via)
+		}
+	})
+
+	t.Run("a clean header change", func(t *testing.T) {
+		res := h.validate(map[string]string{"include/shapes.h": strings.Replace(h.read("include/shapes.h"), "int area(struct point p);", "int area(struct point p);\nint perimeter(struct point p);", 1)})
+		expect(t, res, Clean)
+	})
+
+	t.Run("the rename across header and sources", func(t *testing.T) {
+		res := h.validate(map[string]string{
+			"include/shapes.h": strings.Replace(h.read("include/shapes.h"), "int x;", "int xx;", 1),
+			"src/shapes.c":     strings.Replace(h.read("src/shapes.c"), "p.x", "p.xx", 1),
+			"src/report.c":     strings.Replace(h.read("src/report.c"), "p.x", "p.xx", 1),
+		})
+		expect(t, res, Clean)
+	})
+
+	t.Run("a source using the new field with the header unchanged", func(t *testing.T) {
+		res := h.validate(map[string]string{"src/report.c": strings.Replace(h.read("src/report.c"), "p.x", "p.xx", 1)})
+		expect(t, res, Rejected, "src/report.c")
+	})
+
+	t.Run("deleted header", func(t *testing.T) {
+		res := h.validate(map[string]string{"-src/report.h": ""})
+		expect(t, res, Rejected, "src/main.c", "src/report.c")
+	})
+}
+
+// Without a compile database a C change is unverified, and the reason
+// says how to make one; a translation unit the change reaches that the
+// database does not list cannot be compiled, and says so.
+func TestValidateCWithoutCompileCommands(t *testing.T) {
+	t.Run("no database", func(t *testing.T) {
+		h := newCHarness(t, map[string]string{"compile_commands.json": ""})
+		res := h.validate(map[string]string{"src/standalone.c": "int standalone(void) { return 2; }\n"})
+		expect(t, res, Unverified)
+		if len(res.Unverified) != 1 || !strings.Contains(res.Unverified[0].Reason, "cmake -DCMAKE_EXPORT_COMPILE_COMMANDS=ON") {
+			t.Fatalf("reason:\n%s", describe(res))
+		}
+	})
+	t.Run("an includer without a command", func(t *testing.T) {
+		h := newCHarness(t, nil)
+		db, err := compiledb.Load(filepath.Join(h.dir, "compile_commands.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kept []string
+		for _, c := range db.Commands {
+			if !strings.HasSuffix(c.File, "report.c") {
+				kept = append(kept, `{"directory": "`+c.Dir+`", "file": "`+c.File+`", "arguments": ["gcc", "-Iinclude", "-c", "`+c.File+`"]}`)
+			}
+		}
+		testfs.Write(t, h.dir, map[string]string{"compile_commands.json": "[" + strings.Join(kept, ",\n") + "]"})
+		res := h.validate(map[string]string{"include/shapes.h": h.read("include/shapes.h") + "\nint perimeter(struct point p);\n"})
+		expect(t, res, Unverified)
+		if !strings.Contains(res.Unverified[0].Reason, "src/report.c includes a changed file and has no compile command") {
+			t.Fatalf("reason:\n%s", describe(res))
+		}
+	})
+}
+
+func TestParseCompilerOutput(t *testing.T) {
+	units := []compiledb.Command{{Dir: "/p", File: "/p/src/a.c", Args: []string{"gcc"}}, {Dir: "/p", File: "/p/src/b.c", Args: []string{"gcc"}}}
+	out := "In file included from src/a.c:1:\n" +
+		"include/x.h:3:5: error: unknown type name 'foo'\n    3 | foo y;\n      | ^~~\n" +
+		"src/a.c:4:10: warning: unused variable 'z' [-Wunused-variable]\n\n" + compileMarker + " 0 1\n" +
+		"include/x.h:3:5: error: unknown type name 'foo'\n\n" + compileMarker + " 1 1\n"
+	got, err := parseCompilerOutput(units, []byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds := got["/p/include/x.h"]; len(ds) != 1 || ds[0].Severity != lsp.SeverityError || ds[0].Range.Start.Line != 2 || ds[0].Range.Start.Character != 4 {
+		t.Errorf("x.h: %+v (one error, seen twice, reported once)", ds)
+	}
+	if ds := got["/p/src/a.c"]; len(ds) != 1 || ds[0].Severity != lsp.SeverityWarning {
+		t.Errorf("a.c: %+v", ds)
+	}
+	if ds, ok := got["/p/src/b.c"]; !ok || len(ds) != 0 {
+		t.Errorf("b.c: %+v, %v: want an empty answer", ds, ok)
+	}
+	for name, bad := range map[string]string{
+		"a failure without an error": "gcc: fatal: something\n" + compileMarker + " 0 1\n" + compileMarker + " 1 0\n",
+		"a unit missing":             compileMarker + " 0 0\n",
+		"not found":                  "sh: 1: gcc: not found\n" + compileMarker + " 0 127\n" + compileMarker + " 1 127\n",
+	} {
+		if _, err := parseCompilerOutput(units, []byte(bad)); err == nil {
+			t.Errorf("%s: read as an answer", name)
+		}
+	}
+}
