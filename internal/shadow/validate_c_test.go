@@ -1,7 +1,9 @@
 package shadow
 
 import (
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,21 +14,10 @@ import (
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
 
-// newCHarness is the C fixture with its compile_commands.json made
-// absolute (the fixture is copied, and compile databases name absolute
-// directories); extra files are laid over it first.
+// newCHarness is the C fixture, extra files laid over it.
 func newCHarness(t *testing.T, files map[string]string) *harness {
 	t.Helper()
-	dir := testfs.Copy(t, fixture("c"))
-	db := filepath.Join(dir, "compile_commands.json")
-	data, err := os.ReadFile(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(db, []byte(strings.ReplaceAll(string(data), "@ROOT@", dir)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	h := newHarnessAt(t, dir, harnessOptions{files: files})
+	h := newHarness(t, "c", harnessOptions{files: files})
 	h.requireServer("c")
 	return h
 }
@@ -149,4 +140,78 @@ func TestParseCompilerOutput(t *testing.T) {
 			t.Errorf("%s: read as an answer", name)
 		}
 	}
+}
+
+// treeSitterRuntime copies tree-sitter's C runtime (its headers and
+// sources, from go-tree-sitter in the module cache) into a new directory
+// with a compile_commands.json of one entry per source, as a build would
+// write it.
+func treeSitterRuntime(t testing.TB) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		t.Fatalf("go env GOMODCACHE: %v", err)
+	}
+	src := filepath.Join(strings.TrimSpace(string(out)), "github.com", "tree-sitter", "go-tree-sitter@v0.25.0")
+	if _, err := os.Stat(filepath.Join(src, "src", "lib.c")); err != nil {
+		t.Fatalf("tree-sitter's C runtime is not in the module cache (go mod download github.com/tree-sitter/go-tree-sitter@v0.25.0): %v", err)
+	}
+	dir := t.TempDir()
+	for _, sub := range []string{"include", "src"} {
+		copied := testfs.Copy(t, filepath.Join(src, sub))
+		if err := os.Rename(copied, filepath.Join(dir, sub)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sources, err := filepath.Glob(filepath.Join(dir, "src", "*.c"))
+	if err != nil || len(sources) < 10 {
+		t.Fatalf("sources: %v, %v", sources, err)
+	}
+	var entries []map[string]any
+	for _, s := range sources {
+		rel, _ := filepath.Rel(dir, s)
+		entries = append(entries, map[string]any{"directory": dir, "file": s,
+			"arguments": []string{"gcc", "-std=c11", "-Iinclude", "-Isrc", "-O2", "-c", rel, "-o", strings.TrimSuffix(rel, ".c") + ".o"}})
+	}
+	data, err := json.MarshalIndent(entries, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testfs.Write(t, dir, map[string]string{"compile_commands.json": string(data)})
+	return dir
+}
+
+// Real code: tree-sitter's runtime, 13 translation units (lib.c includes
+// the others).
+func TestValidateCRealCode(t *testing.T) {
+	h := newHarnessAt(t, treeSitterRuntime(t), harnessOptions{})
+	h.requireServer("c")
+	header := h.read("src/tree_cursor.h")
+	if !strings.Contains(header, "TSSymbol root_alias_symbol;") {
+		t.Fatal("src/tree_cursor.h has changed: choose another field")
+	}
+
+	t.Run("a field renamed in a header breaks the source that uses it", func(t *testing.T) {
+		res := h.validate(map[string]string{"src/tree_cursor.h": strings.Replace(header, "TSSymbol root_alias_symbol;", "TSSymbol root_alias;", 1)})
+		expect(t, res, Rejected, "src/tree_cursor.c")
+		if len(res.Servers) != 1 || res.Servers[0].Name != "clangd" || !strings.Contains(res.Servers[0].Via, "the server for 1 changed file") ||
+			!strings.Contains(res.Servers[0].Via, "gcc -fsyntax-only") {
+			t.Fatalf("servers = %+v", res.Servers)
+		}
+		for _, f := range []string{"src/tree_cursor.h", "src/tree_cursor.c", "src/get_changed_ranges.c", "src/lib.c"} {
+			if !slices.Contains(res.CheckedFiles, f) {
+				t.Errorf("%s not checked:\n%s", f, describe(res))
+			}
+		}
+	})
+
+	t.Run("a clean header change", func(t *testing.T) {
+		res := h.validate(map[string]string{"src/tree_cursor.h": strings.Replace(header, "TSSymbol root_alias_symbol;", "TSSymbol root_alias_symbol;\n  uint32_t spare;", 1)})
+		expect(t, res, Clean)
+	})
+
+	t.Run("a type error in a source", func(t *testing.T) {
+		res := h.validate(map[string]string{"src/point.c": "#include \"./point.h\"\nint bad(void) { TSPoint p = 1; return p.row; }\n"})
+		expect(t, res, Rejected, "src/point.c")
+	})
 }
