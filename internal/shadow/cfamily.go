@@ -9,9 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/compiledb"
@@ -69,7 +71,7 @@ func (v *Validator) checkIncludes(ctx, parent context.Context, snap *Snapshot, g
 	}
 	cctx, cancel := context.WithTimeout(parent, v.opts.LoadTimeout)
 	defer cancel()
-	before, err := v.compileUnits(cctx, plan.compiled, nil)
+	before, err := v.compileBaselines(cctx, snap, plan.compiled)
 	if err != nil {
 		return cr, "", fmt.Errorf("compiling the includers as on disk: %w", err)
 	}
@@ -77,10 +79,11 @@ func (v *Validator) checkIncludes(ctx, parent context.Context, snap *Snapshot, g
 	for _, c := range g.changes {
 		changes = append(changes, sandbox.Change{Path: c.Path, Content: c.Content, Delete: c.Delete})
 	}
-	after, err := v.compileUnits(cctx, plan.compiled, changes)
+	afterUnits, err := v.compileUnits(cctx, plan.compiled, changes)
 	if err != nil {
 		return cr, "", fmt.Errorf("compiling the includers with the change: %w", err)
 	}
+	after := mergeUnits(afterUnits)
 	byServer := map[string]bool{}
 	for _, f := range plan.server {
 		byServer[f.Path] = true
@@ -284,23 +287,113 @@ type unverifiableError struct{ reason string }
 
 func (e *unverifiableError) Error() string { return e.reason }
 
+// compileBaselines returns the merged diagnostics of units as on disk:
+// kept per disk state (the snapshot's fingerprint) and unit, so that a
+// check of the same disk compiles only the units it has not seen.
+func (v *Validator) compileBaselines(ctx context.Context, snap *Snapshot, units []compiledb.Command) (map[string][]lsp.Diagnostic, error) {
+	known, missing := v.cbase.lookup(snap.Fingerprint, units)
+	if len(missing) > 0 {
+		got, err := v.compileUnits(ctx, missing, nil)
+		if err != nil {
+			return nil, err
+		}
+		v.cbase.keep(snap.Fingerprint, missing, got)
+		known = append(known, got...)
+	}
+	return mergeUnits(known), nil
+}
+
+// compileBaselineCache keeps each unit's diagnostics for the latest disk
+// state.
+type compileBaselineCache struct {
+	mu    sync.Mutex
+	state string
+	units map[string]unitDiags // by the command's identity
+}
+
+func unitKey(u compiledb.Command) string {
+	return u.Dir + "\x00" + u.File + "\x00" + strings.Join(u.Args, "\x00")
+}
+
+func (c *compileBaselineCache) lookup(state string, units []compiledb.Command) (known []unitDiags, missing []compiledb.Command) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, u := range units {
+		if d, ok := c.units[unitKey(u)]; ok && c.state == state {
+			known = append(known, d)
+		} else {
+			missing = append(missing, u)
+		}
+	}
+	return known, missing
+}
+
+func (c *compileBaselineCache) keep(state string, units []compiledb.Command, got []unitDiags) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.state != state || c.units == nil {
+		c.state, c.units = state, map[string]unitDiags{}
+	}
+	for i, u := range units {
+		c.units[unitKey(u)] = got[i]
+	}
+}
+
+// unitDiags is what compiling one unit said, by file (absolute).
+type unitDiags map[string][]lsp.Diagnostic
+
+// mergeUnits merges units' diagnostics by file; one diagnostic reported
+// by several units (an error in a header they include) counts once.
+func mergeUnits(units []unitDiags) map[string][]lsp.Diagnostic {
+	out := map[string][]lsp.Diagnostic{}
+	seen := map[string]bool{}
+	for _, u := range units {
+		for _, file := range slices.Sorted(maps.Keys(u)) {
+			if _, ok := out[file]; !ok {
+				out[file] = []lsp.Diagnostic{}
+			}
+			for _, d := range u[file] {
+				key := fmt.Sprintf("%s\x00%d\x00%d\x00%d\x00%s", file, d.Range.Start.Line, d.Range.Start.Character, d.Severity, d.Message)
+				if !seen[key] {
+					seen[key] = true
+					out[file] = append(out[file], d)
+				}
+			}
+		}
+	}
+	return out
+}
+
 // compileMarker ends each translation unit's output in a compile run,
 // with the compiler's exit status.
 const compileMarker = "@@anvil-compiled"
 
 // compileUnits compiles each unit with -fsyntax-only in a shadow tree
-// holding changes, and returns the errors and warnings by file
-// (absolute). A compiler that cannot run, or fails without saying why in
-// a form read here, is an error: nothing is inferred from it.
-func (v *Validator) compileUnits(ctx context.Context, units []compiledb.Command, changes []sandbox.Change) (map[string][]lsp.Diagnostic, error) {
+// holding changes, as many at once as there are processors, and returns
+// each one's errors and warnings. A compiler that cannot run, or fails
+// without saying why in a form read here, is an error: nothing is
+// inferred from it.
+func (v *Validator) compileUnits(ctx context.Context, units []compiledb.Command, changes []sandbox.Change) ([]unitDiags, error) {
+	// Each of the jobs compiles every jobs-th unit into an output file
+	// of its own (the shadow tree's private /tmp); the outputs are shown
+	// in the units' order once all are done.
+	jobs := max(1, min(runtime.NumCPU(), len(units)))
 	var script strings.Builder
-	for i, u := range units {
-		fmt.Fprintf(&script, "(cd %s && exec", shellQuote(u.Dir))
-		for _, a := range u.SyntaxOnly() {
-			script.WriteString(" " + shellQuote(a))
+	script.WriteString("out=$(mktemp -d) || exit 1\n")
+	for j := range jobs {
+		script.WriteString("(\n")
+		for i := j; i < len(units); i += jobs {
+			u := units[i]
+			fmt.Fprintf(&script, "(cd %s && exec", shellQuote(u.Dir))
+			for _, a := range u.SyntaxOnly() {
+				script.WriteString(" " + shellQuote(a))
+			}
+			fmt.Fprintf(&script, ") </dev/null >\"$out/%d\" 2>&1; echo \"$?\" >\"$out/%d.status\"\n", i, i)
 		}
-		fmt.Fprintf(&script, ") </dev/null 2>&1; echo; echo %s %d $?\n", compileMarker, i)
+		script.WriteString(") &\n")
 	}
+	script.WriteString("wait\n")
+	fmt.Fprintf(&script, "i=0; while [ $i -lt %d ]; do cat \"$out/$i\"; echo; echo %s $i $(cat \"$out/$i.status\"); i=$((i+1)); done\n", len(units), compileMarker)
 	res, err := sandbox.Run(ctx, sandbox.Spec{Root: v.root.Dir(), Changes: changes, Argv: []string{"/bin/sh", "-c", script.String()},
 		Env: os.Environ(), OutputLimit: 64 << 20})
 	if err != nil {
@@ -323,66 +416,59 @@ func (v *Validator) compileUnits(ctx context.Context, units []compiledb.Command,
 var compilerDiag = regexp.MustCompile(`^(.+?):(\d+):(?:(\d+):)? (fatal error|error|warning): (.*)$`)
 
 // parseCompilerOutput reads a compile run's output, unit by unit.
-func parseCompilerOutput(units []compiledb.Command, out []byte) (map[string][]lsp.Diagnostic, error) {
-	diags := map[string][]lsp.Diagnostic{}
-	seen := map[string]bool{}
+func parseCompilerOutput(units []compiledb.Command, out []byte) ([]unitDiags, error) {
+	var all []unitDiags
 	var section []string
-	done := 0
 	for _, line := range strings.Split(string(out), "\n") {
-		if rest, ok := strings.CutPrefix(line, compileMarker+" "); ok {
-			f := strings.Fields(rest)
-			if len(f) != 2 {
-				return nil, fmt.Errorf("unreadable compile output: %q", line)
-			}
-			i, err1 := strconv.Atoi(f[0])
-			status, err2 := strconv.Atoi(f[1])
-			if err1 != nil || err2 != nil || i != done || i >= len(units) {
-				return nil, fmt.Errorf("unreadable compile output: %q", line)
-			}
-			u := units[i]
-			errs := 0
-			for _, l := range section {
-				m := compilerDiag.FindStringSubmatch(l)
-				if m == nil {
-					continue
-				}
-				file := m[1]
-				if !filepath.IsAbs(file) {
-					file = filepath.Join(u.Dir, file)
-				}
-				file = filepath.Clean(file)
-				ln, _ := strconv.Atoi(m[2])
-				col, _ := strconv.Atoi(m[3])
-				sev := lsp.SeverityWarning
-				if m[4] != "warning" {
-					sev = lsp.SeverityError
-					errs++
-				}
-				d := lsp.Diagnostic{Range: lsp.Range{Start: lsp.Position{Line: max(ln-1, 0), Character: max(col-1, 0)}}, Severity: sev,
-					Source: filepath.Base(u.Args[0]), Message: m[5]}
-				d.Range.End = d.Range.Start
-				key := fmt.Sprintf("%s\x00%d\x00%d\x00%d\x00%s", file, ln, col, sev, m[5])
-				if !seen[key] {
-					seen[key] = true
-					diags[file] = append(diags[file], d)
-				}
-			}
-			if status != 0 && errs == 0 {
-				return nil, fmt.Errorf("%s exited with status %d compiling %s and reported no error: %s", u.Args[0], status, u.File, firstLine(strings.TrimSpace(strings.Join(section, "\n"))))
-			}
-			if _, ok := diags[u.File]; !ok {
-				diags[u.File] = []lsp.Diagnostic{}
-			}
-			section = nil
-			done++
+		rest, ok := strings.CutPrefix(line, compileMarker+" ")
+		if !ok {
+			section = append(section, line)
 			continue
 		}
-		section = append(section, line)
+		f := strings.Fields(rest)
+		if len(f) != 2 {
+			return nil, fmt.Errorf("unreadable compile output: %q", line)
+		}
+		i, err1 := strconv.Atoi(f[0])
+		status, err2 := strconv.Atoi(f[1])
+		if err1 != nil || err2 != nil || i != len(all) || i >= len(units) {
+			return nil, fmt.Errorf("unreadable compile output: %q", line)
+		}
+		u := units[i]
+		diags := unitDiags{u.File: {}}
+		errs := 0
+		for _, l := range section {
+			m := compilerDiag.FindStringSubmatch(l)
+			if m == nil {
+				continue
+			}
+			file := m[1]
+			if !filepath.IsAbs(file) {
+				file = filepath.Join(u.Dir, file)
+			}
+			file = filepath.Clean(file)
+			ln, _ := strconv.Atoi(m[2])
+			col, _ := strconv.Atoi(m[3])
+			sev := lsp.SeverityWarning
+			if m[4] != "warning" {
+				sev = lsp.SeverityError
+				errs++
+			}
+			d := lsp.Diagnostic{Range: lsp.Range{Start: lsp.Position{Line: max(ln-1, 0), Character: max(col-1, 0)}}, Severity: sev,
+				Source: filepath.Base(u.Args[0]), Message: m[5]}
+			d.Range.End = d.Range.Start
+			diags[file] = append(diags[file], d)
+		}
+		if status != 0 && errs == 0 {
+			return nil, fmt.Errorf("%s exited with status %d compiling %s and reported no error: %s", u.Args[0], status, u.File, firstLine(strings.TrimSpace(strings.Join(section, "\n"))))
+		}
+		all = append(all, diags)
+		section = nil
 	}
-	if done != len(units) {
-		return nil, fmt.Errorf("the compile run ended after %d of %d translation units: %s", done, len(units), firstLine(string(bytes.TrimSpace(out))))
+	if len(all) != len(units) {
+		return nil, fmt.Errorf("the compile run ended after %d of %d translation units: %s", len(all), len(units), firstLine(string(bytes.TrimSpace(out))))
 	}
-	return diags, nil
+	return all, nil
 }
 
 // shellQuote quotes s for /bin/sh.

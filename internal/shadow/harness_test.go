@@ -52,7 +52,7 @@ func newHarness(t *testing.T, project string, ho harnessOptions) *harness {
 // absoluteCompileCommands puts the copy's directory for @ROOT@ in its
 // compile_commands.json, if it has one: compile databases name absolute
 // directories, and a fixture is copied.
-func absoluteCompileCommands(t *testing.T, dir string) {
+func absoluteCompileCommands(t testing.TB, dir string) {
 	t.Helper()
 	db := filepath.Join(dir, "compile_commands.json")
 	data, err := os.ReadFile(db)

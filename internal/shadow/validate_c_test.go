@@ -118,10 +118,11 @@ func TestParseCompilerOutput(t *testing.T) {
 		"include/x.h:3:5: error: unknown type name 'foo'\n    3 | foo y;\n      | ^~~\n" +
 		"src/a.c:4:10: warning: unused variable 'z' [-Wunused-variable]\n\n" + compileMarker + " 0 1\n" +
 		"include/x.h:3:5: error: unknown type name 'foo'\n\n" + compileMarker + " 1 1\n"
-	got, err := parseCompilerOutput(units, []byte(out))
+	parsed, err := parseCompilerOutput(units, []byte(out))
 	if err != nil {
 		t.Fatal(err)
 	}
+	got := mergeUnits(parsed)
 	if ds := got["/p/include/x.h"]; len(ds) != 1 || ds[0].Severity != lsp.SeverityError || ds[0].Range.Start.Line != 2 || ds[0].Range.Start.Character != 4 {
 		t.Errorf("x.h: %+v (one error, seen twice, reported once)", ds)
 	}

@@ -153,6 +153,7 @@ type Validator struct {
 	costs  costs
 	batch  batchers
 	reuse  reuse
+	cbase  compileBaselineCache
 	// bg bounds the work done ahead of need (warming batch baselines);
 	// Close cancels it.
 	bg       context.Context
