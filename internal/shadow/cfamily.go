@@ -164,7 +164,7 @@ func (v *Validator) planIncludes(snap *Snapshot, g *group, req servers.CheckRequ
 		files = append(files, rel)
 	}
 	// Every file the includes can lead to: the workspace's C/C++ files.
-	res := newIncludeResolver(v.root.Dir(), cFiles(snap, files))
+	res := compiledb.NewResolver(v.root.Dir(), cFiles(snap, files))
 	reaches := func(rel string) bool { return v.reachesChanged(res, rel, changed) }
 	units := map[string]bool{}
 	for _, f := range req.Files {
@@ -230,7 +230,7 @@ func cFiles(snap *Snapshot, changed []string) []string {
 
 // includedChanged returns the changed files rel includes, directly or
 // not, with the change applied.
-func (v *Validator) includedChanged(res *includeResolver, rel string, changed map[string]*changeset.Change) []string {
+func (v *Validator) includedChanged(res *compiledb.Resolver, rel string, changed map[string]*changeset.Change) []string {
 	var out []string
 	seen := map[string]bool{rel: true}
 	queue := []string{rel}
@@ -245,10 +245,10 @@ func (v *Validator) includedChanged(res *includeResolver, rel string, changed ma
 		}
 		var next []string
 		for _, b := range cSurface(src).Imports {
-			targets, _ := res.resolve(x, b.Module)
+			targets, _ := res.Resolve(x, b.Module)
 			next = append(next, targets...)
 		}
-		next = append(next, res.forced(x)...)
+		next = append(next, res.Forced(x)...)
 		for _, t := range next {
 			if seen[t] {
 				continue
@@ -266,7 +266,7 @@ func (v *Validator) includedChanged(res *includeResolver, rel string, changed ma
 // reachesChanged reports whether rel, as changed, includes another
 // changed file, directly or not, or has an include the graph cannot
 // trace (which may be one).
-func (v *Validator) reachesChanged(res *includeResolver, rel string, changed map[string]*changeset.Change) bool {
+func (v *Validator) reachesChanged(res *compiledb.Resolver, rel string, changed map[string]*changeset.Change) bool {
 	if len(changed) == 1 {
 		return false
 	}
@@ -275,7 +275,7 @@ func (v *Validator) reachesChanged(res *includeResolver, rel string, changed map
 	}
 	c := changed[rel]
 	for _, b := range cSurface(c.Content).Imports {
-		if _, known := res.resolve(rel, b.Module); !known {
+		if _, known := res.Resolve(rel, b.Module); !known {
 			return true
 		}
 	}

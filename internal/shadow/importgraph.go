@@ -236,9 +236,9 @@ func (g *ImportGraph) reverse(ctx context.Context, snap *Snapshot, families map[
 			paths = append(paths, rel)
 		}
 	}
-	var includes *includeResolver
+	var includes *compiledb.Resolver
 	if families["c"] {
-		includes = newIncludeResolver(g.root.Dir(), paths)
+		includes = compiledb.NewResolver(g.root.Dir(), paths)
 	}
 	for _, rel := range paths {
 		fam := family(rel)
@@ -270,7 +270,7 @@ func (g *ImportGraph) reverse(ctx context.Context, snap *Snapshot, families map[
 		if fam == "c" {
 			// What the compile command forces in (-include) is included
 			// before the first line.
-			if forced := includes.forced(rel); len(forced) > 0 {
+			if forced := includes.Forced(rel); len(forced) > 0 {
 				s := *gf.surface
 				s.Imports = slices.Clone(s.Imports)
 				for _, f := range forced {
@@ -293,7 +293,7 @@ func (g *ImportGraph) reverse(ctx context.Context, snap *Snapshot, families map[
 			case "c":
 				targets, known := []string{strings.TrimPrefix(b.Module, forcedInclude)}, true
 				if !strings.HasPrefix(b.Module, forcedInclude) {
-					targets, known = includes.resolve(rel, b.Module)
+					targets, known = includes.Resolve(rel, b.Module)
 				}
 				if !known {
 					unknown = true
