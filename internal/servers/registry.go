@@ -76,7 +76,10 @@ func Defaults() []Spec {
 			// only, so a translation unit that includes a changed header is
 			// checked by the compiler in a shadow tree (see
 			// internal/shadow/cfamily.go). The background index would
-			// write .cache/clangd into the user's tree.
+			// write .cache/clangd into the user's tree, so the symbol tools
+			// open the translation units that can see a symbol (see
+			// internal/tools/cunits.go). clangd 14 refuses a rename that
+			// touches more than 50 files (the limit has no flag before 15).
 			Name: "clangd", Command: "clangd", Args: []string{"--background-index=false", "--log=error"},
 			Languages:         []string{"c", "cpp"},
 			RootMarkers:       []string{"compile_commands.json", "compile_flags.txt"},
