@@ -32,8 +32,9 @@ import (
 // (the includers of a changed file, from the include graph, and changed
 // sources that include another changed file) is compiled with its own
 // compile command and -fsyntax-only in a shadow tree holding the change,
-// beside the same compile of the unchanged tree. A file either side is
-// checked by one of the two, never both, so its before and after compare.
+// beside the same compile of the unchanged tree. A file both check has
+// both answers either side of the change, each checker's compared with its
+// own.
 // Every such translation unit must have a compile command, or the change
 // is unverified; so is a C/C++ change without a compile database.
 
@@ -84,21 +85,15 @@ func (v *Validator) checkIncludes(ctx, parent context.Context, snap *Snapshot, g
 		return cr, "", fmt.Errorf("compiling the includers with the change: %w", err)
 	}
 	after := mergeUnits(afterUnits)
-	byServer := map[string]bool{}
-	for _, f := range plan.server {
-		byServer[f.Path] = true
-	}
-	// What the compiler says of a file the server checked is left out:
-	// that file's before and after are the server's.
+	// A file both checked is judged on both answers: what the compiler
+	// says of a source in its includer's translation unit (a clash in a
+	// unity build) the server, compiling the file alone, never sees. Each
+	// checker's before pairs with its own after.
 	for p, ds := range before {
-		if !byServer[p] {
-			cr.Before[p] = ds
-		}
+		cr.Before[p] = append(cr.Before[p], ds...)
 	}
 	for p, ds := range after {
-		if !byServer[p] {
-			cr.After[p] = ds
-		}
+		cr.After[p] = append(cr.After[p], ds...)
 	}
 	for _, u := range plan.compiled {
 		cr.Checked = append(cr.Checked, u.File)
@@ -130,6 +125,16 @@ func (v *Validator) deleted(g *group, abs string) bool {
 		}
 	}
 	return false
+}
+
+// cFragmentLanguage returns "c" for a file C or C++ code includes that
+// is neither a source nor a header (.inc, .ipp, .tpp, .tcc): code, checked
+// through its includers only; "" for anything else.
+func cFragmentLanguage(p string) string {
+	if family(p) == "c" && servers.LanguageOf(p) == "" {
+		return "c"
+	}
+	return ""
 }
 
 // planIncludes splits the group's check between the server and the
@@ -172,13 +177,14 @@ func (v *Validator) planIncludes(snap *Snapshot, g *group, req servers.CheckRequ
 		if err != nil {
 			return plan, err
 		}
-		if !reaches(rel) {
+		fragment := servers.LanguageOf(rel) == "" // checked through its includers alone
+		if !fragment && !reaches(rel) {
 			if !f.Delete {
 				plan.server = append(plan.server, f)
 			}
 			continue
 		}
-		if compiledb.IsSource(rel) && !f.Delete {
+		if !fragment && compiledb.IsSource(rel) && !f.Delete {
 			units[f.Path] = true
 		} else {
 			plan.covered[f.Path] = nil

@@ -73,6 +73,14 @@ func TestValidateC(t *testing.T) {
 		expect(t, res, Rejected, "src/report.c")
 	})
 
+	t.Run("an included fragment breaks its includer", func(t *testing.T) {
+		res := h.validate(map[string]string{"src/limits.inc": "#define MAX_PTS 16\n"})
+		expect(t, res, Rejected, "src/shapes.c")
+		if !slices.Contains(res.CheckedFiles, "src/limits.inc") {
+			t.Errorf("the fragment is not among the checked files:\n%s", describe(res))
+		}
+	})
+
 	t.Run("deleted header", func(t *testing.T) {
 		res := h.validate(map[string]string{"-src/report.h": ""})
 		expect(t, res, Rejected, "src/main.c", "src/report.c")
@@ -209,6 +217,14 @@ func TestValidateCRealCode(t *testing.T) {
 	t.Run("a clean header change", func(t *testing.T) {
 		res := h.validate(map[string]string{"src/tree_cursor.h": strings.Replace(header, "TSSymbol root_alias_symbol;", "TSSymbol root_alias_symbol;\n  uint32_t spare;", 1)})
 		expect(t, res, Clean)
+	})
+
+	t.Run("a name that clashes only in the unity build", func(t *testing.T) {
+		// lib.c includes node.c before tree_cursor.c: compiled alone,
+		// tree_cursor.c is fine (clangd's answer); in lib.c it redefines
+		// node.c's static function.
+		res := h.validate(map[string]string{"src/tree_cursor.c": h.read("src/tree_cursor.c") + "\nstatic int ts_node_iterate_children;\n"})
+		expect(t, res, Rejected, "src/tree_cursor.c")
 	})
 
 	t.Run("a type error in a source", func(t *testing.T) {

@@ -217,6 +217,9 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 			continue
 		}
 		lang := servers.LanguageOf(c.Path)
+		if lang == "" {
+			lang = cFragmentLanguage(c.Path)
+		}
 		config := false
 		if lang == "" {
 			if lang = servers.ConfigLanguage(c.Path); lang == "" {
