@@ -422,9 +422,11 @@ const forcedInclude = "-include "
 // untracedHeader reports whether c is a C/C++ header nothing includes as
 // far as the graph can tell: it may still be reached in ways the graph
 // does not see (a macro, a path built by the build), so every C/C++ file
-// depends on it. A translation unit's source has no includers.
+// depends on it. A translation unit's source has no includers, and a
+// created header none but those the graph sees (an include that named it
+// before it existed resolved nowhere, and reaches it as untraceable).
 func untracedHeader(gr *importGraph, c *changeset.Change) bool {
-	if family(c.Path) != "c" || compiledb.IsSource(c.Path) {
+	if family(c.Path) != "c" || compiledb.IsSource(c.Path) || c.Created() {
 		return false
 	}
 	for _, e := range gr.importers[c.Path] {

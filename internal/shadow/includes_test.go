@@ -92,6 +92,11 @@ func TestIncludeGraph(t *testing.T) {
 			}
 		})
 	}
+	// A created header nothing includes has no dependants.
+	created := &changeset.Change{Path: "include/new.h", Content: []byte("int fresh;\n")}
+	if d, err := g.Dependants(context.Background(), snap, []*changeset.Change{created}, 5000); err != nil || len(d.Files) != 0 {
+		t.Fatalf("a created header: %v, %v", d.Files, err)
+	}
 	// A file with an include nothing resolves depends on every change.
 	testfs.Write(t, dir, map[string]string{"src/macro.c": "#include CONFIG_HEADER\n", "src/missing.c": "#include \"missing.h\"\n"})
 	snap, _, err = (&diskWatcher{root: root}).scan(context.Background())
