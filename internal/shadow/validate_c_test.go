@@ -232,3 +232,28 @@ func TestValidateCRealCode(t *testing.T) {
 		expect(t, res, Rejected, "src/point.c")
 	})
 }
+
+// C++ goes the same way: clangd for the header, g++ for its includers.
+func TestValidateCPlusPlus(t *testing.T) {
+	dir := testfs.Tree(t, map[string]string{
+		"include/vec.hpp": "#pragma once\nnamespace geo {\nstruct Vec {\n  double x = 0;\n  double length() const;\n};\n}\n",
+		"src/vec.cpp":     "#include \"vec.hpp\"\n#include <cmath>\n\ndouble geo::Vec::length() const { return std::abs(x); }\n",
+		"src/main.cpp":    "#include \"vec.hpp\"\n\nint main() { geo::Vec v; v.x = 2; return v.length() > 1 ? 0 : 1; }\n",
+	})
+	var entries []string
+	for _, f := range []string{"src/vec.cpp", "src/main.cpp"} {
+		entries = append(entries, `{"directory": "`+dir+`", "file": "`+f+`", "arguments": ["g++", "-std=c++17", "-Iinclude", "-c", "`+f+`"]}`)
+	}
+	testfs.Write(t, dir, map[string]string{"compile_commands.json": "[" + strings.Join(entries, ",\n") + "]"})
+	h := newHarnessAt(t, dir, harnessOptions{})
+	h.requireServer("cpp")
+	header := h.read("include/vec.hpp")
+
+	res := h.validate(map[string]string{"include/vec.hpp": strings.Replace(header, "double x = 0;", "double dx = 0;", 1)})
+	expect(t, res, Rejected, "src/main.cpp", "src/vec.cpp")
+	if via := res.Servers[0].Via; !strings.Contains(via, "g++ -fsyntax-only in a shadow tree for 2 translation units") {
+		t.Errorf("via = %q", via)
+	}
+	expect(t, h.validate(map[string]string{"include/vec.hpp": strings.Replace(header, "double length() const;", "double length() const;\n  double area() const;", 1)}), Clean)
+	expect(t, h.validate(map[string]string{"src/main.cpp": strings.Replace(h.read("src/main.cpp"), "v.x = 2;", "v.x = \"2\";", 1)}), Rejected, "src/main.cpp")
+}
