@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what Anvil's tests and the demo need beside Go:
 # - Debian packages (apt): ripgrep, patch, python3-pytest, cargo, mypy,
-#   python3-requests, librust-form-urlencoded-dev (crate sources), tmux, git;
+#   python3-requests, librust-form-urlencoded-dev (crate sources), tmux, git,
+#   and clangd (the C/C++ server), pinned to Debian 12's version;
 # - the pinned language servers (scripts/install-servers.sh): TypeScript 7
 #   (tsc --lsp), pyright, TypeScript 6's tsserver (npm) and gopls (go install);
 # - the MCP client the tests drive `anvil mcp` with, the MCP Inspector, with
@@ -24,6 +25,12 @@ command -v mypy >/dev/null 2>&1 || missing+=(mypy)
 [ -d /usr/share/cargo/registry/form_urlencoded-1.1.0 ] || missing+=(librust-form-urlencoded-dev)
 command -v tmux >/dev/null 2>&1 || missing+=(tmux)      # the interactive session is tested in a real terminal
 command -v git >/dev/null 2>&1 || missing+=(git)        # [git] commit is tested against git itself
+# the C/C++ server: Debian 12's clangd (14), whose behaviour the gate's
+# C/C++ check was measured against
+CLANGD_VERSION=1:14.0-55.7~deb12u1
+if [ "$(dpkg-query -W -f='${Version}' clangd 2>/dev/null || true)" != "$CLANGD_VERSION" ]; then
+  missing+=("clangd=$CLANGD_VERSION")
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=$(command -v sudo || true)

@@ -189,3 +189,22 @@ func TestShadowTreeProbe(t *testing.T) {
 		t.Fatalf("%+v", c)
 	}
 }
+
+// A C project without a compile database is told how to make one; with
+// one, doctor names it.
+func TestCompileDatabase(t *testing.T) {
+	t.Parallel()
+	dir := testfs.Tree(t, map[string]string{"src/a.c": "int a;\n", "src/a.h": "int a;\n"})
+	c := checkCompileDatabase(dir)
+	if c.Status != Warn || !strings.Contains(c.Fix, "cmake -DCMAKE_EXPORT_COMPILE_COMMANDS=ON") || !strings.Contains(c.Fix, "bear -- make") {
+		t.Fatalf("without one: %+v", c)
+	}
+	testfs.Write(t, dir, map[string]string{"build/compile_commands.json": "[]"})
+	if c := checkCompileDatabase(dir); c.Status != OK || c.Detail != filepath.Join(dir, "build", "compile_commands.json") {
+		t.Fatalf("with one: %+v", c)
+	}
+	testfs.Write(t, dir, map[string]string{"build/compile_commands.json": "{"})
+	if c := checkCompileDatabase(dir); c.Status != Fail {
+		t.Fatalf("unreadable: %+v", c)
+	}
+}

@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/anvil-dev/anvil/internal/compiledb"
 	"github.com/anvil-dev/anvil/internal/config"
 	"github.com/anvil-dev/anvil/internal/detect"
 	"github.com/anvil-dev/anvil/internal/servers"
@@ -98,7 +100,32 @@ func checkServers(ctx context.Context, root *workspace.Root, cfg config.Config, 
 		}
 		checks[i] = c
 	}
+	if slices.Contains(langs, "c") || slices.Contains(langs, "cpp") {
+		checks = append(checks, checkCompileDatabase(root.Dir()))
+	}
 	return checks
+}
+
+// checkCompileDatabase says whether the workspace has the compile
+// database clangd, and the gate's C/C++ check, need: without one a C/C++
+// change is unverified.
+func checkCompileDatabase(root string) Check {
+	c := Check{Group: GroupServer, Name: "compile database"}
+	p, err := compiledb.Find(filepath.Join(root, "x.c"))
+	if err == nil {
+		_, err = compiledb.Load(p)
+	}
+	switch {
+	case compiledb.IsNotFound(err):
+		c.Status = Warn
+		c.Detail = fmt.Sprintf("no %s or %s at the workspace's root, in a build/ beside it, or above it: C and C++ changes are unverified without one (a database deeper in the tree serves only the files under it)", compiledb.CommandsFile, compiledb.FlagsFile)
+		c.Fix = compiledb.Fix
+	case err != nil:
+		c.Status, c.Detail, c.Fix = Fail, err.Error(), "regenerate it: "+compiledb.Fix
+	default:
+		c.Status, c.Detail = OK, p
+	}
+	return c
 }
 
 // projectLanguages returns the configured languages, else the detected

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/anvil-dev/anvil/internal/lsp"
 	"github.com/anvil-dev/anvil/internal/tsserver"
@@ -23,6 +24,11 @@ type Navigator interface {
 	References(ctx context.Context, uri lsp.DocumentURI, pos lsp.Position) ([]lsp.Location, error)
 	Rename(ctx context.Context, uri lsp.DocumentURI, pos lsp.Position, newName string) (*lsp.WorkspaceEdit, error)
 }
+
+// queryAnalysisTimeout bounds a query's wait for a push server to have
+// analysed the documents it opened (a file at a time, each in about the
+// time of a compile).
+const queryAnalysisTimeout = 2 * time.Minute
 
 // Query runs fn with the ready server while docs are open (as on disk, or
 // with the given overlay text), then closes what it opened. Queries and
@@ -47,6 +53,7 @@ func (s *Server) Query(ctx context.Context, docs []Doc, fn func(Navigator) error
 	c := b.(*lsp.Client)
 	cy := &cycle{server: s, client: c}
 	defer cy.restore(false)
+	var opened []sent
 	for _, d := range docs {
 		text := d.Text
 		if text == nil {
@@ -57,8 +64,25 @@ func (s *Server) Query(ctx context.Context, docs []Doc, fn func(Navigator) error
 			t := string(data)
 			text = &t
 		}
-		if err := cy.open(ctx, d.Path, LanguageOf(d.Path), *text); err != nil {
+		st, err := cy.send(ctx, d.Path, LanguageOf(d.Path), *text)
+		if err != nil {
 			return err
+		}
+		opened = append(opened, st)
+	}
+	if s.resolved.Spec.Mode == ModePush && len(opened) > 1 {
+		// A push server's publish for a document shows it has analysed
+		// it: clangd adds a file's references to its index before it
+		// publishes the file's diagnostics, and finds references only in
+		// the files it has analysed (there is no background index). So the
+		// query waits for every document's answer; then references cover
+		// all of them.
+		wctx, cancel := context.WithTimeout(ctx, queryAnalysisTimeout)
+		defer cancel()
+		for _, st := range opened {
+			if _, err := c.WaitPublished(wctx, st.path, st.answeredBy); err != nil {
+				return fmt.Errorf("%s did not analyse %s within %s: %w", s.resolved.Spec.Name, st.path, queryAnalysisTimeout, err)
+			}
 		}
 	}
 	if err := fn(c); err != nil {

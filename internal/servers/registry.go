@@ -68,6 +68,24 @@ func Defaults() []Spec {
 			LazyOpen: true,
 			PullOpen: true,
 		},
+		{
+			// Debian 12's clangd 14, measured: no pull diagnostics
+			// (textDocument/diagnostic is "method not found"), pushes
+			// labelled with the version sent once the client advertises
+			// versionSupport, and reads other files (headers) from disk
+			// only, so a translation unit that includes a changed header is
+			// checked by the compiler in a shadow tree (see
+			// internal/shadow/cfamily.go). The background index would
+			// write .cache/clangd into the user's tree, so the symbol tools
+			// open the translation units that can see a symbol (see
+			// internal/tools/cunits.go). clangd 14 refuses a rename that
+			// touches more than 50 files (the limit has no flag before 15).
+			Name: "clangd", Command: "clangd", Args: []string{"--background-index=false", "--log=error"},
+			Languages:         []string{"c", "cpp"},
+			RootMarkers:       []string{"compile_commands.json", "compile_flags.txt"},
+			Mode:              ModePush,
+			ReadsDiskIncludes: true,
+		},
 	}
 }
 
@@ -158,6 +176,9 @@ func merge(d, o Spec) Spec {
 	if o.ConfigOverlays != nil {
 		d.ConfigOverlays = o.ConfigOverlays
 	}
+	if o.ReadsDiskIncludes {
+		d.ReadsDiskIncludes = true
+	}
 	return d
 }
 
@@ -193,6 +214,9 @@ func (e *NoServerError) Error() string {
 
 // InstallFix is the fix for a server that is not installed.
 func InstallFix(toolsDir, server string) string {
+	if server == "clangd" {
+		return "install Debian's clangd (apt-get install clangd, or scripts/install-deps.sh), or set command in [servers.clangd] of your config file (~/.config/anvil/config.toml, or the project's .anvil/config.toml once trusted_projects lists the workspace) to the binary"
+	}
 	return fmt.Sprintf("run scripts/install-servers.sh (it installs the servers into %s/bin), or set command in [servers.%s] of your config file (~/.config/anvil/config.toml, or the project's .anvil/config.toml once trusted_projects lists the workspace) to the binary", toolsDir, server)
 }
 

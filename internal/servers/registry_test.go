@@ -19,6 +19,7 @@ func fakeTools(t *testing.T) string {
 		"bin/tsc":                                   "->../node/node_modules/typescript/bin/tsc",
 		"bin/node":                                  "#!/bin/sh\n",
 		"bin/gopls":                                 "#!/bin/sh\n",
+		"bin/clangd":                                "#!/bin/sh\n",
 		"ts-legacy/node_modules/typescript/lib/tsserver.js": "",
 		"ts-legacy/node_modules/typescript/package.json":    `{"name":"typescript","version":"6.0.3"}`,
 	})
@@ -62,6 +63,8 @@ func TestResolve(t *testing.T) {
 			"node_modules/.bin/tsc":                "->../typescript/bin/tsc",
 		}, language: "typescript", want: "tsgo", wantPath: "node_modules/.bin/tsc"},
 		{name: "go", language: "go", want: "gopls", wantPath: "bin/gopls"},
+		{name: "c", language: "c", want: "clangd", wantPath: "bin/clangd"},
+		{name: "c++", language: "cpp", want: "clangd", wantPath: "bin/clangd"},
 		{name: "python server missing", language: "python", wantErr: "no language server found for python"},
 		{name: "no spec at all", language: "rust", wantErr: "no language server is configured for rust"},
 	}
@@ -188,6 +191,30 @@ func TestExplainTypeScript(t *testing.T) {
 		got := NewRegistry(RegistryOptions{TypeScriptEngine: tc.engine}).ExplainTypeScript(tc.root)
 		if !strings.HasPrefix(got, tc.want) {
 			t.Errorf("ExplainTypeScript = %q, want %q…", got, tc.want)
+		}
+	}
+}
+
+// clangd comes from Debian, not from Anvil's installer: its absence says
+// so, and it checks C and C++ by version-matched publishes.
+func TestClangdSpec(t *testing.T) {
+	r := NewRegistry(RegistryOptions{ToolsDir: t.TempDir(), LookPath: noPath})
+	_, err := r.Resolve(t.TempDir(), "c")
+	if err == nil || !strings.Contains(err.Error(), "apt-get install clangd") {
+		t.Fatalf("err = %v, want the apt install as the fix", err)
+	}
+	var spec Spec
+	for _, s := range Defaults() {
+		if s.Name == "clangd" {
+			spec = s
+		}
+	}
+	if spec.Mode != ModePush || !spec.ReadsDiskIncludes || !spec.serves("c") || !spec.serves("cpp") {
+		t.Fatalf("clangd spec = %+v", spec)
+	}
+	for _, p := range []string{"a.c", "a.h", "a.cc", "a.cpp", "a.cxx", "a.hpp", "a.hh", "a.hxx"} {
+		if l := LanguageOf(p); l != "c" && l != "cpp" {
+			t.Errorf("LanguageOf(%s) = %q", p, l)
 		}
 	}
 }

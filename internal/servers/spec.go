@@ -71,6 +71,11 @@ type Spec struct {
 	// server reads from an overlay; a change to another configuration file
 	// of its languages cannot be checked before it is written.
 	ConfigOverlays []string `json:"config_overlays,omitempty" toml:"config_overlays"`
+	// ReadsDiskIncludes is true for C/C++ servers that read every file but
+	// the one asked about from disk (clangd 14): a file that includes a
+	// changed file cannot be checked with overlays, and is compiled with
+	// the change in a shadow tree instead.
+	ReadsDiskIncludes bool `json:"reads_disk_includes,omitempty" toml:"reads_disk_includes"`
 	// Env is added to the server's environment.
 	Env []string `json:"env,omitempty" toml:"env"`
 
@@ -100,7 +105,7 @@ func LanguageOf(path string) string {
 		return "rust"
 	case ".c", ".h":
 		return "c"
-	case ".cc", ".cpp", ".cxx", ".hpp", ".hh":
+	case ".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++":
 		return "cpp"
 	case ".java":
 		return "java"

@@ -388,7 +388,7 @@ func newBenchEnv(b *testing.B, root *workspace.Root, server string, overrides []
 // not the one the benchmark is named after: a benchmark is never skipped.
 func (e *benchEnv) server(b *testing.B) *servers.Server {
 	b.Helper()
-	lang := map[string]string{"tsgo": "typescript", "tsserver": "typescript", "gopls": "go", "pyright": "python"}[e.want]
+	lang := map[string]string{"tsgo": "typescript", "tsserver": "typescript", "gopls": "go", "pyright": "python", "clangd": "c"}[e.want]
 	s, err := e.mgr.ForLanguage(lang)
 	if err != nil {
 		b.Fatalf("language server for %s: %v", lang, err)

@@ -44,7 +44,27 @@ type harnessOptions struct {
 
 func newHarness(t *testing.T, project string, ho harnessOptions) *harness {
 	t.Helper()
-	return newHarnessAt(t, testfs.Copy(t, fixture(project)), ho)
+	dir := testfs.Copy(t, fixture(project))
+	absoluteCompileCommands(t, dir)
+	return newHarnessAt(t, dir, ho)
+}
+
+// absoluteCompileCommands puts the copy's directory for @ROOT@ in its
+// compile_commands.json, if it has one: compile databases name absolute
+// directories, and a fixture is copied.
+func absoluteCompileCommands(t testing.TB, dir string) {
+	t.Helper()
+	db := filepath.Join(dir, "compile_commands.json")
+	data, err := os.ReadFile(db)
+	if os.IsNotExist(err) {
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(db, []byte(strings.ReplaceAll(string(data), "@ROOT@", dir)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // newHarnessAt is newHarness on the project already laid out in dir.

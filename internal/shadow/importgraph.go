@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/compiledb"
 	"github.com/anvil-dev/anvil/internal/resolve"
 	"github.com/anvil-dev/anvil/internal/scope"
 	"github.com/anvil-dev/anvil/internal/syntax"
@@ -35,6 +36,11 @@ import (
 // triple-slash directive, Python's __builtins__.pyi) reaches every file of
 // its language. So a dependant is missed only where the compiler itself would
 // not see the import.
+//
+// C and C++ files are read for their #include directives alone (see
+// includes.go): every includer of a changed file is a dependant,
+// transitively, with no cut-off, and a changed header nothing is seen to
+// include reaches every C/C++ file.
 type ImportGraph struct {
 	root     *workspace.Root
 	parser   *syntax.Parser
@@ -190,9 +196,9 @@ func (g *ImportGraph) dependants(ctx context.Context, snap *Snapshot, changes []
 		if fam == "" {
 			continue
 		}
-		if changedScope(c).global {
+		if changedScope(c).global || untracedHeader(gr, c) {
 			if cut {
-				opaque[c.Path] = "and every file of its language: its effects travel outside the imports (a script's globals, declare global or module, a triple-slash directive, __builtins__.pyi)"
+				opaque[c.Path] = "and every file of its language: its effects travel outside the imports (a script's globals, declare global or module, a triple-slash directive, __builtins__.pyi, a header nothing includes)"
 			}
 			for _, f := range gr.byFamily[fam] {
 				p.reach(f, 1, allNames())
@@ -294,6 +300,10 @@ func (g *ImportGraph) reverse(ctx context.Context, snap *Snapshot, families map[
 			paths = append(paths, rel)
 		}
 	}
+	var includes *compiledb.Resolver
+	if families["c"] {
+		includes = compiledb.NewResolver(g.root.Dir(), paths)
+	}
 	for _, rel := range paths {
 		fam := family(rel)
 		if !families[fam] {
@@ -321,6 +331,18 @@ func (g *ImportGraph) reverse(ctx context.Context, snap *Snapshot, families map[
 			continue
 		}
 		unknown := false
+		if fam == "c" {
+			// What the compile command forces in (-include) is included
+			// before the first line.
+			if forced := includes.Forced(rel); len(forced) > 0 {
+				s := *gf.surface
+				s.Imports = slices.Clone(s.Imports)
+				for _, f := range forced {
+					s.Imports = append(s.Imports, syntax.Binding{Module: forcedInclude + f, Name: "*", Whole: true})
+				}
+				gf.surface = &s
+			}
+		}
 		gf.links = make([][]link, len(gf.surface.Imports))
 		for i, b := range gf.surface.Imports {
 			switch fam {
@@ -331,6 +353,17 @@ func (g *ImportGraph) reverse(ctx context.Context, snap *Snapshot, families map[
 				}
 				for _, t := range targets {
 					gf.links[i] = append(gf.links[i], link{target: t, name: b.Name})
+				}
+			case "c":
+				targets, known := []string{strings.TrimPrefix(b.Module, forcedInclude)}, true
+				if !strings.HasPrefix(b.Module, forcedInclude) {
+					targets, known = includes.Resolve(rel, b.Module)
+				}
+				if !known {
+					unknown = true
+				}
+				for _, t := range targets {
+					gf.links[i] = append(gf.links[i], link{target: t, name: "*"})
 				}
 			case "python":
 				module, sub := res.PythonFrom(rel, b.Module, b.Name)
@@ -359,6 +392,9 @@ func (g *ImportGraph) reverse(ctx context.Context, snap *Snapshot, families map[
 func (g *ImportGraph) surfaceOf(ctx context.Context, rel string, src []byte) *syntax.Surface {
 	if src == nil || len(src) > maxImportScanSize || workspace.IsBinary(src) {
 		return nil
+	}
+	if family(rel) == "c" {
+		return cSurface(src)
 	}
 	lang, ok := syntax.LanguageForPath(rel)
 	if !ok {
@@ -444,14 +480,39 @@ func scopeOf(rel string, src []byte) effects {
 	return s
 }
 
+// forcedInclude marks a binding made of a compile command's -include.
+const forcedInclude = "-include "
+
+// untracedHeader reports whether c is a C/C++ header nothing includes as
+// far as the graph can tell: it may still be reached in ways the graph
+// does not see (a macro, a path built by the build), so every C/C++ file
+// depends on it. A translation unit's source has no includers, and a
+// created header none but those the graph sees (an include that named it
+// before it existed resolved nowhere, and reaches it as untraceable).
+func untracedHeader(gr *importGraph, c *changeset.Change) bool {
+	if family(c.Path) != "c" || compiledb.IsSource(c.Path) || c.Created() {
+		return false
+	}
+	for _, e := range gr.importers[c.Path] {
+		if e.from != c.Path {
+			return false
+		}
+	}
+	return true
+}
+
 // family groups languages that import each other. JSON files can be
-// imported by TypeScript and JavaScript (resolveJsonModule).
+// imported by TypeScript and JavaScript (resolveJsonModule); C and C++
+// files include each other ("c").
 func family(p string) string {
 	switch strings.ToLower(path.Ext(p)) {
 	case ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".json":
 		return "ecma"
 	case ".py", ".pyi":
 		return "python"
+	}
+	if cExts[strings.ToLower(path.Ext(p))] {
+		return "c"
 	}
 	return ""
 }

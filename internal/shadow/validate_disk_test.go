@@ -22,6 +22,7 @@ func TestUserEditsBetweenValidations(t *testing.T) {
 		{"ts", "typescript", "src/db.ts", "src/auth.ts", "export function findUser(id: string)", "export function findUser(id: string, _hint?: string)", "\nexport const broken: number = \"x\";\n"},
 		{"go", "go", "db/db.go", "auth/auth.go", "", "\n// Version is the schema version.\nconst Version = 1\n", "\nvar broken int = \"x\"\n"},
 		{"py", "python", "app/db.py", "app/auth.py", "def find_user(user_id: str)", "def find_user(user_id: str, hint: str = \"\")", "\nbroken: int = \"x\"\n"},
+		{"c", "c", "include/shapes.h", "src/report.c", "int area(struct point p);", "int area(struct point p);\nint perimeter(struct point p);", "\nint broken = \"x\" * 2;\n"},
 	} {
 		t.Run(tc.project, func(t *testing.T) {
 			h := newHarness(t, tc.project, harnessOptions{})

@@ -15,6 +15,7 @@ func TestValidateServerCrash(t *testing.T) {
 	for _, tc := range []struct{ project, language, file, old, new string }{
 		{"ts", "typescript", "src/types.ts", "interface User", "interface Account"},
 		{"go", "go", "types/types.go", "type User struct", "type Account struct"},
+		{"c", "c", "include/shapes.h", "int x;", "int xx;"},
 	} {
 		t.Run(tc.language, func(t *testing.T) {
 			var once sync.Once

@@ -24,6 +24,7 @@ import (
 
 	"github.com/anvil-dev/anvil/internal/batch"
 	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/compiledb"
 	"github.com/anvil-dev/anvil/internal/lsp"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/tsserver"
@@ -178,6 +179,7 @@ type Validator struct {
 	costs  costs
 	batch  batchers
 	reuse  reuse
+	cbase  compileBaselineCache
 	// bg bounds the work done ahead of need (warming batch baselines);
 	// Close cancels it.
 	bg       context.Context
@@ -261,6 +263,9 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 			}
 			g.changes = append(g.changes, c)
 			continue
+		}
+		if lang == "" {
+			lang = cFragmentLanguage(c.Path)
 		}
 		config := false
 		if lang == "" {
@@ -594,7 +599,12 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group)
 		v.progress(ctx, Progress{Server: spec.Name, Stage: "checking", Files: asked})
 		start := time.Now()
 		var err error
-		cr, err = g.server.Check(ctx, req)
+		via := "the server, file by file"
+		if spec.ReadsDiskIncludes {
+			cr, via, err = v.checkIncludes(ctx, parent, snap, g, req)
+		} else {
+			cr, err = g.server.Check(ctx, req)
+		}
 		if err != nil {
 			info := g.server.Info()
 			out.info.Version = info.Version
@@ -607,7 +617,7 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group)
 		if asked > 0 {
 			v.costs.learn(v.costs.perFile, spec.Name, float64(time.Since(start).Milliseconds())/float64(asked))
 		}
-		out.info.Via = "the server, file by file"
+		out.info.Via = via
 		out.info.BaselinesReused = cr.Reused
 		if spec.ReportsDependants {
 			out.info.Via = "the server, which reports every affected file"
@@ -719,7 +729,7 @@ func describeFailure(ctx context.Context, server string, err error) string {
 		return fmt.Sprintf("%s stopped answering (%s); it was restarted and the next check starts it again; fix: raise validation_timeout ('anvil config set validation_timeout 60s') if one file takes that long to check, else see servers.log in the session directory", server, why)
 	case errors.Is(err, lsp.ErrExited) || errors.Is(err, tsserver.ErrExited):
 		return fmt.Sprintf("%s crashed during validation (%v); servers.log in the session directory says why", server, firstLine(err.Error()))
-	case servers.IsNoServer(err):
+	case servers.IsNoServer(err), compiledb.IsNotFound(err), errors.As(err, new(*unverifiableError)):
 		return err.Error()
 	default:
 		return fmt.Sprintf("%s failed: %v", server, firstLine(err.Error()))

@@ -118,9 +118,18 @@ func (t *FindSymbol) report(ctx context.Context, site symbolSite, name string) (
 	rep := SymbolReport{Site: site}
 	abs := t.loc.root.Abs(site.Path)
 	srv, err := t.servers.ForFile(site.Path)
+	docs := []servers.Doc{{Path: abs}}
+	if err == nil && isCFamily(site.Path) {
+		var data []byte
+		var units []servers.Doc
+		if data, err = t.loc.root.ReadFile(site.Path); err == nil {
+			units, err = cDocs(ctx, t.loc.root, srv, docs, site, data)
+			docs = append(docs, units...)
+		}
+	}
 	if err == nil {
 		var defs, refs []lsp.Location
-		err = srv.Query(ctx, []servers.Doc{{Path: abs}}, func(c servers.Navigator) error {
+		err = srv.Query(ctx, docs, func(c servers.Navigator) error {
 			data, err := t.loc.root.ReadFile(site.Path)
 			if err != nil {
 				return err

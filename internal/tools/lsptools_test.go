@@ -25,6 +25,10 @@ func lspFixture(t *testing.T, name string, overrides ...servers.Spec) (*workspac
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	dir := testfs.Copy(t, filepath.Join(filepath.Dir(file), "..", "..", "testdata", "projects", name))
+	// A compile database names absolute directories: the copy's.
+	if data, err := os.ReadFile(filepath.Join(dir, "compile_commands.json")); err == nil {
+		testfs.Write(t, dir, map[string]string{"compile_commands.json": strings.ReplaceAll(string(data), "@ROOT@", dir)})
+	}
 	root, err := workspace.New(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -52,6 +56,10 @@ func TestFindSymbol(t *testing.T) {
 		{"ts", `{"path":"src/auth.ts","line":4,"name":"User"}`, "tsgo", "src/types.ts:1:18", []string{"src/auth.ts", "src/db.ts", "src/types.ts"}},
 		{"go", `{"name":"FindUser"}`, "gopls", "db/db.go:12:6", []string{"auth/auth.go", "db/db.go"}},
 		{"py", `{"name":"find_user"}`, "pyright", "app/db.py:11:5", []string{"app/auth.py", "app/db.py"}},
+		// clangd finds references only in the files it has analysed: the
+		// translation units that include the declaration are opened first.
+		{"c", `{"path":"src/report.c","line":3,"name":"area"}`, "clangd", "src/shapes.c:3:5", []string{"include/shapes.h", "src/report.c", "src/shapes.c"}},
+		{"c", `{"path":"include/shapes.h","line":4,"name":"point"}`, "clangd", "include/shapes.h:4:8", []string{"include/shapes.h", "src/main.c", "src/report.c", "src/report.h", "src/shapes.c"}},
 	} {
 		t.Run(tc.project+" "+tc.args, func(t *testing.T) {
 			root, parser, mgr := lspFixture(t, tc.project)
@@ -220,5 +228,25 @@ func TestRenameSymbolColdPyright(t *testing.T) {
 	}
 	if n := len(res.Data.(RenameData).Changes); n < 20 {
 		t.Fatalf("a cold rename touched %d files:\n%s", n, res.Output)
+	}
+}
+
+// A C rename reaches the files clangd has not been shown: the definition
+// in another translation unit and the header that declares it.
+func TestRenameSymbolC(t *testing.T) {
+	root, parser, mgr := lspFixture(t, "c")
+	res := call(t, Adapt(NewRenameSymbol(root, parser, mgr, nil)), `{"path":"src/report.c","line":3,"name":"area","new_name":"surface"}`)
+	if res.IsError {
+		t.Fatal(res.Output)
+	}
+	var paths []string
+	for _, c := range res.Data.(RenameData).Changes {
+		paths = append(paths, c.Path)
+		if c.Content == nil || regexp.MustCompile(`\barea\b`).MatchString(*c.Content) {
+			t.Errorf("%s not renamed:\n%s", c.Path, *c.Content)
+		}
+	}
+	if strings.Join(paths, ",") != "include/shapes.h,src/report.c,src/shapes.c" {
+		t.Errorf("changed %v", paths)
 	}
 }

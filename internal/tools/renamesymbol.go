@@ -85,6 +85,20 @@ func (t *RenameSymbol) Run(ctx context.Context, p RenameSymbolParams) (Result, e
 			}
 		}
 	}
+	if isCFamily(site.Path) {
+		data, _, err := currentContent(stage, t.loc.root, site.Path)
+		if err != nil {
+			return Errorf("%v", err), nil
+		}
+		units, err := cDocs(ctx, t.loc.root, srv, docs, site, data)
+		if err != nil {
+			if ctx.Err() != nil {
+				return Result{}, ctx.Err()
+			}
+			return Errorf("%s could not find the translation units that see the symbol at %s:%d:%d: %v", srv.Spec().Name, site.Path, site.Line, site.Column, firstLineOf(err)), nil
+		}
+		docs = append(docs, units...)
+	}
 	var edit *lsp.WorkspaceEdit
 	var missed []string // files with references the rename leaves alone
 	err = srv.Query(ctx, docs, func(c servers.Navigator) error {

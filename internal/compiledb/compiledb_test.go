@@ -1,0 +1,138 @@
+package compiledb
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for rel, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Find looks where clangd looks: the file's directory and its parents,
+// and a build/ beside each, compile_commands.json before compile_flags.txt.
+func TestFind(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files []string
+		want  string // relative to the tree; "" for none
+	}{
+		{"beside the file", []string{"src/compile_commands.json"}, "src/compile_commands.json"},
+		{"in a parent", []string{"compile_commands.json"}, "compile_commands.json"},
+		{"in build/ beside a parent", []string{"build/compile_commands.json"}, "build/compile_commands.json"},
+		{"nearest first", []string{"compile_commands.json", "src/build/compile_commands.json"}, "src/build/compile_commands.json"},
+		{"commands before flags", []string{"src/compile_flags.txt", "src/compile_commands.json"}, "src/compile_commands.json"},
+		{"flags", []string{"compile_flags.txt"}, "compile_flags.txt"},
+		{"build/ of a sibling does not count", []string{"other/build/compile_commands.json"}, ""},
+		{"none", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			files := map[string]string{"src/a.c": "int a;\n"}
+			for _, f := range tc.files {
+				files[f] = "[]"
+			}
+			write(t, dir, files)
+			got, err := Find(filepath.Join(dir, "src", "a.c"))
+			if tc.want == "" {
+				if !IsNotFound(err) {
+					t.Fatalf("Find = %q, %v; want not found", got, err)
+				}
+				if !strings.Contains(err.Error(), "cmake -DCMAKE_EXPORT_COMPILE_COMMANDS=ON") || !strings.Contains(err.Error(), "bear -- make") {
+					t.Fatalf("the error does not say how to make one: %v", err)
+				}
+				return
+			}
+			if err != nil || got != filepath.Join(dir, filepath.FromSlash(tc.want)) {
+				t.Fatalf("Find = %q, %v; want %s", got, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestLoadAndCommands(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"compile_commands.json": `[
+ {"directory": "` + dir + `/build", "file": "../src/a.c", "arguments": ["gcc", "-include", "config.h", "-I../include", "-iquote", "q", "-isystem", "/usr/x", "-c", "../src/a.c", "-o", "a.o", "-MD", "-MF", "a.d"]},
+ {"directory": "` + dir + `", "file": "` + dir + `/src/b.c", "command": "cc -DNAME=\"a b\" -I 'inc dir' -c src/b.c"}
+]`})
+	db, err := Load(filepath.Join(dir, "compile_commands.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, ok := db.For(filepath.Join(dir, "src", "a.c"))
+	if !ok {
+		t.Fatal("no command for src/a.c")
+	}
+	inc := a.Includes()
+	if want := []string{filepath.Join(dir, "include"), "/usr/x"}; !slices.Equal(inc.Angle, want) {
+		t.Errorf("angle dirs = %v, want %v", inc.Angle, want)
+	}
+	if want := []string{filepath.Join(dir, "build", "q")}; !slices.Equal(inc.Quote, want) {
+		t.Errorf("quote dirs = %v, want %v", inc.Quote, want)
+	}
+	if got, want := strings.Join(a.SyntaxOnly(), " "), "gcc -include config.h -I../include -iquote q -isystem /usr/x ../src/a.c -fsyntax-only -fdiagnostics-color=never"; got != want {
+		t.Errorf("SyntaxOnly = %s\nwant %s", got, want)
+	}
+	if want := []string{"config.h"}; !slices.Equal(inc.Forced, want) {
+		t.Errorf("forced includes = %v, want %v", inc.Forced, want)
+	}
+	b, ok := db.For(filepath.Join(dir, "src", "b.c"))
+	if !ok {
+		t.Fatal("no command for src/b.c")
+	}
+	if want := []string{"cc", "-DNAME=a b", "-I", "inc dir", "-c", "src/b.c"}; !slices.Equal(b.Args, want) {
+		t.Errorf("split command = %q, want %q", b.Args, want)
+	}
+	if db.Covers(filepath.Join(dir, "src", "c.c")) {
+		t.Error("a file without an entry is covered")
+	}
+}
+
+func TestFlagsFile(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"compile_flags.txt": "-Iinclude\n-DX=1\n"})
+	db, err := Load(filepath.Join(dir, "compile_flags.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok := db.For(filepath.Join(dir, "src", "a.cpp"))
+	if !ok || c.Args[0] != "c++" || !slices.Contains(c.Args, "-DX=1") || c.Dir != dir {
+		t.Fatalf("command for a.cpp = %+v, %v", c, ok)
+	}
+	if db.Covers(filepath.Join(dir, "src", "a.h")) {
+		t.Error("a header has a command of its own")
+	}
+	if db.Covers(filepath.Join(filepath.Dir(dir), "elsewhere.c")) {
+		t.Error("a file outside the flags' directory is covered")
+	}
+}
+
+func TestLoadRejectsBadDatabases(t *testing.T) {
+	for name, content := range map[string]string{
+		"not json":    "{",
+		"no file":     `[{"directory": "/x", "arguments": ["cc"]}]`,
+		"no command":  `[{"directory": "/x", "file": "a.c"}]`,
+		"bad quoting": `[{"directory": "/x", "file": "a.c", "command": "cc 'a.c"}]`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, map[string]string{"compile_commands.json": content})
+			if _, err := Load(filepath.Join(dir, "compile_commands.json")); err == nil {
+				t.Fatal("loaded")
+			}
+		})
+	}
+}

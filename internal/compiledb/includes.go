@@ -1,0 +1,220 @@
+package compiledb
+
+import (
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// Includes are resolved as the compiler resolves them: "x.h" in the
+// including file's directory, then the -iquote and -I directories of its
+// compile command; <x.h> through -I, -isystem and -idirafter only; and
+// the files a command forces in with -include. Only files of the
+// workspace are followed (system headers are inputs). A file's compile
+// command is its compile database's entry; a header, which has none, is
+// resolved against the directories of every command of its database, and
+// every file found counts (more includers, never fewer). An include that
+// names no file anywhere (or a macro) is untraced.
+
+// includeLine matches an #include (#include_next, #import) directive;
+// group 1 is what follows it.
+var includeLine = regexp.MustCompile(`(?m)^[ \t]*#[ \t]*(?:include|include_next|import)\b[ \t]*([^\n]*)`)
+
+// IncludeSpecs returns src's includes, each "x.h" or <x.h> with its
+// delimiters, or the directive's text when it names no file (a macro).
+func IncludeSpecs(src []byte) []string {
+	var out []string
+	for _, m := range includeLine.FindAllSubmatch(src, -1) {
+		out = append(out, includeSpec(string(m[1])))
+	}
+	return out
+}
+
+// includeSpec reduces a directive's operand to "x.h" or <x.h>, or returns
+// it trimmed when it is neither.
+func includeSpec(rest string) string {
+	rest = strings.TrimSpace(rest)
+	if len(rest) > 0 {
+		closer := map[byte]byte{'"': '"', '<': '>'}[rest[0]]
+		if closer != 0 {
+			if i := strings.IndexByte(rest[1:], closer); i >= 0 {
+				return rest[:i+2]
+			}
+		}
+	}
+	return rest
+}
+
+// Resolver resolves the includes of a workspace's C/C++ files.
+type Resolver struct {
+	root string
+	// files, when set, are the files of the workspace (relative) an
+	// include can name; nil means whatever exists on disk.
+	files map[string]bool
+	dbs   map[string]*DB
+	// dbOf caches the compile database governing each directory (""
+	// for none).
+	dbOf map[string]string
+	// unions are, per database, the include directories of all its
+	// commands: what a header is resolved against.
+	unions map[string]IncludeDirs
+}
+
+// NewResolver returns a resolver for the workspace at root (absolute)
+// whose files (relative, slash-separated) are those given, or, for nil,
+// those on disk.
+func NewResolver(root string, files []string) *Resolver {
+	r := &Resolver{root: root, dbs: map[string]*DB{}, dbOf: map[string]string{}, unions: map[string]IncludeDirs{}}
+	if files != nil {
+		r.files = map[string]bool{}
+		for _, f := range files {
+			r.files[f] = true
+		}
+	}
+	return r
+}
+
+// DB returns the compile database governing the file rel, or nil (also
+// when it cannot be read: the check says why).
+func (r *Resolver) DB(rel string) *DB {
+	dir := filepath.Dir(filepath.Join(r.root, filepath.FromSlash(rel)))
+	p, ok := r.dbOf[dir]
+	if !ok {
+		p, _ = Find(filepath.Join(dir, "x.c"))
+		r.dbOf[dir] = p
+	}
+	if p == "" {
+		return nil
+	}
+	db, ok := r.dbs[p]
+	if !ok {
+		db, _ = Load(p)
+		r.dbs[p] = db
+	}
+	return db
+}
+
+// dirs returns where rel's includes are looked for beyond its own
+// directory, and the files its command forces in (absolute).
+func (r *Resolver) dirs(rel string) (IncludeDirs, []string) {
+	db := r.DB(rel)
+	if db == nil {
+		return IncludeDirs{}, nil
+	}
+	abs := filepath.Join(r.root, filepath.FromSlash(rel))
+	if c, ok := db.For(abs); ok {
+		d := c.Includes()
+		var forced []string
+		for _, f := range d.Forced {
+			if !filepath.IsAbs(f) {
+				f = filepath.Join(c.Dir, f)
+			}
+			forced = append(forced, filepath.Clean(f))
+		}
+		return d, forced
+	}
+	u, ok := r.unions[db.Path]
+	if !ok {
+		seen := map[string]bool{}
+		for _, c := range db.Commands {
+			d := c.Includes()
+			for _, q := range d.Quote {
+				if !seen["q"+q] {
+					seen["q"+q] = true
+					u.Quote = append(u.Quote, q)
+				}
+			}
+			for _, a := range d.Angle {
+				if !seen["a"+a] {
+					seen["a"+a] = true
+					u.Angle = append(u.Angle, a)
+				}
+			}
+		}
+		if db.Flags != nil {
+			u = (Command{Dir: filepath.Dir(db.Path), Args: append([]string{"cc"}, db.Flags...)}).Includes()
+		}
+		r.unions[db.Path] = u
+	}
+	return u, nil
+}
+
+// Resolve returns the workspace files (relative) the include spec of the
+// file rel can name, and whether it is traced: false when it names
+// nothing that exists (or is a macro), so that anything may be behind it.
+func (r *Resolver) Resolve(rel, spec string) ([]string, bool) {
+	if len(spec) < 2 || (spec[0] != '"' && spec[0] != '<') {
+		return nil, false
+	}
+	name := spec[1 : len(spec)-1]
+	d, _ := r.dirs(rel)
+	var dirs []string
+	if spec[0] == '"' {
+		dirs = append(dirs, filepath.Dir(filepath.Join(r.root, filepath.FromSlash(rel))))
+		dirs = append(dirs, d.Quote...)
+	}
+	dirs = append(dirs, d.Angle...)
+	var out []string
+	existsOutside := false
+	for _, dir := range dirs {
+		p := filepath.Clean(filepath.Join(dir, filepath.FromSlash(name)))
+		if t, ok := r.rel(p); ok {
+			if r.has(t) {
+				out = append(out, t)
+			}
+			continue
+		}
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			existsOutside = true
+		}
+	}
+	switch {
+	case len(out) > 0:
+		return out, true
+	case spec[0] == '<', existsOutside:
+		return nil, true // a system header, or another project's: an input
+	}
+	return nil, false
+}
+
+// Forced returns the workspace files rel's compile command forces in.
+func (r *Resolver) Forced(rel string) []string {
+	_, forced := r.dirs(rel)
+	var out []string
+	for _, f := range forced {
+		if t, ok := r.rel(f); ok && r.has(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Included returns what rel (with content src) includes and forces in,
+// resolved.
+func (r *Resolver) Included(rel string, src []byte) []string {
+	var out []string
+	for _, spec := range IncludeSpecs(src) {
+		targets, _ := r.Resolve(rel, spec)
+		out = append(out, targets...)
+	}
+	return append(out, r.Forced(rel)...)
+}
+
+func (r *Resolver) has(rel string) bool {
+	if r.files != nil {
+		return r.files[rel]
+	}
+	st, err := os.Stat(filepath.Join(r.root, filepath.FromSlash(rel)))
+	return err == nil && !st.IsDir()
+}
+
+// rel returns abs relative to the workspace, when it is inside.
+func (r *Resolver) rel(abs string) (string, bool) {
+	rel, err := filepath.Rel(r.root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return path.Clean(filepath.ToSlash(rel)), true
+}

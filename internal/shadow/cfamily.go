@@ -1,0 +1,486 @@
+package shadow
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/compiledb"
+	"github.com/anvil-dev/anvil/internal/lsp"
+	"github.com/anvil-dev/anvil/internal/sandbox"
+	"github.com/anvil-dev/anvil/internal/servers"
+)
+
+// C and C++ (a server with ReadsDiskIncludes: clangd 14). clangd answers
+// for the file it is shown with the overlay, but reads every file that
+// one includes from disk, and does not re-check other translation units
+// when an unsaved header changes (measured: a translation unit opened
+// after a header's overlay still sees the header on disk). So the server
+// checks only the changed files none of whose includes, transitively, is
+// another changed file; every other translation unit the change reaches
+// (the includers of a changed file, from the include graph, and changed
+// sources that include another changed file) is compiled with its own
+// compile command and -fsyntax-only in a shadow tree holding the change,
+// beside the same compile of the unchanged tree. A file both check has
+// both answers either side of the change, each checker's compared with its
+// own.
+// Every such translation unit must have a compile command, or the change
+// is unverified; so is a C/C++ change without a compile database.
+
+// includeCheck is how a C/C++ change is split between the server and the
+// compiler.
+type includeCheck struct {
+	server   []servers.FileChange // the changed files the server checks
+	compiled []compiledb.Command  // the translation units compiled
+	// covered are the changed files (absolute) that only the compiled
+	// translation units check, with the units that include them.
+	covered map[string][]string
+}
+
+// checkIncludes is the check of a group whose server reads included
+// files from disk. ctx is the check's (bounded by the server's silence);
+// parent bounds the compiles, by the load timeout.
+func (v *Validator) checkIncludes(ctx, parent context.Context, snap *Snapshot, g *group, req servers.CheckRequest) (servers.CheckResult, string, error) {
+	plan, err := v.planIncludes(snap, g, req)
+	if err != nil {
+		return servers.CheckResult{}, "", err
+	}
+	cr := servers.CheckResult{Before: map[string][]lsp.Diagnostic{}, After: map[string][]lsp.Diagnostic{}}
+	var via []string
+	if len(plan.server) > 0 {
+		sreq := req
+		sreq.Files, sreq.Dependants, sreq.DirectDependants = plan.server, nil, 0
+		cr, err = g.server.Check(ctx, sreq)
+		if err != nil {
+			return cr, "", err
+		}
+		via = append(via, fmt.Sprintf("the server for %d changed %s", len(plan.server), plural(len(plan.server), "file", "files")))
+	}
+	if len(plan.compiled) == 0 {
+		return cr, strings.Join(via, ""), nil
+	}
+	cctx, cancel := context.WithTimeout(parent, v.opts.LoadTimeout)
+	defer cancel()
+	before, err := v.compileBaselines(cctx, snap, plan.compiled)
+	if err != nil {
+		return cr, "", fmt.Errorf("compiling the includers as on disk: %w", err)
+	}
+	var changes []sandbox.Change
+	for _, c := range g.changes {
+		changes = append(changes, sandbox.Change{Path: c.Path, Content: c.Content, Delete: c.Delete})
+	}
+	afterUnits, err := v.compileUnits(cctx, plan.compiled, changes)
+	if err != nil {
+		return cr, "", fmt.Errorf("compiling the includers with the change: %w", err)
+	}
+	after := mergeUnits(afterUnits)
+	// A file both checked is judged on both answers: what the compiler
+	// says of a source in its includer's translation unit (a clash in a
+	// unity build) the server, compiling the file alone, never sees. Each
+	// checker's before pairs with its own after.
+	for p, ds := range before {
+		cr.Before[p] = append(cr.Before[p], ds...)
+	}
+	for p, ds := range after {
+		cr.After[p] = append(cr.After[p], ds...)
+	}
+	for _, u := range plan.compiled {
+		cr.Checked = append(cr.Checked, u.File)
+		cr.After[u.File] = orEmpty(cr.After[u.File])
+	}
+	for _, p := range slices.Sorted(maps.Keys(plan.covered)) {
+		if !v.deleted(g, p) {
+			cr.Checked = append(cr.Checked, p)
+			cr.After[p] = orEmpty(cr.After[p])
+		}
+	}
+	compiler := filepath.Base(plan.compiled[0].Args[0])
+	via = append(via, fmt.Sprintf("%s -fsyntax-only in a shadow tree for %d %s that %s a changed file (clangd 14 reads included files from disk)",
+		compiler, len(plan.compiled), plural(len(plan.compiled), "translation unit", "translation units"), plural(len(plan.compiled), "includes", "include")))
+	return cr, strings.Join(via, "; "), nil
+}
+
+func orEmpty(ds []lsp.Diagnostic) []lsp.Diagnostic {
+	if ds == nil {
+		return []lsp.Diagnostic{}
+	}
+	return ds
+}
+
+func (v *Validator) deleted(g *group, abs string) bool {
+	for _, c := range g.changes {
+		if v.root.Abs(c.Path) == abs {
+			return c.Delete
+		}
+	}
+	return false
+}
+
+// cFragmentLanguage returns "c" for a file C or C++ code includes that
+// is neither a source nor a header (.inc, .ipp, .tpp, .tcc): code, checked
+// through its includers only; "" for anything else.
+func cFragmentLanguage(p string) string {
+	if family(p) == "c" && servers.LanguageOf(p) == "" {
+		return "c"
+	}
+	return ""
+}
+
+// planIncludes splits the group's check between the server and the
+// compiler.
+func (v *Validator) planIncludes(snap *Snapshot, g *group, req servers.CheckRequest) (includeCheck, error) {
+	plan := includeCheck{covered: map[string][]string{}}
+	dbs := map[string]*compiledb.DB{}
+	dbFor := func(abs string) (*compiledb.DB, error) {
+		p, err := compiledb.Find(abs)
+		if err != nil {
+			return nil, err
+		}
+		if db, ok := dbs[p]; ok {
+			return db, nil
+		}
+		db, err := compiledb.Load(p)
+		if err != nil {
+			return nil, fmt.Errorf("the compile database cannot be read: %w", err)
+		}
+		dbs[p] = db
+		return db, nil
+	}
+	changed := map[string]*changeset.Change{} // by relative path
+	for _, c := range g.changes {
+		if _, err := dbFor(v.root.Abs(c.Path)); err != nil {
+			return plan, err
+		}
+		changed[c.Path] = c
+	}
+	var files []string
+	for rel := range changed {
+		files = append(files, rel)
+	}
+	// Every file the includes can lead to: the workspace's C/C++ files.
+	res := compiledb.NewResolver(v.root.Dir(), cFiles(snap, files))
+	reaches := func(rel string) bool { return v.reachesChanged(res, rel, changed) }
+	units := map[string]bool{}
+	for _, f := range req.Files {
+		rel, err := v.root.Rel(f.Path)
+		if err != nil {
+			return plan, err
+		}
+		fragment := servers.LanguageOf(rel) == "" // checked through its includers alone
+		if !fragment && !reaches(rel) {
+			if !f.Delete {
+				plan.server = append(plan.server, f)
+			}
+			continue
+		}
+		if !fragment && compiledb.IsSource(rel) && !f.Delete {
+			units[f.Path] = true
+		} else {
+			plan.covered[f.Path] = nil
+		}
+	}
+	for _, d := range req.Dependants {
+		if compiledb.IsSource(d) {
+			units[d] = true
+		}
+	}
+	for _, abs := range slices.Sorted(maps.Keys(units)) {
+		db, err := dbFor(abs)
+		if err != nil {
+			return plan, err
+		}
+		cmd, ok := db.For(abs)
+		if !ok {
+			rel, _ := v.root.Rel(abs)
+			return plan, &unverifiableError{fmt.Sprintf("%s includes a changed file and has no compile command in %s, so it cannot be compiled with the change; fix: regenerate the compile database so that it lists every translation unit", rel, db.Path)}
+		}
+		plan.compiled = append(plan.compiled, cmd)
+		rel, _ := v.root.Rel(abs)
+		for _, inc := range v.includedChanged(res, rel, changed) {
+			a := v.root.Abs(inc)
+			if _, ok := plan.covered[a]; ok {
+				plan.covered[a] = append(plan.covered[a], abs)
+			}
+		}
+	}
+	for _, abs := range slices.Sorted(maps.Keys(plan.covered)) {
+		if len(plan.covered[abs]) == 0 && !v.deleted(g, abs) {
+			rel, _ := v.root.Rel(abs)
+			return plan, &unverifiableError{fmt.Sprintf("%s includes another changed file, and no translation unit of the compile database includes it, so nothing checks it with the change; fix: add a translation unit that includes it to the compile database", rel)}
+		}
+	}
+	return plan, nil
+}
+
+// cFiles returns the workspace's C/C++ files, the changed ones included.
+func cFiles(snap *Snapshot, changed []string) []string {
+	out := slices.Clone(changed)
+	for rel := range snap.Files {
+		if family(rel) == "c" {
+			out = append(out, rel)
+		}
+	}
+	return out
+}
+
+// includedChanged returns the changed files rel includes, directly or
+// not, with the change applied.
+func (v *Validator) includedChanged(res *compiledb.Resolver, rel string, changed map[string]*changeset.Change) []string {
+	var out []string
+	seen := map[string]bool{rel: true}
+	queue := []string{rel}
+	for len(queue) > 0 {
+		x := queue[0]
+		queue = queue[1:]
+		var src []byte
+		if c, ok := changed[x]; ok {
+			src = c.Content
+		} else {
+			src, _ = os.ReadFile(v.root.Abs(x))
+		}
+		var next []string
+		for _, b := range cSurface(src).Imports {
+			targets, _ := res.Resolve(x, b.Module)
+			next = append(next, targets...)
+		}
+		next = append(next, res.Forced(x)...)
+		for _, t := range next {
+			if seen[t] {
+				continue
+			}
+			seen[t] = true
+			if _, ok := changed[t]; ok {
+				out = append(out, t)
+			}
+			queue = append(queue, t)
+		}
+	}
+	return out
+}
+
+// reachesChanged reports whether rel, as changed, includes another
+// changed file, directly or not, or has an include the graph cannot
+// trace (which may be one).
+func (v *Validator) reachesChanged(res *compiledb.Resolver, rel string, changed map[string]*changeset.Change) bool {
+	if len(changed) == 1 {
+		return false
+	}
+	if len(v.includedChanged(res, rel, changed)) > 0 {
+		return true
+	}
+	c := changed[rel]
+	for _, b := range cSurface(c.Content).Imports {
+		if _, known := res.Resolve(rel, b.Module); !known {
+			return true
+		}
+	}
+	return false
+}
+
+// unverifiableError says why a change cannot be checked, with the fix.
+type unverifiableError struct{ reason string }
+
+func (e *unverifiableError) Error() string { return e.reason }
+
+// compileBaselines returns the merged diagnostics of units as on disk:
+// kept per disk state (the snapshot's fingerprint) and unit, so that a
+// check of the same disk compiles only the units it has not seen.
+func (v *Validator) compileBaselines(ctx context.Context, snap *Snapshot, units []compiledb.Command) (map[string][]lsp.Diagnostic, error) {
+	known, missing := v.cbase.lookup(snap.Fingerprint, units)
+	if len(missing) > 0 {
+		got, err := v.compileUnits(ctx, missing, nil)
+		if err != nil {
+			return nil, err
+		}
+		v.cbase.keep(snap.Fingerprint, missing, got)
+		known = append(known, got...)
+	}
+	return mergeUnits(known), nil
+}
+
+// compileBaselineCache keeps each unit's diagnostics for the latest disk
+// state.
+type compileBaselineCache struct {
+	mu    sync.Mutex
+	state string
+	units map[string]unitDiags // by the command's identity
+}
+
+func unitKey(u compiledb.Command) string {
+	return u.Dir + "\x00" + u.File + "\x00" + strings.Join(u.Args, "\x00")
+}
+
+func (c *compileBaselineCache) lookup(state string, units []compiledb.Command) (known []unitDiags, missing []compiledb.Command) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, u := range units {
+		if d, ok := c.units[unitKey(u)]; ok && c.state == state {
+			known = append(known, d)
+		} else {
+			missing = append(missing, u)
+		}
+	}
+	return known, missing
+}
+
+func (c *compileBaselineCache) keep(state string, units []compiledb.Command, got []unitDiags) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.state != state || c.units == nil {
+		c.state, c.units = state, map[string]unitDiags{}
+	}
+	for i, u := range units {
+		c.units[unitKey(u)] = got[i]
+	}
+}
+
+// unitDiags is what compiling one unit said, by file (absolute).
+type unitDiags map[string][]lsp.Diagnostic
+
+// mergeUnits merges units' diagnostics by file; one diagnostic reported
+// by several units (an error in a header they include) counts once.
+func mergeUnits(units []unitDiags) map[string][]lsp.Diagnostic {
+	out := map[string][]lsp.Diagnostic{}
+	seen := map[string]bool{}
+	for _, u := range units {
+		for _, file := range slices.Sorted(maps.Keys(u)) {
+			if _, ok := out[file]; !ok {
+				out[file] = []lsp.Diagnostic{}
+			}
+			for _, d := range u[file] {
+				key := fmt.Sprintf("%s\x00%d\x00%d\x00%d\x00%s", file, d.Range.Start.Line, d.Range.Start.Character, d.Severity, d.Message)
+				if !seen[key] {
+					seen[key] = true
+					out[file] = append(out[file], d)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// compileMarker ends each translation unit's output in a compile run,
+// with the compiler's exit status.
+const compileMarker = "@@anvil-compiled"
+
+// compileUnits compiles each unit with -fsyntax-only in a shadow tree
+// holding changes, as many at once as there are processors, and returns
+// each one's errors and warnings. A compiler that cannot run, or fails
+// without saying why in a form read here, is an error: nothing is
+// inferred from it.
+func (v *Validator) compileUnits(ctx context.Context, units []compiledb.Command, changes []sandbox.Change) ([]unitDiags, error) {
+	// Each of the jobs compiles every jobs-th unit into an output file
+	// of its own (the shadow tree's private /tmp); the outputs are shown
+	// in the units' order once all are done.
+	jobs := max(1, min(runtime.NumCPU(), len(units)))
+	var script strings.Builder
+	script.WriteString("out=$(mktemp -d) || exit 1\n")
+	for j := range jobs {
+		script.WriteString("(\n")
+		for i := j; i < len(units); i += jobs {
+			u := units[i]
+			fmt.Fprintf(&script, "(cd %s && exec", shellQuote(u.Dir))
+			for _, a := range u.SyntaxOnly() {
+				script.WriteString(" " + shellQuote(a))
+			}
+			fmt.Fprintf(&script, ") </dev/null >\"$out/%d\" 2>&1; echo \"$?\" >\"$out/%d.status\"\n", i, i)
+		}
+		script.WriteString(") &\n")
+	}
+	script.WriteString("wait\n")
+	fmt.Fprintf(&script, "i=0; while [ $i -lt %d ]; do cat \"$out/$i\"; echo; echo %s $i $(cat \"$out/$i.status\"); i=$((i+1)); done\n", len(units), compileMarker)
+	res, err := sandbox.Run(ctx, sandbox.Spec{Root: v.root.Dir(), Changes: changes, Argv: []string{"/bin/sh", "-c", script.String()},
+		Env: os.Environ(), OutputLimit: 64 << 20})
+	if err != nil {
+		return nil, err
+	}
+	if res.Killed {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return nil, errors.New("killed")
+	}
+	if res.Truncated {
+		return nil, errors.New("the compiler's output passed 64 MiB")
+	}
+	return parseCompilerOutput(units, res.Output)
+}
+
+// compilerDiag is one line of gcc's or clang's diagnostics:
+// FILE:LINE:COL: error: MESSAGE (the column may be missing).
+var compilerDiag = regexp.MustCompile(`^(.+?):(\d+):(?:(\d+):)? (fatal error|error|warning): (.*)$`)
+
+// parseCompilerOutput reads a compile run's output, unit by unit.
+func parseCompilerOutput(units []compiledb.Command, out []byte) ([]unitDiags, error) {
+	var all []unitDiags
+	var section []string
+	for _, line := range strings.Split(string(out), "\n") {
+		rest, ok := strings.CutPrefix(line, compileMarker+" ")
+		if !ok {
+			section = append(section, line)
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) != 2 {
+			return nil, fmt.Errorf("unreadable compile output: %q", line)
+		}
+		i, err1 := strconv.Atoi(f[0])
+		status, err2 := strconv.Atoi(f[1])
+		if err1 != nil || err2 != nil || i != len(all) || i >= len(units) {
+			return nil, fmt.Errorf("unreadable compile output: %q", line)
+		}
+		u := units[i]
+		diags := unitDiags{u.File: {}}
+		errs := 0
+		for _, l := range section {
+			m := compilerDiag.FindStringSubmatch(l)
+			if m == nil {
+				continue
+			}
+			file := m[1]
+			if !filepath.IsAbs(file) {
+				file = filepath.Join(u.Dir, file)
+			}
+			file = filepath.Clean(file)
+			ln, _ := strconv.Atoi(m[2])
+			col, _ := strconv.Atoi(m[3])
+			sev := lsp.SeverityWarning
+			if m[4] != "warning" {
+				sev = lsp.SeverityError
+				errs++
+			}
+			d := lsp.Diagnostic{Range: lsp.Range{Start: lsp.Position{Line: max(ln-1, 0), Character: max(col-1, 0)}}, Severity: sev,
+				Source: filepath.Base(u.Args[0]), Message: m[5]}
+			d.Range.End = d.Range.Start
+			diags[file] = append(diags[file], d)
+		}
+		if status != 0 && errs == 0 {
+			return nil, fmt.Errorf("%s exited with status %d compiling %s and reported no error: %s", u.Args[0], status, u.File, firstLine(strings.TrimSpace(strings.Join(section, "\n"))))
+		}
+		all = append(all, diags)
+		section = nil
+	}
+	if len(all) != len(units) {
+		return nil, fmt.Errorf("the compile run ended after %d of %d translation units: %s", len(all), len(units), firstLine(string(bytes.TrimSpace(out))))
+	}
+	return all, nil
+}
+
+// shellQuote quotes s for /bin/sh.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=+./,:@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,122 @@
+package shadow
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/syntax"
+	"github.com/anvil-dev/anvil/internal/testfs"
+	"github.com/anvil-dev/anvil/internal/workspace"
+)
+
+// The include graph: a file depends on what it includes, resolved as the
+// compiler resolves it with the file's compile command, transitively,
+// with no cut-off; what cannot be traced reaches every C/C++ file.
+func TestIncludeGraph(t *testing.T) {
+	files := map[string]string{
+		"include/shapes.h": "struct point { int x; };\n",
+		"include/angle.h":  "int angle;\n",
+		"include/config.h": "#define N 1\n",
+		"include/unused.h": "int unused;\n",
+		"quoted/q.h":       "int q;\n",
+		"src/shapes.c":     "#include \"shapes.h\"\n",
+		"src/report.h":     "#ifndef R\n#define R\n  #  include \"shapes.h\"\n#endif\n",
+		"src/report.c":     "#include \"report.h\"\n#include <stdio.h>\n",
+		"src/main.c":       "#include <angle.h>\n#include <report.h> /* not on -I: a system header */\n#include \"q.h\"\n",
+		"src/lib.c":        "#include \"impl.c\"\n",
+		"src/impl.c":       "#include \"impl.inc\"\n",
+		"src/impl.inc":     "int impl;\n",
+		"src/standalone.c": "int standalone;\n",
+		"src/notes.txt":    "#include \"shapes.h\"\n",
+	}
+	dir := testfs.Tree(t, files)
+	var entries []map[string]any
+	for _, f := range []string{"shapes", "report", "main", "lib", "standalone"} {
+		args := []string{"gcc", "-Iinclude", "-c", "src/" + f + ".c"}
+		if f == "main" {
+			args = []string{"gcc", "-include", "include/config.h", "-iquote", "quoted", "-I", "include", "-c", "src/main.c"}
+		}
+		entries = append(entries, map[string]any{"directory": dir, "file": "src/" + f + ".c", "arguments": args})
+	}
+	db, _ := json.Marshal(entries)
+	testfs.Write(t, dir, map[string]string{"build/compile_commands.json": string(db)})
+	root, err := workspace.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parser := syntax.New(syntax.Options{})
+	t.Cleanup(parser.Close)
+	g := NewImportGraph(root, parser)
+	snap, _, err := (&diskWatcher{root: root}).scan(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := []string{"include/angle.h", "include/config.h", "include/shapes.h", "quoted/q.h", "src/impl.c", "src/impl.inc", "src/lib.c", "src/main.c", "src/report.c", "src/report.h", "src/shapes.c", "src/standalone.c"}
+	for _, tc := range []struct {
+		change  string
+		content string // "" keeps the file's content
+		want    []string
+	}{
+		{change: "include/shapes.h", want: []string{"src/report.c", "src/report.h", "src/shapes.c"}},
+		// main.c's <report.h> is looked for on -I only, where it is not.
+		{change: "src/report.h", want: []string{"src/report.c"}},
+		{change: "include/angle.h", want: []string{"src/main.c"}},
+		{change: "quoted/q.h", want: []string{"src/main.c"}},
+		{change: "include/config.h", want: []string{"src/main.c"}},
+		{change: "src/impl.inc", want: []string{"src/impl.c", "src/lib.c"}},
+		{change: "src/impl.c", want: []string{"src/lib.c"}},
+		{change: "src/standalone.c", want: nil},
+		{change: "include/unused.h", want: withoutFile(all, "include/unused.h")},
+		{change: "src/shapes.c", content: "#include \"shapes.h\"\n#include MACRO\n", want: nil},
+	} {
+		t.Run(tc.change, func(t *testing.T) {
+			c := &changeset.Change{Path: tc.change}
+			if err := c.ReadBase(root); err != nil {
+				t.Fatal(err)
+			}
+			c.Content = c.Base
+			if tc.content != "" {
+				c.Content = []byte(tc.content)
+			}
+			d, err := g.Dependants(context.Background(), snap, []*changeset.Change{c}, 5000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := slices.Sorted(slices.Values(d.Files))
+			if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+				t.Fatalf("dependants = %v\nwant %v", got, tc.want)
+			}
+		})
+	}
+	// A created header nothing includes has no dependants.
+	created := &changeset.Change{Path: "include/new.h", Content: []byte("int fresh;\n")}
+	if d, err := g.Dependants(context.Background(), snap, []*changeset.Change{created}, 5000); err != nil || len(d.Files) != 0 {
+		t.Fatalf("a created header: %v, %v", d.Files, err)
+	}
+	// A file with an include nothing resolves depends on every change.
+	testfs.Write(t, dir, map[string]string{"src/macro.c": "#include CONFIG_HEADER\n", "src/missing.c": "#include \"missing.h\"\n"})
+	snap, _, err = (&diskWatcher{root: root}).scan(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &changeset.Change{Path: "src/standalone.c"}
+	if err := c.ReadBase(root); err != nil {
+		t.Fatal(err)
+	}
+	c.Content = []byte("int standalone = 2;\n")
+	d, err := g.Dependants(context.Background(), snap, []*changeset.Change{c}, 5000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := slices.Sorted(slices.Values(d.Files)); strings.Join(got, " ") != "src/macro.c src/missing.c" {
+		t.Fatalf("untraceable includers = %v", got)
+	}
+}
+
+func withoutFile(list []string, f string) []string {
+	return slices.DeleteFunc(slices.Clone(list), func(s string) bool { return s == f })
+}

@@ -1,0 +1,1 @@
+int standalone(void) { return 1; }
