@@ -92,15 +92,16 @@ func (m *responsesModel) handle(w http.ResponseWriter, r *http.Request) {
 	var patches []string
 	m.mu.Lock()
 	m.n++
-	n := m.n
+	total, n := m.n, 0
 	if len(req.Tools) > 0 {
+		n = len(m.loop) + 1 // the call ids count the loop's requests
 		m.loop = append(m.loop, string(body))
 		if len(m.steps) > 0 {
 			patches, m.steps = m.steps[0], m.steps[1:]
 		}
 	}
 	m.mu.Unlock()
-	if n > maxScriptedRequests {
+	if total > maxScriptedRequests {
 		http.Error(w, "the script is over", http.StatusBadRequest)
 		return
 	}
@@ -110,7 +111,7 @@ func (m *responsesModel) handle(w http.ResponseWriter, r *http.Request) {
 			"call_id": fmt.Sprintf("call_%d_%d", n, i), "name": "apply_patch", "input": p, "status": "completed"})
 	}
 	if patches == nil {
-		items = append(items, map[string]any{"type": "message", "id": fmt.Sprintf("msg_%d", n), "role": "assistant", "status": "completed",
+		items = append(items, map[string]any{"type": "message", "id": fmt.Sprintf("msg_%d", total), "role": "assistant", "status": "completed",
 			"content": []any{map[string]any{"type": "output_text", "text": "Done.", "annotations": []any{}}}})
 	}
 	w.Header().Set("content-type", "text/event-stream")
@@ -125,7 +126,7 @@ func (m *responsesModel) handle(w http.ResponseWriter, r *http.Request) {
 			flusher.Flush()
 		}
 	}
-	id := fmt.Sprintf("resp_%d", n)
+	id := fmt.Sprintf("resp_%d", total)
 	send(map[string]any{"type": "response.created", "response": map[string]any{"id": id, "object": "response", "status": "in_progress", "output": []any{}}})
 	for i, it := range items {
 		send(map[string]any{"type": "response.output_item.added", "output_index": i, "item": it})
