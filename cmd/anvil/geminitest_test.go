@@ -38,7 +38,8 @@ type generateModel struct {
 
 func newGenerateModel(t *testing.T, steps ...[]toolCall) *generateModel {
 	m := &generateModel{steps: steps}
-	m.Server = loopbackServer(t, http.HandlerFunc(m.handle))
+	m.Server = httptest.NewServer(http.HandlerFunc(m.handle)) // on 127.0.0.1
+	t.Cleanup(m.Close)
 	return m
 }
 
