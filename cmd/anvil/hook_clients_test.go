@@ -15,20 +15,7 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/anvil-dev/anvil/internal/servers"
 )
-
-// claudeCode is the Claude Code the hooks' tests drive, installed by
-// scripts/install-test-clients.sh.
-func claudeCode(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(servers.DefaultToolsDir(os.Getenv), "test-clients", "agents", "node_modules", ".bin", "claude")
-	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("Claude Code is not installed (run scripts/install-test-clients.sh): %v", err)
-	}
-	return bin
-}
 
 // toolCall is one tool call of a scripted model turn.
 type toolCall struct {
@@ -152,7 +139,7 @@ func (e *hookEnv) runClaude(t *testing.T, m *scriptedModel) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd = exec.CommandContext(ctx, claudeCode(t), "-p", "Make the change.", "--permission-mode", "acceptEdits",
+	cmd = exec.CommandContext(ctx, agentBin(t, "claude"), "-p", "Make the change.", "--permission-mode", "acceptEdits",
 		"--allowedTools", "Read,Edit,Write", "--model", "claude-sonnet-4-5", "--output-format", "text")
 	cmd.Dir = e.ws
 	cmd.Env = append(e.vars, "ANTHROPIC_BASE_URL="+m.URL, "ANTHROPIC_API_KEY=test-key", "DISABLE_AUTOUPDATER=1",
