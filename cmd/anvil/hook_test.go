@@ -50,6 +50,7 @@ func newHookEnv(t *testing.T) *hookEnv {
 		cmd := exec.Command(filepath.Join(binDir, "anvil"), "serve", "stop")
 		cmd.Env = e.vars
 		_ = cmd.Run()
+		stopDaemonsUnder(t, run)
 	})
 	return e
 }
