@@ -58,7 +58,7 @@ func TestFindSymbol(t *testing.T) {
 		{"py", `{"name":"find_user"}`, "pyright", "app/db.py:11:5", []string{"app/auth.py", "app/db.py"}},
 		// clangd finds references only in the files it has analysed: the
 		// translation units that include the declaration are opened first.
-		{"c", `{"path":"src/report.c","line":3,"name":"area"}`, "clangd", "src/shapes.c:3:5", []string{"include/shapes.h", "src/report.c", "src/shapes.c"}},
+		{"c", `{"path":"src/report.c","line":3,"name":"area"}`, "clangd", "src/shapes.c:4:5", []string{"include/shapes.h", "src/report.c", "src/shapes.c"}},
 		{"c", `{"path":"include/shapes.h","line":4,"name":"point"}`, "clangd", "include/shapes.h:4:8", []string{"include/shapes.h", "src/main.c", "src/report.c", "src/report.h", "src/shapes.c"}},
 	} {
 		t.Run(tc.project+" "+tc.args, func(t *testing.T) {
