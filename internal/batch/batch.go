@@ -385,6 +385,17 @@ func (c *Checker) run(ctx context.Context, config string, changes []Change, stat
 	if err != nil {
 		return report{}, err
 	}
+	if c.tool.Kind != Command {
+		// An error of no file (a type library not found, a bad option)
+		// means the checker did not build the program the project's own
+		// build does, before the change or after: its silence about the
+		// files is no evidence, even where both sides agree.
+		for _, d := range r.Files[""] {
+			if d.IsError() {
+				return report{}, fmt.Errorf("it reported an error of no file, so it did not check the project as its build does: %s", firstLine(d.Message))
+			}
+		}
+	}
 	rep := report{Report: r, warm: warm}
 	if c.tool.DepInfo && c.tool.CacheEnv != "" {
 		rep.read = depInfoFiles(filepath.Join(c.stateDir, map[bool]string{true: "change", false: "base"}[changes != nil]), filepath.Join(c.root, dir))
@@ -492,4 +503,10 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// firstLine is s up to its first newline.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }

@@ -554,4 +554,15 @@ func TestDependencyLinksAreSeen(t *testing.T) {
 	if strings.Contains(out, "SECRET") || strings.Contains(out, "WROTE") {
 		t.Errorf("the home is seen, or the linked dependency is writable:\n%s", out)
 	}
+	// node_modules itself a link, to a store of installed packages.
+	linked := testfs.Tree(t, map[string]string{"a.txt": "a\n"})
+	testfs.Write(t, home, map[string]string{"modules/@types/node/index.d.ts": "THE TYPES"})
+	if err := os.Symlink(filepath.Join(home, "modules"), filepath.Join(linked, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	res = run(t, context.Background(), Spec{Root: linked, Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home},
+		Argv: []string{"sh", "-c", "cat node_modules/@types/node/index.d.ts; cat " + home + "/notes.txt"}})
+	if out := string(res.Output); !strings.Contains(out, "THE TYPES") || strings.Contains(out, "SECRET") {
+		t.Errorf("a linked node_modules: %s", out)
+	}
 }

@@ -167,6 +167,16 @@ func dependencyLinks(root string, env []string) []string {
 			}
 		}
 	}
+	// A dependency directory that is itself a link (to a shared store, a
+	// test's cache) is shown where it leads.
+	for _, d := range []string{"node_modules", ".venv", "venv"} {
+		if fi, err := os.Lstat(filepath.Join(root, d)); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			if t := resolved(filepath.Join(root, d)); t != "" && !SystemPath(t) && !strings.HasPrefix(t, root+"/") &&
+				ShowsAsVisible(t) && (home == "" || (t != home && !strings.HasPrefix(home, t+"/"))) {
+				out = append(out, t)
+			}
+		}
+	}
 	look(filepath.Join(root, "node_modules"))
 	look(filepath.Join(root, "node_modules", ".bin"))
 	look(filepath.Join(root, ".venv", "bin"))

@@ -85,3 +85,22 @@ func TestBatchAgreesWithTheServer(t *testing.T) {
 		})
 	}
 }
+
+// A batch checker that cannot build the program as the project's build
+// does (a type library it cannot find, seen as an error of no file both
+// before and after the change) is no evidence, though both sides agree:
+// the server checks instead, and a type error is still rejected.
+func TestBatchWithAnErrorOfNoFileIsNoEvidence(t *testing.T) {
+	h := newHarness(t, "ts", harnessOptions{
+		files: map[string]string{"tsconfig.json": `{"compilerOptions": {"target": "es2022", "module": "preserve", "moduleResolution": "bundler",
+			"strict": true, "noEmit": true, "skipLibCheck": true, "types": ["anvil-missing-types"]}, "include": ["src"]}`},
+		opts: Options{Strategy: StrategyBatch, BatchStateDir: t.TempDir()}})
+	h.requireServer("typescript")
+	res := h.validate(map[string]string{"src/db.ts": h.read("src/db.ts") + "\nexport const anvilBad: number = \"s\";\n"})
+	if res.Verdict != Rejected || !contains(res.NewErrorFiles(), "src/db.ts") {
+		t.Fatalf("a type error under a batch checker that cannot build the program:\n%s", describe(res))
+	}
+	if via := res.Servers[0].Via; strings.HasPrefix(via, "batch: ") || !strings.Contains(strings.Join(res.Notes, "\n"), "error of no file") {
+		t.Errorf("checked via %q, notes %v", via, res.Notes)
+	}
+}
