@@ -480,7 +480,10 @@ func TestEscapeBounds(t *testing.T) {
 		{"tmp", Limits{Tmp: 1 << 20}, "dd if=/dev/zero of=/tmp/big bs=64k count=64 2>&1; ls -l /tmp/big", BoundTmp},
 		{"shm", Limits{Tmp: 1 << 20}, "dd if=/dev/zero of=/dev/shm/big bs=64k count=64 2>&1; ls -l /dev/shm/big", BoundTmp},
 		{"file size", Limits{FileSize: 1 << 20}, "dd if=/dev/zero of=big bs=64k count=64 2>&1; ls -l big", BoundFileSize},
-		{"memory", Limits{Memory: 256 << 20}, "SANDBOX_TEST_ALLOC=1 " + inTree(t, dir) + " -test.run=^TestAllocHelper$ -test.v 2>&1 | grep -v '^[[:space:]]'", BoundMemory},
+		// python3, not a Go helper: under RLIMIT_DATA the Go runtime at
+		// times dies in its collector with SIGSEGV instead of saying it
+		// is out of memory, and the bound's sign is then missing.
+		{"memory", Limits{Memory: 256 << 20}, "python3 -c 'b = bytearray(1 << 30)' 2>&1 | tail -1", BoundMemory},
 		{"processes", Limits{Processes: 16}, "for i in $(seq 40); do sleep 5 & done 2>&1; echo started; kill $(jobs -p) 2>/dev/null", BoundProcesses},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -494,8 +497,8 @@ func TestEscapeBounds(t *testing.T) {
 			if strings.Contains(string(res.Output), "4194304") {
 				t.Fatalf("a 4 MiB file was written past the bound:\n%s", res.Output)
 			}
-			if tc.bound == BoundMemory && !strings.Contains(string(res.Output), "=== RUN   TestAllocHelper") {
-				t.Fatalf("the test did not start:\n%s", res.Output)
+			if tc.bound == BoundMemory && !strings.Contains(string(res.Output), "MemoryError") {
+				t.Fatalf("the allocation did not fail as the bound's:\n%s", res.Output)
 			}
 		})
 	}
@@ -510,18 +513,6 @@ func TestEscapeBounds(t *testing.T) {
 	if host, _ := exec.Command("sh", "-c", "ulimit -d; ulimit -f").Output(); string(res.Output) != string(host) {
 		t.Errorf("no bound: %q, the user's %q", res.Output, host)
 	}
-}
-
-// TestAllocHelper runs inside a shadow tree: it takes 1 GiB.
-func TestAllocHelper(t *testing.T) {
-	if os.Getenv("SANDBOX_TEST_ALLOC") == "" {
-		t.Skip("run only inside the shadow tree")
-	}
-	b := make([]byte, 1<<30)
-	for i := range b {
-		b[i] = 1
-	}
-	t.Log(len(b))
 }
 
 // The workspace's installed dependencies may link out of it (a package
