@@ -16,15 +16,7 @@ import (
 // pathVisible returns what env's PATH needs shown, besides the system
 // directories.
 func pathVisible(env []string) []string {
-	home, path := "", ""
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
-			home = filepath.Clean(v)
-		}
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			path = v
-		}
-	}
+	home, path := homeOf(env), envValue(env, "PATH")
 	var out []string
 	add := func(p string) {
 		if p = Installation(p, home); ShowsAsVisible(p) {
@@ -91,12 +83,7 @@ func ShowsAsVisible(p string) bool {
 // outside the system directories: a batch checker from Anvil's tools
 // directory runs wherever the user's PATH is.
 func programVisible(argv, env []string) []string {
-	home := ""
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
-			home = filepath.Clean(v)
-		}
-	}
+	home := homeOf(env)
 	var out []string
 	for i, a := range argv {
 		if i > 1 || !filepath.IsAbs(a) || (i == 1 && !interpreters[filepath.Base(argv[0])]) {
@@ -139,12 +126,7 @@ func dependencyLinks(root string, env []string) []string {
 	if root == "" {
 		return nil
 	}
-	home := ""
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
-			home = filepath.Clean(v)
-		}
-	}
+	home := homeOf(env)
 	var out []string
 	look := func(dir string) {
 		entries, err := os.ReadDir(dir)
@@ -209,4 +191,12 @@ func resolved(p string) string {
 		return ""
 	}
 	return t
+}
+
+// homeOf is env's HOME, cleaned ("" when unset).
+func homeOf(env []string) string {
+	if h := envValue(env, "HOME"); h != "" {
+		return filepath.Clean(h)
+	}
+	return ""
 }
