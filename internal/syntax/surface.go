@@ -71,6 +71,9 @@ type Origin struct {
 	Local  string
 	Module string
 	Name   string
+	// TypeOnly: exported as a type alone (`export type { X }`, `export {
+	// type X }`), which an importer cannot use as a value (TS1362).
+	TypeOnly bool
 }
 
 // Binding is one use of another module.
@@ -89,6 +92,9 @@ type Binding struct {
 	// around, called), so every export matters.
 	Members []string
 	Whole   bool
+	// TypeOnly: imported as a type alone (`import type`, `import { type X
+	// }`); a re-export of it is type-only too.
+	TypeOnly bool
 }
 
 // Surface returns the surface of src, a file in language l. Languages
@@ -148,6 +154,10 @@ type shaper struct {
 	// checker (JSDoc in JavaScript, a type comment, a pragma); other
 	// comments are left out. Nil leaves every comment out.
 	keepComment func(text string) bool
+	// stringRefs: the words of a string literal are references too
+	// (Python, where a string annotation is a forward reference to the
+	// names in it); docstrings excepted.
+	stringRefs bool
 	// attached are the nodes that belong to a statement without being
 	// inside it (a type comment after it on its line), by the
 	// statement's position: adding the statement adds them.
@@ -189,6 +199,9 @@ func (s *shaper) walk(n *sitter.Node, noRef bool) {
 				s.walk(e, false)
 			}
 		}()
+	}
+	if s.stringRefs && n.Kind() == "string" && !isDocstring(n) {
+		s.commentRefs(s.text(n))
 	}
 	var object *sitter.Node
 	if obj, prop := s.member(n); obj != nil && prop != nil && s.ident(obj.Kind()) {
@@ -242,6 +255,13 @@ func (s *shaper) commentRefs(text string) {
 			s.refs[m[2]] = true
 		}
 	}
+}
+
+// isDocstring reports whether a string is a statement of its own, which
+// no checker reads as a type.
+func isDocstring(n *sitter.Node) bool {
+	p := n.Parent()
+	return p != nil && p.Kind() == "expression_statement" && p.NamedChildCount() == 1
 }
 
 // sameNode reports whether a and b are the same node of one tree.

@@ -37,6 +37,11 @@ import (
 // shape; one that declares a name itself (`@typedef`, `@callback`,
 // `@import`) is module-wide.
 //
+// An export's or import's type-only modifier (`export type { X }`,
+// `import { type X }`) is part of its interface: an importer that uses a
+// type-only export as a value fails (TS1362), and a type-only import
+// makes the re-export of it type-only.
+//
 // Top-level expression statements (`f.displayName = "x"`, which TypeScript
 // turns into a property of f) join the shape of every local name they
 // refer to, and are module-wide when they refer to none. Other top-level
@@ -513,13 +518,14 @@ func (x *ecmaSurfacer) importStatement(n *sitter.Node) {
 		x.s.Imports = append(x.s.Imports, Binding{Module: mod})
 		return
 	}
+	typeOnly := hasChild(n, "type") || hasChild(clause, "type")
 	for _, c := range namedChildren(clause) {
 		switch c.Kind() {
 		case "identifier":
-			x.s.Imports = append(x.s.Imports, Binding{Local: x.text(c), Module: mod, Name: "default"})
+			x.s.Imports = append(x.s.Imports, Binding{Local: x.text(c), Module: mod, Name: "default", TypeOnly: typeOnly})
 		case "namespace_import":
 			if id := firstChildOfKind(c, "identifier"); id != nil {
-				x.s.Imports = append(x.s.Imports, Binding{Local: x.text(id), Module: mod, Name: "*"})
+				x.s.Imports = append(x.s.Imports, Binding{Local: x.text(id), Module: mod, Name: "*", TypeOnly: typeOnly})
 			}
 		case "named_imports":
 			for _, spec := range namedChildren(c) {
@@ -531,7 +537,7 @@ func (x *ecmaSurfacer) importStatement(n *sitter.Node) {
 				if alias := field(spec, "alias"); alias != nil {
 					local = x.text(alias)
 				}
-				x.s.Imports = append(x.s.Imports, Binding{Local: local, Module: mod, Name: name})
+				x.s.Imports = append(x.s.Imports, Binding{Local: local, Module: mod, Name: name, TypeOnly: typeOnly || hasChild(spec, "type")})
 			}
 		}
 	}
@@ -587,6 +593,7 @@ func (x *ecmaSurfacer) exportStatement(n *sitter.Node) {
 		mod = unquote(x.text(src))
 	}
 	found := false
+	typeOnly := hasChild(n, "type")
 	for _, c := range namedChildren(n) {
 		switch c.Kind() {
 		case "export_clause":
@@ -600,17 +607,18 @@ func (x *ecmaSurfacer) exportStatement(n *sitter.Node) {
 				if alias := field(spec, "alias"); alias != nil {
 					exported = unquote(x.text(alias))
 				}
+				only := typeOnly || hasChild(spec, "type")
 				if mod != "" {
-					x.s.Exports[exported] = Origin{Module: mod, Name: name}
+					x.s.Exports[exported] = Origin{Module: mod, Name: name, TypeOnly: only}
 					x.reexport(mod, name, exported)
 				} else {
-					x.s.Exports[exported] = Origin{Local: name}
+					x.s.Exports[exported] = Origin{Local: name, TypeOnly: only}
 				}
 			}
 		case "namespace_export":
 			found = true
 			if id := c.NamedChild(0); id != nil && mod != "" {
-				x.s.Exports[unquote(x.text(id))] = Origin{Module: mod, Name: "*"}
+				x.s.Exports[unquote(x.text(id))] = Origin{Module: mod, Name: "*", TypeOnly: typeOnly}
 				x.reexport(mod, "*", unquote(x.text(id)))
 			}
 		}

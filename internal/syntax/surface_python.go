@@ -26,6 +26,12 @@ import (
 //     for signatures and variables) and `# pyright:` pragmas; a module's
 //     docstring. pyright reads no other comment or string statement.
 //
+// A string is kept, and every word in it (a docstring's excepted) is a
+// reference, over-approximately, like a type comment's: a string
+// annotation (`-> "Widget"`), a forward reference, a TypeVar's bound or
+// cast's first argument is a type to pyright, so a change to Widget
+// changes what `make` offers.
+//
 // Statements that are not one name's definition (if, try, for, with at
 // top level, __all__ in any form, del, a module __getattr__, __future__
 // imports, expression statements that touch no top-level name) go to
@@ -115,6 +121,7 @@ func pythonSurface(src []byte, root *sitter.Node) *Surface {
 func (x *pySurfacer) shaper() *shaper {
 	sh := newShaper(x.src, x.skip, pyIdent, pyMember)
 	sh.keepComment = pyKeepComment
+	sh.stringRefs = true
 	sh.attached = x.attached
 	return sh
 }

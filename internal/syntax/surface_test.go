@@ -72,6 +72,9 @@ func TestSurfaceShapes(t *testing.T) {
 		{"a function overload", TypeScript,
 			"export function f(x: string): void;\nexport function f(x: any): void {}",
 			"export function f(x: number): void;\nexport function f(x: any): void {}", "f", false},
+		{"overloads in another order: the first match wins", TypeScript,
+			"export function f(x: string): string;\nexport function f(x: unknown): number;\nexport function f(x: any): any {}",
+			"export function f(x: unknown): number;\nexport function f(x: string): string;\nexport function f(x: any): any {}", "f", false},
 		{"a TSX component with a return type", TSX,
 			"export function C(): JSX.Element { return <div>a</div> }",
 			"export function C(): JSX.Element { return <span>b</span> }", "C", true},
@@ -189,6 +192,61 @@ export type Alias = ns.Other;
 	}
 	if refs := s.Names["lazy"].Refs; !slices.Contains(refs, "\x00import:./lazy") {
 		t.Errorf("lazy refs %v miss the dynamic import", refs)
+	}
+}
+
+// A type-only modifier is part of an export's or import's interface: the
+// same declaration exported as a type alone cannot be used as a value.
+func TestSurfaceTypeOnly(t *testing.T) {
+	p := New(Options{})
+	defer p.Close()
+	s := surfaceOf(t, p, TypeScript, `import type { A } from "./a";
+import { type B, C } from "./b";
+import type D from "./d";
+class Store {}
+class Shop {}
+export type { Store };
+export { type Shop, A, C };
+export type { V } from "./v";
+export { W } from "./w";
+`)
+	if s.Opaque != "" {
+		t.Fatal(s.Opaque)
+	}
+	for name, want := range map[string]bool{"Store": true, "Shop": true, "A": false, "C": false, "V": true, "W": false} {
+		if o, ok := s.Exports[name]; !ok || o.TypeOnly != want {
+			t.Errorf("export %s = %+v, want type-only %v", name, o, want)
+		}
+	}
+	for _, b := range s.Imports {
+		want := map[string]bool{"A": true, "B": true, "C": false, "D": true}
+		if w, ok := want[b.Local]; ok && b.TypeOnly != w {
+			t.Errorf("import %s type-only %v, want %v", b.Local, b.TypeOnly, w)
+		}
+	}
+}
+
+// A string in a Python declaration may be a type (a forward reference):
+// its words are references, so the names it spells are in the closure.
+func TestSurfacePythonStringAnnotation(t *testing.T) {
+	p := New(Options{})
+	defer p.Close()
+	s := surfaceOf(t, p, Python, `class Widget:
+    pass
+
+
+def make() -> "Widget":
+    """Makes a Gadget."""
+    return Widget()
+
+
+T = TypeVar("T", bound="mod.Base")
+`)
+	if refs := s.Names["make"].Refs; !slices.Contains(refs, "Widget") || slices.Contains(refs, "Gadget") {
+		t.Errorf("make refs %v: want Widget from its string annotation and nothing from its docstring", refs)
+	}
+	if refs := s.Names["T"].Refs; !slices.Contains(refs, "mod.Base") {
+		t.Errorf("T refs %v: want mod.Base from the bound's string", refs)
 	}
 }
 
