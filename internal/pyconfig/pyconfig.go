@@ -31,6 +31,9 @@ type Config struct {
 	// checks, relative to Dir. Include defaults to Dir itself.
 	Include, Exclude []string
 	ExtraPaths       []string
+	// StubPath is where the project keeps its own stubs, relative to Dir
+	// (pyright's default: typings).
+	StubPath         string
 	Environments     []Environment
 	TypeCheckingMode string
 }
@@ -49,6 +52,7 @@ type raw struct {
 	Include               []string    `json:"include" toml:"include"`
 	Exclude               []string    `json:"exclude" toml:"exclude"`
 	ExtraPaths            []string    `json:"extraPaths" toml:"extraPaths"`
+	StubPath              string      `json:"stubPath" toml:"stubPath"`
 	TypeCheckingMode      string      `json:"typeCheckingMode" toml:"typeCheckingMode"`
 	ExecutionEnvironments []rawEnvron `json:"executionEnvironments" toml:"executionEnvironments"`
 }
@@ -87,7 +91,7 @@ func Read(root, dir string) (c *Config, found bool, err error) {
 	} else {
 		return nil, false, nil
 	}
-	c = &Config{File: file, Dir: path.Clean(dir), Include: r.Include, Exclude: r.Exclude, ExtraPaths: r.ExtraPaths, TypeCheckingMode: r.TypeCheckingMode}
+	c = &Config{File: file, Dir: path.Clean(dir), Include: r.Include, Exclude: r.Exclude, ExtraPaths: r.ExtraPaths, StubPath: r.StubPath, TypeCheckingMode: r.TypeCheckingMode}
 	for _, e := range r.ExecutionEnvironments {
 		c.Environments = append(c.Environments, Environment(e))
 	}
@@ -127,8 +131,8 @@ func (c *Config) Covers(rel string) bool {
 	return matchesAny(include, sub) && !matchesAny(exclude, sub)
 }
 
-// Paths returns the import roots the configuration adds (extraPaths and
-// execution environment roots), workspace-relative.
+// Paths returns the import roots the configuration adds (the stub path,
+// extraPaths and execution environment roots), workspace-relative.
 func (c *Config) Paths() []string {
 	var out []string
 	add := func(p string) {
@@ -136,6 +140,11 @@ func (c *Config) Paths() []string {
 			out = append(out, path.Clean(path.Join(c.Dir, p)))
 		}
 	}
+	stubs := c.StubPath
+	if stubs == "" {
+		stubs = "typings"
+	}
+	add(stubs)
 	for _, p := range c.ExtraPaths {
 		add(p)
 	}

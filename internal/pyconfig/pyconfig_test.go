@@ -1,6 +1,7 @@
 package pyconfig
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/anvil-dev/anvil/internal/testfs"
@@ -40,8 +41,9 @@ func TestCovers(t *testing.T) {
 			t.Errorf("%s: covered %v by %s, want %v by %s", c.file, got, cfg.Describe(), c.want, c.from)
 		}
 	}
-	if c := Nearest(dir, "sub/pkg/mod.py"); len(c.Paths()) != 1 || c.Paths()[0] != "libs" {
-		t.Errorf("paths %v, want [libs]", c.Paths())
+	// The stub path (pyright's default, typings) comes first.
+	if c := Nearest(dir, "sub/pkg/mod.py"); !slices.Equal(c.Paths(), []string{"sub/typings", "libs"}) {
+		t.Errorf("paths %v, want [sub/typings libs]", c.Paths())
 	}
 	if c, _, _ := Read(dir, "."); c.TypeCheckingMode != "basic" {
 		t.Errorf("mode %q", c.TypeCheckingMode)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -21,21 +22,28 @@ func (w *Workspace) ECMA(from, spec string) (targets []string, known bool) {
 		return nil, true
 	}
 	dir := path.Dir(from)
+	cfg := w.projects.Owner(w.abs(from))
+	suffixes := moduleSuffixes(cfg)
 	if isRelative(spec) {
-		if t := w.file(path.Join(dir, spec)); t != "" {
-			return []string{t}, true
+		p := path.Join(dir, spec)
+		out := w.files(p, suffixes)
+		if w.exists[path.Join(p, "package.json")] {
+			// A directory with a package.json: its types, typings or
+			// typesVersions name the file.
+			if ts, ok := w.inPackage(p, ""); ok {
+				out = appendNew(out, ts...)
+			}
 		}
-		cfg := w.projects.Owner(w.abs(from))
-		return w.viaRootDirs(cfg, dir, spec), true
+		return appendNew(out, w.viaRootDirs(cfg, dir, spec, suffixes)...), true
 	}
-	if cfg := w.projects.Owner(w.abs(from)); cfg != nil {
-		if ts, ok := w.viaPaths(cfg, spec); ok {
+	if cfg != nil {
+		if ts, ok := w.viaPaths(cfg, spec, suffixes); ok {
 			return ts, true
 		}
 		if cfg.BaseURL != "" {
 			if rel := w.rel(filepath.Join(cfg.BaseURL, filepath.FromSlash(spec))); rel != "" {
-				if t := w.file(rel); t != "" {
-					return []string{t}, true
+				if ts := w.files(rel, suffixes); len(ts) > 0 {
+					return ts, true
 				}
 			}
 		}
@@ -53,53 +61,87 @@ func (w *Workspace) ECMA(from, spec string) (targets []string, known bool) {
 	return nil, false
 }
 
-// file resolves a module path (workspace-relative, without or with an
-// extension) to a source file: the file itself, the TypeScript source an
-// emitted name stands for (./a.js is a.ts), or with an extension or an
-// index file added.
-func (w *Workspace) file(p string) string {
-	p = path.Clean(p)
-	for _, c := range sourceCandidates(p) {
-		if w.exists[c] {
-			return c
+// moduleSuffixes returns the suffixes a project tries before each
+// extension, "" always among them: taking every one the compiler could
+// try, whatever their order, over-approximates which file it loads.
+func moduleSuffixes(cfg *tsconfig.Config) []string {
+	out := []string{""}
+	if cfg != nil {
+		for _, s := range cfg.ModuleSuffixes {
+			if s != "" {
+				out = append(out, s)
+			}
 		}
+	}
+	return out
+}
+
+// files resolves a module path (workspace-relative, without or with an
+// extension) to every source file it may name: the file itself, the
+// TypeScript source or declaration file an emitted name stands for
+// (./a.js is a.ts, or a.d.ts beside a.js), with a module suffix, an
+// extension or an index file added. The compiler loads the first that
+// exists; all of them are returned, since which one is first can change
+// with a file the change set creates, deletes or renames, and a file the
+// compiler reads that Anvil leaves out would pass a break as clean.
+func (w *Workspace) files(p string, suffixes []string) []string {
+	var out []string
+	for _, c := range sourceCandidates(path.Clean(p), suffixes) {
+		if w.exists[c] {
+			out = appendNew(out, c)
+		}
+	}
+	return out
+}
+
+// file is the first of files (one source a build output stands for).
+func (w *Workspace) file(p string) string {
+	if fs := w.files(p, []string{""}); len(fs) > 0 {
+		return fs[0]
 	}
 	return ""
 }
 
 var ecmaExts = []string{".ts", ".tsx", ".d.ts", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"}
 
-// outputs maps an emitted extension to the sources that produce it.
-var outputs = map[string][]string{
-	".js": {".ts", ".tsx", ".d.ts"}, ".jsx": {".tsx"}, ".mjs": {".mts", ".d.mts"}, ".cjs": {".cts", ".d.cts"},
-	".d.ts": {".ts", ".tsx"},
+// outputs maps an emitted extension to the sources that produce it, in
+// a fixed order.
+var outputs = []struct {
+	emitted string
+	sources []string
+}{
+	{".d.ts", []string{".ts", ".tsx"}}, {".js", []string{".ts", ".tsx", ".d.ts"}}, {".jsx", []string{".tsx"}},
+	{".mjs", []string{".mts", ".d.mts"}}, {".cjs", []string{".cts", ".d.cts"}},
 }
 
-func sourceCandidates(p string) []string {
+func sourceCandidates(p string, suffixes []string) []string {
 	out := []string{p}
-	for emitted, srcs := range outputs {
-		if strings.HasSuffix(p, emitted) {
-			for _, s := range srcs {
-				out = append(out, strings.TrimSuffix(p, emitted)+s)
+	for _, sfx := range suffixes {
+		for _, o := range outputs {
+			if strings.HasSuffix(p, o.emitted) {
+				for _, s := range o.sources {
+					out = append(out, strings.TrimSuffix(p, o.emitted)+sfx+s)
+				}
 			}
 		}
-	}
-	for _, ext := range ecmaExts {
-		out = append(out, p+ext)
-	}
-	for _, ext := range ecmaExts {
-		out = append(out, p+"/index"+ext)
+		for _, ext := range ecmaExts {
+			out = append(out, p+sfx+ext)
+		}
+		for _, ext := range ecmaExts {
+			out = append(out, p+"/index"+sfx+ext)
+		}
 	}
 	return out
 }
 
 // viaRootDirs tries a relative specifier in every root directory the
 // project merges into one (rootDirs), as the compiler does.
-func (w *Workspace) viaRootDirs(cfg *tsconfig.Config, dir, spec string) []string {
+func (w *Workspace) viaRootDirs(cfg *tsconfig.Config, dir, spec string, suffixes []string) []string {
 	if cfg == nil || len(cfg.RootDirs) == 0 {
 		return nil
 	}
 	absDir := w.abs(dir)
+	var out []string
 	for _, rd := range cfg.RootDirs {
 		rest, ok := strings.CutPrefix(absDir, rd)
 		if !ok {
@@ -107,18 +149,18 @@ func (w *Workspace) viaRootDirs(cfg *tsconfig.Config, dir, spec string) []string
 		}
 		for _, other := range cfg.RootDirs {
 			if rel := w.rel(filepath.Join(other, rest, filepath.FromSlash(spec))); rel != "" {
-				if t := w.file(rel); t != "" {
-					return []string{t}
-				}
+				out = appendNew(out, w.files(rel, suffixes)...)
 			}
 		}
 	}
-	return nil
+	return out
 }
 
 // viaPaths maps spec through the project's paths: the longest matching
-// pattern wins, and each of its substitutions is tried in turn.
-func (w *Workspace) viaPaths(cfg *tsconfig.Config, spec string) ([]string, bool) {
+// pattern wins, and the compiler takes the first of its substitutions
+// that exists; every one that exists is returned (a created file can
+// take the name over).
+func (w *Workspace) viaPaths(cfg *tsconfig.Config, spec string, suffixes []string) ([]string, bool) {
 	best, bestLen, star := "", -1, ""
 	for pat := range cfg.Paths {
 		prefix, suffix, wild := strings.Cut(pat, "*")
@@ -136,16 +178,15 @@ func (w *Workspace) viaPaths(cfg *tsconfig.Config, spec string) ([]string, bool)
 	if bestLen < 0 {
 		return nil, false
 	}
+	var out []string
 	for _, sub := range cfg.Paths[best] {
 		if rel := w.rel(strings.Replace(sub, "*", filepath.FromSlash(star), 1)); rel != "" {
-			if t := w.file(rel); t != "" {
-				return []string{t}, true
-			}
+			out = appendNew(out, w.files(rel, suffixes)...)
 		}
 	}
 	// A pattern matched but none of its substitutions exists here: the
 	// compiler falls back to other resolution, so this says nothing.
-	return nil, false
+	return out, len(out) > 0
 }
 
 // viaImports resolves a "#name" specifier through the "imports" field of
@@ -165,7 +206,11 @@ func (w *Workspace) viaImports(dir, spec string) ([]string, bool) {
 }
 
 // inPackage resolves sub (a subpath, "" for the package itself) of the
-// workspace package in pkgDir.
+// workspace package in pkgDir. Which of exports, typesVersions, types,
+// typings, module and main the compiler reads depends on the importer's
+// moduleResolution and conditions, so every one that names a workspace
+// file is a target; exports (or the fields) decide whether the specifier
+// is known.
 func (w *Workspace) inPackage(pkgDir, sub string) ([]string, bool) {
 	p := w.packageJSON(pkgDir)
 	if p == nil {
@@ -175,22 +220,75 @@ func (w *Workspace) inPackage(pkgDir, sub string) ([]string, bool) {
 	if sub != "" {
 		key = "./" + sub
 	}
-	if len(p.Exports) > 0 && string(p.Exports) != "null" {
-		return w.mapTargets(pkgDir, conditionalTargets(p.Exports, key))
+	var out []string
+	var known bool
+	switch {
+	case len(p.Exports) > 0 && string(p.Exports) != "null":
+		out, known = w.mapTargets(pkgDir, conditionalTargets(p.Exports, key))
+		if sub == "" {
+			out = w.alsoTargets(pkgDir, out, p.Types, p.Typings)
+		}
+	case sub != "":
+		out, known = w.mapTargets(pkgDir, []string{"./" + sub})
+	default:
+		var fields []string
+		for _, f := range []string{p.Types, p.Typings, p.Module, p.Main} {
+			if f != "" {
+				fields = append(fields, f)
+			}
+		}
+		if len(fields) == 0 {
+			fields = []string{"./index"}
+		}
+		out, known = w.mapTargets(pkgDir, fields)
 	}
-	if sub != "" {
-		return w.mapTargets(pkgDir, []string{"./" + sub})
-	}
-	var fields []string
-	for _, f := range []string{p.Types, p.Typings, p.Module, p.Main} {
-		if f != "" {
-			fields = append(fields, f)
+	// typesVersions redirects the subpath (or, for the package itself, its
+	// types field) for some compiler versions.
+	request := sub
+	if request == "" {
+		request = strings.TrimPrefix(path.Clean(p.Types+p.Typings), "./")
+		if p.Types == "" && p.Typings == "" {
+			request = "index"
 		}
 	}
-	if len(fields) == 0 {
-		fields = []string{"./index"}
+	for _, m := range p.TypesVersions {
+		for pat, subs := range m {
+			if star, ok := matchStar(pat, request); ok {
+				for _, s := range subs {
+					out = w.alsoTargets(pkgDir, out, strings.Replace(s, "*", star, 1))
+				}
+			}
+		}
 	}
-	return w.mapTargets(pkgDir, fields)
+	return out, known || len(out) > 0
+}
+
+// alsoTargets adds the workspace files behind extra package targets, where
+// they exist.
+func (w *Workspace) alsoTargets(pkgDir string, out []string, targets ...string) []string {
+	for _, t := range targets {
+		if t == "" {
+			continue
+		}
+		if ts, ok := w.mapTargets(pkgDir, []string{t}); ok {
+			out = appendNew(out, ts...)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// matchStar matches s against a pattern with at most one "*", returning
+// what the star stands for.
+func matchStar(pat, s string) (string, bool) {
+	prefix, suffix, wild := strings.Cut(pat, "*")
+	if !wild {
+		return "", pat == s
+	}
+	if len(s) >= len(prefix)+len(suffix) && strings.HasPrefix(s, prefix) && strings.HasSuffix(s, suffix) {
+		return s[len(prefix) : len(s)-len(suffix)], true
+	}
+	return "", false
 }
 
 // mapTargets resolves package-relative targets to workspace files: the
@@ -253,13 +351,14 @@ func (w *Workspace) sources(pkgDir, target string) []string {
 	return out
 }
 
-func appendNew(list []string, s string) []string {
-	for _, x := range list {
-		if x == s {
-			return list
+// appendNew appends the items of add that list lacks.
+func appendNew(list []string, add ...string) []string {
+	for _, s := range add {
+		if !slices.Contains(list, s) {
+			list = append(list, s)
 		}
 	}
-	return append(list, s)
+	return list
 }
 
 // conditionalTargets returns every target an exports or imports map gives

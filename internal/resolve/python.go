@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -22,7 +23,10 @@ func (w *Workspace) Python(from, spec, ident string) []string {
 // submodule name where one exists (then name is that module). An empty
 // or "*" name asks for the module alone.
 func (w *Workspace) PythonFrom(from, spec, name string) (module, sub []string) {
-	roots := w.pyRoots
+	// pyright tries an absolute import from the importing file's own
+	// directory too, after the roots (as Python puts a script's folder on
+	// sys.path): tools/main.py's `import helper` is tools/helper.py.
+	roots := append(slices.Clip(w.pyRoots), path.Dir(from))
 	if strings.HasPrefix(spec, ".") {
 		dots := len(spec) - len(strings.TrimLeft(spec, "."))
 		dir := path.Dir(from)
@@ -58,12 +62,13 @@ func (w *Workspace) PythonFrom(from, spec, name string) (module, sub []string) {
 }
 
 // pythonRoots returns the directories absolute imports are resolved
-// from: the root and src/, each directory holding a top-level package (a
+// from (besides the importing file's own): the root, typings/ (pyright's
+// default stub path) and src/, each directory holding a top-level package (a
 // package whose parent is not one), and the extraPaths and execution
 // environment roots of pyright's configuration. Taking them all
 // over-approximates what one interpreter's sys.path would hold.
 func pythonRoots(root string, files []string, exists map[string]bool) []string {
-	set := map[string]bool{".": true, "src": true}
+	set := map[string]bool{".": true, "src": true, "typings": true}
 	for _, f := range files {
 		if path.Base(f) != "__init__.py" && path.Base(f) != "__init__.pyi" {
 			continue
@@ -90,8 +95,8 @@ func pythonRoots(root string, files []string, exists map[string]bool) []string {
 	return out
 }
 
-// pyrightPaths reads extraPaths and execution environment roots from the
-// pyright configuration in rel's directory.
+// pyrightPaths reads the stub path, extraPaths and execution environment
+// roots from the pyright configuration in rel's directory.
 func pyrightPaths(root, rel string) []string {
 	c, found, err := pyconfig.Read(root, path.Dir(rel))
 	if !found || err != nil {

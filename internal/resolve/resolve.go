@@ -73,17 +73,20 @@ func (w *Workspace) Exists(rel string) bool { return w.exists[rel] }
 func (w *Workspace) Add(rel string) { w.exists[rel] = true }
 
 type packageJSON struct {
-	Name                 string            `json:"name"`
-	Types                string            `json:"types"`
-	Typings              string            `json:"typings"`
-	Main                 string            `json:"main"`
-	Module               string            `json:"module"`
-	Exports              json.RawMessage   `json:"exports"`
-	Imports              json.RawMessage   `json:"imports"`
-	Dependencies         map[string]string `json:"dependencies"`
-	DevDependencies      map[string]string `json:"devDependencies"`
-	PeerDependencies     map[string]string `json:"peerDependencies"`
-	OptionalDependencies map[string]string `json:"optionalDependencies"`
+	Name    string `json:"name"`
+	Types   string `json:"types"`
+	Typings string `json:"typings"`
+	// TypesVersions maps a version range to subpath patterns and their
+	// substitutions.
+	TypesVersions        map[string]map[string][]string `json:"typesVersions"`
+	Main                 string                         `json:"main"`
+	Module               string                         `json:"module"`
+	Exports              json.RawMessage                `json:"exports"`
+	Imports              json.RawMessage                `json:"imports"`
+	Dependencies         map[string]string              `json:"dependencies"`
+	DevDependencies      map[string]string              `json:"devDependencies"`
+	PeerDependencies     map[string]string              `json:"peerDependencies"`
+	OptionalDependencies map[string]string              `json:"optionalDependencies"`
 }
 
 // packageJSON reads dir/package.json (dir workspace-relative), cached.

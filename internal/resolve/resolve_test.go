@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -75,27 +76,73 @@ func TestECMA(t *testing.T) {
 
 func TestPython(t *testing.T) {
 	w := workspace(t, map[string]string{
-		"pyrightconfig.json":           `{"extraPaths": ["vendor"], "executionEnvironments": [{"root": "services/api"}]}`,
-		"src/shop/__init__.py":         "",
-		"src/shop/models.py":           "",
-		"src/shop/db/__init__.py":      "",
-		"libs/tools/tools/__init__.py": "",
-		"libs/tools/tools/text.py":     "",
-		"vendor/extra.py":              "",
-		"services/api/handlers.py":     "",
-		"services/api/main.py":         "",
+		"pyrightconfig.json":             `{"extraPaths": ["vendor"], "executionEnvironments": [{"root": "services/api"}]}`,
+		"src/shop/__init__.py":           "",
+		"src/shop/models.py":             "",
+		"src/shop/db/__init__.py":        "",
+		"libs/tools/tools/__init__.py":   "",
+		"libs/tools/tools/text.py":       "",
+		"vendor/extra.py":                "",
+		"services/api/handlers.py":       "",
+		"services/api/main.py":           "",
+		"tools/main.py":                  "",
+		"tools/helper.py":                "",
+		"typings/vendorlib/__init__.pyi": "",
 	})
 	for _, tc := range []struct{ from, spec, ident, want string }{
 		{"src/shop/db/__init__.py", "shop.models", "User", "src/shop/models.py"},
 		{"src/shop/db/__init__.py", "..models", "User", "src/shop/models.py"},
 		{"src/shop/models.py", "shop", "db", "src/shop/__init__.py,src/shop/db/__init__.py"},
-		{"src/shop/models.py", "tools.text", "f", "libs/tools/tools/text.py"}, // a top-level package elsewhere
-		{"src/shop/models.py", "extra", "x", "vendor/extra.py"},               // extraPaths
-		{"services/api/main.py", "handlers", "h", "services/api/handlers.py"}, // execution root
+		{"src/shop/models.py", "tools.text", "f", "libs/tools/tools/text.py"},      // a top-level package elsewhere
+		{"src/shop/models.py", "extra", "x", "vendor/extra.py"},                    // extraPaths
+		{"services/api/main.py", "handlers", "h", "services/api/handlers.py"},      // execution root
+		{"tools/main.py", "helper", "make", "tools/helper.py"},                     // the script's own folder
+		{"src/shop/models.py", "vendorlib", "x", "typings/vendorlib/__init__.pyi"}, // the stub path
 	} {
 		got := w.Python(tc.from, tc.spec, tc.ident)
 		if strings.Join(got, ",") != tc.want {
 			t.Errorf("Python(%s, %q, %q) = %v, want %q", tc.from, tc.spec, tc.ident, got, tc.want)
+		}
+	}
+}
+
+// Where the compiler's choice among several files depends on the project
+// (moduleSuffixes, a declaration file beside its JavaScript, a package's
+// types or typesVersions, the order of paths' substitutions), every file
+// it may load is a target: a target too many costs a check, one too few
+// passes a break as clean.
+func TestECMAEveryCandidate(t *testing.T) {
+	w := workspace(t, map[string]string{
+		"tsconfig.json":                 `{"compilerOptions": {"moduleSuffixes": [".ios", ""], "baseUrl": ".", "paths": {"@x/*": ["gen/*", "src/*"]}}}`,
+		"src/a.ios.ts":                  "",
+		"src/a.ts":                      "",
+		"src/b.ts":                      "",
+		"src/c.js":                      "",
+		"src/c.d.ts":                    "",
+		"src/d.ts":                      "",
+		"gen/d.ts":                      "",
+		"src/dir/package.json":          `{"types": "types/main.d.ts"}`,
+		"src/dir/types/main.d.ts":       "",
+		"src/dir/index.ts":              "",
+		"packages/p/package.json":       `{"name": "p", "exports": {".": "./src/index.ts"}, "types": "./src/legacy.d.ts", "typesVersions": {"*": {"sub": ["./src/sub-types.d.ts"]}}}`,
+		"packages/p/src/index.ts":       "",
+		"packages/p/src/legacy.d.ts":    "",
+		"packages/p/src/sub-types.d.ts": "",
+	})
+	for _, tc := range []struct{ spec, want string }{
+		{"./a", "src/a.ios.ts,src/a.ts"},
+		{"./c.js", "src/c.js,src/c.d.ts"},
+		{"@x/d", "gen/d.ts,src/d.ts"},
+		{"./dir", "src/dir/index.ts,src/dir/types/main.d.ts"},
+		{"p", "packages/p/src/index.ts,packages/p/src/legacy.d.ts"},
+		{"p/sub", "packages/p/src/sub-types.d.ts"},
+	} {
+		got, known := w.ECMA("src/b.ts", tc.spec)
+		slices.Sort(got)
+		want := strings.Split(tc.want, ",")
+		slices.Sort(want)
+		if !known || !slices.Equal(got, want) {
+			t.Errorf("ECMA(src/b.ts, %q) = %v, %v; want %v", tc.spec, got, known, want)
 		}
 	}
 }

@@ -149,7 +149,12 @@ func closureDigest(s *syntax.Surface, local string) string {
 		}
 		for _, b := range s.Imports {
 			if b.Local == base {
-				parts = append(parts, "import "+base+" "+b.Module+" "+b.Name+" "+member)
+				// A type-only import makes a re-export of it type-only.
+				kind := "import "
+				if b.TypeOnly {
+					kind = "import type "
+				}
+				parts = append(parts, kind+base+" "+b.Module+" "+b.Name+" "+member)
 			}
 		}
 	}

@@ -118,6 +118,41 @@ var tsOracleCases = []oracleCase{
 			"src/b.ts": "import { f } from \"./a\";\nf.x.toFixed();\n",
 		},
 		map[string]string{"src/a.ts": "export function f(): void {}\nexport function setup(): void {}\nf.x = \"s\";\n"}},
+	{"moduleSuffixes: ./a is a.ios.ts first",
+		map[string]string{
+			"tsconfig.json": `{"compilerOptions": {"strict": true, "noEmit": true, "target": "es2022", "module": "esnext",
+	"moduleResolution": "bundler", "lib": ["es2022"], "skipLibCheck": true, "moduleSuffixes": [".ios", ""]}, "include": ["src"]}`,
+			"src/a.ios.ts": "export const n: number = 1;\n",
+			"src/a.ts":     "export const n: number = 2;\n",
+			"src/b.ts":     "import { n } from \"./a\";\nexport const m: number = n;\n",
+		},
+		map[string]string{"src/a.ios.ts": "export const n: string = \"1\";\n"}},
+	{"a declaration file beside its JavaScript",
+		map[string]string{
+			"src/a.js":   "export const n = 1;\n",
+			"src/a.d.ts": "export declare const n: number;\n",
+			"src/b.ts":   "import { n } from \"./a.js\";\nexport const m: number = n;\n",
+		},
+		map[string]string{"src/a.d.ts": "export declare const n: string;\n"}},
+	{"an export made type-only",
+		map[string]string{
+			"src/a.ts": "export class Store {\n  n: number = 1;\n}\n",
+			"src/b.ts": "import { Store } from \"./a\";\nexport const s = new Store();\n",
+		},
+		map[string]string{"src/a.ts": "class Store {\n  n: number = 1;\n}\nexport type { Store };\n"}},
+	{"a re-export made type-only by its import",
+		map[string]string{
+			"src/a.ts": "export class Store {\n  n: number = 1;\n}\n",
+			"src/r.ts": "import { Store } from \"./a\";\nexport { Store };\n",
+			"src/b.ts": "import { Store } from \"./r\";\nexport const s = new Store();\n",
+		},
+		map[string]string{"src/r.ts": "import type { Store } from \"./a\";\nexport { Store };\n"}},
+	{"a private member's type, read by an element access",
+		map[string]string{
+			"src/a.ts": "export class A {\n  private x: number = 1;\n}\n",
+			"src/b.ts": "import { A } from \"./a\";\nexport const v: number = new A()[\"x\"];\n",
+		},
+		map[string]string{"src/a.ts": "export class A {\n  private x: string = \"1\";\n}\n"}},
 }
 
 var pyOracleCases = []oracleCase{
@@ -185,6 +220,20 @@ var pyOracleCases = []oracleCase{
 			"pkg/b.py":        "from pkg.a import A\n\nprint(A().n.bit_length())\n",
 		},
 		map[string]string{"pkg/a.py": "class A:\n    def __init__(self) -> None:\n        self.n = 0\n\n    def bump(self) -> None:\n        self.n = \"s\"\n"}},
+	{"a module from the importing script's own folder",
+		map[string]string{
+			"pyrightconfig.json": `{"typeCheckingMode": "standard", "include": ["tools"]}`,
+			"tools/helper.py":    "def make() -> int:\n    return 1\n",
+			"tools/main.py":      "from helper import make\n\nprint(make() + 1)\n",
+		},
+		map[string]string{"tools/helper.py": "def make() -> str:\n    return \"1\"\n"}},
+	{"a string annotation is a reference",
+		map[string]string{
+			"pkg/__init__.py": "",
+			"pkg/a.py":        "class Widget:\n    def __add__(self, other: int) -> int:\n        return other\n\n\ndef make() -> \"Widget\":\n    return Widget()\n",
+			"pkg/b.py":        "from pkg.a import make\n\nprint(make() + 1)\n",
+		},
+		map[string]string{"pkg/a.py": "class Widget:\n    pass\n\n\ndef make() -> \"Widget\":\n    return Widget()\n"}},
 }
 
 func TestCutoffHeldToBatchChecker(t *testing.T) {
@@ -293,9 +342,10 @@ func cutoffChecked(t *testing.T, ctx context.Context, dir string, change map[str
 }
 
 // Where TypeScript's declaration emit is complete, it decides: a change
-// the shape sees (a private field's type, a local helper's) but the
-// compiler's interface does not reaches no importer, and the batch
-// checker agrees; where the emit needs inference, the shape decides.
+// the shape sees (a local helper's type) but the compiler's interface
+// does not reaches no importer, and the batch checker agrees; where the
+// emit needs inference, the shape decides. A private member's type is
+// the importer's business (`new A()["n"]`) though the emit drops it.
 func TestCutoffAsksTheCompiler(t *testing.T) {
 	tsc := tscErrors(toolsBinary(t, "tsc"), false)
 	decl := declarationEmitter(t)
@@ -304,12 +354,18 @@ func TestCutoffAsksTheCompiler(t *testing.T) {
 		files, change map[string]string
 		checked       bool // whether the importer src/b.ts must be checked
 	}{
-		{"a private field's type",
+		{"a private field's type: the emit drops it, an importer can read it",
 			map[string]string{
 				"src/a.ts": "export class A {\n  private n: number = 1;\n  get(): number {\n    return 1;\n  }\n}\n",
 				"src/b.ts": "import { A } from \"./a\";\nexport const v: number = new A().get();\n",
 			},
-			map[string]string{"src/a.ts": "export class A {\n  private n: string = \"1\";\n  get(): number {\n    return 1;\n  }\n}\n"}, false},
+			map[string]string{"src/a.ts": "export class A {\n  private n: string = \"1\";\n  get(): number {\n    return 1;\n  }\n}\n"}, true},
+		{"a private method's body",
+			map[string]string{
+				"src/a.ts": "export class A {\n  private m(): number {\n    return 1;\n  }\n}\n",
+				"src/b.ts": "import { A } from \"./a\";\nexport const v = new A();\n",
+			},
+			map[string]string{"src/a.ts": "export class A {\n  private m(): number {\n    return 2;\n  }\n}\n"}, false},
 		{"a local helper only bodies use",
 			map[string]string{
 				"src/a.ts": "function helper(): number {\n  return 1;\n}\nexport function f(): number {\n  return helper();\n}\nexport const k: (x: number) => number = (x) => x + helper();\n",

@@ -232,26 +232,35 @@ func (g *ImportGraph) dependants(ctx context.Context, snap *Snapshot, changes []
 // give a complete emit for either side (an export whose type needs
 // inference), or is not asked. By TypeScript's own rule (the builder
 // re-checks importers only when a file's declaration emit changed), what
-// it says unchanged cannot break an importer; effects outside the
-// imports are decided apart from it (changedScope).
+// it says unchanged cannot break an importer, except a private member's
+// type, which the emit drops and an importer can read (`new A()["x"]`):
+// the builder misses that change, so the open emit (package tsdecl)
+// compares it too. Effects outside the imports are decided apart from it
+// (changedScope).
 func (g *ImportGraph) declarationChanges(ctx context.Context, c *changeset.Change) (nameSet, bool) {
 	ext := strings.ToLower(path.Ext(c.Path))
 	if g.decl == nil || strings.HasSuffix(strings.ToLower(c.Path), ".d.ts") || (ext != ".ts" && ext != ".tsx" && ext != ".mts" && ext != ".cts") {
 		return nameSet{}, false
 	}
-	var surfaces [2]*syntax.Surface
+	// Each side's emit, and its open emit (private members made public,
+	// with their types, which the emit drops and an importer can read).
+	var surfaces [2][2]*syntax.Surface
 	for i, src := range [][]byte{c.Base, c.Content} {
 		r, err := g.decl.Emit(ctx, path.Base(c.Path), src)
 		if err != nil || !r.Complete {
 			return nameSet{}, false
 		}
-		s, err := g.parser.Surface(ctx, syntax.TypeScript, []byte(r.DTS))
-		if err != nil || s.Opaque != "" {
-			return nameSet{}, false
+		for j, dts := range []string{r.DTS, r.Open} {
+			s, err := g.parser.Surface(ctx, syntax.TypeScript, []byte(dts))
+			if err != nil || s.Opaque != "" {
+				return nameSet{}, false
+			}
+			surfaces[i][j] = s
 		}
-		surfaces[i] = s
 	}
-	return diffSurfaces(surfaces[0], surfaces[1]), true
+	cs := diffSurfaces(surfaces[0][0], surfaces[1][0])
+	cs.merge(diffSurfaces(surfaces[0][1], surfaces[1][1]))
+	return cs, true
 }
 
 // outside returns what says whether the project's own checks cover a file:

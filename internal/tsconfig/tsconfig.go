@@ -30,9 +30,13 @@ type Config struct {
 	BaseURL  string
 	Paths    map[string][]string // pattern → substitutions, absolute
 	RootDirs []string
-	AllowJS  bool
-	OutDir   string
-	RootDir  string
+	// ModuleSuffixes are tried, in order, before each extension a
+	// relative or mapped specifier may take ([".ios", ""]: ./a is
+	// a.ios.ts first).
+	ModuleSuffixes []string
+	AllowJS        bool
+	OutDir         string
+	RootDir        string
 	// References are the tsconfig.json files of the referenced projects.
 	References []string
 
@@ -126,6 +130,7 @@ func Load(path string) (*Config, error) {
 	if v, ok := opts["checkJs"]; ok && !c.AllowJS {
 		_ = json.Unmarshal(v, &c.AllowJS) // checkJs implies allowJs
 	}
+	_ = json.Unmarshal(opts["moduleSuffixes"], &c.ModuleSuffixes)
 	var rootDirs []string
 	if json.Unmarshal(opts["rootDirs"], &rootDirs) == nil {
 		for _, d := range rootDirs {

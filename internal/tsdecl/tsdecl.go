@@ -8,6 +8,12 @@
 // export's type would need inference (isolatedDeclarations), and then the
 // emit says nothing and the caller keeps its own, more cautious answer.
 //
+// The emit leaves out one thing an importer's check reads: a private
+// member's type (`private x;`), which `new A()["x"]` is checked against
+// (TypeScript's builder misses such a change). So a file with private
+// members is emitted twice, the second time with each `private` made
+// `public`; both emits are its interface (Result.Open).
+//
 // One Node process per Emitter answers file after file; it is owned
 // through package proc (its death kills it, a wait for it is bounded) and
 // started on first use.
@@ -44,8 +50,11 @@ const cacheSize = 4096
 type Result struct {
 	// DTS is the emitted declaration file.
 	DTS string
-	// Complete: TypeScript reported no diagnostic, so DTS is the file's
-	// whole interface.
+	// Open is the emit with the private members made public, which
+	// carries their types; DTS when the file has none.
+	Open string
+	// Complete: TypeScript reported no diagnostic for either emit, so DTS
+	// and Open are the file's whole interface.
 	Complete bool
 }
 
@@ -116,10 +125,11 @@ func (e *Emitter) Emit(ctx context.Context, fileName string, src []byte) (Result
 				return Result{}, errors.New("the declaration emitter exited")
 			}
 			var a struct {
-				ID    int    `json:"id"`
-				DTS   string `json:"dts"`
-				Codes []int  `json:"codes"`
-				Error string `json:"error"`
+				ID    int     `json:"id"`
+				DTS   string  `json:"dts"`
+				Open  *string `json:"open"`
+				Codes []int   `json:"codes"`
+				Error string  `json:"error"`
 			}
 			if err := json.Unmarshal(line, &a); err != nil {
 				e.stop()
@@ -131,7 +141,10 @@ func (e *Emitter) Emit(ctx context.Context, fileName string, src []byte) (Result
 			if a.Error != "" {
 				return Result{}, fmt.Errorf("TypeScript's declaration emit: %s", a.Error)
 			}
-			r := Result{DTS: a.DTS, Complete: len(a.Codes) == 0}
+			r := Result{DTS: a.DTS, Open: a.DTS, Complete: len(a.Codes) == 0}
+			if a.Open != nil {
+				r.Open = *a.Open
+			}
 			if len(e.cache) >= cacheSize {
 				clear(e.cache)
 			}

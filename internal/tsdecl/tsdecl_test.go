@@ -46,6 +46,39 @@ func TestEmit(t *testing.T) {
 	}
 }
 
+// The emit writes a private member without its type; the open emit
+// carries it, so a change of that type is a change of the interface.
+func TestEmitPrivateMembers(t *testing.T) {
+	e := emitter(t)
+	cases := []struct {
+		name, src string
+		complete  bool
+		open      []string // in the open emit
+	}{
+		{"a private field's type", "export class A {\n  private x: number = 1;\n}\n", true, []string{"x: number"}},
+		{"a parameter property", "export class A {\n  constructor(private readonly y: string) {}\n}\n", true, []string{"readonly y: string"}},
+		{"a private method's signature", "export class A {\n  private m(n: number): string {\n    return String(n);\n  }\n}\n", true, []string{"m(n: number): string"}},
+		{"an inferred private field needs the checker", "export class A {\n  private x = f();\n}\ndeclare function f(): number;\n", false, nil},
+		{"a name that is no modifier", "export const privateKey: number = 1;\nexport class B {\n  #p: number = 1;\n}\n", true, []string{"privateKey: number", "#private"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := e.Emit(context.Background(), "a.ts", []byte(c.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Complete != c.complete {
+				t.Fatalf("complete %v, want %v; open emit:\n%s", r.Complete, c.complete, r.Open)
+			}
+			for _, want := range c.open {
+				if !strings.Contains(r.Open, want) {
+					t.Errorf("the open emit lacks %q:\n%s", want, r.Open)
+				}
+			}
+		})
+	}
+}
+
 // A caller that gives up leaves no answer behind for the next one, and a
 // killed process is started again.
 func TestEmitAfterAKill(t *testing.T) {
