@@ -1,0 +1,44 @@
+// Package reach decides which files a change can break: the dependants a
+// validation must check beside the changed files, and why. Its one entry
+// point is Graph.Dependants(ctx, files, changes, limit); package shadow
+// turns a change set into groups, checks them and pairs the answers, and
+// asks this package only which files to check.
+//
+// The rules, each with the checker behaviour that makes it sound and the
+// test that holds it (ARCHITECTURE.md, "Dependants, chosen per server" and
+// "Early cut-off", says the same at length):
+//
+//	rule                                              | checker behaviour that backs it                                      | regression test
+//	--------------------------------------------------|----------------------------------------------------------------------|------------------------------------------
+//	importers are the reverse of resolved imports      | tsc and pyright resolve a specifier to one file (paths, baseUrl,     | shadow: TestDependantsAsTheCompilerResolves
+//	  (package resolve), transitively, nearest first   |   rootDirs, workspace packages, Python import roots)                 |
+//	where the compiler loads the first of several      | which is first depends on moduleSuffixes, a .d.ts beside its         | resolve: TestECMAEveryCandidate; shadow:
+//	  files, every one that exists is a target         |   .js, paths' order, the resolution mode (types, typesVersions,      |   TestCutoffHeldToBatchChecker (ts/moduleSuffixes,
+//	  (Anvil's resolution may add, never drop)         |   exports) and on the files a change creates                         |   ts/a declaration file beside its JavaScript)
+//	Python: the importing file's folder and the stub   | pyright tries an absolute import from the importing file's folder    | resolve: TestPython; shadow: TestCutoffHeld…
+//	  path (typings) are import roots too              |   (a script's folder is on sys.path) and from stubPath               |   (py/a module from the importing script's own folder)
+//	an import nothing resolves depends on every        | a file the resolver cannot place may still reach any file            | TestCutoff ("virtual:generated")
+//	  interface change of its language                 |                                                                      |
+//	a change reaches an importer only through an       | TypeScript's builder re-checks an importer only when the declaration | TestCutoff, shadow: TestCutoffHeldToBatchChecker,
+//	  export whose interface changed (cutoff.go)       |   emit changed; an importer's types are a function of the shapes     |   TestCutoffMutationsHeldToBatchChecker,
+//	                                                   |   it imports                                                         |   TestCutoffAsksTheCompiler
+//	type-only modifiers of exports, re-exports and     | a type-only export used as a value is TS1362; through a type-only    | syntax: TestSurfaceTypeOnly; shadow: TestCutoffHeld…
+//	  imports are interface                            |   import, TS1361                                                     |   (ts/an export made type-only, ts/a re-export …)
+//	the declaration emit is compared a second time     | the emit writes `private x;` without its type, which an importer     | tsdecl: TestEmitPrivateMembers; shadow:
+//	  with the private members made public             |   reads through new A()["x"]; tsc --incremental misses it            |   TestCutoffAsksTheCompiler, TestCutoffHeld…
+//	  (declarationChanges)                             |                                                                      |   (ts/a private member's type …)
+//	a Python string's words (docstrings excepted)      | pyright reads a string annotation, a forward reference, a bound=     | syntax: TestSurfacePythonStringAnnotation;
+//	  are references of a shape                        |   string as a type                                                   |   shadow: TestCutoffHeld… (py/a string annotation …)
+//	a file whose exports cannot be told apart (no      | CommonJS, export =, a module-wide statement change every export     | TestCutoffSaysWhyAFileIsOpaque
+//	  parse, CommonJS, export =) is opaque: every      |                                                                      |
+//	  export changed                                   |                                                                      |
+//	effects outside the imports (a script, declare     | globals and augmentations are seen by files that import nothing of   | TestCutoffSaysWhyAFileIsOpaque,
+//	  global/module, triple-slash, __builtins__.pyi)   |   the changed file                                                   |   shadow: TestCutoffHeldToBatchChecker
+//	  reach every file of the language                 |                                                                      |
+//	C/C++: every includer, transitively, no cut-off;   | the compiler reads an included file's text in place, whatever its    | TestIncludeGraph
+//	  a header nothing is seen to include, or an       |   extension; -include forces a file in before the first line         |
+//	  include nothing resolves, reaches every C/C++    |                                                                      |
+//	  file (includes.go)                               |                                                                      |
+//	a dependant outside the project's own checks is    | tsc and pyright do not check what their configuration leaves out    | shadow: TestScopeIsTheProjects
+//	  checked only when it imports a change itself     |                                                                      |
+package reach
