@@ -27,6 +27,9 @@
 //	  a header nothing is seen to include, or an       |   extension; -include forces a file in before the first line         |
 //	  include nothing resolves, reaches every C/C++    |                                                                      |
 //	  file (includes.go)                               |                                                                      |
+//	a changed file the scan leaves out (ignored,       | the checker reads an ignored generated file like any other; who      | TestChangesOutsideTheScan,
+//	  installed) is a node of the graph; an installed  |   imports an installed package's file is the resolver's, not ours   |   shadow: TestChangesOutsideTheScanAreChecked
+//	  package's file reaches every file of its language |                                                                      |
 //	a dependant outside the project's own checks is    | tsc and pyright do not check what their configuration leaves out    | shadow: TestScopeIsTheProjects
 //	  checked only when it imports a change itself     |                                                                      |
 package reach

@@ -158,14 +158,9 @@ func (g *Graph) dependants(ctx context.Context, files Files, changes []*changese
 	if len(families) == 0 {
 		return Dependants{}, nil
 	}
-	paths := files.Sorted()
-	for _, c := range changes {
-		if c.Created() {
-			paths = append(paths, c.Path)
-		}
-	}
+	paths := withChanged(files, changes)
 	res := resolve.New(g.root.Dir(), paths, g.projects)
-	gr, err := g.reverse(ctx, files, families, res, changed)
+	gr, err := g.reverse(ctx, files, paths, families, res, changed)
 	if err != nil {
 		return Dependants{}, err
 	}
@@ -196,9 +191,13 @@ func (g *Graph) dependants(ctx context.Context, files Files, changes []*changese
 		if fam == "" {
 			continue
 		}
-		if changedScope(c).global || untracedHeader(gr, c) {
+		installed := g.root.InDependencyDir(c.Path)
+		if changedScope(c).global || untracedHeader(gr, c) || installed {
 			if cut {
 				opaque[c.Path] = "and every file of its language: its effects travel outside the imports (a script's globals, declare global or module, a triple-slash directive, __builtins__.pyi, a header nothing includes)"
+				if installed {
+					opaque[c.Path] = "and every file of its language: it is an installed package's file, which the graph does not read, so who imports it is not known"
+				}
 			}
 			for _, f := range gr.byFamily[fam] {
 				p.reach(f, 1, allNames())
@@ -290,16 +289,11 @@ type edge struct {
 	name    string
 }
 
-// reverse builds the graph for the files of the given families.
-func (g *Graph) reverse(ctx context.Context, files Files, families map[string]bool, res *resolve.Workspace, changed map[string]*changeset.Change) (*importGraph, error) {
+// reverse builds the graph for the files of the given families among
+// paths (see withChanged).
+func (g *Graph) reverse(ctx context.Context, files Files, paths []string, families map[string]bool, res *resolve.Workspace, changed map[string]*changeset.Change) (*importGraph, error) {
 	gr := &importGraph{files: map[string]*graphFile{}, importers: map[string][]edge{}, byFamily: map[string][]string{},
 		unknown: map[string][]string{}}
-	paths := files.Sorted()
-	for rel, c := range changed {
-		if c.Created() {
-			paths = append(paths, rel)
-		}
-	}
 	var includes *compiledb.Resolver
 	if families["c"] {
 		includes = compiledb.NewResolver(g.root.Dir(), paths)
@@ -385,6 +379,22 @@ func (g *Graph) reverse(ctx context.Context, files Files, families map[string]bo
 		}
 	}
 	return gr, nil
+}
+
+// withChanged returns the paths of files, in order, then the changed
+// files the scan does not hold: a created file, and an existing one the
+// scan leaves out (ignored, or an installed package's). Each changed file
+// is so a node of the graph, which resolves imports to it.
+func withChanged(files Files, changes []*changeset.Change) []string {
+	paths := files.Sorted()
+	seen := map[string]bool{}
+	for _, c := range changes {
+		if _, scanned := files[c.Path]; !scanned && !seen[c.Path] {
+			seen[c.Path] = true
+			paths = append(paths, c.Path)
+		}
+	}
+	return paths
 }
 
 // surfaceOf parses src, the content of rel, into its surface; nil when it
