@@ -30,6 +30,9 @@
 //	a changed file the scan leaves out (ignored,       | the checker reads an ignored generated file like any other; who      | TestChangesOutsideTheScan,
 //	  installed) is a node of the graph; an installed  |   imports an installed package's file is the resolver's, not ours   |   shadow: TestChangesOutsideTheScanAreChecked
 //	  package's file reaches every file of its language |                                                                      |
+//	a changed file of no language an include resolves | the preprocessor reads an included file's text whatever its name     | shadow: TestIncludedFileOfAnyNameIsCode
+//	  to (colors.def) is C/C++: its includers are its  |   (an X-macro list)                                                  |
+//	  dependants                                       |                                                                      |
 //	a dependant outside the project's own checks is    | tsc and pyright do not check what their configuration leaves out    | shadow: TestScopeIsTheProjects
 //	  checked only when it imports a change itself     |                                                                      |
 package reach

@@ -305,6 +305,23 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 		return nil, err
 	}
 	res.NotCode, res.Unverified = v.importedData(lctx, snap, set, res.NotCode, res.Unverified)
+	var included []*changeset.Change
+	res.NotCode, included = v.includedFragments(lctx, snap, set, res.NotCode)
+	for _, c := range included {
+		srv, err := v.servers.ForLanguage("c")
+		if err != nil {
+			res.Unverified = append(res.Unverified, Skipped{Path: c.Path, Reason: err.Error()})
+			continue
+		}
+		name := srv.Spec().Name
+		g, ok := groups[name]
+		if !ok {
+			g = &group{server: srv, lang: "c"}
+			groups[name] = g
+			order = append(order, name)
+		}
+		g.changes = append(g.changes, c)
+	}
 	outcomes := make([]groupOutcome, len(order))
 	var wg sync.WaitGroup
 	for i, name := range order {
@@ -875,6 +892,26 @@ func (v *Validator) prepare(ctx context.Context, srv *servers.Server, req server
 		v.progress(ctx, Progress{Server: srv.Spec().Name, Stage: "loading"})
 	}
 	return srv.Prepare(ctx, files)
+}
+
+// includedFragments takes from notCode the files C/C++ files include,
+// whatever their names (an X-macro list, colors.def): the compiler reads
+// them as code, so they are checked through their includers.
+func (v *Validator) includedFragments(ctx context.Context, snap *Snapshot, set *changeset.Set, notCode []Skipped) (kept []Skipped, included []*changeset.Change) {
+	if v.deps == nil {
+		return notCode, nil
+	}
+	for _, s := range notCode {
+		c, _ := set.Get(s.Path)
+		if c != nil && reach.Family(c.Path) == "" {
+			if d, err := v.deps.Dependants(ctx, snap.Files, []*changeset.Change{c}, 1); err == nil && len(d.Files) > 0 {
+				included = append(included, c)
+				continue
+			}
+		}
+		kept = append(kept, s)
+	}
+	return kept, included
 }
 
 // importedData moves from notCode to unverified the data files that code
