@@ -33,6 +33,9 @@
 //	a changed file of no language an include resolves | the preprocessor reads an included file's text whatever its name     | shadow: TestIncludedFileOfAnyNameIsCode
 //	  to (colors.def) is C/C++: its includers are its  |   (an X-macro list)                                                  |
 //	  dependants                                       |                                                                      |
+//	(shadow) a file a tsconfig's extends chain names   | tsc merges every file of the chain into the project's options        | shadow: TestExtendedTSConfigIsConfiguration,
+//	  is configuration of the project, never "not     |                                                                      |   tsconfig.TestExtended
+//	  code"                                            |                                                                      |
 //	a dependant outside the project's own checks is    | tsc and pyright do not check what their configuration leaves out    | shadow: TestScopeIsTheProjects
 //	  checked only when it imports a change itself     |                                                                      |
 package reach

@@ -28,6 +28,7 @@ import (
 	"github.com/anvil-dev/anvil/internal/lsp"
 	"github.com/anvil-dev/anvil/internal/reach"
 	"github.com/anvil-dev/anvil/internal/servers"
+	"github.com/anvil-dev/anvil/internal/tsconfig"
 	"github.com/anvil-dev/anvil/internal/tsserver"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
@@ -305,7 +306,27 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 		return nil, err
 	}
 	res.NotCode, res.Unverified = v.importedData(lctx, snap, set, res.NotCode, res.Unverified)
-	var included []*changeset.Change
+	var included, extended []*changeset.Change
+	res.NotCode, extended = v.extendedConfigs(snap, set, res.NotCode)
+	for _, c := range extended {
+		srv, err := v.servers.ForLanguage("typescript")
+		switch {
+		case err != nil:
+			res.Unverified = append(res.Unverified, Skipped{Path: c.Path, Reason: err.Error()})
+		case !srv.Spec().TakesConfig(c.Path):
+			res.Unverified = append(res.Unverified, Skipped{Path: c.Path, Reason: "a TypeScript project extends it: " + configUnverifiable(srv.Spec(), c.Path)})
+		default:
+			name := srv.Spec().Name
+			g, ok := groups[name]
+			if !ok {
+				g = &group{server: srv, lang: "typescript"}
+				groups[name] = g
+				order = append(order, name)
+			}
+			g.changes = append(g.changes, c)
+			g.config = true
+		}
+	}
 	res.NotCode, included = v.includedFragments(lctx, snap, set, res.NotCode)
 	for _, c := range included {
 		srv, err := v.servers.ForLanguage("c")
@@ -892,6 +913,41 @@ func (v *Validator) prepare(ctx context.Context, srv *servers.Server, req server
 		v.progress(ctx, Progress{Server: srv.Spec().Name, Stage: "loading"})
 	}
 	return srv.Prepare(ctx, files)
+}
+
+// extendedConfigs takes from notCode the files a TypeScript project file
+// of the workspace extends, directly or not (tsconfig.json extends
+// ./configs/strict.json): they configure the project as the project file
+// does.
+func (v *Validator) extendedConfigs(snap *Snapshot, set *changeset.Set, notCode []Skipped) (kept []Skipped, configs []*changeset.Change) {
+	var jsonFiles []Skipped
+	for _, s := range notCode {
+		if strings.HasSuffix(s.Path, ".json") {
+			jsonFiles = append(jsonFiles, s)
+		} else {
+			kept = append(kept, s)
+		}
+	}
+	if len(jsonFiles) == 0 {
+		return notCode, nil
+	}
+	extended := map[string]bool{}
+	for _, rel := range snap.Sorted() {
+		if servers.ConfigLanguage(rel) == "typescript" && path.Base(rel) != "package.json" {
+			for _, abs := range tsconfig.Extended(v.root.Abs(rel)) {
+				extended[abs] = true
+			}
+		}
+	}
+	for _, s := range jsonFiles {
+		c, _ := set.Get(s.Path)
+		if c != nil && extended[v.root.Abs(c.Path)] {
+			configs = append(configs, c)
+			continue
+		}
+		kept = append(kept, s)
+	}
+	return kept, configs
 }
 
 // includedFragments takes from notCode the files C/C++ files include,
