@@ -36,6 +36,8 @@
 //	(shadow) a file a tsconfig's extends chain names   | tsc merges every file of the chain into the project's options        | shadow: TestExtendedTSConfigIsConfiguration,
 //	  is configuration of the project, never "not     |                                                                      |   tsconfig.TestExtended
 //	  code"                                            |                                                                      |
+//	a file a //go:embed pattern names (EmbeddedBy) is  | the go command reads embedded files to build the package; a deleted  | TestEmbeddedBy, shadow: TestEmbeddedFileIsRead
+//	  read by the go command, never "not code"         |   one fails it ("no matching files found")                           |
 //	a dependant outside the project's own checks is    | tsc and pyright do not check what their configuration leaves out    | shadow: TestScopeIsTheProjects
 //	  checked only when it imports a change itself     |                                                                      |
 package reach

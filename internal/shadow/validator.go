@@ -306,6 +306,7 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 		return nil, err
 	}
 	res.NotCode, res.Unverified = v.importedData(lctx, snap, set, res.NotCode, res.Unverified)
+	res.NotCode, res.Unverified = embeddedFiles(snap, res.NotCode, res.Unverified)
 	var included, extended []*changeset.Change
 	res.NotCode, extended = v.extendedConfigs(snap, set, res.NotCode)
 	for _, c := range extended {
@@ -913,6 +914,22 @@ func (v *Validator) prepare(ctx context.Context, srv *servers.Server, req server
 		v.progress(ctx, Progress{Server: srv.Spec().Name, Stage: "loading"})
 	}
 	return srv.Prepare(ctx, files)
+}
+
+// embeddedFiles moves from notCode to unverified the files a //go:embed
+// directive names: the go command reads them to build the package (a
+// deleted one fails it), and gopls reads them only from disk, so a change
+// to one cannot be checked before it is written.
+func embeddedFiles(snap *Snapshot, notCode, unverified []Skipped) ([]Skipped, []Skipped) {
+	var kept []Skipped
+	for _, s := range notCode {
+		if by := reach.EmbeddedBy(snap.Files, s.Path); by != "" {
+			unverified = append(unverified, Skipped{Path: s.Path, Reason: by + " embeds it (//go:embed), and gopls reads embedded files only from disk, so a change to it cannot be checked before it is written"})
+			continue
+		}
+		kept = append(kept, s)
+	}
+	return kept, unverified
 }
 
 // extendedConfigs takes from notCode the files a TypeScript project file
