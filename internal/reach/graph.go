@@ -154,9 +154,13 @@ func (g *Graph) dependants(ctx context.Context, files Files, changes []*changese
 	// such change is tried as an include, and stays one if an include
 	// resolves to it.
 	fragments := map[string]bool{}
+	hasC := sync.OnceValue(func() bool { return hasFamily(files, "c") })
 	for _, c := range changes {
 		fam := Family(c.Path)
 		if fam == "" {
+			if !hasC() {
+				continue // nothing could include it
+			}
 			fam = "c"
 			fragments[c.Path] = true
 		}
@@ -418,6 +422,16 @@ func (g *Graph) reverse(ctx context.Context, files Files, paths []string, famili
 		}
 	}
 	return gr, nil
+}
+
+// hasFamily reports whether files hold a file of family fam.
+func hasFamily(files Files, fam string) bool {
+	for rel := range files {
+		if Family(rel) == fam {
+			return true
+		}
+	}
+	return false
 }
 
 // withChanged returns the paths of files, in order, then the changed
