@@ -33,9 +33,9 @@
 //	a changed file of no language an include resolves | the preprocessor reads an included file's text whatever its name     | shadow: TestIncludedFileOfAnyNameIsCode
 //	  to (colors.def) is C/C++: its includers are its  |   (an X-macro list)                                                  |
 //	  dependants                                       |                                                                      |
-//	(shadow) a file a tsconfig's extends chain names   | tsc merges every file of the chain into the project's options        | shadow: TestExtendedTSConfigIsConfiguration,
-//	  is configuration of the project, never "not     |                                                                      |   tsconfig.TestExtended
-//	  code"                                            |                                                                      |
+//	(shadow) a file a tsconfig's or pyright config's   | tsc and pyright merge every file of the chain into the project's     | shadow: TestExtendedTSConfigIsConfiguration,
+//	  extends chain names is configuration of the      |   options                                                            |   TestExtendedPyrightConfigIsConfiguration,
+//	  project, never "not code"                        |                                                                      |   tsconfig.TestExtended, pyconfig.TestExtended
 //	a file a //go:embed pattern names (EmbeddedBy) is  | the go command reads embedded files to build the package; a deleted  | TestEmbeddedBy, shadow: TestEmbeddedFileIsRead
 //	  read by the go command, never "not code"         |   one fails it ("no matching files found")                           |
 //	a dependant outside the project's own checks is    | tsc and pyright do not check what their configuration leaves out    | shadow: TestScopeIsTheProjects

@@ -33,3 +33,22 @@ func TestExtendedTSConfigIsConfiguration(t *testing.T) {
 		t.Fatalf("a JSON file nothing reads:\n%s", describe(res))
 	}
 }
+
+// The same for pyright: a file pyrightconfig.json extends configures the
+// project (strict mode turned on there makes new errors).
+func TestExtendedPyrightConfigIsConfiguration(t *testing.T) {
+	h := newHarness(t, "py", harnessOptions{files: map[string]string{
+		"pyrightconfig.json":  `{"extends": "./configs/base.json"}`,
+		"configs/base.json":   `{"typeCheckingMode": "basic"}`,
+		"configs/unused.json": `{"typeCheckingMode": "basic"}`,
+	}})
+	h.requireServer("python")
+	res := h.validate(map[string]string{"configs/base.json": `{"typeCheckingMode": "strict"}`})
+	if res.Verdict == Clean || len(res.NotCode) != 0 {
+		t.Fatalf("a change to an extended pyright configuration passed unchecked:\n%s", describe(res))
+	}
+	res = h.validate(map[string]string{"configs/unused.json": `{"typeCheckingMode": "strict"}`})
+	if res.Verdict != Clean || len(res.NotCode) != 1 {
+		t.Fatalf("a JSON file nothing reads:\n%s", describe(res))
+	}
+}

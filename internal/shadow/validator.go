@@ -26,6 +26,7 @@ import (
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/compiledb"
 	"github.com/anvil-dev/anvil/internal/lsp"
+	"github.com/anvil-dev/anvil/internal/pyconfig"
 	"github.com/anvil-dev/anvil/internal/reach"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/tsconfig"
@@ -308,19 +309,21 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 	res.NotCode, res.Unverified = v.importedData(lctx, snap, set, res.NotCode, res.Unverified)
 	res.NotCode, res.Unverified = embeddedFiles(snap, res.NotCode, res.Unverified)
 	var included, extended []*changeset.Change
-	res.NotCode, extended = v.extendedConfigs(snap, set, res.NotCode)
+	var extendedBy map[string]string
+	res.NotCode, extended, extendedBy = v.extendedConfigs(snap, set, res.NotCode)
 	for _, c := range extended {
-		srv, err := v.servers.ForLanguage("typescript")
+		lang := extendedBy[c.Path]
+		srv, err := v.servers.ForLanguage(lang)
 		switch {
 		case err != nil:
 			res.Unverified = append(res.Unverified, Skipped{Path: c.Path, Reason: err.Error()})
 		case !srv.Spec().TakesConfig(c.Path):
-			res.Unverified = append(res.Unverified, Skipped{Path: c.Path, Reason: "a TypeScript project extends it: " + configUnverifiable(srv.Spec(), c.Path)})
+			res.Unverified = append(res.Unverified, Skipped{Path: c.Path, Reason: "a project's configuration extends it: " + configUnverifiable(srv.Spec(), c.Path)})
 		default:
 			name := srv.Spec().Name
 			g, ok := groups[name]
 			if !ok {
-				g = &group{server: srv, lang: "typescript"}
+				g = &group{server: srv, lang: lang}
 				groups[name] = g
 				order = append(order, name)
 			}
@@ -933,38 +936,47 @@ func embeddedFiles(snap *Snapshot, notCode, unverified []Skipped) ([]Skipped, []
 }
 
 // extendedConfigs takes from notCode the files a TypeScript project file
-// of the workspace extends, directly or not (tsconfig.json extends
-// ./configs/strict.json): they configure the project as the project file
-// does.
-func (v *Validator) extendedConfigs(snap *Snapshot, set *changeset.Set, notCode []Skipped) (kept []Skipped, configs []*changeset.Change) {
+// or a pyright configuration of the workspace extends, directly or not
+// (tsconfig.json extends ./configs/strict.json): they configure the
+// project as the extending file does. lang says whose each is.
+func (v *Validator) extendedConfigs(snap *Snapshot, set *changeset.Set, notCode []Skipped) (kept []Skipped, configs []*changeset.Change, lang map[string]string) {
 	var jsonFiles []Skipped
 	for _, s := range notCode {
-		if strings.HasSuffix(s.Path, ".json") {
+		if strings.HasSuffix(s.Path, ".json") || strings.HasSuffix(s.Path, ".toml") {
 			jsonFiles = append(jsonFiles, s)
 		} else {
 			kept = append(kept, s)
 		}
 	}
 	if len(jsonFiles) == 0 {
-		return notCode, nil
+		return notCode, nil, nil
 	}
-	extended := map[string]bool{}
+	extended := map[string]string{} // by absolute path
 	for _, rel := range snap.Sorted() {
-		if servers.ConfigLanguage(rel) == "typescript" && path.Base(rel) != "package.json" {
-			for _, abs := range tsconfig.Extended(v.root.Abs(rel)) {
-				extended[abs] = true
+		switch servers.ConfigLanguage(rel) {
+		case "typescript":
+			if path.Base(rel) != "package.json" {
+				for _, abs := range tsconfig.Extended(v.root.Abs(rel)) {
+					extended[abs] = "typescript"
+				}
+			}
+		case "python":
+			for _, r := range pyconfig.Extended(v.root.Dir(), path.Dir(rel)) {
+				extended[v.root.Abs(r)] = "python"
 			}
 		}
 	}
+	lang = map[string]string{}
 	for _, s := range jsonFiles {
 		c, _ := set.Get(s.Path)
-		if c != nil && extended[v.root.Abs(c.Path)] {
+		if c != nil && extended[v.root.Abs(c.Path)] != "" {
 			configs = append(configs, c)
+			lang[c.Path] = extended[v.root.Abs(c.Path)]
 			continue
 		}
 		kept = append(kept, s)
 	}
-	return kept, configs
+	return kept, configs, lang
 }
 
 // includedFragments takes from notCode the files C/C++ files include,
