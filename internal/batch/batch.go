@@ -25,6 +25,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/anvil-dev/anvil/internal/depfile"
 	"github.com/anvil-dev/anvil/internal/diagformat"
 	"github.com/anvil-dev/anvil/internal/lsp"
 	"github.com/anvil-dev/anvil/internal/sandbox"
@@ -405,7 +406,7 @@ func (c *Checker) run(ctx context.Context, config string, changes []Change, stat
 
 // depInfoFiles returns every file the make-style dependency files under
 // dir name as a prerequisite (cargo's target/*/deps/*.d and
-// target/*/*.d), with escaped spaces read back, relative ones (cargo
+// target/*/*.d; package depfile), relative ones (cargo
 // names a workspace's own files relative to where it ran) made absolute
 // from base.
 func depInfoFiles(dir, base string) map[string]bool {
@@ -417,19 +418,15 @@ func depInfoFiles(dir, base string) map[string]bool {
 			if err != nil {
 				continue
 			}
-			for _, line := range strings.Split(string(data), "\n") {
-				_, deps, ok := strings.Cut(line, ": ")
-				if !ok {
-					continue
+			rules, err := depfile.Parse(data)
+			if err != nil {
+				continue // not cargo's: what it names is no record of a read
+			}
+			for _, f := range depfile.Prereqs(rules) {
+				if !filepath.IsAbs(f) {
+					f = filepath.Join(base, f)
 				}
-				deps = strings.ReplaceAll(deps, "\\ ", "\x00")
-				for _, f := range strings.Fields(deps) {
-					f = strings.ReplaceAll(f, "\x00", " ")
-					if !filepath.IsAbs(f) {
-						f = filepath.Join(base, f)
-					}
-					read[f] = true
-				}
+				read[f] = true
 			}
 		}
 	}

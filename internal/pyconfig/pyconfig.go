@@ -36,6 +36,8 @@ type Config struct {
 	StubPath         string
 	Environments     []Environment
 	TypeCheckingMode string
+	// extends is the configuration it extends, as written.
+	extends string
 }
 
 // Environment is one of pyright's execution environments.
@@ -55,6 +57,7 @@ type raw struct {
 	StubPath              string      `json:"stubPath" toml:"stubPath"`
 	TypeCheckingMode      string      `json:"typeCheckingMode" toml:"typeCheckingMode"`
 	ExecutionEnvironments []rawEnvron `json:"executionEnvironments" toml:"executionEnvironments"`
+	Extends               string      `json:"extends" toml:"extends"`
 }
 
 type rawEnvron struct {
@@ -91,7 +94,7 @@ func Read(root, dir string) (c *Config, found bool, err error) {
 	} else {
 		return nil, false, nil
 	}
-	c = &Config{File: file, Dir: path.Clean(dir), Include: r.Include, Exclude: r.Exclude, ExtraPaths: r.ExtraPaths, StubPath: r.StubPath, TypeCheckingMode: r.TypeCheckingMode}
+	c = &Config{File: file, Dir: path.Clean(dir), Include: r.Include, Exclude: r.Exclude, ExtraPaths: r.ExtraPaths, StubPath: r.StubPath, TypeCheckingMode: r.TypeCheckingMode, extends: r.Extends}
 	for _, e := range r.ExecutionEnvironments {
 		c.Environments = append(c.Environments, Environment(e))
 	}

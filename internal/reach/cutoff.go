@@ -248,7 +248,7 @@ func (p *propagation) run(ctx context.Context) error {
 		if cs.empty() {
 			continue
 		}
-		if fam := Family(x); !p.unknownReached[fam] {
+		if fam := p.gr.family(x); !p.unknownReached[fam] {
 			// An import nothing resolves may lead to this file.
 			p.unknownReached[fam] = true
 			for _, f := range p.gr.unknown[fam] {
@@ -429,7 +429,7 @@ func (p *propagation) unaffected() int {
 	}
 	families := map[string]bool{}
 	for _, f := range queue {
-		families[Family(f)] = true
+		families[p.gr.family(f)] = true
 	}
 	for fam := range families {
 		for _, u := range p.gr.unknown[fam] {

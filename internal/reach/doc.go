@@ -39,6 +39,17 @@
 //	  a header nothing is seen to include, or an       |   extension; -include forces a file in before the first line         |
 //	  include nothing resolves, reaches every C/C++    |                                                                      |
 //	  file (includes.go)                               |                                                                      |
+//	a changed file the scan leaves out (ignored,       | the checker reads an ignored generated file like any other; who      | TestChangesOutsideTheScan,
+//	  installed) is a node of the graph; an installed  |   imports an installed package's file is the resolver's, not ours   |   shadow: TestChangesOutsideTheScanAreChecked
+//	  package's file reaches every file of its language |                                                                      |
+//	a changed file of no language an include resolves | the preprocessor reads an included file's text whatever its name     | shadow: TestIncludedFileOfAnyNameIsCode
+//	  to (colors.def) is C/C++: its includers are its  |   (an X-macro list)                                                  |
+//	  dependants                                       |                                                                      |
+//	(shadow) a file a tsconfig's or pyright config's   | tsc and pyright merge every file of the chain into the project's     | shadow: TestExtendedTSConfigIsConfiguration,
+//	  extends chain names is configuration of the      |   options                                                            |   TestExtendedPyrightConfigIsConfiguration,
+//	  project, never "not code"                        |                                                                      |   tsconfig.TestExtended, pyconfig.TestExtended
+//	a file a //go:embed pattern names (EmbeddedBy) is  | the go command reads embedded files to build the package; a deleted  | TestEmbeddedBy, shadow: TestEmbeddedFileIsRead
+//	  read by the go command, never "not code"         |   one fails it ("no matching files found")                           |
 //	a dependant outside the project's own checks is    | tsc and pyright do not check what their configuration leaves out    | shadow: TestScopeIsTheProjects
 //	  checked only when it imports a change itself     |                                                                      |
 package reach

@@ -149,36 +149,52 @@ func (g *Graph) Importers(ctx context.Context, files Files, changes []*changeset
 func (g *Graph) dependants(ctx context.Context, files Files, changes []*changeset.Change, limit int, cut bool) (Dependants, error) {
 	families := map[string]bool{}
 	changed := map[string]*changeset.Change{}
+	// A file of no language a C/C++ file includes is C/C++ to the
+	// compiler, whatever its name (an X-macro list, colors.def): each
+	// such change is tried as an include, and stays one if an include
+	// resolves to it.
+	fragments := map[string]bool{}
+	hasC := sync.OnceValue(func() bool { return hasFamily(files, "c") })
 	for _, c := range changes {
-		if fam := Family(c.Path); fam != "" {
-			families[fam] = true
-			changed[c.Path] = c
+		fam := Family(c.Path)
+		if fam == "" {
+			if !hasC() {
+				continue // nothing could include it
+			}
+			fam = "c"
+			fragments[c.Path] = true
 		}
+		families[fam] = true
+		changed[c.Path] = c
 	}
 	if len(families) == 0 {
 		return Dependants{}, nil
 	}
-	paths := files.Sorted()
-	for _, c := range changes {
-		if c.Created() {
-			paths = append(paths, c.Path)
-		}
-	}
+	paths := withChanged(files, changes)
 	res := resolve.New(g.root.Dir(), paths, g.projects)
-	gr, err := g.reverse(ctx, files, families, res, changed)
+	gr, err := g.reverse(ctx, files, paths, families, res, changed, fragments)
 	if err != nil {
 		return Dependants{}, err
+	}
+	for rel := range fragments {
+		if !gr.includedByOthers(rel) {
+			delete(gr.fragments, rel)
+			delete(changed, rel)
+		}
+	}
+	if len(changed) == 0 {
+		return Dependants{}, nil
 	}
 	p := newPropagation(gr, cut, g.outside())
 	opaque := map[string]string{}
 	var byCompiler []string
 	for _, c := range changes {
-		if Family(c.Path) == "" {
+		if changed[c.Path] == nil {
 			continue
 		}
 		cs := allNames()
 		if cut && c.BaseExists && !c.Delete {
-			before, after := g.surfaceOf(ctx, c.Path, c.Base), gr.files[c.Path].surface
+			before, after := g.surfaceOf(ctx, c.Path, gr.family(c.Path), c.Base), gr.files[c.Path].surface
 			cs = diffSurfaces(before, after)
 			if why := opaqueReason(before, after); why != "" {
 				opaque[c.Path] = why
@@ -192,13 +208,17 @@ func (g *Graph) dependants(ctx context.Context, files Files, changes []*changese
 		p.seed(c.Path, cs)
 	}
 	for _, c := range changes {
-		fam := Family(c.Path)
-		if fam == "" {
+		fam := gr.family(c.Path)
+		if changed[c.Path] == nil {
 			continue
 		}
-		if changedScope(c).global || untracedHeader(gr, c) {
+		installed := g.root.InDependencyDir(c.Path)
+		if changedScope(c).global || untracedHeader(gr, c) || installed {
 			if cut {
 				opaque[c.Path] = "and every file of its language: its effects travel outside the imports (a script's globals, declare global or module, a triple-slash directive, __builtins__.pyi, a header nothing includes)"
+				if installed {
+					opaque[c.Path] = "and every file of its language: it is an installed package's file, which the graph does not read, so who imports it is not known"
+				}
 			}
 			for _, f := range gr.byFamily[fam] {
 				p.reach(f, 1, allNames())
@@ -216,7 +236,7 @@ func (g *Graph) dependants(ctx context.Context, files Files, changes []*changese
 		d.Opaque = opaque
 	}
 	d.ByCompiler = byCompiler
-	for _, f := range append(slices.Collect(maps.Keys(changed)), d.Files...) {
+	for _, f := range append(slices.Sorted(maps.Keys(changed)), d.Files...) {
 		if why := p.outside(f); why != "" {
 			if d.Outside == nil {
 				d.Outside = map[string]string{}
@@ -276,6 +296,28 @@ type importGraph struct {
 	importers map[string][]edge   // target → its uses
 	byFamily  map[string][]string // every file of each family
 	unknown   map[string][]string // files with a specifier nothing resolves, by family
+	// fragments are the changed files of no language read as C/C++
+	// includes (see Graph.dependants).
+	fragments map[string]bool
+}
+
+// family is rel's family in the graph: a fragment is C/C++.
+func (gr *importGraph) family(rel string) string {
+	if gr.fragments[rel] {
+		return "c"
+	}
+	return Family(rel)
+}
+
+// includedByOthers reports whether a file of the graph other than rel
+// uses rel.
+func (gr *importGraph) includedByOthers(rel string) bool {
+	for _, e := range gr.importers[rel] {
+		if e.from != rel {
+			return true
+		}
+	}
+	return false
 }
 
 // graphFile is one file of the graph: its surface, and where each of its
@@ -299,22 +341,17 @@ type edge struct {
 	name    string
 }
 
-// reverse builds the graph for the files of the given families.
-func (g *Graph) reverse(ctx context.Context, files Files, families map[string]bool, res *resolve.Workspace, changed map[string]*changeset.Change) (*importGraph, error) {
+// reverse builds the graph for the files of the given families among
+// paths (see withChanged).
+func (g *Graph) reverse(ctx context.Context, files Files, paths []string, families map[string]bool, res *resolve.Workspace, changed map[string]*changeset.Change, fragments map[string]bool) (*importGraph, error) {
 	gr := &importGraph{files: map[string]*graphFile{}, importers: map[string][]edge{}, byFamily: map[string][]string{},
-		unknown: map[string][]string{}}
-	paths := files.Sorted()
-	for rel, c := range changed {
-		if c.Created() {
-			paths = append(paths, rel)
-		}
-	}
+		unknown: map[string][]string{}, fragments: fragments}
 	var includes *compiledb.Resolver
 	if families["c"] {
 		includes = compiledb.NewResolver(g.root.Dir(), paths)
 	}
 	for _, rel := range paths {
-		fam := Family(rel)
+		fam := gr.family(rel)
 		if !families[fam] {
 			continue
 		}
@@ -328,7 +365,7 @@ func (g *Graph) reverse(ctx context.Context, files Files, families map[string]bo
 			gf.changed = true // a target still, importing nothing
 		case isChanged:
 			gf.changed = true
-			gf.surface = g.surfaceOf(ctx, rel, c.Content)
+			gf.surface = g.surfaceOf(ctx, rel, fam, c.Content)
 		default:
 			gf.surface = g.importsOf(ctx, rel, files[rel]).surface
 		}
@@ -396,13 +433,39 @@ func (g *Graph) reverse(ctx context.Context, files Files, families map[string]bo
 	return gr, nil
 }
 
-// surfaceOf parses src, the content of rel, into its surface; nil when it
-// has none.
-func (g *Graph) surfaceOf(ctx context.Context, rel string, src []byte) *syntax.Surface {
+// hasFamily reports whether files hold a file of family fam.
+func hasFamily(files Files, fam string) bool {
+	for rel := range files {
+		if Family(rel) == fam {
+			return true
+		}
+	}
+	return false
+}
+
+// withChanged returns the paths of files, in order, then the changed
+// files the scan does not hold: a created file, and an existing one the
+// scan leaves out (ignored, or an installed package's). Each changed file
+// is so a node of the graph, which resolves imports to it.
+func withChanged(files Files, changes []*changeset.Change) []string {
+	paths := files.Sorted()
+	seen := map[string]bool{}
+	for _, c := range changes {
+		if _, scanned := files[c.Path]; !scanned && !seen[c.Path] {
+			seen[c.Path] = true
+			paths = append(paths, c.Path)
+		}
+	}
+	return paths
+}
+
+// surfaceOf parses src, the content of rel, a file of family fam, into
+// its surface; nil when it has none.
+func (g *Graph) surfaceOf(ctx context.Context, rel, fam string, src []byte) *syntax.Surface {
 	if src == nil || len(src) > maxImportScanSize || workspace.IsBinary(src) {
 		return nil
 	}
-	if Family(rel) == "c" {
+	if fam == "c" {
 		return cSurface(src)
 	}
 	lang, ok := syntax.LanguageForPath(rel)
@@ -433,7 +496,7 @@ func (g *Graph) importsOf(ctx context.Context, rel string, st FileStat) fileImpo
 	if err != nil || workspace.IsBinary(src) {
 		return fi
 	}
-	fi.surface = g.surfaceOf(ctx, rel, src)
+	fi.surface = g.surfaceOf(ctx, rel, Family(rel), src)
 	fi.effects = scopeOf(rel, src)
 	if ctx.Err() == nil {
 		g.mu.Lock()

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -99,6 +100,12 @@ func (v *Validator) projectCheckerFor(rel string) *projectChecker {
 				batch.Tool{Kind: batch.Command, Argv: []string{"/bin/sh", "-c", pc.Command}, Format: pc.Format, Label: "`" + pc.Command + "`", Sealed: true, Hidden: v.opts.Hidden}, false)
 		}
 	}
+	if lang == "" && v.inCrate(rel) {
+		// A file of no language inside a crate may be an input rustc
+		// reads (include!, include_str!, include_bytes!, a build
+		// script's): cargo check over the changed tree decides.
+		lang = "rust"
+	}
 	if lang == "rust" {
 		if _, err := os.Stat(v.root.Abs("Cargo.toml")); err == nil {
 			argv := []string{"cargo", "check", "--workspace", "--all-targets", "--message-format=json", "--quiet"}
@@ -111,6 +118,28 @@ func (v *Validator) projectCheckerFor(rel string) *projectChecker {
 	}
 	return nil
 }
+
+// inCrate reports whether rel lies in a crate's directory (one whose
+// Cargo.toml has a [package]) within the workspace, outside a target
+// directory. Which of such files rustc reads, cargo's dependency files
+// say only after a build of the very state; until then cargo check
+// decides: slower, never silent.
+func (v *Validator) inCrate(rel string) bool {
+	if strings.HasPrefix(rel, "target/") || strings.Contains(rel, "/target/") {
+		return false
+	}
+	for dir := path.Dir(rel); ; dir = path.Dir(dir) {
+		if data, err := os.ReadFile(v.root.Abs(path.Join(dir, "Cargo.toml"))); err == nil && packageManifest.Match(data) {
+			return true
+		}
+		if dir == "." || dir == "/" {
+			return false
+		}
+	}
+}
+
+// packageManifest matches a Cargo.toml that declares a package.
+var packageManifest = regexp.MustCompile(`(?m)^\s*\[package\]`)
 
 // noServer reports whether no language server checks files of lang (a
 // source file's language, or the language a configuration file
