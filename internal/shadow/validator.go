@@ -303,6 +303,7 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 	if err != nil {
 		return nil, err
 	}
+	res.DiskState = snap.Fingerprint
 	res.NotCode, res.Unverified = v.importedData(lctx, snap, set, res.NotCode, res.Unverified)
 	outcomes := make([]groupOutcome, len(order))
 	var wg sync.WaitGroup
