@@ -79,6 +79,9 @@ type Options struct {
 	// WarmBatch computes a large project's batch baseline in the
 	// background after a check (see warmBatch).
 	WarmBatch bool
+	// WarmBatchFiles is the number of a language's files from which
+	// WarmBatch applies; zero means 400.
+	WarmBatchFiles int
 	// Check is the project's own checker ([check]), nil for none: it
 	// checks the files it covers instead of any server (see
 	// projectcheck.go).
@@ -181,9 +184,10 @@ type Validator struct {
 	reuse  reuse
 	cbase  compileBaselineCache
 	// bg bounds the work done ahead of need (warming batch baselines);
-	// Close cancels it.
+	// Close cancels it. work is that work, one job per checker.
 	bg       context.Context
 	cancelBg context.CancelFunc
+	work     background
 }
 
 // New returns a validator. deps may be nil, in which case only the changed
@@ -201,6 +205,9 @@ func New(root *workspace.Root, mgr *servers.Manager, deps DependantFinder, opts 
 	if opts.LoadTimeout == 0 {
 		opts.LoadTimeout = 5 * time.Minute
 	}
+	if opts.WarmBatchFiles == 0 {
+		opts.WarmBatchFiles = warmBatchFiles
+	}
 	bg, cancel := context.WithCancel(context.Background())
 	return &Validator{root: root, servers: mgr, deps: deps, opts: opts, disk: &diskWatcher{root: root, notify: true},
 		costs: costs{perFile: map[string]float64{}, batch: map[string]float64{}}, batch: batchers{by: map[string]*batch.Checker{}},
@@ -211,7 +218,18 @@ func New(root *workspace.Root, mgr *servers.Manager, deps DependantFinder, opts 
 // notifications); the servers are the manager's.
 func (v *Validator) Close() {
 	v.cancelBg()
+	v.work.wait(closeWait)
 	v.disk.close()
+}
+
+// closeWait bounds how long Close waits for the background jobs it
+// cancelled to end (their processes killed and reaped: sandbox.Run's own
+// bound is 2 s after the kill).
+const closeWait = 5 * time.Second
+
+// Background returns the work the validator does ahead of need, now.
+func (v *Validator) Background() []BackgroundJob {
+	return v.work.list()
 }
 
 // group is the part of a change set one server checks.
@@ -428,6 +446,8 @@ func (v *Validator) syncDisk(ctx context.Context) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Work ahead of need for an earlier disk state is no use any more.
+	v.work.supersede(snap.Fingerprint)
 	if v.stamps != nil {
 		for fam, stamp := range snap.Deps {
 			if v.stamps[fam] != stamp {
