@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/service"
@@ -141,7 +142,7 @@ func (g *Gate) PreEdit(ctx context.Context, in Input) Answer {
 		return g.unverified(ctx, fmt.Sprintf("the gate could not start (%v)", err))
 	}
 	defer closeSvc()
-	out, err := svc.Check(ctx, specs, service.GateOptions{Staging: true})
+	out, cut, err := checkWithin(ctx, svc, specs)
 	switch {
 	case err != nil && service.IsInput(err):
 		return allow("the edit is not one Anvil can check (%v)", err)
@@ -151,6 +152,9 @@ func (g *Gate) PreEdit(ctx context.Context, in Input) Answer {
 		return g.unverified(ctx, "the check gave no verdict")
 	}
 	a := g.judgeEdit(ctx, out.Result, touched)
+	if cut != "" && !a.Deny {
+		a = a.withNote(cut)
+	}
 	if len(outside) > 0 {
 		a = a.withNote(strings.Join(outside, ", ") + " is outside the workspace: not checked")
 	}
@@ -167,6 +171,36 @@ func (a Answer) withNote(note string) Answer {
 		a.Message = "Anvil: " + note
 	}
 	return a
+}
+
+// ownShare is the part of the hook's bound kept for checking the edit's
+// own files alone, when the whole check (with the importers) has not
+// finished in the rest.
+const ownShare = 0.4
+
+// checkWithin checks specs as a staging check within ctx's deadline.
+// When the whole check cannot finish in its share of the bound, the
+// edit's own files are checked alone in the rest, so that an edit that
+// breaks them is still refused; cut then says that the importers were
+// left to the end of the turn (the stop hook checks every dependant).
+func checkWithin(ctx context.Context, svc service.Service, specs []changeset.Spec) (*service.Outcome, string, error) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		out, err := svc.Check(ctx, specs, service.GateOptions{Staging: true})
+		return out, "", err
+	}
+	whole := time.Duration(float64(time.Until(deadline)) * (1 - ownShare))
+	wctx, cancel := context.WithTimeout(ctx, whole)
+	out, err := svc.Check(wctx, specs, service.GateOptions{Staging: true})
+	cancel()
+	if wctx.Err() == nil || ctx.Err() != nil {
+		return out, "", err
+	}
+	if err == nil && out.Result != nil && out.Result.Verdict != shadow.Unverified {
+		return out, "", nil // finished as its bound ended
+	}
+	out, err = svc.Check(ctx, specs, service.GateOptions{Staging: true, ChangedOnly: true})
+	return out, fmt.Sprintf("the files that use what this edit changed could not be checked within the hook's bound (%s): only the edit's own files were; the end of the turn checks them", whole.Round(time.Second)), err
 }
 
 // specsOf turns edits into a change set of the workspace; files outside

@@ -143,6 +143,22 @@ func WithStagingScope(ctx context.Context) context.Context {
 	return context.WithValue(ctx, stagingKey{}, true)
 }
 
+type changedOnlyKey struct{}
+
+// WithChangedOnlyScope returns a context whose validations check the
+// changed files alone: no dependant is asked about, and the verdict
+// notes how many were left out. Only a caller that checks them later
+// may ask for it (the pre-edit hook, whose end of the turn checks
+// every dependant).
+func WithChangedOnlyScope(ctx context.Context) context.Context {
+	return context.WithValue(ctx, changedOnlyKey{}, true)
+}
+
+func isChangedOnly(ctx context.Context) bool {
+	v, _ := ctx.Value(changedOnlyKey{}).(bool)
+	return v
+}
+
 func isStaging(ctx context.Context) bool {
 	v, _ := ctx.Value(stagingKey{}).(bool)
 	return v
@@ -540,6 +556,10 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group)
 		if err != nil {
 			// Unknown dependants would be unchecked ones.
 			return out.unverifiedAll(g, fmt.Sprintf("finding the files that depend on the change failed: %v", err))
+		}
+		if isChangedOnly(parent) && len(deps.Files) > 0 {
+			out.notes = append(out.notes, fmt.Sprintf("%s: only the changed files were checked; %d %s left to a complete check", spec.Name, len(deps.Files), plural(len(deps.Files), "dependant", "dependants")))
+			deps.Files, deps.Direct = nil, 0
 		}
 		if isStaging(parent) && len(deps.Files) > deps.Direct {
 			out.notes = append(out.notes, fmt.Sprintf("a staging check: the changed files and the %d files that use them directly were checked; the commit's check also covers %d further %s", deps.Direct, len(deps.Files)-deps.Direct, plural(len(deps.Files)-deps.Direct, "dependant", "dependants")))
