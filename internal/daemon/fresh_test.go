@@ -179,3 +179,48 @@ func TestCheckDuringServerStartSeesTheClientsWrite(t *testing.T) {
 		t.Fatalf("the edit that uses what the client wrote was judged against the disk before the write: %s", describeOutcome(out))
 	}
 }
+
+// The same with gopls, cold: the first check starts gopls, whose initial
+// load of the workspace outlasts the first check's caller (a hook's
+// bound), and the client writes the edit meanwhile.
+func TestNextGoCheckSeesWhatTheClientWrote(t *testing.T) {
+	e := newEnv(t)
+	e.serve(t, Options{})
+	c := e.dial(t)
+	for _, bound := range []time.Duration{50 * time.Millisecond, 0} {
+		t.Run(fmt.Sprintf("bound %s", bound), func(t *testing.T) {
+			dir := writeProject(t, map[string]string{
+				"go.mod":      "module example.com/fresh\n\ngo 1.22\n",
+				"p/p.go":      "package p\n\n// Week is a week in milliseconds.\nconst Week = 604800000\n",
+				"cmd/main.go": "package main\n\nimport \"example.com/fresh/p\"\n\nfunc main() { println(p.Week) }\n",
+			})
+			ws, err := c.Workspace(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := untilDeadline(t)
+			defer cancel()
+			hub := readFile(t, dir, "p/p.go") + "\n// New returns a week.\nfunc New() int { return Week }\n"
+			fctx, fcancel := ctx, context.CancelFunc(func() {})
+			if bound > 0 {
+				fctx, fcancel = context.WithTimeout(ctx, bound)
+			}
+			out, err := ws.Check(fctx, specs(map[string]string{"p/p.go": hub}), service.GateOptions{Staging: true})
+			fcancel()
+			if bound == 0 && (err != nil || out.Result.Verdict != "clean") {
+				t.Fatalf("the first edit: %v %s", err, describeOutcome(out))
+			}
+			if err := os.WriteFile(filepath.Join(dir, "p/p.go"), []byte(hub), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			user := "package main\n\nimport \"example.com/fresh/p\"\n\nfunc main() { println(p.Week, p.New()) }\n"
+			out, err = ws.Check(ctx, specs(map[string]string{"cmd/main.go": user}), service.GateOptions{Staging: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Result.Verdict != "clean" {
+				t.Fatalf("the second edit, which uses what the first wrote, was judged against an older disk: %s", describeOutcome(out))
+			}
+		})
+	}
+}
