@@ -142,7 +142,7 @@ func (g *Gate) PreEdit(ctx context.Context, in Input) Answer {
 		return g.unverified(ctx, fmt.Sprintf("the gate could not start (%v)", err))
 	}
 	defer closeSvc()
-	out, cut, err := checkWithin(ctx, svc, specs)
+	out, cut, err := checkWithin(ctx, svc, specs, service.GateOptions{Staging: true}, "what this edit changed")
 	switch {
 	case err != nil && service.IsInput(err):
 		return allow("the edit is not one Anvil can check (%v)", err)
@@ -153,7 +153,7 @@ func (g *Gate) PreEdit(ctx context.Context, in Input) Answer {
 	}
 	a := g.judgeEdit(ctx, out.Result, touched)
 	if cut != "" && !a.Deny {
-		a = a.withNote(cut)
+		a = a.withNote(cut + "; the end of the turn checks them")
 	}
 	if len(outside) > 0 {
 		a = a.withNote(strings.Join(outside, ", ") + " is outside the workspace: not checked")
@@ -178,20 +178,20 @@ func (a Answer) withNote(note string) Answer {
 // finished in the rest.
 const ownShare = 0.4
 
-// checkWithin checks specs as a staging check within ctx's deadline.
-// When the whole check cannot finish in its share of the bound, the
-// edit's own files are checked alone in the rest, so that an edit that
-// breaks them is still refused; cut then says that the importers were
-// left to the end of the turn (the stop hook checks every dependant).
-func checkWithin(ctx context.Context, svc service.Service, specs []changeset.Spec) (*service.Outcome, string, error) {
+// checkWithin checks specs with opts within ctx's deadline. When the
+// whole check cannot finish in its share of the bound, the changed files
+// are checked alone in the rest (GateOptions.ChangedOnly), so that a
+// change that breaks them is still refused; cut then says the dependants
+// were not checked, in the words of what, which names the change.
+func checkWithin(ctx context.Context, svc service.Service, specs []changeset.Spec, opts service.GateOptions, what string) (*service.Outcome, string, error) {
 	deadline, ok := ctx.Deadline()
 	if !ok {
-		out, err := svc.Check(ctx, specs, service.GateOptions{Staging: true})
+		out, err := svc.Check(ctx, specs, opts)
 		return out, "", err
 	}
 	whole := time.Duration(float64(time.Until(deadline)) * (1 - ownShare))
 	wctx, cancel := context.WithTimeout(ctx, whole)
-	out, err := svc.Check(wctx, specs, service.GateOptions{Staging: true})
+	out, err := svc.Check(wctx, specs, opts)
 	cancel()
 	if wctx.Err() == nil || ctx.Err() != nil {
 		return out, "", err
@@ -199,8 +199,9 @@ func checkWithin(ctx context.Context, svc service.Service, specs []changeset.Spe
 	if err == nil && out.Result != nil && out.Result.Verdict != shadow.Unverified {
 		return out, "", nil // finished as its bound ended
 	}
-	out, err = svc.Check(ctx, specs, service.GateOptions{Staging: true, ChangedOnly: true})
-	return out, fmt.Sprintf("the files that use what this edit changed could not be checked within the hook's bound (%s): only the edit's own files were; the end of the turn checks them", whole.Round(time.Second)), err
+	opts.ChangedOnly = true
+	out, err = svc.Check(ctx, specs, opts)
+	return out, fmt.Sprintf("the files that use %s could not be checked within the hook's bound (%s): only the changed files were", what, whole.Round(time.Second)), err
 }
 
 // specsOf turns edits into a change set of the workspace; files outside

@@ -359,7 +359,10 @@ func (s *server) provided(name string) bool {
 
 func (s *server) diagnostics(uri string, stale bool) []map[string]any {
 	s.mu.Lock()
-	d := s.docs[uri]
+	d, open := s.docs[uri]
+	if !open && s.has("disk") {
+		d.text = s.disk[uri] // a closed file, as the server last read it
+	}
 	s.mu.Unlock()
 	text := d.text
 	if stale {
