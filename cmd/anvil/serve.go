@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -146,4 +147,10 @@ func printStatus(w io.Writer, st *daemon.Status) {
 		}
 	}
 	tw.Flush()
+	for _, ws := range st.Workspaces {
+		for _, j := range ws.Background {
+			fmt.Fprintf(w, "%s: in the background, %s for %s (disk state %.12s, %s): %s\n",
+				ws.Dir, j.Checker, strings.Join(j.Projects, ", "), j.DiskState, time.Since(j.Started).Round(time.Second), j.Why)
+		}
+	}
 }

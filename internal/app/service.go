@@ -83,6 +83,9 @@ func (l *local) run(ctx context.Context, specs []changeset.Spec, message string,
 		if opts.Staging {
 			cctx = shadow.WithStagingScope(cctx)
 		}
+		if opts.ChangedOnly {
+			cctx = shadow.WithChangedOnlyScope(cctx)
+		}
 		if opts.Complete {
 			cctx = shadow.WithCompleteScope(cctx)
 		}

@@ -259,6 +259,19 @@ func (c *Checker) checkBoth(ctx context.Context, config, diskState string, chang
 // computing it once: a caller that finds it being computed (the
 // background warm-up's run) waits for it within its own context.
 func (c *Checker) baseline(ctx context.Context, config, diskState string) (*baseline, bool, error) {
+	for {
+		b, computed, err := c.baselineOnce(ctx, config, diskState)
+		if err != nil && !computed && ctx.Err() == nil && errors.Is(err, context.Canceled) {
+			// The run waited for was cancelled by its own caller (a
+			// background warm-up superseded): this caller still wants
+			// the answer, and computes it.
+			continue
+		}
+		return b, computed, err
+	}
+}
+
+func (c *Checker) baselineOnce(ctx context.Context, config, diskState string) (*baseline, bool, error) {
 	c.mu.Lock()
 	b, ok := c.baselines[config]
 	if !ok || b.diskState != diskState {

@@ -13,6 +13,7 @@ import (
 	"github.com/anvil-dev/anvil/internal/config"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/service"
+	"github.com/anvil-dev/anvil/internal/shadow"
 	"github.com/anvil-dev/anvil/internal/state"
 )
 
@@ -114,6 +115,9 @@ type WorkspaceStatus struct {
 	Active   int            `json:"active"`
 	Requests int            `json:"requests"`
 	Servers  []ServerStatus `json:"servers"`
+	// Background is the work done ahead of need, with why: at most one
+	// job per checker, for the latest disk state.
+	Background []shadow.BackgroundJob `json:"background,omitempty"`
 }
 
 // ServerStatus is one language server of a workspace.

@@ -618,6 +618,7 @@ func (d *Daemon) status() Status {
 			}
 			ws.Servers = append(ws.Servers, ss)
 		}
+		ws.Background = s.app.Validator.Background()
 		st.Workspaces = append(st.Workspaces, ws)
 	}
 	sort.Slice(st.Workspaces, func(i, j int) bool { return st.Workspaces[i].Dir < st.Workspaces[j].Dir })

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/service"
@@ -141,7 +142,7 @@ func (g *Gate) PreEdit(ctx context.Context, in Input) Answer {
 		return g.unverified(ctx, fmt.Sprintf("the gate could not start (%v)", err))
 	}
 	defer closeSvc()
-	out, err := svc.Check(ctx, specs, service.GateOptions{Staging: true})
+	out, cut, err := checkWithin(ctx, svc, specs, service.GateOptions{Staging: true}, "what this edit changed")
 	switch {
 	case err != nil && service.IsInput(err):
 		return allow("the edit is not one Anvil can check (%v)", err)
@@ -151,6 +152,9 @@ func (g *Gate) PreEdit(ctx context.Context, in Input) Answer {
 		return g.unverified(ctx, "the check gave no verdict")
 	}
 	a := g.judgeEdit(ctx, out.Result, touched)
+	if cut != "" && !a.Deny {
+		a = a.withNote(cut + "; the end of the turn checks them")
+	}
 	if len(outside) > 0 {
 		a = a.withNote(strings.Join(outside, ", ") + " is outside the workspace: not checked")
 	}
@@ -167,6 +171,37 @@ func (a Answer) withNote(note string) Answer {
 		a.Message = "Anvil: " + note
 	}
 	return a
+}
+
+// ownShare is the part of the hook's bound kept for checking the edit's
+// own files alone, when the whole check (with the importers) has not
+// finished in the rest.
+const ownShare = 0.4
+
+// checkWithin checks specs with opts within ctx's deadline. When the
+// whole check cannot finish in its share of the bound, the changed files
+// are checked alone in the rest (GateOptions.ChangedOnly), so that a
+// change that breaks them is still refused; cut then says the dependants
+// were not checked, in the words of what, which names the change.
+func checkWithin(ctx context.Context, svc service.Service, specs []changeset.Spec, opts service.GateOptions, what string) (*service.Outcome, string, error) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		out, err := svc.Check(ctx, specs, opts)
+		return out, "", err
+	}
+	whole := time.Duration(float64(time.Until(deadline)) * (1 - ownShare))
+	wctx, cancel := context.WithTimeout(ctx, whole)
+	out, err := svc.Check(wctx, specs, opts)
+	cancel()
+	if wctx.Err() == nil || ctx.Err() != nil {
+		return out, "", err
+	}
+	if err == nil && out.Result != nil && out.Result.Verdict != shadow.Unverified {
+		return out, "", nil // finished as its bound ended
+	}
+	opts.ChangedOnly = true
+	out, err = svc.Check(ctx, specs, opts)
+	return out, fmt.Sprintf("the files that use %s could not be checked within the hook's bound (%s): only the changed files were", what, whole.Round(time.Second)), err
 }
 
 // specsOf turns edits into a change set of the workspace; files outside

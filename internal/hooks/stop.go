@@ -87,7 +87,10 @@ func (g *Gate) Stop(ctx context.Context, in Input) Answer {
 		return g.endTurn(root, snap, g.unverifiedTurn(ctx, fmt.Sprintf("the gate could not start (%v)", err)))
 	}
 	defer closeSvc()
-	out, err := svc.Check(ctx, specs, service.GateOptions{Complete: true})
+	out, cut, err := checkWithin(ctx, svc, specs, service.GateOptions{Complete: true}, "the session's changes")
+	if cut != "" {
+		notes = append(notes, cut+", so what they break is not known")
+	}
 	switch {
 	case err != nil:
 		return g.endTurn(root, snap, g.unverifiedTurn(ctx, err.Error()))
@@ -101,7 +104,7 @@ func (g *Gate) Stop(ctx context.Context, in Input) Answer {
 	}
 	if len(introduced) == 0 {
 		a := Answer{}
-		if len(res.Unverified) > 0 && g.Strict {
+		if (len(res.Unverified) > 0 || cut != "") && g.Strict {
 			a = Answer{Deny: true, Reason: "Anvil could not verify the session's changes (" + strings.Join(notes, "; ") + ") and --strict refuses what it cannot verify."}
 			return g.refuse(root, snap, a)
 		}

@@ -8,6 +8,12 @@ type FileStat struct {
 	Size    int64
 	ModTime int64 // UnixNano
 	Abs     string
+	// Digest is a digest of the content, for a file a notification named
+	// since the last full scan ("" otherwise): a write that keeps the
+	// size and lands in the same tick of the file system's clock (two
+	// edits a few milliseconds apart), or a tool that sets the old
+	// modification time back, leaves size and time as they were.
+	Digest string
 }
 
 // Files are the workspace's files at one moment (a scan's snapshot),

@@ -146,11 +146,14 @@ const (
 // any check or query runs on it, so a check never sees a disk older than
 // the one its caller scanned, and a notification never waits behind
 // another client's long check on this server (or any other). A server
-// not running needs nothing: it will read the disk as it is.
+// starting is told too, once it is up: it may have read the file before
+// the change (gopls loads the whole workspace before it is ready, and a
+// caller that gave up on the start leaves it loading). A server neither
+// running nor starting needs nothing: it will read the disk as it is.
 func (s *Server) NotifyDiskChanges(_ context.Context, changes map[string]int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.client == nil || !s.client.Alive() {
+	if s.starting == nil && (s.client == nil || !s.client.Alive()) {
 		return
 	}
 	if s.pendingDisk == nil {

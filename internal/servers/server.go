@@ -57,7 +57,8 @@ type Server struct {
 	turn chan struct{}
 
 	// pendingDisk are disk changes the server has not been told yet
-	// (guarded by mu); the next turn sends them first. pendingRestart has
+	// (guarded by mu), kept from the start of its launch on; the next
+	// turn sends them first. pendingRestart has
 	// the next turn replace the server first.
 	pendingDisk    map[string]int
 	pendingRestart bool
@@ -247,6 +248,12 @@ func (s *Server) running(ctx context.Context) (backend, error) {
 // end.
 func (s *Server) start(done chan struct{}) {
 	defer s.workers.Done()
+	// The new process reads the disk from here on: what changed before
+	// is what it reads; what changes from now on it is told of (see
+	// NotifyDiskChanges).
+	s.mu.Lock()
+	s.pendingDisk = nil
+	s.mu.Unlock()
 	ctx, cancel := context.WithTimeout(s.life, s.timeout)
 	defer cancel()
 	c, err := s.launch(ctx)

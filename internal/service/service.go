@@ -55,6 +55,12 @@ type GateOptions struct {
 	// change is the way back to an earlier tree (the end of a hooked
 	// agent's turn) reads what the way there broke from them.
 	Complete bool `json:"complete,omitempty"`
+	// ChangedOnly checks the changed files alone, none of their
+	// dependants, and the verdict says so (a note, and never clean for
+	// the dependants: they are left to a later, complete check). The
+	// pre-edit hook asks for it when the whole check cannot finish
+	// within its bound, so that the edit's own files are still judged.
+	ChangedOnly bool `json:"changed_only,omitempty"`
 	// Git makes a commit a git commit too, whatever [git] commit says;
 	// Slug names the branch's "<slug>" ([git] branch), the session's first
 	// request when there is one, else the commit's message.

@@ -88,6 +88,11 @@ type Result struct {
 	// Notes carry what else the user should know (dependants capped...).
 	Notes   []string     `json:"notes,omitempty"`
 	Servers []ServerInfo `json:"servers"`
+	// DiskState names the state of the workspace's files the verdict
+	// judged (the snapshot's fingerprint: every file's path, size and
+	// modification time, and the installed dependencies), taken when the
+	// check was asked; the change is judged over that state and no other.
+	DiskState string `json:"disk_state,omitempty"`
 	// Run is the run stage's report, when the change set was also built
 	// and tested in a shadow tree.
 	Run     *RunReport    `json:"run,omitempty"`

@@ -36,6 +36,11 @@ type Snapshot struct {
 	Deps map[string]string
 
 	files string // the digest of Files alone, kept up to date change by change
+	// rewrites counts, since the last full scan, the writes that left a
+	// file's size and modification time as they were (see
+	// FileStat.Digest): the entries do not show them, the fingerprint
+	// does.
+	rewrites int
 }
 
 // finish sets the snapshot's fingerprint from its files' and its
@@ -43,6 +48,9 @@ type Snapshot struct {
 func (s *Snapshot) finish() {
 	h := sha256.New()
 	h.Write([]byte(s.files))
+	if s.rewrites > 0 {
+		fmt.Fprintf(h, "\x00rewrites=%d", s.rewrites)
+	}
 	for _, fam := range []string{"ecma", "go", "python"} {
 		fmt.Fprintf(h, "\x00%s=%s", fam, s.Deps[fam])
 	}
@@ -243,11 +251,19 @@ func (w *diskWatcher) apply(ctx context.Context, paths []string) (*Snapshot, map
 	}
 	files := maps.Clone(prev.Files)
 	fp := fingerprintBytes(prev.files)
+	rewrites := prev.rewrites
 	set := func(rel string, f FileStat, ok bool) {
 		old, had := files[rel]
 		switch {
+		case had && ok && old.Size == f.Size && old.ModTime == f.ModTime && old.Digest != "" && old.Digest == f.Digest:
+			return // the same content
 		case had && ok && old.Size == f.Size && old.ModTime == f.ModTime:
-			return
+			// Named by the kernel as written, and not shown to be the
+			// same content: a change its entry does not show, so the
+			// snapshot counts it, and nothing kept under the earlier
+			// state is taken for this one.
+			changes[rel] = servers.FileChanged
+			rewrites++
 		case had && ok:
 			changes[rel] = servers.FileChanged
 		case had:
@@ -288,13 +304,13 @@ func (w *diskWatcher) apply(ctx context.Context, paths []string) (*Snapshot, map
 		case !info.Mode().IsRegular() || w.root.Ignored(rel, false) || w.root.InDependencyDir(rel):
 			set(rel, FileStat{}, false)
 		default:
-			set(rel, FileStat{Size: info.Size(), ModTime: info.ModTime().UnixNano(), Abs: abs}, true)
+			set(rel, FileStat{Size: info.Size(), ModTime: info.ModTime().UnixNano(), Abs: abs, Digest: contentDigest(abs, info.Size())}, true)
 		}
 	}
 	if len(changes) == 0 && maps.Equal(deps, prev.Deps) {
 		return prev, changes, nil
 	}
-	snap := &Snapshot{Files: files, DependencyDirs: prev.DependencyDirs, files: hex.EncodeToString(fp)}
+	snap := &Snapshot{Files: files, DependencyDirs: prev.DependencyDirs, files: hex.EncodeToString(fp), rewrites: rewrites}
 	snap.Deps = dependencyStamps(w.root, snap)
 	snap.finish()
 	return snap, changes, nil
@@ -310,6 +326,24 @@ func fingerprint(files map[string]FileStat) string {
 		xorEntry(fp, p, f)
 	}
 	return hex.EncodeToString(fp)
+}
+
+// maxDigest bounds the files a notification's path is read to digest;
+// a larger one that the kernel names counts as changed.
+const maxDigest = 16 << 20
+
+// contentDigest returns a digest of the file abs of size, "" when it
+// cannot be read or is larger than maxDigest.
+func contentDigest(abs string, size int64) string {
+	if size > maxDigest {
+		return ""
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil || int64(len(data)) > maxDigest {
+		return ""
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:16])
 }
 
 func xorEntry(fp []byte, rel string, f FileStat) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -244,10 +245,10 @@ func (v *Validator) batchCheck(ctx context.Context, snap *Snapshot, g *group, pl
 }
 
 // warmBatchFiles is the project size from which the batch checker's
-// answer for the unchanged tree is computed ahead of need: projects where
-// a change with many dependants goes to the batch checker, which would
-// otherwise run twice for its first check (the unchanged tree, then the
-// change).
+// answer for the unchanged tree is computed ahead of need (unless
+// Options.WarmBatchFiles says otherwise): projects where a change with
+// many dependants goes to the batch checker, which would otherwise run
+// twice for its first check (the unchanged tree, then the change).
 const warmBatchFiles = 400
 
 // warmBatch starts, in the background and at a low priority, the batch
@@ -268,11 +269,11 @@ func (v *Validator) warmBatch(snap *Snapshot, g *group) {
 			n++
 		}
 	}
-	if n < warmBatchFiles {
+	if n < v.opts.WarmBatchFiles {
 		return
 	}
 	projects := tsconfig.NewProjects(v.root.Dir())
-	seen := map[string]bool{}
+	var configs []string
 	for _, ch := range g.changes {
 		var config string
 		switch c.Tool().Kind {
@@ -283,15 +284,17 @@ func (v *Validator) warmBatch(snap *Snapshot, g *group) {
 		case batch.Pyright:
 			config = v.root.Abs(pyconfig.Nearest(v.root.Dir(), ch.Path).Dir)
 		}
-		if config != "" && !seen[config] {
-			seen[config] = true
-			go func() {
-				// Bounded like any batch run: a check waiting for it
-				// waits within its own context, and this ends too.
-				ctx, cancel := context.WithTimeout(v.bg, v.opts.LoadTimeout)
-				defer cancel()
-				c.Warm(ctx, config, snap.Fingerprint)
-			}()
+		if config != "" && !slices.Contains(configs, config) && !c.Ready(config, snap.Fingerprint) {
+			configs = append(configs, config)
 		}
 	}
+	if len(configs) == 0 {
+		return
+	}
+	// One job per checker, cancelled by the next disk state (see
+	// background.go); each project's run bounded like any batch run. A
+	// check waiting for the answer waits within its own context.
+	v.work.run(v.bg, g.server.Spec().Name, c.Tool().Label, snap.Fingerprint,
+		"the unchanged tree's answer, for the next check of a change with many dependants", configs, v.opts.LoadTimeout,
+		func(ctx context.Context, config string) { c.Warm(ctx, config, snap.Fingerprint) })
 }

@@ -82,6 +82,9 @@ type Options struct {
 	// WarmBatch computes a large project's batch baseline in the
 	// background after a check (see warmBatch).
 	WarmBatch bool
+	// WarmBatchFiles is the number of a language's files from which
+	// WarmBatch applies; zero means 400.
+	WarmBatchFiles int
 	// Check is the project's own checker ([check]), nil for none: it
 	// checks the files it covers instead of any server (see
 	// projectcheck.go).
@@ -143,6 +146,22 @@ func WithStagingScope(ctx context.Context) context.Context {
 	return context.WithValue(ctx, stagingKey{}, true)
 }
 
+type changedOnlyKey struct{}
+
+// WithChangedOnlyScope returns a context whose validations check the
+// changed files alone: no dependant is asked about, and the verdict
+// notes how many were left out. Only a caller that checks them later
+// may ask for it (the pre-edit hook, whose end of the turn checks
+// every dependant).
+func WithChangedOnlyScope(ctx context.Context) context.Context {
+	return context.WithValue(ctx, changedOnlyKey{}, true)
+}
+
+func isChangedOnly(ctx context.Context) bool {
+	v, _ := ctx.Value(changedOnlyKey{}).(bool)
+	return v
+}
+
 func isStaging(ctx context.Context) bool {
 	v, _ := ctx.Value(stagingKey{}).(bool)
 	return v
@@ -184,9 +203,10 @@ type Validator struct {
 	reuse  reuse
 	cbase  compileBaselineCache
 	// bg bounds the work done ahead of need (warming batch baselines);
-	// Close cancels it.
+	// Close cancels it. work is that work, one job per checker.
 	bg       context.Context
 	cancelBg context.CancelFunc
+	work     background
 }
 
 // New returns a validator. deps may be nil, in which case only the changed
@@ -204,6 +224,9 @@ func New(root *workspace.Root, mgr *servers.Manager, deps DependantFinder, opts 
 	if opts.LoadTimeout == 0 {
 		opts.LoadTimeout = 5 * time.Minute
 	}
+	if opts.WarmBatchFiles == 0 {
+		opts.WarmBatchFiles = warmBatchFiles
+	}
 	bg, cancel := context.WithCancel(context.Background())
 	return &Validator{root: root, servers: mgr, deps: deps, opts: opts, disk: &diskWatcher{root: root, notify: true},
 		costs: costs{perFile: map[string]float64{}, batch: map[string]float64{}}, batch: batchers{by: map[string]*batch.Checker{}},
@@ -214,7 +237,18 @@ func New(root *workspace.Root, mgr *servers.Manager, deps DependantFinder, opts 
 // notifications); the servers are the manager's.
 func (v *Validator) Close() {
 	v.cancelBg()
+	v.work.wait(closeWait)
 	v.disk.close()
+}
+
+// closeWait bounds how long Close waits for the background jobs it
+// cancelled to end (their processes killed and reaped: sandbox.Run's own
+// bound is 2 s after the kill).
+const closeWait = 5 * time.Second
+
+// Background returns the work the validator does ahead of need, now.
+func (v *Validator) Background() []BackgroundJob {
+	return v.work.list()
 }
 
 // group is the part of a change set one server checks.
@@ -306,6 +340,7 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 	if err != nil {
 		return nil, err
 	}
+	res.DiskState = snap.Fingerprint
 	res.NotCode, res.Unverified = v.importedData(lctx, snap, set, res.NotCode, res.Unverified)
 	res.NotCode, res.Unverified = embeddedFiles(snap, res.NotCode, res.Unverified)
 	var included, extended []*changeset.Change
@@ -470,6 +505,8 @@ func (v *Validator) syncDisk(ctx context.Context) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Work ahead of need for an earlier disk state is no use any more.
+	v.work.supersede(snap.Fingerprint)
 	if v.stamps != nil {
 		for fam, stamp := range snap.Deps {
 			if v.stamps[fam] != stamp {
@@ -562,6 +599,10 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group)
 		if err != nil {
 			// Unknown dependants would be unchecked ones.
 			return out.unverifiedAll(g, fmt.Sprintf("finding the files that depend on the change failed: %v", err))
+		}
+		if isChangedOnly(parent) && len(deps.Files) > 0 {
+			out.notes = append(out.notes, fmt.Sprintf("%s: only the changed files were checked; %d %s left to a complete check", spec.Name, len(deps.Files), plural(len(deps.Files), "dependant", "dependants")))
+			deps.Files, deps.Direct = nil, 0
 		}
 		if isStaging(parent) && len(deps.Files) > deps.Direct {
 			out.notes = append(out.notes, fmt.Sprintf("a staging check: the changed files and the %d files that use them directly were checked; the commit's check also covers %d further %s", deps.Direct, len(deps.Files)-deps.Direct, plural(len(deps.Files)-deps.Direct, "dependant", "dependants")))

@@ -15,7 +15,11 @@
 //
 // Diagnostics are computed from the text alone: every line containing
 // "ERROR" gets an error diagnostic (code "fake"). The server knows nothing
-// of dependants.
+// of dependants, except with "disk": then a line "uses NAME" is an error
+// unless some file, open or as the server last read it from disk, has a
+// line "provides NAME". Like a real server, it reads the disk once (at its
+// initial load) and again only for the files a didChangeWatchedFiles
+// names.
 package lspfake
 
 import (
@@ -25,6 +29,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -50,6 +55,10 @@ import (
 //	detach          start a detached child that holds stdout open
 //	deaf            stop reading right after the handshake
 //	ignore-exit     ignore shutdown and exit
+//	disk            read the workspace's files at the initial load (see
+//	                above); didChangeWatchedFiles reads them again
+//	load=DUR        the initial load (progress) ends DUR after it read
+//	                the disk: a large workspace loading
 const EnvVar = "ANVIL_FAKE_LSP"
 
 // Env returns the environment entry that makes a test binary this server.
@@ -62,7 +71,7 @@ func Main() {
 	if spec == "" {
 		return
 	}
-	s := &server{out: bufio.NewWriter(os.Stdout), docs: map[string]doc{}, flags: map[string]string{}}
+	s := &server{out: bufio.NewWriter(os.Stdout), docs: map[string]doc{}, flags: map[string]string{}, disk: map[string]string{}}
 	for _, f := range strings.Split(spec, ",") {
 		k, v, _ := strings.Cut(strings.TrimSpace(f), "=")
 		s.flags[k] = v
@@ -91,6 +100,8 @@ type server struct {
 	docs  map[string]doc
 	flags map[string]string
 	token int
+	root  string            // the workspace's directory, from initialize
+	disk  map[string]string // by URI: the files as last read from disk ("disk")
 }
 
 func (s *server) has(flag string) bool { _, ok := s.flags[flag]; return ok }
@@ -122,14 +133,24 @@ func (s *server) serve(in *bufio.Reader) {
 		}
 		switch m.Method {
 		case "initialize":
+			var p struct {
+				RootURI string `json:"rootUri"`
+			}
+			_ = json.Unmarshal(m.Params, &p)
+			s.root = strings.TrimPrefix(p.RootURI, "file://")
 			caps := map[string]any{"textDocumentSync": 1}
 			if s.has("pull") {
 				caps["diagnosticProvider"] = map[string]any{"interFileDependencies": false, "workspaceDiagnostics": false}
 			}
 			s.reply(m.ID, map[string]any{"capabilities": caps, "serverInfo": map[string]any{"name": "lspfake", "version": "1"}})
 		case "initialized":
+			if s.has("disk") {
+				s.readDisk()
+			}
 			if s.has("progress") {
-				s.progressEnd(s.progressBegin("diagnosing initial workspace load"))
+				tok := s.progressBegin("diagnosing initial workspace load")
+				load, _ := time.ParseDuration(s.flags["load"])
+				time.AfterFunc(load, func() { s.progressEnd(tok) })
 			}
 			for s.has("deaf") {
 				time.Sleep(time.Hour)
@@ -198,6 +219,25 @@ func (s *server) serve(in *bufio.Reader) {
 			delete(s.docs, p.TextDocument.URI)
 			s.mu.Unlock()
 			s.changed(p.TextDocument.URI, "didClose")
+		case "workspace/didChangeWatchedFiles":
+			var p struct {
+				Changes []struct {
+					URI string `json:"uri"`
+				} `json:"changes"`
+			}
+			_ = json.Unmarshal(m.Params, &p)
+			s.mu.Lock()
+			for _, c := range p.Changes {
+				if data, err := os.ReadFile(strings.TrimPrefix(c.URI, "file://")); err == nil {
+					s.disk[c.URI] = string(data)
+				} else {
+					delete(s.disk, c.URI)
+				}
+			}
+			s.mu.Unlock()
+			if s.has("progress") {
+				s.progressEnd(s.progressBegin("diagnosing changed files"))
+			}
 		case "textDocument/diagnostic":
 			var p struct {
 				TextDocument struct {
@@ -279,9 +319,50 @@ func (s *server) changed(uri, why string) {
 	}()
 }
 
+// readDisk reads every file under the workspace, as a server's initial
+// load does.
+func (s *server) readDisk() {
+	_ = filepath.WalkDir(s.root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return nil
+		}
+		if data, err := os.ReadFile(p); err == nil {
+			s.mu.Lock()
+			s.disk["file://"+p] = string(data)
+			s.mu.Unlock()
+		}
+		return nil
+	})
+}
+
+// provided reports whether a file the server knows (open, else as read
+// from disk) has the line "provides name".
+func (s *server) provided(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	texts := map[string]string{}
+	for uri, text := range s.disk {
+		texts[uri] = text
+	}
+	for uri, d := range s.docs {
+		texts[uri] = d.text
+	}
+	for _, text := range texts {
+		for _, line := range strings.Split(text, "\n") {
+			if strings.TrimSpace(line) == "provides "+name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (s *server) diagnostics(uri string, stale bool) []map[string]any {
 	s.mu.Lock()
-	d := s.docs[uri]
+	d, open := s.docs[uri]
+	if !open && s.has("disk") {
+		d.text = s.disk[uri] // a closed file, as the server last read it
+	}
 	s.mu.Unlock()
 	text := d.text
 	if stale {
@@ -289,7 +370,8 @@ func (s *server) diagnostics(uri string, stale bool) []map[string]any {
 	}
 	out := []map[string]any{}
 	for i, line := range strings.Split(text, "\n") {
-		if strings.Contains(line, "ERROR") {
+		name, uses := strings.CutPrefix(strings.TrimSpace(line), "uses ")
+		if strings.Contains(line, "ERROR") || (uses && s.has("disk") && !s.provided(name)) {
 			out = append(out, map[string]any{
 				"range":    map[string]any{"start": map[string]int{"line": i, "character": 0}, "end": map[string]int{"line": i, "character": len(line)}},
 				"severity": 1, "code": "fake", "source": "lspfake", "message": "ERROR found",

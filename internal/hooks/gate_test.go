@@ -1,0 +1,89 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anvil-dev/anvil/internal/app"
+	"github.com/anvil-dev/anvil/internal/lsp/lspfake"
+	"github.com/anvil-dev/anvil/internal/service"
+	"github.com/anvil-dev/anvil/internal/testfs"
+)
+
+// The test binary is also a fake language server (lspfake).
+func TestMain(m *testing.M) {
+	lspfake.Main()
+	os.Exit(m.Run())
+}
+
+// An edit whose importers cannot all be checked within the hook's
+// bound is still judged on its own files: refused when it breaks them,
+// let through with a note saying the importers are left to the end of
+// the turn otherwise; never let through unverified in silence. The
+// server (lspfake, "slow") answers one file at a time, 400 ms each, so
+// the edit's twelve importers take far longer than the bound; it reads
+// closed files from disk ("disk").
+func TestPreEditJudgesOwnFilesWhenImportersOutlastTheBound(t *testing.T) {
+	home := t.TempDir()
+	testfs.Write(t, home, map[string]string{"config/anvil/config.toml": fmt.Sprintf(
+		"[servers.fake]\ncommand = %q\nlanguages = [\"typescript\"]\nmode = \"pull\"\nenv = [%q]\n", os.Args[0], lspfake.Env("pull,disk,slow=400ms"))})
+	vars := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, "config"), "ANVIL_STATE_DIR": filepath.Join(home, "state"), "PATH": os.Getenv("PATH")}
+	getenv := func(k string) string { return vars[k] }
+	for _, tc := range []struct {
+		name, content string
+		deny          bool
+	}{
+		{"breaks its own file", "export function f(x: string): number { return 0; } // ERROR\n", true},
+		{"clean in its own file", "export function f(x: string): number { return x.length; }\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string]string{".git/HEAD": "ref: refs/heads/main\n", "tsconfig.json": `{"compilerOptions": {"strict": true}}`, "a.ts": "export function f(x: number): number { return x; }\n"}
+			for i := range 12 {
+				files[fmt.Sprintf("b%d.ts", i)] = fmt.Sprintf("import { f } from \"./a\";\nexport const b%d = f(%d);\n", i, i)
+			}
+			dir := testfs.Tree(t, files)
+			g := &Gate{Client: Claude, Getenv: func(string) string { return "" }, Snapshots: NewStore(t.TempDir()), Open: func(ctx context.Context, dir string) (service.Service, func(), error) {
+				a, err := app.New(app.Options{Dir: dir, Getenv: getenv, SessionBase: t.TempDir()})
+				if err != nil {
+					return nil, nil, err
+				}
+				return a.Service(), func() { a.Close() }, nil
+			}}
+			in := Input{SessionID: "s1", Cwd: dir}
+			if a := g.SessionStart(context.Background(), in); a.Message != "" {
+				t.Fatalf("session start: %+v", a)
+			}
+			input, _ := json.Marshal(map[string]string{"file_path": filepath.Join(dir, "a.ts"), "content": tc.content})
+			edit := in
+			edit.ToolName, edit.ToolInput = "Write", input
+			ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
+			defer cancel()
+			a := g.PreEdit(ctx, edit)
+			if a.Deny != tc.deny {
+				t.Fatalf("pre-edit: deny = %v, want %v: %+v", a.Deny, tc.deny, a)
+			}
+			if !tc.deny && !strings.Contains(a.Message, "the end of the turn checks them") {
+				t.Errorf("pre-edit: the importers left unchecked were not said: %+v", a)
+			}
+			// The client writes it anyway (a shell command), and the turn
+			// ends: the end-of-turn check judges the changed file alone
+			// when the importers outlast its bound too, and says so.
+			testfs.Write(t, dir, map[string]string{"a.ts": tc.content})
+			sctx, scancel := context.WithTimeout(context.Background(), 8*time.Second)
+			defer scancel()
+			a = g.Stop(sctx, in)
+			if a.Deny != tc.deny {
+				t.Fatalf("stop: deny = %v, want %v: %+v", a.Deny, tc.deny, a)
+			}
+			if said := a.Message + a.Reason; !strings.Contains(said, "could not be checked within the hook's bound") {
+				t.Errorf("stop: the importers left unchecked were not said: %+v", a)
+			}
+		})
+	}
+}
