@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/anvil-dev/anvil/internal/app"
 	"github.com/anvil-dev/anvil/internal/daemon"
 	"github.com/anvil-dev/anvil/internal/hooks"
 	"github.com/anvil-dev/anvil/internal/service"
@@ -104,7 +105,8 @@ func answerHook(ctx context.Context, c hooks.Client, verb string, opts hookOptio
 	}
 	g := &hooks.Gate{
 		Client: c, Getenv: os.Getenv, Strict: opts.strict,
-		Snapshots: hooks.NewStore(state.Dir(os.Getenv)),
+		Snapshots:   hooks.NewStore(state.Dir(os.Getenv)),
+		TrustNotice: func(dir string) string { return app.TrustNotice(dir, os.Getenv) },
 		Open: func(ctx context.Context, dir string) (service.Service, func(), error) {
 			return daemon.Open(ctx, daemon.OpenOptions{Dir: dir, Warn: func(m string) { fmt.Fprintf(stderr, "anvil: %s\n", m) }})
 		},

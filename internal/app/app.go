@@ -7,6 +7,7 @@ package app
 
 import (
 	"context"
+	"github.com/anvil-dev/anvil/internal/execpolicy"
 	"io"
 	"os"
 	"path/filepath"
@@ -37,6 +38,11 @@ type Options struct {
 	Dir string
 	// Getenv reads the environment; nil means os.Getenv.
 	Getenv func(string) string
+	// Environ is the environment the programs Anvil starts are given
+	// (what the execution policy lets through of it); nil means
+	// os.Environ, or, with Getenv set, what Getenv reads of the names the
+	// policy lets through.
+	Environ []string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// SessionBase overrides the config's session directory base.
@@ -63,6 +69,8 @@ type App struct {
 	// Notice says what the project's config file sets that only the
 	// user's may ([config.Layers.IgnoredNotice]); "" when nothing.
 	Notice string
+	// Policy decides which programs run and what they see.
+	Policy *execpolicy.Policy
 
 	opts        Options
 	sessionBase string
@@ -75,6 +83,9 @@ type App struct {
 // New builds the services for opts. Language servers start lazily, on
 // first use.
 func New(opts Options) (*App, error) {
+	if opts.Getenv == nil && opts.Environ == nil {
+		opts.Environ = os.Environ()
+	}
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
@@ -98,10 +109,22 @@ func New(opts Options) (*App, error) {
 	shadowLog := a.sessionFile(session.ShadowLogFile)
 
 	toolsDir := servers.DefaultToolsDir(opts.Getenv)
+	// One execution policy for every program the workspace's run starts:
+	// from the user's configuration and the environment, never from the
+	// workspace's files.
+	if opts.Environ == nil {
+		opts.Environ = execpolicy.EnvironOf(opts.Getenv, cfg.Run.Env)
+	}
+	policy := execpolicy.New(execpolicy.Options{
+		Root: root.Dir(), Trusted: layers.Trusted(), Environ: opts.Environ,
+		EnvAllow: cfg.Run.Env, Hidden: testrun.Hidden(opts.Getenv),
+	})
+	a.Policy = policy
 	registry := servers.NewRegistry(servers.RegistryOptions{
 		Overrides:        cfg.ServerSpecs(),
 		ToolsDir:         toolsDir,
 		TypeScriptEngine: servers.Engine(cfg.TypeScriptEngine),
+		Policy:           policy,
 	})
 	var onStart func(string)
 	var progress func(shadow.Progress)
@@ -122,7 +145,7 @@ func New(opts Options) (*App, error) {
 		Progress:      progress,
 		Strategy:      shadow.Strategy(cfg.CheckStrategy),
 		BatchStateDir: filepath.Join(state.CacheDir(opts.Getenv), "batch"),
-		Hidden:        testrun.Hidden(opts.Getenv),
+		Policy:        policy,
 		WarmBatch:     true,
 		Check:         projectCheck(cfg.Check),
 		CargoNetwork:  cfg.Run.Network,
@@ -130,8 +153,8 @@ func New(opts Options) (*App, error) {
 	a.Journal = journal.New(root, journal.Options{StateDir: state.Dir(opts.Getenv), Now: opts.Now})
 	a.Gate = gate.New(a.Validator, a.Journal, testrun.New(root, testrun.Options{
 		Build: cfg.Run.Build, Test: cfg.Run.Test, Report: cfg.Run.Report, Timeout: cfg.Run.Timeout.Duration,
-		Network: cfg.Run.Network, NetworkAsked: layers.ProjectWantsNetwork(), EnvAllow: cfg.Run.Env,
-		Hidden: testrun.Hidden(opts.Getenv), CacheDir: state.CacheDir(opts.Getenv), Importers: graph, Limits: testrun.LimitsOf(cfg.Run),
+		Network: cfg.Run.Network, NetworkAsked: layers.ProjectWantsNetwork(), Policy: policy,
+		CacheDir: state.CacheDir(opts.Getenv), Importers: graph, Limits: testrun.LimitsOf(cfg.Run),
 	}))
 	a.Searcher = search.New(root, search.Options{})
 	a.Tools = tools.NewSet(

@@ -21,12 +21,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/depfile"
 	"github.com/anvil-dev/anvil/internal/diagformat"
+	"github.com/anvil-dev/anvil/internal/execpolicy"
 	"github.com/anvil-dev/anvil/internal/lsp"
 	"github.com/anvil-dev/anvil/internal/sandbox"
 )
@@ -55,7 +57,7 @@ type Tool struct {
 	Label string
 	// Format is how a Command's output reads.
 	Format diagformat.Format
-	// Env is added to the checker's environment.
+	// Env is set over the sealed environment the checker runs with.
 	Env []string
 	// CacheEnv names the variable that points a Command at a state
 	// directory of Anvil's (CARGO_TARGET_DIR): one for the unchanged
@@ -66,12 +68,6 @@ type Tool struct {
 	// (`*.d`, as cargo writes them) naming every source file the checker
 	// read, which tells a file no target compiles from a clean one.
 	DepInfo bool
-	// Sealed: the tool runs the project's code (a build script, a
-	// project's own checker), so it gets the sealed environment
-	// (sandbox.SealedEnv, with Env's names let through) and Hidden is
-	// kept from it.
-	Sealed bool
-	Hidden []string
 }
 
 // Change is one file of the change set.
@@ -105,11 +101,10 @@ type Checker struct {
 	root     string
 	tool     Tool
 	stateDir string
-	env      []string
-	// visible is what the sealed shadow tree shows of the host for the
-	// tool: the toolchains and their caches, wherever they are (asked of
-	// them once, on the first run).
-	visible func() []string
+	// policy seals every run: a batch checker runs the project's code
+	// (tsc's plugins and type libraries, pyright's, build scripts), in a
+	// trusted workspace too.
+	policy *execpolicy.Policy
 
 	mu        sync.Mutex
 	baselines map[string]*baseline // by project; the latest disk state's
@@ -143,15 +138,9 @@ type baseline struct {
 
 // New returns a checker for the workspace at root. stateDir keeps tsc's
 // incremental state (it is created; nothing in it is needed for
-// correctness, only speed). env is the tool's environment.
-func New(root string, tool Tool, stateDir string, env []string) *Checker {
-	c := &Checker{root: root, tool: tool, stateDir: stateDir, env: env, baselines: map[string]*baseline{}, written: map[string]bool{}}
-	c.visible = sync.OnceValue(func() []string {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		return sandbox.Toolchains(ctx, append(append([]string(nil), env...), tool.Env...), root)
-	})
-	return c
+// correctness, only speed). policy seals each run.
+func New(root string, tool Tool, stateDir string, policy *execpolicy.Policy) *Checker {
+	return &Checker{root: root, tool: tool, stateDir: stateDir, policy: policy, baselines: map[string]*baseline{}, written: map[string]bool{}}
 }
 
 // Tool returns the checker's tool.
@@ -337,17 +326,10 @@ type report struct {
 func (c *Checker) run(ctx context.Context, config string, changes []Change, state string) (report, error) {
 	argv, dir := c.command(config, state)
 	bg, _ := ctx.Value(backgroundKey{}).(bool)
-	env := append(append([]string(nil), c.env...), c.tool.Env...)
-	if c.tool.Sealed {
-		var names []string
-		for _, kv := range c.tool.Env {
-			name, _, _ := strings.Cut(kv, "=")
-			names = append(names, name)
-		}
-		env = sandbox.SealedEnv(env, names)
+	if c.policy == nil {
+		return report{}, errors.New("no execution policy to run " + c.tool.Label + " with")
 	}
-	spec := sandbox.Spec{Root: c.root, Changes: changes, Argv: argv, Dir: dir, Env: env, OutputLimit: 64 << 20, Background: bg,
-		Visible: c.visible(), Hidden: c.tool.Hidden}
+	spec := c.policy.Sealed(sandbox.Spec{Root: c.root, Changes: changes, Argv: argv, Dir: dir, Env: slices.Clone(c.tool.Env), OutputLimit: 64 << 20, Background: bg})
 	if state != "" {
 		// tsc writes its incremental state there; the rest of the host is
 		// read-only to it.

@@ -49,8 +49,8 @@ func ReadLayers(p Paths) (Layers, error) {
 // open the network to the code it runs, hand it more of the user's
 // environment or lift its bounds ([run] network, env, memory, tmp_size,
 // processes, file_size), or start its own programs as the user
-// ([servers] tables and the [check] command, unless the user trusts the
-// directory).
+// ([servers] tables, the [check] command and [git], unless the user
+// trusts the directory).
 func (l Layers) Merged() Config {
 	return merge(l.User, l.projectAllowed())
 }
@@ -70,6 +70,10 @@ func (l Layers) projectAllowed() Config {
 	if !l.Trusted() {
 		p.Servers = nil
 		p.Check = CheckConfig{}
+		// Committing runs git with the repository's own configuration
+		// (core.fsmonitor, hooks, filters): the repository may not turn
+		// it on for itself.
+		p.Git = GitConfig{}
 	}
 	return p
 }
@@ -108,6 +112,9 @@ func (l Layers) Ignored() []string {
 		out = append(out, names...)
 		if p.Check.Command != "" {
 			out = append(out, "check")
+		}
+		if p.Git != (GitConfig{}) {
+			out = append(out, "git")
 		}
 	}
 	return out

@@ -230,3 +230,30 @@ func TestRunBounds(t *testing.T) {
 		t.Errorf("a bad size: %v", err)
 	}
 }
+
+// A repository's own [git] commit = true would have Anvil run git with
+// the repository's configuration (core.fsmonitor, hooks) on every
+// commit: it counts only once the user trusts the workspace.
+func TestProjectGitOnlyWhenTrusted(t *testing.T) {
+	t.Parallel()
+	for _, trusted := range []bool{false, true} {
+		dir := testfs.Tree(t, map[string]string{
+			"ws/.anvil/config.toml": "[git]\ncommit = true\nbranch = \"x\"\n",
+		})
+		user := ""
+		if trusted {
+			user = "trusted_projects = [\"" + filepath.Join(dir, "ws") + "\"]\n"
+		}
+		testfs.Write(t, dir, map[string]string{"user/anvil/config.toml": user})
+		l, err := ReadLayers(Paths{User: filepath.Join(dir, "user/anvil/config.toml"), Project: filepath.Join(dir, "ws/.anvil/config.toml")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := l.Merged().Git.Commit; got != trusted {
+			t.Errorf("trusted=%v: git.commit = %v", trusted, got)
+		}
+		if got := slices.Contains(l.Ignored(), "git"); got == trusted {
+			t.Errorf("trusted=%v: ignored %v", trusted, l.Ignored())
+		}
+	}
+}

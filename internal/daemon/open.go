@@ -44,6 +44,9 @@ func Open(ctx context.Context, o OpenOptions) (svc service.Service, close func()
 		if l, err := config.ReadLayers(config.DefaultPaths(root.Dir(), o.Getenv)); err == nil && l.IgnoredNotice() != "" {
 			o.Warn(l.IgnoredNotice())
 		}
+		if n := app.TrustNotice(root.Dir(), o.Getenv); n != "" {
+			o.Warn(n)
+		}
 	}
 	if !o.NoDaemon && o.Getenv("ANVIL_DAEMON") != "off" {
 		ws, closeWS, err := Workspace(ctx, o.Getenv, root.Dir())

@@ -144,6 +144,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	r := Report{Workspace: root.Dir()}
 	cfgChecks, cfg := checkConfig(root.Dir(), opts.Getenv)
 	r.Checks = append(r.Checks, cfgChecks...)
+	r.Checks = append(r.Checks, checkTrust(root.Dir(), opts.Getenv))
 	r.Checks = append(r.Checks, checkProviders(cfg, opts.Getenv)...)
 	serverChecks := checkServers(ctx, root, cfg, opts)
 	if rust := checkRust(ctx, root.Dir(), opts.LookPath); len(rust) > 0 {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/anvil-dev/anvil/internal/execpolicy"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -32,8 +33,10 @@ func checkServers(ctx context.Context, root *workspace.Root, cfg config.Config, 
 			Fix:    "run doctor in the project's root (-C DIR), or set them with 'anvil config set languages go,typescript'"}}
 	}
 	toolsDir := servers.DefaultToolsDir(opts.Getenv)
+	layers, _ := config.ReadLayers(config.DefaultPaths(root.Dir(), opts.Getenv))
+	policy := execpolicy.New(execpolicy.Options{Root: root.Dir(), Trusted: layers.Trusted(), Environ: execpolicy.EnvironOf(opts.Getenv, cfg.Run.Env)})
 	registry := servers.NewRegistry(servers.RegistryOptions{Overrides: cfg.ServerSpecs(), ToolsDir: toolsDir, LookPath: opts.LookPath,
-		TypeScriptEngine: servers.Engine(cfg.TypeScriptEngine)})
+		TypeScriptEngine: servers.Engine(cfg.TypeScriptEngine), Policy: policy})
 
 	checks := make([]Check, len(langs))
 	starts := map[string]*startResult{} // by spec name: each server starts once

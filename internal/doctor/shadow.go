@@ -36,7 +36,9 @@ func checkShadowTree(ctx context.Context) Check {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	res, err := sandbox.Run(ctx, sandbox.Spec{Root: dir, Env: []string{"PATH=/usr/bin:/bin"},
+	// Anvil's own probe in an empty directory of its own: the system's
+	// PATH and nothing else of the host.
+	res, err := sandbox.Run(ctx, sandbox.Spec{Root: dir, Seal: &sandbox.Seal{Env: []string{"PATH=/usr/bin:/bin"}},
 		Changes: []sandbox.Change{{Path: "probe.txt", Content: []byte("after\n")}},
 		Argv:    []string{"sh", "-c", "cat probe.txt; echo x > written.txt"}})
 	switch {

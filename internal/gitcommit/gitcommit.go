@@ -35,6 +35,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -55,7 +56,18 @@ type Options struct {
 	// branch that does not exist is created from HEAD, and the user's
 	// index is left alone (the work tree is on another branch).
 	Branch string
+	// Env is git's whole environment (and its hooks'), as the execution
+	// policy gives it.
+	Env []string
+	// Untrusted: the user does not trust the workspace, so nothing the
+	// repository's configuration names runs (no hooks, no
+	// core.fsmonitor program).
+	Untrusted bool
 }
+
+// untrustedConfig keeps git from running what a repository's own
+// configuration names.
+var untrustedConfig = []string{"GIT_CONFIG_COUNT=2", "GIT_CONFIG_KEY_0=core.fsmonitor", "GIT_CONFIG_VALUE_0=false", "GIT_CONFIG_KEY_1=core.hooksPath", "GIT_CONFIG_VALUE_1=/dev/null"}
 
 // Result is a commit made.
 type Result struct {
@@ -95,10 +107,15 @@ type repo struct {
 	gitDir string
 	prefix string // the workspace's path below top, "" or "sub/dir/"
 	env    []string
+	// noHooks: the repository's hooks do not run (an untrusted workspace).
+	noHooks bool
 }
 
-func open(ctx context.Context, workspace string) (*repo, error) {
-	r := &repo{env: os.Environ()}
+func open(ctx context.Context, workspace string, opts Options) (*repo, error) {
+	r := &repo{env: slices.Clone(opts.Env), noHooks: opts.Untrusted}
+	if opts.Untrusted {
+		r.env = append(r.env, untrustedConfig...)
+	}
 	top, err := r.git(ctx, workspace, nil, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return nil, refused("%s is not in a git work tree", workspace)
@@ -189,21 +206,22 @@ func (r *repo) inProgress() string {
 // commit on the branch whose index entries could not be set (the error
 // says how to fix the index).
 func Commit(ctx context.Context, workspace string, files []File, message string, opts Options) (*Result, error) {
-	return record(ctx, workspace, files, message, opts.Branch, false)
+	return record(ctx, workspace, files, message, opts, false)
 }
 
 // Revert records the undoing of a commit Commit made of files (as given
 // to Commit): the inverse change, on the branch the commit went to, with
 // the hooks git revert runs (prepare-commit-msg, post-commit). A refusal
 // says that the commit stays in the branch's history.
-func Revert(ctx context.Context, workspace string, of *Result, files []File, message string) (*Result, error) {
+func Revert(ctx context.Context, workspace string, of *Result, files []File, message string, opts Options) (*Result, error) {
 	inverse := make([]File, len(files))
 	for i, f := range files {
 		inverse[i] = File{Path: f.Path, Base: f.New, BaseExists: !f.Delete, New: f.Base, Delete: !f.BaseExists}
 	}
 	// On the branch the commit went to: the checked-out one still, or a
 	// branch of its own (whose index is not the work tree's).
-	res, err := record(ctx, workspace, inverse, message, of.Branch, true)
+	opts.Branch = of.Branch
+	res, err := record(ctx, workspace, inverse, message, opts, true)
 	var refusal *RefusedError
 	if errors.As(err, &refusal) {
 		refusal.Kept = of
@@ -211,8 +229,9 @@ func Revert(ctx context.Context, workspace string, of *Result, files []File, mes
 	return res, err
 }
 
-func record(ctx context.Context, workspace string, files []File, message, branch string, revert bool) (*Result, error) {
-	r, err := open(ctx, workspace)
+func record(ctx context.Context, workspace string, files []File, message string, opts Options, revert bool) (*Result, error) {
+	branch := opts.Branch
+	r, err := open(ctx, workspace, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -75,7 +75,7 @@ func TestCommitKeepsTheUsersWork(t *testing.T) {
 		"b.go":   "",                           // deleted
 		"new.go": "package a\n\nconst N = 1\n", // created
 	})
-	res, err := Commit(context.Background(), dir, files, "Anvil: change B", Options{})
+	res, err := Commit(context.Background(), dir, files, "Anvil: change B", Options{Env: os.Environ()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestCommitKeepsTheUsersWork(t *testing.T) {
 			os.Remove(filepath.Join(dir, f.Path))
 		}
 	}
-	rev, err := Revert(context.Background(), dir, res, files, "Revert \"Anvil: change B\"")
+	rev, err := Revert(context.Background(), dir, res, files, "Revert \"Anvil: change B\"", Options{Env: os.Environ()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestCommitOnABranchOfItsOwn(t *testing.T) {
 	dir := repoWith(t, map[string]string{"a.txt": "a\n"})
 	head := git(t, dir, "rev-parse", "HEAD")
 	files := write(t, dir, map[string]string{"a.txt": "b\n"})
-	res, err := Commit(context.Background(), dir, files, "Anvil: b", Options{Branch: BranchFor("anvil/<slug>", "Make a into b")})
+	res, err := Commit(context.Background(), dir, files, "Anvil: b", Options{Env: os.Environ(), Branch: BranchFor("anvil/<slug>", "Make a into b")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestRefusals(t *testing.T) {
 				head = git(t, dir, "rev-parse", "HEAD")
 			}
 			files := write(t, dir, map[string]string{"a.txt": "anvil\n"})
-			_, err := Commit(context.Background(), dir, files, "Anvil", Options{})
+			_, err := Commit(context.Background(), dir, files, "Anvil", Options{Env: os.Environ()})
 			if !IsRefused(err) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v", err)
 			}
@@ -188,7 +188,7 @@ func TestOverlappingUnstagedEditRefuses(t *testing.T) {
 	dir := repoWith(t, map[string]string{"a.txt": "one\ntwo\nthree\n"})
 	testfs.Write(t, dir, map[string]string{"a.txt": "one\nTWO (user)\nthree\n"})
 	files := write(t, dir, map[string]string{"a.txt": "one\nTWO (user, then anvil)\nthree\n"})
-	if _, err := Commit(context.Background(), dir, files, "Anvil", Options{}); !IsRefused(err) || !strings.Contains(err.Error(), "overlap") {
+	if _, err := Commit(context.Background(), dir, files, "Anvil", Options{Env: os.Environ()}); !IsRefused(err) || !strings.Contains(err.Error(), "overlap") {
 		t.Fatalf("err = %v", err)
 	}
 }

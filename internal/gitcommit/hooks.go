@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,6 +40,9 @@ func (r *repo) author(ctx context.Context) ([]string, error) {
 // hookPath is the hook name of the repository (core.hooksPath honoured),
 // "" if there is none: git runs only an executable file.
 func (r *repo) hookPath(ctx context.Context, name string) string {
+	if r.noHooks {
+		return ""
+	}
 	out, err := r.git(ctx, r.top, nil, "rev-parse", "--git-path", "hooks/"+name)
 	if err != nil {
 		return ""
@@ -63,7 +67,7 @@ func (r *repo) hook(ctx context.Context, name string, env []string, args ...stri
 	}
 	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
 	defer cancel()
-	spec := proc.Spec{Path: path, Args: args, Dir: r.top, Env: env}
+	spec := proc.Spec{Path: path, Args: args, Dir: r.top, Env: append(slices.Clone(r.env), env...)}
 	if head, err := os.ReadFile(path); err == nil && !strings.HasPrefix(string(head), "#!") {
 		// git runs a hook without #! through the shell.
 		spec.Path, spec.Args = "/bin/sh", append([]string{path}, args...)

@@ -179,7 +179,7 @@ func TestCommitIsWhatGitAddAndCommitMake(t *testing.T) {
 
 			const message = "Anvil: the change"
 			files := write(t, dir, tc.change)
-			res, err := Commit(context.Background(), dir, files, message, Options{})
+			res, err := Commit(context.Background(), dir, files, message, Options{Env: os.Environ()})
 
 			write(t, oracle, tc.change)
 			var paths []string
@@ -256,7 +256,7 @@ func signed(t *testing.T, dir string) bool {
 func TestRefusedRevertSaysTheCommitStays(t *testing.T) {
 	dir := repoWith(t, map[string]string{"a.txt": "a\n"})
 	files := write(t, dir, map[string]string{"a.txt": "b\n"})
-	res, err := Commit(context.Background(), dir, files, "Anvil: b", Options{})
+	res, err := Commit(context.Background(), dir, files, "Anvil: b", Options{Env: os.Environ()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestRefusedRevertSaysTheCommitStays(t *testing.T) {
 		t.Fatal(err)
 	}
 	head, index := git(t, dir, "rev-parse", "HEAD"), git(t, dir, "ls-files", "-s")
-	_, err = Revert(context.Background(), dir, res, files, "Revert \"Anvil: b\"")
+	_, err = Revert(context.Background(), dir, res, files, "Revert \"Anvil: b\"", Options{Env: os.Environ()})
 	if !IsRefused(err) || !strings.Contains(err.Error(), "index.lock") || !strings.Contains(err.Error(), "the commit "+res.Commit[:12]+" stays in the history of main") {
 		t.Fatalf("err = %v", err)
 	}
@@ -286,7 +286,7 @@ func TestRevertIsWhatGitRevertMakes(t *testing.T) {
 	hook(t, dir, "commit-msg", refuse)
 	hook(t, dir, "post-commit", "")
 	files := write(t, dir, map[string]string{"a.txt": "A\n", "b.txt": "", "c.txt": "c\n"})
-	res, err := Commit(context.Background(), dir, files, "Anvil: the change", Options{})
+	res, err := Commit(context.Background(), dir, files, "Anvil: the change", Options{Env: os.Environ()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +309,7 @@ func TestRevertIsWhatGitRevertMakes(t *testing.T) {
 	git(t, oracle, "clean", "-fq")
 	git(t, oracle, "revert", "--no-edit", "HEAD")
 
-	if _, err := Revert(context.Background(), dir, res, files, "Revert \"Anvil: the change\""); err != nil {
+	if _, err := Revert(context.Background(), dir, res, files, "Revert \"Anvil: the change\"", Options{Env: os.Environ()}); err != nil {
 		t.Fatal(err)
 	}
 	for _, q := range [][]string{{"rev-parse", "HEAD^{tree}"}, {"ls-files", "-s"}, {"status", "--porcelain"}} {

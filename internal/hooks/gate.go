@@ -33,6 +33,10 @@ type Gate struct {
 	// Snapshots keeps each session's tree as it was at its start; nil
 	// keeps none (the end-of-turn check then has no baseline).
 	Snapshots *Store
+	// TrustNotice says what of the project's own checking waits for the
+	// user's trust in the workspace at dir ("" for nothing); nil says
+	// nothing. Never a refusal: trust does not block an agent.
+	TrustNotice func(dir string) string
 }
 
 // ProjectDir is the workspace of a hook call: the client's project

@@ -14,8 +14,27 @@ import (
 )
 
 // SessionStart keeps the workspace's tree for the session's end-of-turn
-// checks. It never refuses: a snapshot it cannot take is said.
+// checks, and says once, for the session, when the project's own
+// checking would differ from Anvil's until the workspace is trusted. It
+// never refuses: a snapshot it cannot take is said.
 func (g *Gate) SessionStart(ctx context.Context, in Input) Answer {
+	a := g.keepStart(ctx, in)
+	if g.TrustNotice == nil {
+		return a
+	}
+	if dir, err := g.ProjectDir(in); err == nil {
+		if n := g.TrustNotice(dir); n != "" {
+			a.Context = strings.TrimSpace(a.Context + "\nAnvil: " + n)
+			if a.Message == "" {
+				a.Message = "Anvil: " + n
+			}
+		}
+	}
+	return a
+}
+
+// keepStart keeps the workspace's tree as the session starts.
+func (g *Gate) keepStart(ctx context.Context, in Input) Answer {
 	if g.Snapshots == nil || in.SessionID == "" {
 		return Answer{}
 	}

@@ -42,7 +42,7 @@ type Config struct {
 	// means Dir alone. Servers that load one project per folder (gopls and
 	// nested Go modules) need each project root among them.
 	Folders []string
-	// Env is added to the environment the server inherits.
+	// Env is the server's whole environment (see proc.Spec.Env).
 	Env []string
 	// InitOptions is sent as initializationOptions.
 	InitOptions map[string]any

@@ -47,7 +47,9 @@ type Spec struct {
 	Path string
 	Args []string
 	Dir  string
-	// Env is added to the environment Anvil runs with.
+	// Env is the process's whole environment (nil: an empty one). It is
+	// never Anvil's own: what a program may see is the execution policy's
+	// decision (internal/execpolicy), made in the composition root.
 	Env []string
 	// Stderr receives the process's standard error; nil discards it.
 	Stderr io.Writer
@@ -99,7 +101,7 @@ func Start(spec Spec) (*Process, error) {
 	start := func(iso Isolation) error {
 		cmd := exec.Command(spec.Path, spec.Args...)
 		cmd.Dir = spec.Dir
-		cmd.Env = append(os.Environ(), spec.Env...)
+		cmd.Env = append([]string{}, spec.Env...)
 		cmd.Stdin, cmd.Stdout = inR, outW
 		cmd.Stderr = spec.Stderr
 		cmd.WaitDelay = WaitDelay

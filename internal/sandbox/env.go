@@ -41,3 +41,7 @@ func SealedEnv(environ, extra []string) []string {
 	// private /tmp instead.
 	return withEnv(out, "TMPDIR=/tmp", "XDG_CACHE_HOME=/tmp/.cache")
 }
+
+// AllowedEnvNames are the names [SealedEnv] lets through by itself (the
+// LC_* settings aside).
+func AllowedEnvNames() []string { return slices.Clone(allowedEnv) }

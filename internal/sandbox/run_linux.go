@@ -73,6 +73,7 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	if err := spec.validate(); err != nil {
 		return nil, err
 	}
+	spec = spec.sealed()
 	root, err := filepath.Abs(spec.Root)
 	if err != nil {
 		return nil, err

@@ -123,7 +123,14 @@ type Spec struct {
 	Argv []string
 	// Dir is where it runs, relative to Root ("" for Root).
 	Dir string
-	// Env is the command's whole environment.
+	// Seal is what the command inherits of the host (the environment,
+	// the places hidden, the toolchains shown); Run refuses a spec
+	// without one. Only the execution policy makes it
+	// (internal/execpolicy), from the user's configuration and
+	// environment, never from the workspace's files.
+	Seal *Seal
+	// Env is set over the seal's environment (a runner's own variables:
+	// CARGO_TARGET_DIR, PYTHONDONTWRITEBYTECODE).
 	Env []string
 	// Network lets the command reach the network; otherwise it has only
 	// a loopback interface of its own.
@@ -224,6 +231,9 @@ func IsUnavailable(err error) bool {
 func (s Spec) validate() error {
 	if len(s.Argv) == 0 {
 		return errors.New("sandbox: no command")
+	}
+	if s.Seal == nil {
+		return errors.New("sandbox: no seal: every command in a shadow tree runs as the execution policy says")
 	}
 	for _, c := range s.Changes {
 		// A change is applied before the root is pivoted, with the host

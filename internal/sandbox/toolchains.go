@@ -76,15 +76,18 @@ func Toolchains(ctx context.Context, env []string, root string) []string {
 	add(filepath.SplitList(envValue(env, "NODE_PATH"))...)
 	add(filepath.SplitList(envValue(env, "PYTHONPATH"))...)
 	// A virtual environment's interpreter links to the one it was made
-	// from (pyenv's, a home's): its installation is needed too.
+	// from (pyenv's, a home's): its installation is needed too. The
+	// workspace's link and pyvenv.cfg only say where to look: what is
+	// shown is a Python installation found there, never a directory of
+	// the home that the repository names.
 	for _, venv := range []string{".venv", "venv"} {
 		for _, py := range []string{"python", "python3"} {
 			if t, err := filepath.EvalSymlinks(filepath.Join(root, venv, "bin", py)); err == nil {
-				add(Installation(filepath.Dir(t), home))
+				add(pythonInstallation(Installation(filepath.Dir(t), home)))
 			}
 		}
 		if h := venvHome(filepath.Join(root, venv, "pyvenv.cfg")); h != "" {
-			add(Installation(h, home))
+			add(pythonInstallation(Installation(h, home)))
 		}
 	}
 	if home != "" {
@@ -112,6 +115,24 @@ func ask(ctx context.Context, env, extra []string, argv ...string) ([]byte, erro
 	cmd.Stdout = &out
 	err = cmd.Run()
 	return out.Bytes(), err
+}
+
+// pythonInstallation returns dir when it holds a Python installation (an
+// interpreter in bin and its standard library in lib/python3.*, or dir
+// is that bin), "" otherwise.
+func pythonInstallation(dir string) string {
+	prefix := dir
+	if filepath.Base(dir) == "bin" {
+		prefix = filepath.Dir(dir)
+	}
+	interpreters, _ := filepath.Glob(filepath.Join(prefix, "bin", "python3*"))
+	libs, _ := filepath.Glob(filepath.Join(prefix, "lib", "python3.*", "os.py"))
+	for _, py := range interpreters {
+		if info, err := os.Stat(py); err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0 && len(libs) > 0 {
+			return dir
+		}
+	}
+	return ""
 }
 
 // venvHome reads the "home" (the base interpreter's directory) of a

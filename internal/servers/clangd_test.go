@@ -3,6 +3,7 @@ package servers
 import (
 	"context"
 	"errors"
+	"github.com/anvil-dev/anvil/internal/execpolicy"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,7 +28,7 @@ func TestClangdReadsIncludesFromDisk(t *testing.T) {
 	})
 	testfs.Write(t, dir, map[string]string{"compile_commands.json": `[{"directory": "` + dir + `", "file": "a.c", "arguments": ["cc", "-c", "a.c"]},
  {"directory": "` + dir + `", "file": "b.c", "arguments": ["cc", "-c", "b.c"]}]`})
-	mgr := NewManager(dir, NewRegistry(RegistryOptions{ToolsDir: DefaultToolsDir(os.Getenv)}), ManagerOptions{StartTimeout: time.Minute})
+	mgr := NewManager(dir, NewRegistry(RegistryOptions{Policy: execpolicy.New(execpolicy.Options{Root: dir, Environ: os.Environ()}), ToolsDir: DefaultToolsDir(os.Getenv)}), ManagerOptions{StartTimeout: time.Minute})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

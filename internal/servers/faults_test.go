@@ -3,6 +3,7 @@ package servers
 import (
 	"context"
 	"fmt"
+	"github.com/anvil-dev/anvil/internal/execpolicy"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -273,7 +274,7 @@ func contains(list []string, s string) bool {
 func TestRemoteAutoLeavesNothing(t *testing.T) {
 	dir := t.TempDir()
 	testfs.Write(t, dir, map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "m.go": "package m\n"})
-	reg := NewRegistry(RegistryOptions{ToolsDir: DefaultToolsDir(os.Getenv), Overrides: []Spec{{Name: "gopls", Args: []string{"-remote=auto"}}}})
+	reg := NewRegistry(RegistryOptions{Policy: execpolicy.New(execpolicy.Options{Root: dir, Environ: os.Environ()}), ToolsDir: DefaultToolsDir(os.Getenv), Overrides: []Spec{{Name: "gopls", Args: []string{"-remote=auto"}}}})
 	mgr := NewManager(dir, reg, ManagerOptions{StartTimeout: time.Minute})
 	srv, err := mgr.ForLanguage("go")
 	if err != nil {

@@ -3,9 +3,11 @@ package servers
 import (
 	"errors"
 	"fmt"
+	"github.com/anvil-dev/anvil/internal/execpolicy"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -96,6 +98,7 @@ type Registry struct {
 	toolsDir string
 	engine   Engine
 	lookPath func(string) (string, error)
+	policy   *execpolicy.Policy
 }
 
 // RegistryOptions configure a Registry.
@@ -110,11 +113,15 @@ type RegistryOptions struct {
 	TypeScriptEngine Engine
 	// LookPath finds commands on PATH; nil means exec.LookPath.
 	LookPath func(string) (string, error)
+	// Policy says whether the workspace's own programs
+	// (node_modules/.bin, its TypeScript) may run; nil trusts no
+	// workspace.
+	Policy *execpolicy.Policy
 }
 
 // NewRegistry returns a registry of the built-in specs plus overrides.
 func NewRegistry(opts RegistryOptions) *Registry {
-	r := &Registry{toolsDir: opts.ToolsDir, engine: opts.TypeScriptEngine, lookPath: opts.LookPath}
+	r := &Registry{toolsDir: opts.ToolsDir, engine: opts.TypeScriptEngine, lookPath: opts.LookPath, policy: opts.Policy}
 	if r.lookPath == nil {
 		r.lookPath = exec.LookPath
 	}
@@ -192,6 +199,20 @@ type Resolved struct {
 	// Note tells the user something about the choice that bears on the
 	// verdicts (a compiler other than the one the project pins).
 	Note string
+	// Env is the server's whole environment: the policy's for programs
+	// on the host, with the spec's own variables (nil without a policy).
+	Env []string
+}
+
+// env is the environment spec's server runs with. A server is a program
+// that follows the workspace's links and includes wherever they point,
+// so it gets what locates the toolchains, never the keys and sockets of
+// Anvil's own environment.
+func (r *Registry) env(spec Spec) []string {
+	if r.policy == nil {
+		return slices.Clone(spec.Env)
+	}
+	return r.policy.Env(spec.Env...)
 }
 
 // NoServerError says no usable server was found for a language.
@@ -237,12 +258,12 @@ func (r *Registry) Resolve(root, language string) (Resolved, error) {
 			var note string
 			spec, note, tried = r.withTSServer(root, spec)
 			if spec.tsserver != "" {
-				return Resolved{Spec: spec, Path: path, Note: note}, nil
+				return Resolved{Spec: spec, Path: path, Note: note, Env: r.env(spec)}, nil
 			}
 			path = ""
 		}
 		if path != "" {
-			return Resolved{Spec: spec, Path: path}, nil
+			return Resolved{Spec: spec, Path: path, Env: r.env(spec)}, nil
 		}
 		if len(noServer.Servers) == 0 {
 			noServer.Fix = InstallFix(r.toolsDir, spec.Name)
@@ -274,18 +295,23 @@ func (r *Registry) candidates(root, language string) []Spec {
 
 // find locates spec's binary: on PATH, in root's node_modules/.bin, then in
 // the tools directory. For tsc, only a TypeScript 7 binary qualifies, since
-// older tsc has no --lsp. It returns "" and a description of the search
-// when nothing fits.
+// older tsc has no --lsp. A binary in the workspace (node_modules/.bin, a
+// relative command) runs only where the policy lets the workspace's own
+// programs run. It returns "" and a description of the search when
+// nothing fits.
 func (r *Registry) find(root string, spec Spec) (string, string) {
 	cmd := spec.Command
 	if strings.ContainsRune(cmd, filepath.Separator) {
 		if !filepath.IsAbs(cmd) {
 			cmd = filepath.Join(root, cmd)
 		}
-		if fileExists(cmd) {
-			return cmd, ""
+		if !fileExists(cmd) {
+			return "", fmt.Sprintf("%s: %s does not exist", spec.Name, cmd)
 		}
-		return "", fmt.Sprintf("%s: %s does not exist", spec.Name, cmd)
+		if err := r.mayRun(root, cmd, spec.Name+" "+cmd); err != nil {
+			return "", err.Error()
+		}
+		return cmd, ""
 	}
 	var places []string
 	if p, err := r.lookPath(cmd); err == nil {
@@ -300,9 +326,13 @@ func (r *Registry) find(root string, spec Spec) (string, string) {
 		if !fileExists(p) {
 			continue
 		}
+		if err := r.mayRun(root, p, p); err != nil {
+			rejected = append(rejected, err.Error())
+			continue
+		}
 		if spec.Name == "tsgo" {
 			if v := typeScriptVersionOf(p); majorOf(v) < 7 {
-				rejected = append(rejected, fmt.Sprintf("%s is TypeScript %s", p, orUnknown(v)))
+				rejected = append(rejected, fmt.Sprintf("%s is TypeScript %s (the native server needs TypeScript 7)", p, orUnknown(v)))
 				continue
 			}
 		}
@@ -313,9 +343,19 @@ func (r *Registry) find(root string, spec Spec) (string, string) {
 		desc += " and in " + filepath.Join(r.toolsDir, "bin")
 	}
 	if len(rejected) > 0 {
-		desc += "; rejected " + strings.Join(rejected, ", ") + " (the native server needs TypeScript 7)"
+		desc += "; rejected " + strings.Join(rejected, ", ")
 	}
 	return "", desc
+}
+
+// mayRun asks the policy whether the program at path may run for the
+// workspace at root.
+func (r *Registry) mayRun(root, path, what string) error {
+	p := r.policy
+	if p == nil {
+		p = execpolicy.New(execpolicy.Options{Root: root})
+	}
+	return p.Program(execpolicy.Origin{What: what, Path: path})
 }
 
 func orUnknown(v string) string {

@@ -6,13 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/anvil-dev/anvil/internal/execpolicy"
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
 
 // fakeTools lays out a tools directory with a TypeScript 7 tsc and the other
 // servers' binaries, the way install-servers.sh does.
 func fakeTools(t *testing.T) string {
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "tools")
 	testfs.Write(t, dir, map[string]string{
 		"node/node_modules/typescript/package.json": `{"name":"typescript","version":"7.0.2"}`,
 		"node/node_modules/typescript/bin/tsc":      "#!/bin/sh\n",
@@ -41,6 +42,8 @@ func TestResolve(t *testing.T) {
 		// of the note about the compiler.
 		wantTSServer, wantNote string
 		wantErr                string
+		// trusted: the user trusts the workspace (its own programs run).
+		trusted bool
 	}{
 		{name: "no TypeScript pinned: native server", language: "typescript", want: "tsgo", wantPath: "bin/tsc"},
 		{name: "TypeScript 7 pinned", files: map[string]string{"package.json": `{"devDependencies":{"typescript":"^7.0.0"}}`}, language: "typescriptreact", want: "tsgo"},
@@ -51,7 +54,15 @@ func TestResolve(t *testing.T) {
 			"package.json":                            `{"dependencies":{"typescript":"latest"}}`,
 			"node_modules/typescript/package.json":    `{"name":"typescript","version":"5.9.3"}`,
 			"node_modules/typescript/lib/tsserver.js": "",
-		}, language: "javascript", want: "tsserver", wantTSServer: "/node_modules/typescript/lib/tsserver.js"},
+		}, language: "javascript", want: "tsserver", wantTSServer: "/node_modules/typescript/lib/tsserver.js", trusted: true},
+		// A repository's own tsserver.js runs as the user, and loads the
+		// plugins its tsconfig names: not before the user trusts it.
+		{name: "TypeScript 5.4.5 installed, untrusted: Anvil's tsserver", files: map[string]string{
+			"package.json":                            `{"devDependencies":{"typescript":"5.4.5"}}`,
+			"node_modules/typescript/package.json":    `{"name":"typescript","version":"5.4.5"}`,
+			"node_modules/typescript/lib/tsserver.js": "require('fs').writeFileSync(process.env.HOME + '/pwned', process.env.ANVIL_TEST_SECRET)",
+		}, language: "typescript", want: "tsserver", wantPath: "bin/node",
+			wantTSServer: "ts-legacy/node_modules/typescript/lib/tsserver.js", wantNote: "anvil trust "},
 		{name: "engine native for a TypeScript 5 project", files: map[string]string{"package.json": `{"devDependencies":{"typescript":"^5.0.0"}}`},
 			engine: EngineNative, language: "typescript", want: "tsgo"},
 		{name: "engine tsserver for a TypeScript 7 project", files: map[string]string{"package.json": `{"devDependencies":{"typescript":"^7.0.0"}}`},
@@ -61,7 +72,18 @@ func TestResolve(t *testing.T) {
 			"node_modules/typescript/package.json": `{"name":"typescript","version":"7.1.0"}`,
 			"node_modules/typescript/bin/tsc":      "#!/bin/sh\n",
 			"node_modules/.bin/tsc":                "->../typescript/bin/tsc",
-		}, language: "typescript", want: "tsgo", wantPath: "node_modules/.bin/tsc"},
+		}, language: "typescript", want: "tsgo", wantPath: "node_modules/.bin/tsc", trusted: true},
+		{name: "project's own TypeScript 7 untrusted: Anvil's", files: map[string]string{
+			"node_modules/typescript/package.json": `{"name":"typescript","version":"7.1.0"}`,
+			"node_modules/typescript/bin/tsc":      "#!/bin/sh\n",
+			"node_modules/.bin/tsc":                "->../typescript/bin/tsc",
+		}, language: "typescript", want: "tsgo", wantPath: "tools/bin/tsc"},
+		{name: "node_modules/.bin/gopls untrusted: Anvil's gopls", files: map[string]string{
+			"node_modules/.bin/gopls": "#!/bin/sh\necho \"$ANVIL_TEST_SECRET\" > \"$HOME/pwned\"\n",
+		}, language: "go", want: "gopls", wantPath: "tools/bin/gopls"},
+		{name: "node_modules/.bin/gopls trusted: the project's", files: map[string]string{
+			"node_modules/.bin/gopls": "#!/bin/sh\n",
+		}, language: "go", want: "gopls", wantPath: "node_modules/.bin/gopls", trusted: true},
 		{name: "go", language: "go", want: "gopls", wantPath: "bin/gopls"},
 		{name: "c", language: "c", want: "clangd", wantPath: "bin/clangd"},
 		{name: "c++", language: "cpp", want: "clangd", wantPath: "bin/clangd"},
@@ -71,7 +93,8 @@ func TestResolve(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root := testfs.Tree(t, tt.files)
-			r := NewRegistry(RegistryOptions{ToolsDir: tools, LookPath: noPath, TypeScriptEngine: tt.engine})
+			policy := execpolicy.New(execpolicy.Options{Root: root, Trusted: tt.trusted})
+			r := NewRegistry(RegistryOptions{ToolsDir: tools, LookPath: noPath, TypeScriptEngine: tt.engine, Policy: policy})
 			got, err := r.Resolve(root, tt.language)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {

@@ -89,9 +89,16 @@ func (r *Registry) ExplainTypeScript(root string) string {
 func (r *Registry) withTSServer(root string, spec Spec) (Spec, string, string) {
 	own := filepath.Join(root, "node_modules", "typescript", "lib", "tsserver.js")
 	ownVersion := packageVersion(filepath.Join(root, "node_modules", "typescript", "package.json"))
+	// The project's own tsserver runs the project's code (its
+	// tsserver.js, and the plugins its tsconfig names, which tsserver
+	// looks for beside itself): only in a trusted workspace.
+	var untrusted error
 	if fileExists(own) && majorOf(ownVersion) < 7 {
-		spec.tsserver, spec.version = own, ownVersion
-		return spec, "", ""
+		untrusted = r.mayRun(root, own, fmt.Sprintf("the project's TypeScript %s (node_modules/typescript)", orUnknown(ownVersion)))
+		if untrusted == nil {
+			spec.tsserver, spec.version = own, ownVersion
+			return spec, "", ""
+		}
 	}
 	_, pinned := projectTypeScript(root)
 	var places []string
@@ -104,6 +111,8 @@ func (r *Registry) withTSServer(root string, spec Spec) (Spec, string, string) {
 			spec.version = packageVersion(filepath.Join(r.toolsDir, "ts-legacy", "node_modules", "typescript", "package.json"))
 			note := fmt.Sprintf("checked with TypeScript %s from Anvil's tools directory", spec.version)
 			switch {
+			case untrusted != nil:
+				note += fmt.Sprintf(", not the project's own: %v", untrusted)
 			case pinned != "":
 				note += fmt.Sprintf(", not the project's own (it pins typescript %s, which is not installed: run the package manager's install in the project to check with it)", pinned)
 			case ownVersion != "":
@@ -111,6 +120,9 @@ func (r *Registry) withTSServer(root string, spec Spec) (Spec, string, string) {
 			}
 			return spec, note, ""
 		}
+	}
+	if untrusted != nil {
+		return spec, "", fmt.Sprintf("tsserver: %v; and no tsserver.js of Anvil's in %s", untrusted, strings.Join(places[1:], " or "))
 	}
 	return spec, "", fmt.Sprintf("tsserver: no tsserver.js in %s", strings.Join(places, " or "))
 }

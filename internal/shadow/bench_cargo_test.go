@@ -49,9 +49,9 @@ func BenchmarkCargoCheck(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		mgr := servers.NewManager(root.Dir(), servers.NewRegistry(servers.RegistryOptions{}), servers.ManagerOptions{})
+		mgr := servers.NewManager(root.Dir(), servers.NewRegistry(servers.RegistryOptions{Policy: testPolicy(root.Dir())}), servers.ManagerOptions{})
 		b.Cleanup(func() { mgr.Shutdown(context.Background()) })
-		v := New(root, mgr, nil, Options{BatchStateDir: state})
+		v := New(root, mgr, nil, Options{Policy: testPolicy(root.Dir()), BatchStateDir: state})
 		b.Cleanup(v.Close)
 		return v, root
 	}

@@ -158,14 +158,14 @@ func benchRealChanges(b *testing.B, p changeProject) []string {
 		b.Fatal(err)
 	}
 	files := countFiles(dir, p.ext)
-	reg := servers.NewRegistry(servers.RegistryOptions{ToolsDir: servers.DefaultToolsDir(os.Getenv)})
+	reg := servers.NewRegistry(servers.RegistryOptions{Policy: testPolicy(root.Dir()), ToolsDir: servers.DefaultToolsDir(os.Getenv)})
 	mgr := servers.NewManager(root.Dir(), reg, servers.ManagerOptions{})
 	parser := syntax.New(syntax.Options{})
 	decl := tsdecl.Find(servers.DefaultToolsDir(os.Getenv))
 	if decl != nil {
 		b.Cleanup(decl.Close)
 	}
-	v := New(root, mgr, reach.New(root, parser).WithDeclarations(decl), Options{BatchStateDir: b.TempDir(), WarmBatch: true, Timeout: time.Minute, LoadTimeout: 10 * time.Minute})
+	v := New(root, mgr, reach.New(root, parser).WithDeclarations(decl), Options{Policy: testPolicy(root.Dir()), BatchStateDir: b.TempDir(), WarmBatch: true, Timeout: time.Minute, LoadTimeout: 10 * time.Minute})
 	b.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

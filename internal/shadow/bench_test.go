@@ -373,7 +373,7 @@ type benchEnv struct {
 
 func newBenchEnv(b *testing.B, root *workspace.Root, server string, overrides []servers.Spec) *benchEnv {
 	b.Helper()
-	reg := servers.NewRegistry(servers.RegistryOptions{Overrides: overrides, ToolsDir: servers.DefaultToolsDir(os.Getenv)})
+	reg := servers.NewRegistry(servers.RegistryOptions{Policy: testPolicy(root.Dir()), Overrides: overrides, ToolsDir: servers.DefaultToolsDir(os.Getenv)})
 	mgr := servers.NewManager(root.Dir(), reg, servers.ManagerOptions{})
 	parser := syntax.New(syntax.Options{})
 	logFile, err := os.Create(filepath.Join(b.TempDir(), "shadow.log"))
@@ -381,7 +381,7 @@ func newBenchEnv(b *testing.B, root *workspace.Root, server string, overrides []
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { logFile.Close() })
-	v := New(root, mgr, reach.New(root, parser), Options{Log: NewLog(logFile)})
+	v := New(root, mgr, reach.New(root, parser), Options{Policy: testPolicy(root.Dir()), Log: NewLog(logFile)})
 	return &benchEnv{want: server, mgr: mgr, parser: parser, v: v}
 }
 

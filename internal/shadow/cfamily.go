@@ -384,6 +384,11 @@ func (v *Validator) compileUnits(ctx context.Context, units []compiledb.Command,
 	// Each of the jobs compiles every jobs-th unit into an output file
 	// of its own (the shadow tree's private /tmp); the outputs are shown
 	// in the units' order once all are done.
+	for _, u := range units {
+		if err := v.compilerAllowed(u); err != nil {
+			return nil, err
+		}
+	}
 	jobs := max(1, min(runtime.NumCPU(), len(units)))
 	var script strings.Builder
 	script.WriteString("out=$(mktemp -d) || exit 1\n")
@@ -401,8 +406,8 @@ func (v *Validator) compileUnits(ctx context.Context, units []compiledb.Command,
 	}
 	script.WriteString("wait\n")
 	fmt.Fprintf(&script, "i=0; while [ $i -lt %d ]; do cat \"$out/$i\"; echo; echo %s $i $(cat \"$out/$i.status\"); i=$((i+1)); done\n", len(units), compileMarker)
-	res, err := sandbox.Run(ctx, sandbox.Spec{Root: v.root.Dir(), Changes: changes, Argv: []string{"/bin/sh", "-c", script.String()},
-		Env: os.Environ(), OutputLimit: 64 << 20})
+	res, err := sandbox.Run(ctx, v.opts.Policy.Sealed(sandbox.Spec{Root: v.root.Dir(), Changes: changes, Argv: []string{"/bin/sh", "-c", script.String()},
+		OutputLimit: 64 << 20}))
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/anvil-dev/anvil/internal/execpolicy"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,8 +25,12 @@ import (
 
 // moduleGraphErrors returns the go command's errors for the module in dir
 // with the given go.mod and go.sum contents (sum may be nil), as
-// diagnostics on go.mod.
-func moduleGraphErrors(ctx context.Context, dir string, mod, sum []byte) ([]lsp.Diagnostic, error) {
+// diagnostics on go.mod. The go command runs on the host with the
+// policy's environment.
+func moduleGraphErrors(ctx context.Context, policy *execpolicy.Policy, dir string, mod, sum []byte) ([]lsp.Diagnostic, error) {
+	if policy == nil {
+		return nil, errors.New("no execution policy to run the go command with")
+	}
 	tmp, err := os.MkdirTemp("", "anvil-gomod-")
 	if err != nil {
 		return nil, err
@@ -46,7 +51,7 @@ func moduleGraphErrors(ctx context.Context, dir string, mod, sum []byte) ([]lsp.
 	// in the copies (missing go.sum lines) as go get would.
 	stdout, stderr, err := proc.Run(ctx, proc.Spec{
 		Path: "go", Args: []string{"list", "-modfile=" + modFile, "-mod=mod", "-m", "-e", "-json", "all"},
-		Dir: dir, Env: []string{"GOWORK=off", "GOFLAGS="},
+		Dir: dir, Env: policy.Env("GOWORK=off", "GOFLAGS="),
 	})
 	if ctx.Err() != nil {
 		return nil, ctx.Err()

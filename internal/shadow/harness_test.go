@@ -3,6 +3,7 @@ package shadow
 import (
 	"context"
 	"fmt"
+	"github.com/anvil-dev/anvil/internal/execpolicy"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -41,6 +42,11 @@ type harnessOptions struct {
 	noDeps    bool
 	// toolsDir replaces Anvil's tools directory ("" for the installed one).
 	toolsDir string
+	// hidden are the places the policy keeps from sealed commands;
+	// untrusted makes the workspace one the user does not trust (the
+	// fixtures' own programs are the user's otherwise).
+	hidden    []string
+	untrusted bool
 }
 
 func newHarness(t *testing.T, project string, ho harnessOptions) *harness {
@@ -87,7 +93,12 @@ func newHarnessAt(t *testing.T, dir string, ho harnessOptions) *harness {
 	if toolsDir == "" {
 		toolsDir = servers.DefaultToolsDir(os.Getenv)
 	}
-	reg := servers.NewRegistry(servers.RegistryOptions{Overrides: ho.overrides, ToolsDir: toolsDir})
+	policy := ho.opts.Policy
+	if policy == nil {
+		policy = execpolicy.New(execpolicy.Options{Root: root.Dir(), Trusted: !ho.untrusted, Environ: os.Environ(), Hidden: ho.hidden})
+		ho.opts.Policy = policy
+	}
+	reg := servers.NewRegistry(servers.RegistryOptions{Overrides: ho.overrides, ToolsDir: toolsDir, Policy: policy})
 	mgr := servers.NewManager(root.Dir(), reg, servers.ManagerOptions{Log: testLog{t}})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -233,4 +244,10 @@ func (h *harness) dependants(t *testing.T, rel string) []string {
 		t.Fatal(err)
 	}
 	return d.Files
+}
+
+// testPolicy is the policy of a workspace its user trusts, with the
+// test's environment.
+func testPolicy(root string) *execpolicy.Policy {
+	return execpolicy.New(execpolicy.Options{Root: root, Trusted: true, Environ: os.Environ()})
 }

@@ -97,7 +97,7 @@ func (v *Validator) projectCheckerFor(rel string) *projectChecker {
 		named, explicit := pc.covers(rel)
 		if named || !explicit && lang != "" && v.noServer(lang) {
 			return v.projectCheckerOf("check", "`"+pc.Command+"` ("+string(pc.Format)+" format)", lang,
-				batch.Tool{Kind: batch.Command, Argv: []string{"/bin/sh", "-c", pc.Command}, Format: pc.Format, Label: "`" + pc.Command + "`", Sealed: true, Hidden: v.opts.Hidden}, false)
+				batch.Tool{Kind: batch.Command, Argv: []string{"/bin/sh", "-c", pc.Command}, Format: pc.Format, Label: "`" + pc.Command + "`"}, false)
 		}
 	}
 	if lang == "" && v.inCrate(rel) {
@@ -113,7 +113,7 @@ func (v *Validator) projectCheckerFor(rel string) *projectChecker {
 				argv = append(argv, "--offline")
 			}
 			return v.projectCheckerOf("cargo", "cargo check", "rust",
-				batch.Tool{Kind: batch.Command, Argv: argv, Format: diagformat.RustcJSON, Label: "cargo check", Env: cargoEnv(), CacheEnv: "CARGO_TARGET_DIR", DepInfo: true, Sealed: true, Hidden: v.opts.Hidden}, true)
+				batch.Tool{Kind: batch.Command, Argv: argv, Format: diagformat.RustcJSON, Label: "cargo check", Env: cargoEnv(v.opts.Policy.Getenv), CacheEnv: "CARGO_TARGET_DIR", DepInfo: true}, true)
 		}
 	}
 	return nil
@@ -151,15 +151,16 @@ func (v *Validator) noServer(lang string) bool {
 
 // cargoEnv is what cargo needs in the shadow tree: no colours, and its
 // home and rustup's where the environment has them (read-only there).
-func cargoEnv() []string {
+// getenv reads the environment Anvil was started with.
+func cargoEnv(getenv func(string) string) []string {
 	env := []string{"CARGO_TERM_COLOR=never"}
-	home := os.Getenv("HOME")
-	if os.Getenv("CARGO_HOME") == "" && home != "" {
+	home := getenv("HOME")
+	if getenv("CARGO_HOME") == "" && home != "" {
 		if _, err := os.Stat(filepath.Join(home, ".cargo")); err == nil {
 			env = append(env, "CARGO_HOME="+filepath.Join(home, ".cargo"))
 		}
 	}
-	if os.Getenv("RUSTUP_HOME") == "" && home != "" {
+	if getenv("RUSTUP_HOME") == "" && home != "" {
 		if _, err := os.Stat(filepath.Join(home, ".rustup")); err == nil {
 			env = append(env, "RUSTUP_HOME="+filepath.Join(home, ".rustup"))
 		}
@@ -181,7 +182,7 @@ func (v *Validator) projectCheckerOf(key, label, lang string, tool batch.Tool, c
 	// cache, shared by workspaces).
 	dir := filepath.Join(v.opts.BatchStateDir, key+"-"+workspaceKey(v.root.Dir()))
 	pc := &projectChecker{label: label, language: lang, cargo: cargo,
-		checker: batch.New(v.root.Dir(), tool, dir, os.Environ())}
+		checker: batch.New(v.root.Dir(), tool, dir, v.opts.Policy)}
 	v.batch.projects[key] = pc
 	return pc
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -118,7 +117,7 @@ func (v *Validator) checker(srv *servers.Server) *batch.Checker {
 	if c, ok := v.batch.by[name]; ok {
 		return c
 	}
-	c := batch.New(v.root.Dir(), batch.Tool{Kind: batch.Kind(kind), Argv: argv, Label: label}, filepath.Join(v.opts.BatchStateDir, name), os.Environ())
+	c := batch.New(v.root.Dir(), batch.Tool{Kind: batch.Kind(kind), Argv: argv, Label: label}, filepath.Join(v.opts.BatchStateDir, name), v.opts.Policy)
 	v.batch.by[name] = c
 	return c
 }

@@ -275,7 +275,7 @@ func TestProjectCheckSeesNoSecrets(t *testing.T) {
 	// The command reports what it saw as a diagnostic of a.txt.
 	check := &ProjectCheck{Command: `echo "a.txt:1:1: error: saw [$ANVIL_TEST_API_KEY] [$(cat ` + home + `/.netrc 2>/dev/null)] [$(cat a.txt)]"; exit 1`,
 		Format: diagformat.GCC, Files: []string{"*.txt"}}
-	h := newHarnessAt(t, ws, harnessOptions{noDeps: true, opts: Options{BatchStateDir: t.TempDir(), Check: check, Hidden: []string{filepath.Join(home, ".netrc")}}})
+	h := newHarnessAt(t, ws, harnessOptions{noDeps: true, hidden: []string{filepath.Join(home, ".netrc")}, opts: Options{BatchStateDir: t.TempDir(), Check: check}})
 	res := h.validate(map[string]string{"a.txt": "b\n"})
 	all := describe(res)
 	if strings.Contains(all, "SECRET") {

@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/anvil-dev/anvil/internal/execpolicy"
 	"maps"
 	"os"
 	"path"
@@ -75,10 +76,10 @@ type Options struct {
 	// BatchStateDir keeps the batch checkers' incremental state; empty
 	// disables them.
 	BatchStateDir string
-	// Hidden are the places a checker that runs the project's code (cargo
-	// check's build scripts, a [check] command) must not see: Anvil's
-	// state and configuration, the credential stores.
-	Hidden []string
+	// Policy decides which programs run and seals every command in a
+	// shadow tree (batch checkers, cargo check, [check], compile
+	// commands); without one nothing runs there.
+	Policy *execpolicy.Policy
 	// WarmBatch computes a large project's batch baseline in the
 	// background after a check (see warmBatch).
 	WarmBatch bool
@@ -896,11 +897,11 @@ func (v *Validator) checkModuleGraphs(ctx context.Context, g *group, cr *servers
 		}
 		oldSum, newSum, _ := v.contents(g, sumRel)
 		abs := v.root.Abs(modRel)
-		before, err := moduleGraphErrors(ctx, v.root.Abs(dir), oldMod, oldSum)
+		before, err := moduleGraphErrors(ctx, v.opts.Policy, v.root.Abs(dir), oldMod, oldSum)
 		if err != nil {
 			return err
 		}
-		after, err := moduleGraphErrors(ctx, v.root.Abs(dir), newMod, newSum)
+		after, err := moduleGraphErrors(ctx, v.opts.Policy, v.root.Abs(dir), newMod, newSum)
 		if err != nil {
 			return err
 		}

@@ -46,7 +46,7 @@ func BenchmarkRunStage(b *testing.B) {
 			env := p.setup(b, dir)
 			_, root, _ := stageAt(b, dir, env...)
 			home := b.TempDir()
-			opts := Options{Env: append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local"}, env...)}
+			opts := Options{Policy: policyOf(root, append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local"}, env...), nil, nil)}
 			content, err := os.ReadFile(filepath.Join(dir, p.file))
 			if err != nil {
 				b.Fatal(err)

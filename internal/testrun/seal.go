@@ -18,10 +18,6 @@ import (
 // an environment of allow-listed names, and no view of Anvil's own state
 // and configuration or of the usual credential stores.
 
-// commandEnv is the environment the stage's commands get: see
-// sandbox.SealedEnv.
-func commandEnv(environ, extra []string) []string { return sandbox.SealedEnv(environ, extra) }
-
 // setEnv sets each NAME=value of kvs in env, replacing an earlier value:
 // a name given twice is read differently by different programs.
 func setEnv(env []string, kvs ...string) []string {

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/anvil-dev/anvil/internal/execpolicy"
 	"maps"
 	"os"
 	"path/filepath"
@@ -46,14 +47,9 @@ type Options struct {
 	// NetworkAsked says the project's own file asks for the network,
 	// which is not granted: the report says so.
 	NetworkAsked bool
-	// Env is the environment the commands' is filtered from (see
-	// [commandEnv]); nil means this process's.
-	Env []string
-	// EnvAllow names variables of Env the commands get besides the
-	// allow-listed ones ([run] env).
-	EnvAllow []string
-	// Hidden are paths the commands must not see (see [Hidden]).
-	Hidden []string
+	// Policy seals every command the stage runs (the environment, the
+	// places hidden, the toolchains shown); nothing runs without one.
+	Policy *execpolicy.Policy
 	// CacheDir holds the caches the runners keep between runs (Go's build
 	// cache, cargo's target directory): Anvil's own, never the user's, as
 	// code under test may write them. Empty: the user cache directory's
@@ -82,10 +78,7 @@ type ImporterFinder interface {
 type Stage struct {
 	root *workspace.Root
 	opts Options
-	env  []string // the commands' environment
-	// visible is what the commands are shown of the host besides its
-	// system directories: the toolchains' paths, asked once.
-	visible func() []string
+	env  []string // the commands' environment, as the policy seals it
 
 	mu        sync.Mutex
 	baselines map[string]*outcome    // by baselineKey
@@ -107,9 +100,6 @@ func New(root *workspace.Root, opts Options) *Stage {
 	if opts.Timeout == 0 {
 		opts.Timeout = 10 * time.Minute
 	}
-	if opts.Env == nil {
-		opts.Env = os.Environ()
-	}
 	if opts.CacheDir == "" {
 		if base, err := os.UserCacheDir(); err == nil {
 			opts.CacheDir = filepath.Join(base, "anvil")
@@ -117,9 +107,11 @@ func New(root *workspace.Root, opts Options) *Stage {
 			opts.CacheDir = filepath.Join(os.TempDir(), fmt.Sprintf("anvil-cache-%d", os.Getuid()))
 		}
 	}
-	env := commandEnv(opts.Env, opts.EnvAllow)
+	var env []string
+	if opts.Policy != nil {
+		env = opts.Policy.SealedEnv()
+	}
 	return &Stage{root: root, opts: opts, env: env,
-		visible:   sync.OnceValue(func() []string { return sandbox.Toolchains(context.Background(), env, root.Dir()) }),
 		baselines: map[string]*outcome{}, inflight: map[string]*inflight{}, probes: map[string]probeResult{}}
 }
 
@@ -380,8 +372,11 @@ const outputLimit = 64 << 20
 
 // exec runs a command in a sealed shadow tree holding changes.
 func (s *Stage) exec(ctx context.Context, changes []sandbox.Change, e execSpec) (*sandbox.Result, error) {
-	spec := sandbox.Spec{Root: s.root.Dir(), Changes: changes, Argv: e.argv, Env: setEnv(slices.Clone(s.env), e.env...),
-		Network: s.opts.Network, Hidden: s.opts.Hidden, Visible: s.visible(), Reports: e.reports, OutputLimit: outputLimit, Limits: s.opts.Limits}
+	if s.opts.Policy == nil {
+		return nil, errors.New("no execution policy to run the project's commands with")
+	}
+	spec := s.opts.Policy.Sealed(sandbox.Spec{Root: s.root.Dir(), Changes: changes, Argv: e.argv, Env: slices.Clone(e.env),
+		Network: s.opts.Network, Reports: e.reports, OutputLimit: outputLimit, Limits: s.opts.Limits})
 	if e.cache != "" {
 		dir := filepath.Join(s.opts.CacheDir, e.cache)
 		if err := os.MkdirAll(dir, 0o700); err != nil {

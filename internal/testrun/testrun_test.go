@@ -2,6 +2,7 @@ package testrun
 
 import (
 	"context"
+	"github.com/anvil-dev/anvil/internal/execpolicy"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -99,14 +100,14 @@ func stageAt(t testing.TB, dir string, env ...string) (*Stage, *workspace.Root, 
 	home := t.TempDir()
 	// A flaky test keeps its state where the shadow tree lets it write:
 	// the Go runner's cache (the host's /tmp is not the tests').
-	s := New(root, Options{EnvAllow: []string{"FLAKY_DIR"}})
+	s := New(root, Options{})
 	flaky := filepath.Join(s.cachePath("go-build"), "anvil-test-flaky", filepath.Base(dir))
 	if err := os.MkdirAll(flaky, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(flaky) })
 	base := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "GOPATH=" + filepath.Join(home, "go"), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "FLAKY_DIR=" + flaky}
-	return New(root, Options{Env: append(base, env...), EnvAllow: []string{"FLAKY_DIR"}}), root, dir
+	return New(root, Options{Policy: policyOf(root, append(base, env...), []string{"FLAKY_DIR"}, nil)}), root, dir
 }
 
 func setOf(t testing.TB, root *workspace.Root, files map[string]string) *changeset.Set {
@@ -344,4 +345,9 @@ func TestZodRealCode(t *testing.T) {
 		t.Fatalf("a benign edit: %+v", rep)
 	}
 	testfs.Unchanged(t, before, dir)
+}
+
+// policyOf is the execution policy of root for a run started with environ.
+func policyOf(root *workspace.Root, environ, allow, hidden []string) *execpolicy.Policy {
+	return execpolicy.New(execpolicy.Options{Root: root.Dir(), Environ: environ, EnvAllow: allow, Hidden: hidden})
 }

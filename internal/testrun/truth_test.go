@@ -262,7 +262,7 @@ func TestBaselineKeyCoversDependenciesAndEnvironment(t *testing.T) {
 			first = k
 		}
 	}
-	other := New(root, Options{Env: []string{"PATH=/usr/bin", "GOFLAGS=-tags=integration"}})
+	other := New(root, Options{Policy: policyOf(root, []string{"PATH=/usr/bin", "GOFLAGS=-tags=integration"}, nil, nil)})
 	if k, _ := other.baselineKey(ctx, r); k == first {
 		t.Error("another environment has the same baseline key")
 	}
@@ -312,9 +312,9 @@ func TestPytestSelectsFixtureUsers(t *testing.T) {
 func TestEnvironmentIsAllowListed(t *testing.T) {
 	dir := testfs.Tree(t, map[string]string{"a.txt": "a\n"})
 	root := rootOf(t, dir)
-	s := New(root, Options{Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=/nonexistent", "ANTHROPIC_API_KEY=sk-ant-secret", "OPENAI_API_KEY=sk-secret",
+	s := New(root, Options{Policy: policyOf(root, []string{"PATH=" + os.Getenv("PATH"), "HOME=/nonexistent", "ANTHROPIC_API_KEY=sk-ant-secret", "OPENAI_API_KEY=sk-secret",
 		"SSH_AUTH_SOCK=/run/user/0/ssh", "DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/0/bus", "GITHUB_TOKEN=ghp_secret", "GOFLAGS=-mod=mod", "MY_SETTING=kept"},
-		EnvAllow: []string{"MY_SETTING"}})
+		[]string{"MY_SETTING"}, nil)})
 	res, err := s.exec(context.Background(), nil, execSpec{argv: []string{"env"}})
 	if err != nil {
 		t.Fatal(err)
@@ -355,7 +355,8 @@ func TestStageHidesStateConfigAndCredentials(t *testing.T) {
 		return ""
 	}
 	dir := testfs.Tree(t, map[string]string{"a.txt": "a\n"})
-	s := New(rootOf(t, dir), Options{Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}, Hidden: Hidden(getenv)})
+	root := rootOf(t, dir)
+	s := New(root, Options{Policy: policyOf(root, []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}, nil, Hidden(getenv))})
 	script := `cat ~/.ssh/id_ed25519 ~/.netrc; ls -A ~/.config/anvil ~/.local/state/anvil; cat ~/notes.txt ~/.claude/.credentials.json ~/.codex/auth.json ~/.config/git/credentials ~/.bash_history ~/.gitconfig
 echo pwned >> ~/.bashrc; echo pwned > ~/.config/anvil/config.toml`
 	res, err := s.exec(context.Background(), nil, execSpec{argv: []string{"sh", "-c", script}})
@@ -465,7 +466,7 @@ func TestGoDependencyInATmpHome(t *testing.T) {
 		t.Fatalf("the module cache is not in the home: %v", err)
 	}
 	root := rootOf(t, dir)
-	s := New(root, Options{Env: append(env, "GOPROXY=off")})
+	s := New(root, Options{Policy: policyOf(root, append(env, "GOPROXY=off"), nil, nil)})
 	broken := strings.Replace(fileText(t, dir, "sorted.go"), "dep.Less(xs[i], xs[i-1])", "dep.Less(xs[i-1], xs[i])", 1)
 	rep := s.Run(context.Background(), setOf(t, root, map[string]string{"sorted.go": broken}))
 	if rep.Status != shadow.RunFailed || !slices.Equal(rep.Failed, []string{"example.com/sorted.TestIsSorted"}) {

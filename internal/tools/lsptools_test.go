@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"github.com/anvil-dev/anvil/internal/execpolicy"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -33,7 +34,7 @@ func lspFixture(t *testing.T, name string, overrides ...servers.Spec) (*workspac
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := servers.NewRegistry(servers.RegistryOptions{Overrides: overrides, ToolsDir: servers.DefaultToolsDir(os.Getenv)})
+	reg := servers.NewRegistry(servers.RegistryOptions{Policy: execpolicy.New(execpolicy.Options{Root: root.Dir(), Trusted: true, Environ: os.Environ()}), Overrides: overrides, ToolsDir: servers.DefaultToolsDir(os.Getenv)})
 	mgr := servers.NewManager(root.Dir(), reg, servers.ManagerOptions{})
 	parser := syntax.New(syntax.Options{})
 	t.Cleanup(func() {
@@ -214,7 +215,7 @@ func TestRenameSymbolColdPyright(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr := servers.NewManager(root.Dir(), servers.NewRegistry(servers.RegistryOptions{ToolsDir: servers.DefaultToolsDir(os.Getenv)}), servers.ManagerOptions{})
+	mgr := servers.NewManager(root.Dir(), servers.NewRegistry(servers.RegistryOptions{Policy: execpolicy.New(execpolicy.Options{Root: root.Dir(), Trusted: true, Environ: os.Environ()}), ToolsDir: servers.DefaultToolsDir(os.Getenv)}), servers.ManagerOptions{})
 	parser := syntax.New(syntax.Options{})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

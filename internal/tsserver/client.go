@@ -51,7 +51,7 @@ type Config struct {
 	// Dir is the workspace root: the working directory, and where tsserver
 	// stops looking for tsconfig.json files.
 	Dir string
-	// Env is added to the environment.
+	// Env is the whole environment (see proc.Spec.Env).
 	Env []string
 	// RequestTimeout bounds requests whose context has no deadline; zero
 	// means 30 s.

@@ -1,0 +1,88 @@
+package execpolicy
+
+import (
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/anvil-dev/anvil/internal/sandbox"
+	"github.com/anvil-dev/anvil/internal/testfs"
+)
+
+func TestProgram(t *testing.T) {
+	root := testfs.Tree(t, map[string]string{"node_modules/.bin/gopls": "#!/bin/sh\n", "link": "->/usr/bin/gcc"})
+	outside := testfs.Tree(t, map[string]string{"bin/gopls": "#!/bin/sh\n", "into": "->" + filepath.Join(root, "node_modules/.bin/gopls")})
+	tests := []struct {
+		name    string
+		origin  Origin
+		trusted bool
+		ok      bool
+	}{
+		{"Anvil's or the user's program", Origin{What: "gopls", Path: filepath.Join(outside, "bin/gopls")}, false, true},
+		{"the workspace's program, untrusted", Origin{What: "gopls", Path: filepath.Join(root, "node_modules/.bin/gopls")}, false, false},
+		{"the workspace's program, trusted", Origin{What: "gopls", Path: filepath.Join(root, "node_modules/.bin/gopls")}, true, true},
+		{"a link into the workspace, untrusted", Origin{What: "gopls", Path: filepath.Join(outside, "into")}, false, false},
+		{"a link of the workspace's out of it, untrusted", Origin{What: "cc", Path: filepath.Join(root, "link")}, false, false},
+		{"named by a workspace file, untrusted", Origin{What: "-wrapper", Project: true}, false, false},
+		{"named by a workspace file, trusted", Origin{What: "-wrapper", Project: true}, true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := New(Options{Root: root, Trusted: tt.trusted})
+			err := p.Program(tt.origin)
+			if (err == nil) != tt.ok {
+				t.Fatalf("Program = %v, want ok=%v", err, tt.ok)
+			}
+			var u *UntrustedError
+			if err != nil && (!errors.As(err, &u) || !strings.Contains(err.Error(), "anvil trust "+root)) {
+				t.Errorf("the refusal does not say how to trust: %v", err)
+			}
+		})
+	}
+}
+
+// The environment of a program on the host keeps what locates the
+// toolchains and the host's own temporary directory, never the keys,
+// tokens and sockets of Anvil's environment; a sealed command gets the
+// same names, with the shadow tree's /tmp.
+func TestEnv(t *testing.T) {
+	environ := []string{"PATH=/usr/bin", "HOME=/home/u", "GOPATH=/home/u/go", "TMPDIR=/var/tmp/u", "MY_SETTING=x",
+		"ANTHROPIC_API_KEY=sk-ant", "OPENAI_API_KEY=sk", "GITHUB_TOKEN=ghp", "SSH_AUTH_SOCK=/run/ssh", "DBUS_SESSION_BUS_ADDRESS=unix:x", "ANVIL_TEST_SECRET=s"}
+	for _, trusted := range []bool{false, true} {
+		p := New(Options{Root: t.TempDir(), Trusted: trusted, Environ: environ, EnvAllow: []string{"MY_SETTING"}})
+		host := p.Env("EXTRA=1")
+		sealed := p.Sealed(sandbox.Spec{}).Seal.Env
+		for _, env := range [][]string{host, sealed} {
+			for _, kv := range env {
+				if strings.Contains(kv, "KEY") || strings.Contains(kv, "TOKEN") || strings.Contains(kv, "SOCK") || strings.Contains(kv, "DBUS") || strings.Contains(kv, "SECRET") {
+					t.Errorf("trusted=%v: %s let through", trusted, kv)
+				}
+			}
+			for _, want := range []string{"PATH=/usr/bin", "HOME=/home/u", "GOPATH=/home/u/go", "MY_SETTING=x"} {
+				if !slices.Contains(env, want) {
+					t.Errorf("trusted=%v: %s missing from %v", trusted, want, env)
+				}
+			}
+			if got := slices.Contains(env, "GOTOOLCHAIN=local"); got == trusted {
+				t.Errorf("trusted=%v: GOTOOLCHAIN=local %v in %v", trusted, got, env)
+			}
+		}
+		if !slices.Contains(host, "TMPDIR=/var/tmp/u") || !slices.Contains(host, "EXTRA=1") {
+			t.Errorf("host env %v", host)
+		}
+		if !slices.Contains(sealed, "TMPDIR=/tmp") {
+			t.Errorf("sealed env %v: TMPDIR is not the shadow tree's /tmp", sealed)
+		}
+	}
+}
+
+func TestEnvironOf(t *testing.T) {
+	vars := map[string]string{"PATH": "/usr/bin", "LC_ALL": "C.UTF-8", "MY_SETTING": "x", "ANTHROPIC_API_KEY": "sk"}
+	got := EnvironOf(func(k string) string { return vars[k] }, []string{"MY_SETTING"})
+	slices.Sort(got)
+	if want := []string{"LC_ALL=C.UTF-8", "MY_SETTING=x", "PATH=/usr/bin"}; !slices.Equal(got, want) {
+		t.Errorf("EnvironOf = %v, want %v", got, want)
+	}
+}

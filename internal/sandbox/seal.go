@@ -1,0 +1,25 @@
+package sandbox
+
+import "slices"
+
+// Seal is what every command in a shadow tree inherits of the host,
+// whoever starts it: an environment of allow-listed names (see
+// [SealedEnv]), the places it must not see even inside a toolchain shown
+// (the credential stores, Anvil's state and configuration), and the
+// toolchains and their caches as the toolchains report them ([Toolchains]).
+// One is made per workspace by the execution policy.
+type Seal struct {
+	Env     []string
+	Hidden  []string
+	Visible []string
+}
+
+// sealed returns spec with its seal laid under it: the seal's
+// environment with spec's own variables set over it, and the seal's
+// hidden and visible places beside spec's.
+func (s Spec) sealed() Spec {
+	s.Env = withEnv(slices.Clone(s.Seal.Env), s.Env...)
+	s.Hidden = append(slices.Clone(s.Seal.Hidden), s.Hidden...)
+	s.Visible = append(slices.Clone(s.Seal.Visible), s.Visible...)
+	return s
+}
