@@ -55,6 +55,16 @@ func newHookEnv(t *testing.T) *hookEnv {
 	return e
 }
 
+// state is the Anvil state directory of the hooks this env runs.
+func (e *hookEnv) state() string {
+	for _, v := range e.vars {
+		if d, ok := strings.CutPrefix(v, "ANVIL_STATE_DIR="); ok {
+			return d
+		}
+	}
+	return ""
+}
+
 type hookRun struct {
 	code           int
 	stdout, stderr string
@@ -325,13 +335,21 @@ func TestHookStop(t *testing.T) {
 			}
 			active := map[string]any{"session_id": session, "cwd": e.ws, "hook_event_name": "Stop", "stop_hook_active": true}
 			for i := 2; i <= hooksMaxBlocks; i++ {
-				if blocked, _, _ := stopVerdict(t, client, e.hook(t, "stop", client, active)); !blocked {
+				blocked, reason, _ := stopVerdict(t, client, e.hook(t, "stop", client, active))
+				if !blocked {
 					t.Fatalf("refusal %d in a row let the turn end", i)
+				}
+				if last := strings.Contains(reason, "last refusal"); last != (i == hooksMaxBlocks) {
+					t.Errorf("refusal %d says it is the last: %v (%q)", i, last, reason)
 				}
 			}
 			blocked, _, msg := stopVerdict(t, client, e.hook(t, "stop", client, active))
-			if blocked || !strings.Contains(msg, "refused for") || !strings.Contains(msg, "src/b.ts") {
+			stopLog := filepath.Join(e.state(), "hooks", "stop.log")
+			if blocked || !strings.Contains(msg, "refused for") || !strings.Contains(msg, "src/b.ts") || !strings.Contains(msg, stopLog) {
 				t.Fatalf("past the bound: blocked %v, message %q", blocked, msg)
+			}
+			if log, err := os.ReadFile(stopLog); err != nil || !strings.Contains(string(log), "the turn ended after 5 refusals in a row") {
+				t.Errorf("the end-of-turn log: %v\n%s", err, log)
 			}
 			if blocked, _, _ := stopVerdict(t, client, e.hook(t, "stop", client, base)); !blocked {
 				t.Fatalf("the next turn's end was not checked again")

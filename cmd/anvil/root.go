@@ -130,8 +130,10 @@ With no request, on a terminal, anvil opens a session: ask, look, ask again
 	addRunFlags(cmd, &opts)
 	addSessionFlags(cmd, &opts)
 	cmd.Flags().BoolVar(&listSlash, "commands", false, "list the slash commands (.anvil/commands/*.md) and exit")
+	// Subcommands inherit this; CommandPath names the command as typed
+	// ("anvil", "anvil serve status"), the root included once.
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return badInput("%v (see 'anvil %s --help')", err, c.Name())
+		return badInput("%v (see '%s --help')", err, c.CommandPath())
 	})
 	cmd.AddCommand(newToolCmd(), newCheckCmd(), newUndoCmd(), newServeCmd(), newMCPCmd(), newDemoCmd(), newInitCmd(), newDoctorCmd(), newConfigCmd(), newHooksCmd(), newHookCmd(), newTrustCmd())
 	return cmd

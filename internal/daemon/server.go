@@ -558,13 +558,8 @@ func (d *Daemon) reap() {
 		}
 		d.mu.Lock()
 		now := time.Now()
+		d.dropGone()
 		for key, s := range d.spaces {
-			if s.active == 0 && s.app.Root.Replaced() != nil {
-				d.log.Printf("%s: the directory is gone or replaced; stopping its servers", key)
-				delete(d.spaces, key)
-				go s.app.Close()
-				continue
-			}
 			if s.active == 0 && now.Sub(s.last) > d.opts.Idle {
 				d.log.Printf("%s: idle for %s; stopping its servers", key, now.Sub(s.last).Round(time.Second))
 				delete(d.spaces, key)
@@ -586,6 +581,21 @@ func (d *Daemon) reap() {
 	}
 }
 
+// dropGone stops the servers of workspaces whose directory is gone or
+// replaced, and forgets them; d.mu is held. The reaper calls it on its
+// tick, and status before it lists anything: a directory removed a moment
+// ago (the demo's example project) is not shown with servers still warm
+// for it.
+func (d *Daemon) dropGone() {
+	for key, s := range d.spaces {
+		if s.active == 0 && s.app.Root.Replaced() != nil {
+			d.log.Printf("%s: the directory is gone or replaced; stopping its servers", key)
+			delete(d.spaces, key)
+			go s.app.Close()
+		}
+	}
+}
+
 // closeAll shuts every workspace's servers down, in parallel, each within
 // its own bound (app.Close: 5 s).
 func (d *Daemon) closeAll() {
@@ -603,6 +613,7 @@ func (d *Daemon) closeAll() {
 func (d *Daemon) status() Status {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.dropGone()
 	st := Status{PID: os.Getpid(), Version: d.version, Started: d.started, Idle: d.opts.Idle}
 	now := time.Now()
 	for _, s := range d.spaces {

@@ -139,17 +139,33 @@ func (g *Gate) Stop(ctx context.Context, in Input) Answer {
 
 // refuse refuses the end of the turn, unless it was refused MaxBlocks
 // times in a row already: then the turn ends with the reason as a
-// warning to the user, and the count starts again.
+// warning to the user, and the count starts again. The last refusal tells
+// the model so, and each refusal and the end past the bound go to the
+// end-of-turn log, where the user finds them even if the client ended
+// the turn on its own.
 func (g *Gate) refuse(root *workspace.Root, snap *Snapshot, a Answer) Answer {
 	if snap.Blocks >= MaxBlocks {
-		warn := fmt.Sprintf("Anvil: the turn ends with errors it was refused for %d times in a row: ", snap.Blocks) + strings.TrimPrefix(a.Reason, "Anvil: ")
+		errs := strings.TrimPrefix(a.Reason, "Anvil: ")
+		warn := fmt.Sprintf("Anvil: the turn ends with errors it was refused for %d times in a row: ", snap.Blocks) + errs
+		if err := g.Snapshots.record(root, snap.Session, fmt.Sprintf("the turn ended after %d refusals in a row, with: %s", snap.Blocks, errs)); err != nil {
+			warn += fmt.Sprintf(" (the end-of-turn log could not be written: %v)", err)
+		} else {
+			warn += " (recorded in " + g.Snapshots.StopLog() + ")"
+		}
 		return g.endTurn(root, snap, Answer{Message: warn})
 	}
 	snap.Blocks++
-	if err := g.Snapshots.Save(root, snap); err != nil {
-		a = a.withNote(fmt.Sprintf("the count of refusals could not be kept (%v)", err))
+	if snap.Blocks == MaxBlocks {
+		a.Reason += fmt.Sprintf("\nThis is Anvil's last refusal in a row (%d): if the turn ends with errors again, Anvil lets it end and tells the user the errors remain.", MaxBlocks)
 	}
-	return a
+	var notes []string
+	if err := g.Snapshots.record(root, snap.Session, fmt.Sprintf("refused the end of the turn (%d of %d in a row): %s", snap.Blocks, MaxBlocks, strings.TrimPrefix(a.Reason, "Anvil: "))); err != nil {
+		notes = append(notes, fmt.Sprintf("the end-of-turn log could not be written (%v)", err))
+	}
+	if err := g.Snapshots.Save(root, snap); err != nil {
+		notes = append(notes, fmt.Sprintf("the count of refusals could not be kept (%v)", err))
+	}
+	return a.withNote(strings.Join(notes, "; "))
 }
 
 // endTurn lets the turn end, the count of refusals back at zero.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -37,6 +38,13 @@ var keptCaps = map[uintptr]bool{
 }
 
 func helper(path string) error {
+	// Capabilities are a thread's, not the process's: the bounding set
+	// dropped below is that of the thread that drops it, and the command
+	// gets the caps of the thread that execs it. Unlocked, the goroutine
+	// may move to another thread between the two (more often on a busy
+	// machine), and the command ran as full root of its namespace, able to
+	// unmount the shadow tree.
+	runtime.LockOSThread()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err

@@ -83,13 +83,13 @@ func Apply(dir string, plan Plan, force bool) ([]Result, error) {
 		}
 		out = append(out, r)
 	}
-	if len(plan.Ignore) > 0 {
-		r, err := appendIgnore(filepath.Join(dir, filepath.FromSlash(workspace.IgnoreFile)), plan.Ignore)
-		if err != nil {
-			return out, err
-		}
-		out = append(out, r)
+	// The ignore file is written even with nothing to ignore yet: its
+	// header says what it is for, where the user will look for it.
+	r, err := appendIgnore(filepath.Join(dir, filepath.FromSlash(workspace.IgnoreFile)), plan.Ignore)
+	if err != nil {
+		return out, err
 	}
+	out = append(out, r)
 	if plan.Commands {
 		for _, c := range starterCommands(plan.TestCommand) {
 			r, err := writeNew(dir, ".anvil/commands/"+c.name+".md", c.text, force)
@@ -226,7 +226,10 @@ func appendIgnore(path string, patterns []string) (Result, error) {
 			add = append(add, p)
 		}
 	}
-	if len(add) == 0 {
+	switch {
+	case len(add) == 0 && len(data) > 0 && len(patterns) == 0:
+		return Result{Action: Kept, Path: rel, Detail: "nothing to add"}, nil
+	case len(add) == 0 && len(data) > 0:
 		return Result{Action: Kept, Path: rel, Detail: "already lists " + strings.Join(patterns, " ")}, nil
 	}
 	var b strings.Builder
@@ -256,7 +259,11 @@ func appendIgnore(path string, patterns []string) (Result, error) {
 	if len(data) == 0 {
 		action = Wrote
 	}
-	return Result{Action: action, Path: rel, Detail: strings.Join(add, " ")}, nil
+	detail := strings.Join(add, " ")
+	if detail == "" {
+		detail = "nothing to ignore yet beside .gitignore"
+	}
+	return Result{Action: action, Path: rel, Detail: detail}, nil
 }
 
 // writeNew writes a file that does not exist yet, or replaces it with force.

@@ -134,7 +134,7 @@ func TestApplyKeepsOtherConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rs) != 1 || rs[0].Action != Updated {
+	if got := actions(rs); got[".anvil/config.toml"] != Updated {
 		t.Errorf("results: %+v", rs)
 	}
 	got := read(t, dir, ".anvil/config.toml")
@@ -182,5 +182,32 @@ func TestApplyProposesCheckCommentedOut(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(cargo, config.ProjectFile)); err == nil {
 		t.Errorf("a built-in checker wrote the config: %+v", rs)
+	}
+}
+
+// The ignore file is written even when nothing is found to ignore (the
+// README and 'anvil init --help' promise it), and a second run keeps it.
+func TestApplyWritesTheIgnoreFileWithNothingToIgnore(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	rs, err := Apply(dir, Plan{Languages: []string{"go"}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := actions(rs)[".anvil/ignore"]; got != Wrote {
+		t.Errorf("first run: .anvil/ignore %q, want %q (%v)", got, Wrote, rs)
+	}
+	if got := read(t, dir, ".anvil/ignore"); got != ignoreHeader {
+		t.Errorf("ignore file %q, want the header alone %q", got, ignoreHeader)
+	}
+	rs, err = Apply(dir, Plan{Languages: []string{"go"}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := actions(rs)[".anvil/ignore"]; got != Kept {
+		t.Errorf("second run: .anvil/ignore %q, want %q (%v)", got, Kept, rs)
+	}
+	if got := read(t, dir, ".anvil/ignore"); got != ignoreHeader {
+		t.Errorf("second run changed the ignore file: %q", got)
 	}
 }

@@ -256,15 +256,7 @@ const clampRS = "pub fn clamp(x: i64, lo: i64, hi: i64) -> i64 {\n    x.max(lo).
 
 // A Rust package: cargo, offline, its target directory outside the tree.
 func TestCargo(t *testing.T) {
-	// A rustup install finds its toolchains under the real home.
-	var rustup []string
-	if home, err := os.UserHomeDir(); err == nil {
-		for _, v := range []string{"RUSTUP_HOME=" + filepath.Join(home, ".rustup"), "CARGO_HOME=" + filepath.Join(home, ".cargo")} {
-			if _, err := os.Stat(v[strings.IndexByte(v, '=')+1:]); err == nil {
-				rustup = append(rustup, v)
-			}
-		}
-	}
+	rustup := rustupEnv(t)
 	s, root, dir := stage(t, map[string]string{
 		"Cargo.toml": "[package]\nname = \"clamp\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
 		"src/lib.rs": clampRS,

@@ -418,14 +418,7 @@ func TestJSReportFromItsFile(t *testing.T) {
 // A Rust workspace: a crate that does not compile is its own failure, and
 // the others' tests still run and name the break.
 func TestCargoBrokenCrateHidesNothing(t *testing.T) {
-	var rustup []string
-	if home, err := os.UserHomeDir(); err == nil {
-		for _, v := range []string{"RUSTUP_HOME=" + filepath.Join(home, ".rustup"), "CARGO_HOME=" + filepath.Join(home, ".cargo")} {
-			if _, err := os.Stat(v[strings.IndexByte(v, '=')+1:]); err == nil {
-				rustup = append(rustup, v)
-			}
-		}
-	}
+	rustup := rustupEnv(t)
 	s, root, _ := stage(t, map[string]string{
 		"Cargo.toml":        "[workspace]\nmembers = [\"clamp\", \"broken\"]\n",
 		"clamp/Cargo.toml":  "[package]\nname = \"clamp\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
