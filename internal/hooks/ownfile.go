@@ -176,13 +176,21 @@ function hook(verb, input) {
       resolve({});
       return;
     }
-    const timer = setTimeout(() => child.kill("SIGKILL"), bounds[verb] * 1000);
-    child.stdout.on("data", (d) => { out += d; });
-    child.on("error", () => { clearTimeout(timer); resolve({}); });
-    child.on("close", () => {
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
       clearTimeout(timer);
       try { resolve(out.trim() ? JSON.parse(out) : {}); } catch { resolve({}); }
-    });
+    };
+    // Past its bound the hook is killed and OpenCode goes on; a process
+    // the hook started (Anvil's daemon) may hold its output open, so its
+    // exit, not the end of its output, ends the wait.
+    const timer = setTimeout(() => { child.kill("SIGKILL"); out = ""; finish(); }, bounds[verb] * 1000);
+    child.stdout.on("data", (d) => { out += d; });
+    child.on("error", () => { out = ""; finish(); });
+    child.on("exit", () => setTimeout(finish, 200));
+    child.on("close", finish);
     child.stdin.on("error", () => {});
     child.stdin.end(JSON.stringify(input));
   });
