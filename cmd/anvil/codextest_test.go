@@ -20,10 +20,15 @@ import (
 )
 
 // agentBin is a coding agent's command the hooks' tests drive, installed
-// by scripts/install-test-clients.sh.
+// by scripts/install-test-clients.sh (OpenCode and Copilot CLI each in a
+// prefix of its own).
 func agentBin(t *testing.T, name string) string {
 	t.Helper()
-	bin := filepath.Join(servers.DefaultToolsDir(os.Getenv), "test-clients", "agents", "node_modules", ".bin", name)
+	prefix := "agents"
+	if name == "opencode" || name == "copilot" {
+		prefix = name
+	}
+	bin := filepath.Join(servers.DefaultToolsDir(os.Getenv), "test-clients", prefix, "node_modules", ".bin", name)
 	if _, err := os.Stat(bin); err != nil {
 		t.Fatalf("%s is not installed (run scripts/install-test-clients.sh): %v", name, err)
 	}

@@ -53,14 +53,14 @@ let through with a note (--strict refuses what it could not verify).
 func newHookVerbCmd(verb, short string, timeout int) *cobra.Command {
 	var opts hookOptions
 	cmd := &cobra.Command{
-		Use:   verb + " --client claude|codex|gemini",
+		Use:   verb + " --client claude|codex|gemini|opencode|copilot",
 		Short: short,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runHook(cmd, verb, opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.client, "client", "", "the client whose hook this is: claude, codex or gemini")
+	cmd.Flags().StringVar(&opts.client, "client", "", "the client whose hook this is: claude, codex, gemini, opencode or copilot")
 	cmd.Flags().DurationVar(&opts.timeout, "timeout", time.Duration(timeout)*time.Second, "bound on the hook's answer (below the client's own timeout)")
 	cmd.Flags().BoolVar(&opts.strict, "strict", false, "refuse what could not be verified, instead of letting it through with a note")
 	return cmd

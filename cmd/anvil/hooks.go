@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/anvil-dev/anvil/internal/hooks"
+	"github.com/anvil-dev/anvil/internal/state"
 )
 
 type hooksOptions struct {
@@ -19,7 +20,7 @@ type hooksOptions struct {
 func newHooksCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hooks",
-		Short: "Put Anvil's gate in front of Claude Code's, Codex's or Gemini CLI's edits",
+		Short: "Put Anvil's gate in front of Claude Code's, Codex's, Gemini CLI's, OpenCode's or Copilot CLI's edits",
 		Long: `Install or remove Anvil's hooks in a coding agent's settings. With them, each
 edit the agent makes is checked by the project's language servers before it
 is written (an edit that brings new errors into the files it touches is
@@ -27,14 +28,22 @@ refused, with the errors, and the model tries again), and the end of each
 turn checks every file the session changed, and their importers, against
 the tree as it was when the session started.
 
-  claude  .claude/settings.json (user: ~/.claude/settings.json)
-  codex   .codex/hooks.json     (user: ~/.codex/hooks.json)
-  gemini  .gemini/settings.json (user: ~/.gemini/settings.json)
+  claude    .claude/settings.json     (user: ~/.claude/settings.json)
+  codex     .codex/hooks.json         (user: ~/.codex/hooks.json)
+  gemini    .gemini/settings.json     (user: ~/.gemini/settings.json)
+  opencode  .opencode/plugin/anvil.js (user: ~/.config/opencode/plugin/anvil.js)
+  copilot   .github/hooks/anvil.json  (user: ~/.copilot/hooks/anvil.json)
 
-The entries run this anvil binary by its absolute path. Installing merges
-them into the file (your own hooks and settings stay), twice changes
-nothing; uninstall removes only Anvil's entries. 'anvil doctor' says which
-clients are guarded.`,
+The entries run this anvil binary by its absolute path, and are known by
+their arguments (hook VERB --client C), whatever the binary is called.
+Installing adds them to the file by editing its text: your own hooks,
+settings, formatting and comments stay; twice changes nothing; an install
+from another binary replaces the earlier entries; a linked settings file
+stays a link, its target edited. Uninstall removes only Anvil's entries,
+giving the file back byte for byte, and removes a file the install
+created. OpenCode's plugin and Copilot CLI's hooks file are Anvil's own.
+--print shows the change as a diff and writes nothing. 'anvil doctor' says
+which clients are guarded.`,
 	}
 	cmd.AddCommand(newHooksVerbCmd(true), newHooksVerbCmd(false))
 	return cmd
@@ -42,23 +51,23 @@ clients are guarded.`,
 
 func newHooksVerbCmd(install bool) *cobra.Command {
 	var opts hooksOptions
-	use, short := "install CLIENT...", "Add Anvil's hooks to the clients' settings (claude, codex, gemini)"
+	use, short := "install CLIENT...", "Add Anvil's hooks to the clients' settings (claude, codex, gemini, opencode, copilot)"
 	if !install {
 		use, short = "uninstall CLIENT...", "Remove Anvil's hooks from the clients' settings, leaving the rest"
 	}
 	cmd := &cobra.Command{
 		Use:       use,
 		Short:     short,
-		Example:   "  anvil hooks install claude\n  anvil hooks install --scope user codex gemini\n  anvil hooks install --print claude\n  anvil hooks uninstall claude",
+		Example:   "  anvil hooks install claude\n  anvil hooks install --scope user codex gemini\n  anvil hooks install --print opencode\n  anvil hooks uninstall claude",
 		Args:      cobra.MinimumNArgs(1),
-		ValidArgs: []string{"claude", "codex", "gemini"},
+		ValidArgs: []string{"claude", "codex", "gemini", "opencode", "copilot"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runHooks(cmd, opts, install, args)
 		},
 	}
 	cmd.Flags().StringVarP(&opts.dir, "dir", "C", ".", "the project (for --scope project)")
 	cmd.Flags().StringVar(&opts.scope, "scope", "project", "project (the project's settings) or user (yours, for every project)")
-	cmd.Flags().BoolVar(&opts.print, "print", false, "show what would be written, and write nothing")
+	cmd.Flags().BoolVar(&opts.print, "print", false, "show the change as a diff, and write nothing")
 	return cmd
 }
 
@@ -86,6 +95,7 @@ func runHooks(cmd *cobra.Command, opts hooksOptions, install bool, args []string
 	if err != nil {
 		return err
 	}
+	ledger := hooks.NewLedger(state.Dir(os.Getenv))
 	// Every file is planned before any is written: one that cannot be
 	// read or parsed leaves all of them as they are.
 	var plans []hooks.Plan
@@ -95,7 +105,7 @@ func runHooks(cmd *cobra.Command, opts hooksOptions, install bool, args []string
 		if install {
 			p, err = hooks.PlanInstall(path, c, bin)
 		} else {
-			p, err = hooks.PlanUninstall(path)
+			p, err = hooks.PlanUninstall(path, c, ledger)
 		}
 		if err != nil {
 			return badInput("%v; nothing written", err)
@@ -111,19 +121,22 @@ func runHooks(cmd *cobra.Command, opts hooksOptions, install bool, args []string
 				fmt.Fprintf(w, "%s: unchanged\n", p.Path)
 				continue
 			}
-			fmt.Fprintf(w, "would write %s:\n%s", p.Path, p.After)
+			fmt.Fprint(w, p.Diff())
 			continue
 		case !p.Changed() && install:
-			fmt.Fprintf(w, "%s: Anvil's hooks for %s are already installed (%s)\n", c, clientName(c), p.Path)
+			fmt.Fprintf(w, "%s: Anvil's hooks for %s are already installed (%s)\n", c, c.Name(), p.Path)
 		case !p.Changed():
 			fmt.Fprintf(w, "%s: no Anvil hooks in %s\n", c, p.Path)
 		default:
-			if err := p.Apply(); err != nil {
+			if err := p.Apply(ledger); err != nil {
 				return fmt.Errorf("writing %s: %w", p.Path, err)
 			}
-			if install {
+			switch {
+			case install:
 				fmt.Fprintf(w, "%s: installed Anvil's hooks in %s\n", c, p.Path)
-			} else {
+			case p.Remove:
+				fmt.Fprintf(w, "%s: removed %s, which held only Anvil's hooks\n", c, p.Path)
+			default:
 				fmt.Fprintf(w, "%s: removed Anvil's hooks from %s\n", c, p.Path)
 			}
 		}
@@ -132,16 +145,6 @@ func runHooks(cmd *cobra.Command, opts hooksOptions, install bool, args []string
 		}
 	}
 	return nil
-}
-
-func clientName(c hooks.Client) string {
-	switch c {
-	case hooks.Claude:
-		return "Claude Code"
-	case hooks.Codex:
-		return "Codex CLI"
-	}
-	return "Gemini CLI"
 }
 
 // anvilBinary is the running binary's absolute path, which the hooks run.

@@ -25,7 +25,7 @@ func TestCheckHooks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := p.Apply(); err != nil {
+		if err := p.Apply(nil); err != nil {
 			t.Fatal(err)
 		}
 	}

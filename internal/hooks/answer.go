@@ -10,7 +10,8 @@ import (
 )
 
 // Input is what a client sends a hook on stdin (the fields Anvil reads;
-// the three clients share these names).
+// Claude Code, Codex CLI and Gemini CLI share these names, and Anvil's
+// OpenCode plugin sends them too; Copilot CLI's are read by ParseInput).
 type Input struct {
 	SessionID      string          `json:"session_id"`
 	TranscriptPath string          `json:"transcript_path"`
@@ -21,11 +22,28 @@ type Input struct {
 	StopHookActive bool            `json:"stop_hook_active"`
 }
 
-// ParseInput reads a hook's input.
+// ParseInput reads a hook's input: the shared names, or Copilot CLI's
+// (sessionId, toolName, and toolArgs, the tool's arguments as a JSON
+// string or object).
 func ParseInput(data []byte) (Input, error) {
 	var in Input
 	if err := json.Unmarshal(data, &in); err != nil {
 		return in, fmt.Errorf("the hook's input is not the client's JSON: %w", err)
+	}
+	var cp struct {
+		SessionID string          `json:"sessionId"`
+		ToolName  string          `json:"toolName"`
+		ToolArgs  json.RawMessage `json:"toolArgs"`
+	}
+	_ = json.Unmarshal(data, &cp)
+	in.SessionID = cmpOr(in.SessionID, cp.SessionID)
+	in.ToolName = cmpOr(in.ToolName, cp.ToolName)
+	if len(in.ToolInput) == 0 && len(cp.ToolArgs) > 0 {
+		in.ToolInput = cp.ToolArgs
+		var s string
+		if json.Unmarshal(cp.ToolArgs, &s) == nil && json.Valid([]byte(s)) {
+			in.ToolInput = json.RawMessage(s)
+		}
 	}
 	return in, nil
 }
@@ -67,8 +85,12 @@ func (a Answer) Write(c Client, verb string, stdout, stderr io.Writer) int {
 		out["hookSpecificOutput"] = map[string]any{"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": a.Reason}
 	case a.Deny && c == Gemini:
 		out["decision"], out["reason"] = "deny", a.Reason
+	case a.Deny && verb == VerbPreEdit && c == Copilot:
+		out["permissionDecision"], out["permissionDecisionReason"] = "deny", a.Reason
 	case a.Deny:
 		out["decision"], out["reason"] = "block", a.Reason
+	case a.Context != "" && (c == OpenCode || c == Copilot):
+		out["additionalContext"] = a.Context
 	case a.Context != "" && verb == VerbPreEdit && c != Gemini:
 		out["hookSpecificOutput"] = map[string]any{"hookEventName": "PreToolUse", "additionalContext": a.Context}
 	case a.Context != "" && verb == VerbSessionStart && c != Gemini:

@@ -44,6 +44,12 @@ func Edits(c Client, tool string, input json.RawMessage, cwd string, read Reader
 		err = st.codex(input)
 	case c == Gemini && (tool == "write_file" || tool == "replace"):
 		err = st.gemini(tool, input)
+	case c == OpenCode && (tool == "edit" || tool == "write"):
+		err = st.opencode(tool, input)
+	case c == Copilot && (tool == "edit" || tool == "create"):
+		err = st.copilot(tool, input)
+	case (c == OpenCode || c == Copilot) && tool == "apply_patch":
+		err = st.patch(c, input)
 	default:
 		return nil, pass("%s is not an edit tool Anvil knows for %s", tool, c)
 	}
@@ -231,7 +237,10 @@ func (st *staged) gemini(tool string, input json.RawMessage) error {
 	n := strings.Count(content, old)
 	switch {
 	case n == 0:
-		return pass("old_string is not in %s: Gemini CLI refuses or corrects the edit itself", in.FilePath)
+		// Gemini CLI then matches loosely (whitespace-insensitive, as a
+		// regular expression, fuzzily) or asks a model to correct the
+		// edit: what it writes is not the literal replacement.
+		return &Unmodelled{Reason: "old_string is not in " + in.FilePath + " as written, and Gemini CLI matches it loosely"}
 	case in.ExpectedReplacements != nil && n != *in.ExpectedReplacements:
 		return pass("old_string is in %s %d times, not the %d expected: Gemini CLI refuses the edit itself", in.FilePath, n, *in.ExpectedReplacements)
 	case n > 1 && !in.AllowMultiple && in.ExpectedReplacements == nil:
@@ -312,3 +321,139 @@ func (st *staged) codex(input json.RawMessage) error {
 	}
 	return nil
 }
+
+// opencode computes OpenCode's edit and write. Its edit takes the literal
+// oldString when it is in the file once (or everywhere with replaceAll);
+// otherwise OpenCode tries looser matchers (trimmed lines, indentation,
+// whitespace, escapes, anchors), whose result is not computed here: such
+// an edit is checked after it is written (the post-edit hook).
+func (st *staged) opencode(tool string, input json.RawMessage) error {
+	var in struct {
+		FilePath   string  `json:"filePath"`
+		Content    *string `json:"content"`
+		OldString  *string `json:"oldString"`
+		NewString  *string `json:"newString"`
+		ReplaceAll bool    `json:"replaceAll"`
+	}
+	if err := json.Unmarshal(input, &in); err != nil {
+		return fmt.Errorf("%s's input: %w", tool, err)
+	}
+	abs, err := st.abs(in.FilePath)
+	if err != nil {
+		return err
+	}
+	if tool == "write" {
+		if in.Content == nil {
+			return errors.New("write's input has no content")
+		}
+		st.put(abs, []byte(*in.Content), false)
+		return nil
+	}
+	if in.OldString == nil || in.NewString == nil {
+		return errors.New("edit's input has no oldString or newString")
+	}
+	old, repl := *in.OldString, *in.NewString
+	if old == "" {
+		st.put(abs, []byte(repl), false) // an empty oldString writes the whole file
+		return nil
+	}
+	data, exists, err := st.current(abs)
+	switch {
+	case err != nil:
+		return err
+	case !exists:
+		return pass("%s does not exist: OpenCode refuses the edit itself", in.FilePath)
+	case old == repl:
+		return pass("oldString and newString are the same: OpenCode refuses the edit itself")
+	}
+	content := string(data)
+	n := strings.Count(content, old)
+	switch {
+	case n == 0:
+		return &Unmodelled{Reason: "oldString is not in " + in.FilePath + " as written, and OpenCode matches it loosely"}
+	case n > 1 && !in.ReplaceAll:
+		return pass("oldString is in %s %d times and replaceAll is not set: OpenCode refuses the edit itself", in.FilePath, n)
+	}
+	st.put(abs, []byte(strings.ReplaceAll(content, old, repl)), false)
+	return nil
+}
+
+// copilot computes Copilot CLI's edit (old_str exactly once) and create
+// (a new file).
+func (st *staged) copilot(tool string, input json.RawMessage) error {
+	var in struct {
+		Path     string  `json:"path"`
+		FileText *string `json:"file_text"`
+		OldStr   *string `json:"old_str"`
+		NewStr   *string `json:"new_str"`
+	}
+	if err := json.Unmarshal(input, &in); err != nil {
+		return fmt.Errorf("%s's input: %w", tool, err)
+	}
+	abs, err := st.abs(in.Path)
+	if err != nil {
+		return err
+	}
+	_, exists, err := st.current(abs)
+	if err != nil {
+		return err
+	}
+	if tool == "create" {
+		switch {
+		case in.FileText == nil:
+			return errors.New("create's input has no file_text")
+		case exists:
+			return pass("%s exists: Copilot CLI's create refuses it itself", in.Path)
+		}
+		st.put(abs, []byte(*in.FileText), false)
+		return nil
+	}
+	if in.OldStr == nil {
+		return errors.New("edit's input has no old_str")
+	}
+	if !exists {
+		return pass("%s does not exist: Copilot CLI refuses the edit itself", in.Path)
+	}
+	data, _, _ := st.current(abs)
+	repl := ""
+	if in.NewStr != nil {
+		repl = *in.NewStr
+	}
+	content := string(data)
+	switch n := strings.Count(content, *in.OldStr); {
+	case *in.OldStr == "" || n == 0:
+		return pass("old_str is not in %s: Copilot CLI refuses the edit itself", in.Path)
+	case n > 1:
+		return pass("old_str is in %s %d times: Copilot CLI refuses the edit itself", in.Path, n)
+	}
+	st.put(abs, []byte(strings.Replace(content, *in.OldStr, repl, 1)), false)
+	return nil
+}
+
+// patch computes OpenCode's apply_patch {patchText} and Copilot CLI's
+// apply_patch (the patch as the tool's whole input, or in it): the
+// envelope Codex's apply_patch reads.
+func (st *staged) patch(c Client, input json.RawMessage) error {
+	var text string
+	var in struct {
+		PatchText string `json:"patchText"`
+		Input     string `json:"input"`
+		Patch     string `json:"patch"`
+	}
+	switch {
+	case json.Unmarshal(input, &text) == nil:
+	case json.Unmarshal(input, &in) == nil:
+		text = cmpOr(in.PatchText, cmpOr(in.Input, in.Patch))
+	default:
+		return errors.New("apply_patch's input is neither a patch nor an object")
+	}
+	raw, _ := json.Marshal(map[string]string{"input": text})
+	return st.codex(raw)
+}
+
+// Unmodelled is an edit whose result the client computes in a way Anvil
+// does not (a loose match): the pre-edit hook lets it through, and the
+// post-edit hook checks the file the client wrote.
+type Unmodelled struct{ Reason string }
+
+func (u *Unmodelled) Error() string { return u.Reason }

@@ -113,9 +113,14 @@ func (g *Gate) PreEdit(ctx context.Context, in Input) Answer {
 	cwd := cmpOr(in.Cwd, dir)
 	edits, err := Edits(g.Client, in.ToolName, in.ToolInput, cwd, readFile)
 	var p *Pass
+	var u *Unmodelled
 	switch {
 	case errors.As(err, &p):
 		return Answer{}.withNote(p.Reason)
+	case errors.As(err, &u) && g.Strict:
+		return Answer{Deny: true, Reason: "Anvil cannot compute what this edit writes (" + u.Reason + ") and --strict refuses what it cannot verify. Make the edit with the file's exact text."}
+	case errors.As(err, &u):
+		return allow("%s: the edit is not checked before it is written; the end of the turn checks it", u.Reason)
 	case err != nil:
 		return allow("the edit's input could not be read (%v): not checked", err)
 	}
