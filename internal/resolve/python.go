@@ -22,15 +22,34 @@ func (w *Workspace) Python(from, spec, ident string) []string {
 // submodule name where one exists (then name is that module). An empty
 // or "*" name asks for the module alone.
 func (w *Workspace) PythonFrom(from, spec, name string) (module, sub []string) {
-	roots := w.pyRoots
-	if strings.HasPrefix(spec, ".") {
-		dots := len(spec) - len(strings.TrimLeft(spec, "."))
-		dir := path.Dir(from)
-		for range dots - 1 {
-			dir = path.Dir(dir)
+	if !strings.HasPrefix(spec, ".") {
+		module, sub = w.pythonFromRoots(w.pyRoots, spec, name)
+		if len(module)+len(sub) > 0 {
+			return module, sub
 		}
-		roots, spec = []string{dir}, spec[dots:]
+		// pyright's last resort for an absolute import: the importing
+		// file's directory, then each parent up to the root (a script
+		// beside the module it imports, with no package around them).
+		var local []string
+		for dir := path.Dir(from); ; dir = path.Dir(dir) {
+			local = append(local, dir)
+			if dir == "." || dir == "/" {
+				break
+			}
+		}
+		return w.pythonFromRoots(local, spec, name)
 	}
+	dots := len(spec) - len(strings.TrimLeft(spec, "."))
+	dir := path.Dir(from)
+	for range dots - 1 {
+		dir = path.Dir(dir)
+	}
+	return w.pythonFromRoots([]string{dir}, spec[dots:], name)
+}
+
+// pythonFromRoots resolves `from spec import name` (spec absolute) in
+// each of roots.
+func (w *Workspace) pythonFromRoots(roots []string, spec, name string) (module, sub []string) {
 	seen := map[string]bool{}
 	add := func(list []string, c string) []string {
 		if c = path.Clean(c); w.exists[c] && !seen[c] {

@@ -84,6 +84,9 @@ func TestPython(t *testing.T) {
 		"vendor/extra.py":              "",
 		"services/api/handlers.py":     "",
 		"services/api/main.py":         "",
+		"scripts/geometry.py":          "",
+		"scripts/report/run.py":        "",
+		"scripts/report.py":            "",
 	})
 	for _, tc := range []struct{ from, spec, ident, want string }{
 		{"src/shop/db/__init__.py", "shop.models", "User", "src/shop/models.py"},
@@ -92,6 +95,11 @@ func TestPython(t *testing.T) {
 		{"src/shop/models.py", "tools.text", "f", "libs/tools/tools/text.py"}, // a top-level package elsewhere
 		{"src/shop/models.py", "extra", "x", "vendor/extra.py"},               // extraPaths
 		{"services/api/main.py", "handlers", "h", "services/api/handlers.py"}, // execution root
+		// No root has it: pyright looks beside the importing file, then
+		// in its parents.
+		{"scripts/report.py", "geometry", "area", "scripts/geometry.py"},
+		{"scripts/report/run.py", "geometry", "area", "scripts/geometry.py"},
+		{"src/shop/models.py", "geometry", "area", ""},
 	} {
 		got := w.Python(tc.from, tc.spec, tc.ident)
 		if strings.Join(got, ",") != tc.want {
