@@ -133,7 +133,7 @@ With no request, on a terminal, anvil opens a session: ask, look, ask again
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return badInput("%v (see 'anvil %s --help')", err, c.Name())
 	})
-	cmd.AddCommand(newToolCmd(), newCheckCmd(), newUndoCmd(), newServeCmd(), newMCPCmd(), newDemoCmd(), newInitCmd(), newDoctorCmd(), newConfigCmd(), newHooksCmd(), newHookCmd())
+	cmd.AddCommand(newToolCmd(), newCheckCmd(), newUndoCmd(), newServeCmd(), newMCPCmd(), newDemoCmd(), newInitCmd(), newDoctorCmd(), newConfigCmd(), newHooksCmd(), newHookCmd(), newReplayCmd())
 	return cmd
 }
 
