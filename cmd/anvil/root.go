@@ -135,7 +135,7 @@ With no request, on a terminal, anvil opens a session: ask, look, ask again
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return badInput("%v (see '%s --help')", err, c.CommandPath())
 	})
-	cmd.AddCommand(newToolCmd(), newCheckCmd(), newUndoCmd(), newServeCmd(), newMCPCmd(), newDemoCmd(), newInitCmd(), newDoctorCmd(), newConfigCmd(), newHooksCmd(), newHookCmd(), newTrustCmd())
+	cmd.AddCommand(newToolCmd(), newCheckCmd(), newUndoCmd(), newServeCmd(), newMCPCmd(), newDemoCmd(), newInitCmd(), newDoctorCmd(), newConfigCmd(), newHooksCmd(), newHookCmd(), newTrustCmd(), newReplayCmd())
 	return cmd
 }
 

@@ -25,8 +25,16 @@ func (w *Workspace) Python(from, spec, ident string) []string {
 func (w *Workspace) PythonFrom(from, spec, name string) (module, sub []string) {
 	// pyright tries an absolute import from the importing file's own
 	// directory too, after the roots (as Python puts a script's folder on
-	// sys.path): tools/main.py's `import helper` is tools/helper.py.
-	roots := append(slices.Clip(w.pyRoots), path.Dir(from))
+	// sys.path): tools/main.py's `import helper` is tools/helper.py. Its
+	// parents up to the root are added as well: each only adds candidates,
+	// and a candidate too many costs a check, never a false clean.
+	roots := slices.Clip(w.pyRoots)
+	for dir := path.Dir(from); ; dir = path.Dir(dir) {
+		roots = append(roots, dir)
+		if dir == "." || dir == "/" {
+			break
+		}
+	}
 	if strings.HasPrefix(spec, ".") {
 		dots := len(spec) - len(strings.TrimLeft(spec, "."))
 		dir := path.Dir(from)

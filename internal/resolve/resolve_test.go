@@ -88,6 +88,9 @@ func TestPython(t *testing.T) {
 		"tools/main.py":                  "",
 		"tools/helper.py":                "",
 		"typings/vendorlib/__init__.pyi": "",
+		"scripts/geometry.py":            "",
+		"scripts/report/run.py":          "",
+		"scripts/report.py":              "",
 	})
 	for _, tc := range []struct{ from, spec, ident, want string }{
 		{"src/shop/db/__init__.py", "shop.models", "User", "src/shop/models.py"},
@@ -98,6 +101,11 @@ func TestPython(t *testing.T) {
 		{"services/api/main.py", "handlers", "h", "services/api/handlers.py"},      // execution root
 		{"tools/main.py", "helper", "make", "tools/helper.py"},                     // the script's own folder
 		{"src/shop/models.py", "vendorlib", "x", "typings/vendorlib/__init__.pyi"}, // the stub path
+		// No root has it: pyright looks beside the importing file, then
+		// in its parents.
+		{"scripts/report.py", "geometry", "area", "scripts/geometry.py"},
+		{"scripts/report/run.py", "geometry", "area", "scripts/geometry.py"},
+		{"src/shop/models.py", "geometry", "area", ""},
 	} {
 		got := w.Python(tc.from, tc.spec, tc.ident)
 		if strings.Join(got, ",") != tc.want {

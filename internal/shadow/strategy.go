@@ -107,7 +107,7 @@ func (v *Validator) checker(srv *servers.Server) *batch.Checker {
 	if v.opts.BatchStateDir == "" {
 		return nil
 	}
-	kind, argv, label, ok := srv.BatchCommand()
+	tool, ok := batchTool(srv)
 	if !ok {
 		return nil
 	}
@@ -117,9 +117,46 @@ func (v *Validator) checker(srv *servers.Server) *batch.Checker {
 	if c, ok := v.batch.by[name]; ok {
 		return c
 	}
-	c := batch.New(v.root.Dir(), batch.Tool{Kind: batch.Kind(kind), Argv: argv, Label: label}, filepath.Join(v.opts.BatchStateDir, name), v.opts.Policy)
+	c := batch.New(v.root.Dir(), tool, filepath.Join(v.opts.BatchStateDir, name), v.opts.Policy)
 	v.batch.by[name] = c
 	return c
+}
+
+// batchTool is the batch checker of the same compiler as srv, if it has
+// one.
+func batchTool(srv *servers.Server) (batch.Tool, bool) {
+	kind, argv, label, ok := srv.BatchCommand()
+	if !ok {
+		return batch.Tool{}, false
+	}
+	return batch.Tool{Kind: batch.Kind(kind), Argv: argv, Label: label}, true
+}
+
+// batchProject returns the project (a tsconfig.json for tsc, pyright's
+// directory) whose run of a batch checker of kind checks the file abs;
+// false when no run would: a file no tsconfig.json includes (tsc -p would
+// not check it), a file pyright's configuration leaves out (the command
+// line would skip it).
+func (v *Validator) batchProject(projects *tsconfig.Projects, kind batch.Kind, abs string) (string, bool) {
+	switch kind {
+	case batch.TSC:
+		owner := projects.Owner(abs)
+		if owner == nil {
+			return "", false
+		}
+		return owner.Path, true
+	case batch.Pyright:
+		rel, err := v.root.Rel(abs)
+		if err != nil {
+			return "", false
+		}
+		cfg := pyconfig.Nearest(v.root.Dir(), rel)
+		if !cfg.Covers(rel) {
+			return "", false
+		}
+		return v.root.Abs(cfg.Dir), true
+	}
+	return "", false
 }
 
 // batchPlan is a batch check that can take a group: the projects to run
@@ -146,24 +183,9 @@ func (v *Validator) chooseBatch(g *group, files []string) *batchPlan {
 	seen := map[string]bool{}
 	projects := tsconfig.NewProjects(v.root.Dir())
 	for _, abs := range files {
-		var project string
-		switch c.Tool().Kind {
-		case batch.TSC:
-			owner := projects.Owner(abs)
-			if owner == nil {
-				return nil // a file no project includes: tsc -p would not check it
-			}
-			project = owner.Path
-		case batch.Pyright:
-			rel, err := v.root.Rel(abs)
-			if err != nil {
-				return nil
-			}
-			cfg := pyconfig.Nearest(v.root.Dir(), rel)
-			if !cfg.Covers(rel) {
-				return nil // outside the project's own checks: the command line would skip it
-			}
-			project = v.root.Abs(cfg.Dir)
+		project, ok := v.batchProject(projects, c.Tool().Kind, abs)
+		if !ok {
+			return nil
 		}
 		if !seen[project] {
 			seen[project] = true
