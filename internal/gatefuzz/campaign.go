@@ -28,6 +28,10 @@ type Config struct {
 	// their cause: a false clean of a trial that uses one is counted as
 	// known, not new.
 	Known map[string]string
+	// Cases, if set, is where disagreements are written as regression
+	// cases, minimised: at most Minimise of each class (3 when 0).
+	Cases    string
+	Minimise int
 	// Log receives a line per disagreement; nil discards.
 	Log io.Writer
 }
@@ -78,7 +82,11 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	if c.Batch == 0 {
 		c.Batch = 40
 	}
+	if c.Minimise == 0 {
+		c.Minimise = 3
+	}
 	rep := &Report{Lang: c.Lang.Name(), Seed: c.Seed}
+	kept := map[Class]int{}
 	for start := 0; start < c.Trials; start += c.Batch {
 		var trials []*Trial
 		for i := start; i < min(start+c.Batch, c.Trials); i++ {
@@ -98,14 +106,55 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 			}
 		}
 		rep.Outcomes = append(rep.Outcomes, outs...)
+		if c.Cases == "" {
+			continue
+		}
+		for _, o := range outs {
+			if (o.Class != FalseClean && o.Class != FalseReject) || kept[o.Class] >= c.Minimise {
+				continue
+			}
+			kept[o.Class]++
+			if err := keep(ctx, c, dir, o); err != nil {
+				return rep, err
+			}
+		}
 	}
 	return rep, nil
 }
 
+// keep minimises a disagreement and writes it as a regression case.
+func keep(ctx context.Context, c Config, dir string, o *Outcome) error {
+	t, alone, err := Minimise(ctx, c.Lang, c.Open, filepath.Join(dir, "min-"+o.Trial.Name), o)
+	if err != nil {
+		return err
+	}
+	cs := &Case{Trial: t, Class: o.Class, Gate: o.Gate.Verdict + " " + strings.Join(o.Gate.New, "; "), Truth: o.Truth}
+	if o.Class == FalseClean {
+		cs.Open = strings.TrimSpace(strings.TrimPrefix(o.Cause, "known open: "))
+		if cs.Open == "" {
+			cs.Open = "new: not yet laid at a cause"
+		}
+	}
+	if !alone {
+		cs.Open += " (reproduces only beside other projects; not minimised)"
+	}
+	p, err := WriteCase(c.Cases, cs)
+	if err == nil && c.Log != nil {
+		fmt.Fprintf(c.Log, "case %s: %d project files, %d changes\n", p, len(t.Project), len(t.Edit))
+	}
+	return err
+}
+
+// knownCause returns the cause of the first known open false clean whose
+// tags ("a+b": all of them) the trial has.
 func knownCause(known map[string]string, tags []string) string {
-	for _, t := range tags {
-		if c, ok := known[t]; ok {
-			return "known open: " + c + " "
+	for _, key := range slices.Sorted(maps.Keys(known)) {
+		all := true
+		for _, t := range strings.Split(key, "+") {
+			all = all && slices.Contains(tags, t)
+		}
+		if all {
+			return "known open: " + known[key] + " "
 		}
 	}
 	return ""
@@ -129,7 +178,7 @@ func Judge(ctx context.Context, l Language, open OpenGate, dir string, trials []
 				p = t.Edit.Apply(p)
 			}
 			for rel, c := range p {
-				files[t.Name+"/"+rel] = c
+				files[t.Name+"/"+rel] = strings.ReplaceAll(c, ProjectPlaceholder, t.Name)
 			}
 		}
 		return d, writeFiles(d, files)
@@ -164,6 +213,9 @@ func Judge(ctx context.Context, l Language, open OpenGate, dir string, trials []
 		o := outs[i]
 		edit := Edit{}
 		for p, c := range t.Edit {
+			if c != nil {
+				c = ptr(strings.ReplaceAll(*c, ProjectPlaceholder, t.Name))
+			}
 			edit[t.Name+"/"+p] = c
 		}
 		j, err := g.Judge(ctx, edit)

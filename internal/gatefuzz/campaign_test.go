@@ -2,7 +2,12 @@ package gatefuzz_test
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,11 +25,48 @@ func TestGateFuzzCampaign(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 6*time.Hour)
 			defer cancel()
-			rep, err := gatefuzz.Run(ctx, gatefuzz.Config{Lang: l, Trials: *campaignTrials, Seed: *campaignSeed, Dir: t.TempDir(), Open: inProcess(t), Log: os.Stdout})
+			rep, err := gatefuzz.Run(ctx, gatefuzz.Config{Lang: l, Trials: *campaignTrials, Seed: *campaignSeed, Dir: t.TempDir(), Open: inProcess(t), Known: gatefuzz.KnownOpen(), Cases: casesDir(), Log: os.Stdout})
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Log(rep.Line())
+			fmt.Println(rep.Line())
+			fmt.Print(describeCauses(rep))
+			if *campaignOut != "" {
+				if err := appendRow(*campaignOut, rep); err != nil {
+					t.Fatal(err)
+				}
+			}
 		})
 	}
+}
+
+func casesDir() string {
+	if *campaignCases != "" {
+		return *campaignCases
+	}
+	return filepath.Join("testdata", "cases")
+}
+
+// appendRow appends the campaign's counts as a row of docs/corpus.md's
+// table: date, language, seed, trials, false cleans, false rejects,
+// unverified, and why.
+func appendRow(path string, rep *gatefuzz.Report) error {
+	var why []string
+	for _, c := range []gatefuzz.Class{gatefuzz.FalseClean, gatefuzz.FalseReject, gatefuzz.Unverified} {
+		causes := rep.Causes(c)
+		for _, k := range slices.Sorted(maps.Keys(causes)) {
+			why = append(why, fmt.Sprintf("%s %d× %s", c, causes[k], strings.TrimSpace(k)))
+		}
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(f, "| %s | %s | %d | %d | %d | %d | %d | %s |\n", time.Now().UTC().Format("2006-01-02"), rep.Lang, rep.Seed,
+		len(rep.Outcomes), rep.Count(gatefuzz.FalseClean), rep.Count(gatefuzz.FalseReject), rep.Count(gatefuzz.Unverified),
+		strings.ReplaceAll(strings.Join(why, "; "), "|", "/"))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -57,5 +57,7 @@ func languages(t *testing.T) map[string]gatefuzz.Language {
 	}
 	return map[string]gatefuzz.Language{
 		"ts": gatefuzz.TS{Tsc: []string{filepath.Join(bin, "tsc")}},
+		"go": gatefuzz.Go{},
+		"py": gatefuzz.Python{Pyright: []string{filepath.Join(bin, "pyright")}},
 	}
 }

@@ -64,6 +64,12 @@ func (l TS) Generate(r *rand.Rand) (Files, Edit, []string) {
 	p := genTSProject(r)
 	before := p.render()
 	edit := p.edit(r, before)
+	if len(edit) == 0 {
+		// The edit chosen had nothing to change here: a comment instead.
+		p.mods[0].uses = append(p.mods[0].uses, "// edited")
+		p.tag("ts/edit-comment")
+		edit = diffFiles(before, p.render(), nil)
+	}
 	var tags []string
 	for t := range p.tags {
 		tags = append(tags, t)
