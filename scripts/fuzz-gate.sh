@@ -1,25 +1,27 @@
 #!/usr/bin/env bash
 # The gate's differential fuzzer (internal/gatefuzz), a long campaign:
 # random small projects and edits, each judged by the gate (in this
-# process, as `anvil check --no-daemon`) and by the batch checker (tsc -b,
-# the pyright command line). Disagreements are minimised into
+# process, as `anvil check --no-daemon`; through a daemon with --path
+# daemon) and by the batch checker (tsc -b, the pyright command line, go
+# build and go vet). Disagreements are minimised into
 # internal/gatefuzz/testdata/cases (at most 3 of each class per language),
 # which TestGateFuzzCases replays; the counts are added to the table in
 # docs/corpus.md.
 #
-#   scripts/fuzz-gate.sh [--lang ts|py] [--trials N] [--seed S]
+#   scripts/fuzz-gate.sh [--lang ts|py|go] [--trials N] [--seed S] [--path local|daemon]
 #
 # Last line: fuzz: N trials, F false cleans, R false rejects, U unverified
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-lang="" trials=200 seed=$(date +%s)
+lang="" trials=200 seed=$(date +%s) path=local
 while [ $# -gt 0 ]; do
   case "$1" in
     --lang) lang=$2; shift 2 ;;
     --trials) trials=$2; shift 2 ;;
     --seed) seed=$2; shift 2 ;;
-    *) echo "usage: $0 [--lang ts|py] [--trials N] [--seed S]" >&2; exit 2 ;;
+    --path) path=$2; shift 2 ;;
+    *) echo "usage: $0 [--lang ts|py|go] [--trials N] [--seed S] [--path local|daemon]" >&2; exit 2 ;;
   esac
 done
 
@@ -30,7 +32,7 @@ trap 'rm -f "$rows" "$log"' EXIT
 echo "fuzz: seed $seed, $trials trials per language${lang:+ ($lang)}" >&2
 status=0
 nice -n 10 go test -count=1 -timeout 24h -run 'TestGateFuzzCampaign' ./internal/gatefuzz/ \
-  -args -fuzz.lang="$lang" -fuzz.trials="$trials" -fuzz.seed="$seed" -fuzz.out="$rows" | tee "$log" >&2 || status=$?
+  -args -fuzz.lang="$lang" -fuzz.trials="$trials" -fuzz.seed="$seed" -fuzz.path="$path" -fuzz.out="$rows" | tee "$log" >&2 || status=$?
 
 # The rows go at the end of the fuzzer's table in docs/corpus.md.
 if [ -s "$rows" ]; then

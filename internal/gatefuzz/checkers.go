@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/anvil-dev/anvil/internal/proc"
@@ -111,33 +112,60 @@ func pyrightErrors(ctx context.Context, argv []string, dir string) (map[string][
 var vetFinding = regexp.MustCompile(`^(?:vet: )?(\S+?\.go):\d+(?::\d+)?: (.*)$`)
 
 // goErrors runs go build and go vet over the workspace's one module, each
-// project a tree of packages in its folder.
-func goErrors(ctx context.Context, dir string) (map[string][]string, error) {
+// project a tree of packages in its folder. An error in loading the
+// packages (an import of a package that is gone, an embed pattern that
+// matches nothing) stops go before it compiles anything, for every
+// project: such errors are the truth of the projects they name, and go
+// runs again without those.
+func goErrors(ctx context.Context, dir string, names []string) (map[string][]string, error) {
 	errs := map[string][]string{}
 	seen := map[string]bool{}
-	for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}} {
-		out, errOut, err := proc.Run(ctx, proc.Spec{Path: "go", Args: args, Dir: dir, Env: []string{"GOFLAGS=-mod=mod", "GOWORK=off", "GOPROXY=off"}})
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		found := false
-		sc := bufio.NewScanner(bytes.NewReader(append(out, errOut...)))
-		for sc.Scan() {
-			line := sc.Text()
-			if m := vetFinding.FindStringSubmatch(line); m != nil {
-				found = true
-				e := m[1] + ": " + m[2]
+	left := slices.Clone(names)
+	for _, verb := range []string{"build", "vet"} {
+		for len(left) > 0 {
+			args := []string{verb}
+			for _, n := range left {
+				args = append(args, "./"+n+"/...")
+			}
+			out, errOut, err := proc.Run(ctx, proc.Spec{Path: "go", Args: args, Dir: dir, Env: []string{"GOFLAGS=-mod=mod", "GOWORK=off", "GOPROXY=off"}})
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			compiled := false
+			failed := map[string]bool{}
+			sc := bufio.NewScanner(bytes.NewReader(append(out, errOut...)))
+			for sc.Scan() {
+				line := sc.Text()
+				if strings.HasPrefix(line, "# ") {
+					compiled = true
+				}
+				m := vetFinding.FindStringSubmatch(line)
+				if m == nil {
+					continue
+				}
+				name, file := splitProject(strings.TrimPrefix(m[1], "./"))
+				failed[name] = true
+				e := name + "/" + file + ": " + m[2]
 				if seen[e] {
 					continue // build and vet both report a type error
 				}
 				seen[e] = true
-				name, file := splitProject(strings.TrimPrefix(m[1], "./"))
 				errs[name] = append(errs[name], file+": "+m[2])
 			}
+			switch {
+			case err == nil:
+				left = nil
+			case len(failed) == 0:
+				return nil, fmt.Errorf("go %s: %v: %.2000s", verb, err, errOut)
+			case compiled:
+				left = nil
+			default:
+				// Load errors: go compiled nothing; again without them.
+				left = slices.DeleteFunc(left, func(n string) bool { return failed[n] })
+				names = slices.DeleteFunc(slices.Clone(names), func(n string) bool { return failed[n] })
+			}
 		}
-		if err != nil && !found {
-			return nil, fmt.Errorf("go %s: %v: %.2000s", args[0], err, errOut)
-		}
+		left = slices.Clone(names)
 	}
 	return errs, nil
 }

@@ -50,11 +50,11 @@ func (Go) Name() string { return "go" }
 // Shared is the workspace's module: every project is a tree of its
 // packages.
 func (Go) Shared(names []string) Files {
-	return Files{"go.mod": "module fuzz\n\ngo 1.22\n"}
+	return Files{"go.mod": "module example.com/fuzz\n\ngo 1.22\n"}
 }
 
 func (Go) Errors(ctx context.Context, dir string, names []string) (map[string][]string, error) {
-	return goErrors(ctx, dir)
+	return goErrors(ctx, dir, names)
 }
 
 func (Go) Generate(r *rand.Rand) (Files, Edit, []string) {
@@ -89,7 +89,7 @@ func (Go) Generate(r *rand.Rand) (Files, Edit, []string) {
 			if chance(r, 0.3) {
 				continue
 			}
-			p.imports = append(p.imports, fmt.Sprintf("%q", "fuzz/"+ProjectPlaceholder+"/"+src.name))
+			p.imports = append(p.imports, fmt.Sprintf("%q", "example.com/fuzz/"+ProjectPlaceholder+"/"+src.name))
 			for _, d := range pickSome(r, src.decls) {
 				p.uses = append(p.uses, goUse(d, src.name+"."+d.name, name("u")))
 			}

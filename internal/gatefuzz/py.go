@@ -125,6 +125,14 @@ func (Python) Generate(r *rand.Rand) (Files, Edit, []string) {
 				}
 				var names []string
 				for _, d := range used {
+					if d.forward && chance(r, 0.5) {
+						// Only the factory: its string annotation is all
+						// that ties the importer to the class.
+						names = append(names, "make_"+d.name)
+						m.uses = append(m.uses, fmt.Sprintf("%s: %s = make_%s().a", name("u"), d.typ, d.name))
+						p.tags["py/string-annotation-only"] = true
+						continue
+					}
 					names = append(names, d.name)
 					m.uses = append(m.uses, pyUse(r, d, d.name, name("u"))...)
 				}
@@ -259,6 +267,9 @@ func (p *pyProject) edit(r *rand.Rand, before Files) Edit {
 		}
 	}
 	d := decls[r.IntN(len(decls))]
+	if last := p.mods[len(p.mods)-1]; last.path == "tools/main.py" && chance(r, 0.5) {
+		d = p.mods[len(p.mods)-2].decls[0] // the script's neighbour
+	}
 	m := owner[d]
 	after := func() Edit { return diffFiles(before, p.render(), nil) }
 	switch k := r.IntN(14); {
