@@ -136,7 +136,7 @@ func keep(ctx context.Context, c Config, dir string, o *Outcome) error {
 		}
 	}
 	if !alone {
-		cs.Open += " (reproduces only beside other projects; not minimised)"
+		cs.Note = "reproduces only beside the other projects of its campaign round, not alone: not minimised"
 	}
 	p, err := WriteCase(c.Cases, cs)
 	if err == nil && c.Log != nil {

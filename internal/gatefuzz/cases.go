@@ -28,6 +28,9 @@ type Case struct {
 	// Open is the cause of a false clean not fixed yet ("" when it is
 	// expected to agree).
 	Open string
+	// Note says what else a reader should know (that the case reproduces
+	// only beside other projects).
+	Note string
 }
 
 // Format writes the case as a txtar archive.
@@ -40,6 +43,9 @@ func (c *Case) Format() []byte {
 	}
 	if c.Open != "" {
 		fmt.Fprintf(&comment, "open: %s\n", c.Open)
+	}
+	if c.Note != "" {
+		fmt.Fprintf(&comment, "note: %s\n", c.Note)
 	}
 	a := &txtar.Archive{Comment: []byte(comment.String())}
 	for _, p := range sortedKeys(c.Trial.Project) {
@@ -81,6 +87,8 @@ func ParseCase(data []byte) (*Case, error) {
 			c.Truth = append(c.Truth, v)
 		case "open":
 			c.Open = v
+		case "note":
+			c.Note = v
 		}
 	}
 	if c.Trial.Lang == "" {

@@ -1,18 +1,19 @@
 package gatefuzz
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/anvil-dev/anvil/internal/batch"
+	"github.com/anvil-dev/anvil/internal/diagformat"
+	"github.com/anvil-dev/anvil/internal/lsp"
 	"github.com/anvil-dev/anvil/internal/proc"
 )
 
@@ -24,10 +25,6 @@ import (
 // workspace: `tsc -b` builds each project as its own program, in one
 // process, which is what makes many small projects cheap.
 const solution = "fuzz-solution.json"
-
-var tscLine = regexp.MustCompile(`^(.+?)\(\d+,\d+\): error (TS\d+): (.*)$`)
-
-var tscNoFile = regexp.MustCompile(`^error (TS\d+): (.*)$`)
 
 func (l TS) Errors(ctx context.Context, dir string, names []string) (map[string][]string, error) {
 	var refs []string
@@ -41,26 +38,54 @@ func (l TS) Errors(ctx context.Context, dir string, names []string) (map[string]
 	if len(l.Tsc) == 0 {
 		return nil, errors.New("no tsc")
 	}
-	out, errOut, err := proc.Run(ctx, proc.Spec{Path: l.Tsc[0], Args: append(l.Tsc[1:], "-b", solution), Dir: dir})
+	exit, out, err := run(ctx, dir, l.Tsc[0], append(l.Tsc[1:], "-b", solution)...)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := diagformat.Parse(diagformat.TSC, diagformat.Input{Root: dir, Exit: exit, Output: out})
+	if err != nil {
+		return nil, err
+	}
+	return byProject(dir, rep.Files)
+}
+
+// run runs a checker to completion and returns its exit status and its
+// output, standard error after standard output.
+func run(ctx context.Context, dir, path string, args ...string) (int, []byte, error) {
+	out, errOut, err := proc.Run(ctx, proc.Spec{Path: path, Args: args, Dir: dir, Env: []string{"GOFLAGS=-mod=mod", "GOWORK=off", "GOPROXY=off"}})
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return 0, nil, ctx.Err()
 	}
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return exit.ExitCode(), append(out, errOut...), nil
+	case err != nil:
+		return 0, nil, fmt.Errorf("%s: %w", filepath.Base(path), err)
+	}
+	return 0, append(out, errOut...), nil
+}
+
+// byProject sorts a checker's errors by project: "file: code: message",
+// the file relative to its project's folder. An error of no file is no
+// evidence for any project.
+func byProject(dir string, files map[string][]lsp.Diagnostic) (map[string][]string, error) {
 	errs := map[string][]string{}
-	sc := bufio.NewScanner(bytes.NewReader(append(out, errOut...)))
-	sc.Buffer(nil, 1<<20)
-	found := false
-	for sc.Scan() {
-		line := sc.Text()
-		if m := tscLine.FindStringSubmatch(line); m != nil {
-			name, file := splitProject(m[1])
-			errs[name] = append(errs[name], file+": "+m[2]+": "+m[3])
-			found = true
-		} else if m := tscNoFile.FindStringSubmatch(line); m != nil {
-			return nil, fmt.Errorf("tsc reports an error of no file, no evidence: %s", line)
+	for path, diags := range files {
+		for _, d := range diags {
+			if d.Severity != lsp.SeverityError {
+				continue
+			}
+			if path == "" {
+				return nil, fmt.Errorf("the checker reports an error of no file, no evidence: %s", d.Message)
+			}
+			rel, err := filepath.Rel(dir, path)
+			if err != nil || !filepath.IsLocal(rel) {
+				return nil, fmt.Errorf("the checker reports an error outside the workspace: %s: %s", path, d.Message)
+			}
+			name, file := splitProject(rel)
+			errs[name] = append(errs[name], file+": "+strings.Trim(string(d.Code), `"`)+": "+d.Message)
 		}
-	}
-	if err != nil && !found {
-		return nil, fmt.Errorf("tsc -b: %v: %.2000s%s", err, out, errOut)
 	}
 	return errs, nil
 }
@@ -73,43 +98,17 @@ func splitProject(p string) (name, rel string) {
 	return name, rel
 }
 
-// Pyright runs the pyright command line once over every project: the
-// workspace's pyrightconfig.json names each project's folder as an
-// execution root.
-type Pyright struct{ Argv []string }
-
 func pyrightErrors(ctx context.Context, argv []string, dir string) (map[string][]string, error) {
-	out, errOut, err := proc.Run(ctx, proc.Spec{Path: argv[0], Args: append(argv[1:], "--outputjson"), Dir: dir})
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
+	exit, out, err := run(ctx, dir, argv[0], append(argv[1:], "--outputjson")...)
+	if err != nil {
+		return nil, err
 	}
-	var rep struct {
-		Diagnostics []struct {
-			File     string `json:"file"`
-			Severity string `json:"severity"`
-			Rule     string `json:"rule"`
-			Message  string `json:"message"`
-		} `json:"generalDiagnostics"`
+	files, err := batch.ParsePyright(exit, out)
+	if err != nil {
+		return nil, err
 	}
-	if jerr := json.Unmarshal(out, &rep); jerr != nil {
-		return nil, fmt.Errorf("pyright: %v, output %v: %.500s%.500s", err, jerr, out, errOut)
-	}
-	errs := map[string][]string{}
-	for _, d := range rep.Diagnostics {
-		if d.Severity != "error" {
-			continue
-		}
-		rel, rerr := filepath.Rel(dir, d.File)
-		if rerr != nil || strings.HasPrefix(rel, "..") {
-			return nil, fmt.Errorf("pyright reports an error outside the workspace: %s: %s", d.File, d.Message)
-		}
-		name, file := splitProject(rel)
-		errs[name] = append(errs[name], file+": "+d.Rule+": "+d.Message)
-	}
-	return errs, nil
+	return byProject(dir, files)
 }
-
-var vetFinding = regexp.MustCompile(`^(?:vet: )?(\S+?\.go):\d+(?::\d+)?: (.*)$`)
 
 // goErrors runs go build and go vet over the workspace's one module, each
 // project a tree of packages in its folder. An error in loading the
@@ -127,43 +126,33 @@ func goErrors(ctx context.Context, dir string, names []string) (map[string][]str
 			for _, n := range left {
 				args = append(args, "./"+n+"/...")
 			}
-			out, errOut, err := proc.Run(ctx, proc.Spec{Path: "go", Args: args, Dir: dir, Env: []string{"GOFLAGS=-mod=mod", "GOWORK=off", "GOPROXY=off"}})
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
+			exit, out, err := run(ctx, dir, "go", args...)
+			if err != nil {
+				return nil, err
 			}
-			compiled := false
-			failed := map[string]bool{}
-			sc := bufio.NewScanner(bytes.NewReader(append(out, errOut...)))
-			for sc.Scan() {
-				line := sc.Text()
-				if strings.HasPrefix(line, "# ") {
-					compiled = true
-				}
-				m := vetFinding.FindStringSubmatch(line)
-				if m == nil {
-					continue
-				}
-				name, file := splitProject(strings.TrimPrefix(m[1], "./"))
-				failed[name] = true
-				e := name + "/" + file + ": " + m[2]
-				if seen[e] {
-					continue // build and vet both report a type error
-				}
-				seen[e] = true
-				errs[name] = append(errs[name], file+": "+m[2])
+			rep, err := diagformat.Parse(diagformat.GoVet, diagformat.Input{Root: dir, Exit: exit, Output: out})
+			if err != nil {
+				return nil, fmt.Errorf("go %s: %w", verb, err)
 			}
-			switch {
-			case err == nil:
-				left = nil
-			case len(failed) == 0:
-				return nil, fmt.Errorf("go %s: %v: %.2000s", verb, err, errOut)
-			case compiled:
-				left = nil
-			default:
-				// Load errors: go compiled nothing; again without them.
-				left = slices.DeleteFunc(left, func(n string) bool { return failed[n] })
-				names = slices.DeleteFunc(slices.Clone(names), func(n string) bool { return failed[n] })
+			found, err := byProject(dir, rep.Files)
+			if err != nil {
+				return nil, err
 			}
+			for name, es := range found {
+				for _, e := range es {
+					if !seen[name+"/"+e] { // build and vet both report a type error
+						seen[name+"/"+e] = true
+						errs[name] = append(errs[name], e)
+					}
+				}
+			}
+			// Compile errors come under a "# package" line; load errors
+			// under none, and then go compiled nothing: again without them.
+			if exit == 0 || bytes.Contains(out, []byte("\n# ")) || bytes.HasPrefix(out, []byte("# ")) {
+				break
+			}
+			left = slices.DeleteFunc(left, func(n string) bool { return found[n] != nil })
+			names = slices.DeleteFunc(slices.Clone(names), func(n string) bool { return found[n] != nil })
 		}
 		left = slices.Clone(names)
 	}
