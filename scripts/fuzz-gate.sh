@@ -31,7 +31,7 @@ log=$(mktemp)
 trap 'rm -f "$rows" "$log"' EXIT
 echo "fuzz: seed $seed, $trials trials per language${lang:+ ($lang)}" >&2
 status=0
-nice -n 10 go test -count=1 -timeout 24h -run 'TestGateFuzzCampaign' ./internal/gatefuzz/ \
+nice -n 10 go test -count=1 -v -timeout 24h -run 'TestGateFuzzCampaign' ./internal/gatefuzz/ \
   -args -fuzz.lang="$lang" -fuzz.trials="$trials" -fuzz.seed="$seed" -fuzz.path="$path" -fuzz.out="$rows" | tee "$log" >&2 || status=$?
 
 # The rows go at the end of the fuzzer's table in docs/corpus.md.
