@@ -17,6 +17,9 @@ type Config struct {
 	Trials int
 	// Seed is the campaign's: trial i is generated from (Seed, i).
 	Seed uint64
+	// First is the first trial's number, to run again the trials of a
+	// campaign from one on (0 when all).
+	First int
 	// Batch is how many trials share a workspace, a checker run and a
 	// warm gate (40 when 0).
 	Batch int
@@ -87,9 +90,9 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	}
 	rep := &Report{Lang: c.Lang.Name(), Seed: c.Seed}
 	kept := map[Class]int{}
-	for start := 0; start < c.Trials; start += c.Batch {
+	for start := c.First; start < c.First+c.Trials; start += c.Batch {
 		var trials []*Trial
-		for i := start; i < min(start+c.Batch, c.Trials); i++ {
+		for i := start; i < min(start+c.Batch, c.First+c.Trials); i++ {
 			trials = append(trials, Generate(c.Lang, c.Seed, i))
 		}
 		dir := filepath.Join(c.Dir, fmt.Sprintf("round%04d", start/c.Batch))

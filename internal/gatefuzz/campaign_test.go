@@ -29,7 +29,7 @@ func TestGateFuzzCampaign(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 6*time.Hour)
 			defer cancel()
-			rep, err := gatefuzz.Run(ctx, gatefuzz.Config{Lang: l, Trials: *campaignTrials, Seed: *campaignSeed, Dir: t.TempDir(), Open: open, Known: gatefuzz.KnownOpen(), Cases: casesDir(), Log: os.Stdout})
+			rep, err := gatefuzz.Run(ctx, gatefuzz.Config{Lang: l, Trials: *campaignTrials, Seed: *campaignSeed, First: *campaignFirst, Dir: t.TempDir(), Open: open, Known: gatefuzz.KnownOpen(), Cases: casesDir(), Log: os.Stdout})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,7 +59,11 @@ func appendRow(path string, rep *gatefuzz.Report, front string) error {
 	for _, c := range []gatefuzz.Class{gatefuzz.FalseClean, gatefuzz.FalseReject, gatefuzz.Unverified} {
 		causes := rep.Causes(c)
 		for _, k := range slices.Sorted(maps.Keys(causes)) {
-			why = append(why, fmt.Sprintf("%s %d× %s", c, causes[k], strings.TrimSpace(k)))
+			cause := strings.TrimSpace(k)
+			if cause == "" {
+				cause = "not known open (see the campaign's log)"
+			}
+			why = append(why, fmt.Sprintf("%s %d× %s", c, causes[k], cause))
 		}
 	}
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)

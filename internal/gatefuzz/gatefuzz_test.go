@@ -16,6 +16,7 @@ import (
 var (
 	campaignLang   = flag.String("fuzz.lang", "", "TestGateFuzzCampaign: the language (ts, py, go; all when empty)")
 	campaignTrials = flag.Int("fuzz.trials", 0, "TestGateFuzzCampaign: trials per language (the campaign runs only when set)")
+	campaignFirst  = flag.Int("fuzz.first", 0, "TestGateFuzzCampaign: the first trial's number (to run part of a campaign again)")
 	campaignSeed   = flag.Uint64("fuzz.seed", 1, "TestGateFuzzCampaign: the campaign's seed")
 	campaignOut    = flag.String("fuzz.out", "", "TestGateFuzzCampaign: a file the counts are written to, one table row per language")
 	campaignPath   = flag.String("fuzz.path", "local", "TestGateFuzzCampaign: the front end the gate is asked through (local: --no-daemon; daemon)")
