@@ -18,6 +18,7 @@ import (
 	"github.com/anvil-dev/anvil/internal/diagformat"
 	"github.com/anvil-dev/anvil/internal/gate"
 	"github.com/anvil-dev/anvil/internal/journal"
+	"github.com/anvil-dev/anvil/internal/reach"
 	"github.com/anvil-dev/anvil/internal/search"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/session"
@@ -111,7 +112,7 @@ func New(opts Options) (*App, error) {
 	a.Servers = servers.NewManager(root.Dir(), registry, servers.ManagerOptions{Log: serverLog, OnStart: onStart})
 	a.Parser = syntax.New(syntax.Options{})
 	a.declarations = tsdecl.Find(toolsDir)
-	graph := shadow.NewImportGraph(root, a.Parser).WithDeclarations(a.declarations)
+	graph := reach.New(root, a.Parser).WithDeclarations(a.declarations)
 	a.Validator = shadow.New(root, a.Servers, graph, shadow.Options{
 		Timeout:       cfg.Timeout(),
 		LoadTimeout:   cfg.LoadTimeout.Duration,

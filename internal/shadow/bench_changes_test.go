@@ -13,6 +13,7 @@ import (
 
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/corpus"
+	"github.com/anvil-dev/anvil/internal/reach"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/syntax"
 	"github.com/anvil-dev/anvil/internal/testfs"
@@ -164,7 +165,7 @@ func benchRealChanges(b *testing.B, p changeProject) []string {
 	if decl != nil {
 		b.Cleanup(decl.Close)
 	}
-	v := New(root, mgr, NewImportGraph(root, parser).WithDeclarations(decl), Options{BatchStateDir: b.TempDir(), WarmBatch: true, Timeout: time.Minute, LoadTimeout: 10 * time.Minute})
+	v := New(root, mgr, reach.New(root, parser).WithDeclarations(decl), Options{BatchStateDir: b.TempDir(), WarmBatch: true, Timeout: time.Minute, LoadTimeout: 10 * time.Minute})
 	b.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

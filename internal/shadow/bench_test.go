@@ -49,6 +49,7 @@ import (
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/corpus"
 	"github.com/anvil-dev/anvil/internal/lsp"
+	"github.com/anvil-dev/anvil/internal/reach"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/syntax"
 	"github.com/anvil-dev/anvil/internal/testfs"
@@ -380,7 +381,7 @@ func newBenchEnv(b *testing.B, root *workspace.Root, server string, overrides []
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { logFile.Close() })
-	v := New(root, mgr, NewImportGraph(root, parser), Options{Log: NewLog(logFile)})
+	v := New(root, mgr, reach.New(root, parser), Options{Log: NewLog(logFile)})
 	return &benchEnv{want: server, mgr: mgr, parser: parser, v: v}
 }
 
@@ -675,7 +676,7 @@ func BenchmarkImportGraph(b *testing.B) {
 			parser := syntax.New(syntax.Options{})
 			b.Cleanup(parser.Close)
 			// Each call scans the disk, as a validation does.
-			dependants := func(g *ImportGraph) {
+			dependants := func(g *reach.Graph) {
 				snap, _, err := (&diskWatcher{root: root}).scan(context.Background())
 				if err != nil {
 					b.Fatal(err)
@@ -685,18 +686,18 @@ func BenchmarkImportGraph(b *testing.B) {
 					b.Fatal(err)
 				}
 				change.Content = change.Base
-				deps, err := g.Dependants(context.Background(), snap, []*changeset.Change{change}, 5000)
+				deps, err := g.Dependants(context.Background(), snap.Files, []*changeset.Change{change}, 5000)
 				if err != nil || len(deps.Files) == 0 {
 					b.Fatalf("dependants of %s: %d, %v", p.file, len(deps.Files), err)
 				}
 			}
 			b.Run("first", func(b *testing.B) {
 				for b.Loop() {
-					dependants(NewImportGraph(root, parser))
+					dependants(reach.New(root, parser))
 				}
 			})
 			b.Run("cached", func(b *testing.B) {
-				g := NewImportGraph(root, parser)
+				g := reach.New(root, parser)
 				dependants(g)
 				for b.Loop() {
 					dependants(g)

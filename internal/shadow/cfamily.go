@@ -18,6 +18,7 @@ import (
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/compiledb"
 	"github.com/anvil-dev/anvil/internal/lsp"
+	"github.com/anvil-dev/anvil/internal/reach"
 	"github.com/anvil-dev/anvil/internal/sandbox"
 	"github.com/anvil-dev/anvil/internal/servers"
 )
@@ -131,7 +132,7 @@ func (v *Validator) deleted(g *group, abs string) bool {
 // is neither a source nor a header (.inc, .ipp, .tpp, .tcc): code, checked
 // through its includers only; "" for anything else.
 func cFragmentLanguage(p string) string {
-	if family(p) == "c" && servers.LanguageOf(p) == "" {
+	if reach.Family(p) == "c" && servers.LanguageOf(p) == "" {
 		return "c"
 	}
 	return ""
@@ -227,7 +228,7 @@ func (v *Validator) planIncludes(snap *Snapshot, g *group, req servers.CheckRequ
 func cFiles(snap *Snapshot, changed []string) []string {
 	out := slices.Clone(changed)
 	for rel := range snap.Files {
-		if family(rel) == "c" {
+		if reach.Family(rel) == "c" {
 			out = append(out, rel)
 		}
 	}
@@ -250,8 +251,8 @@ func (v *Validator) includedChanged(res *compiledb.Resolver, rel string, changed
 			src, _ = os.ReadFile(v.root.Abs(x))
 		}
 		var next []string
-		for _, b := range cSurface(src).Imports {
-			targets, _ := res.Resolve(x, b.Module)
+		for _, spec := range compiledb.IncludeSpecs(src) {
+			targets, _ := res.Resolve(x, spec)
 			next = append(next, targets...)
 		}
 		next = append(next, res.Forced(x)...)
@@ -280,8 +281,8 @@ func (v *Validator) reachesChanged(res *compiledb.Resolver, rel string, changed 
 		return true
 	}
 	c := changed[rel]
-	for _, b := range cSurface(c.Content).Imports {
-		if _, known := res.Resolve(rel, b.Module); !known {
+	for _, spec := range compiledb.IncludeSpecs(c.Content) {
+		if _, known := res.Resolve(rel, spec); !known {
 			return true
 		}
 	}

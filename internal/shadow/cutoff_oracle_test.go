@@ -11,9 +11,12 @@ import (
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/reach"
 	"github.com/anvil-dev/anvil/internal/servers"
+	"github.com/anvil-dev/anvil/internal/syntax"
 	"github.com/anvil-dev/anvil/internal/testfs"
 	"github.com/anvil-dev/anvil/internal/tsdecl"
+	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
 // The cut-off held to the batch checker on the shapes an adversarial user
@@ -282,7 +285,7 @@ func cutoffChecked(t *testing.T, ctx context.Context, dir string, change map[str
 		changes = append(changes, ch)
 		checked[rel] = true
 	}
-	d, err := NewImportGraph(root, parser).WithDeclarations(decl).Dependants(ctx, snap, changes, 1000)
+	d, err := reach.New(root, parser).WithDeclarations(decl).Dependants(ctx, snap.Files, changes, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,4 +347,21 @@ func TestCutoffAsksTheCompiler(t *testing.T) {
 			}
 		})
 	}
+}
+
+// scanned opens dir as a workspace, with a parser (closed with the test)
+// and the scan of its files.
+func scanned(t *testing.T, dir string) (*workspace.Root, *syntax.Parser, *Snapshot) {
+	t.Helper()
+	root, err := workspace.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parser := syntax.New(syntax.Options{})
+	t.Cleanup(parser.Close)
+	snap, err := Scan(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, parser, snap
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/reach"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/syntax"
 	"github.com/anvil-dev/anvil/internal/testfs"
@@ -99,7 +100,7 @@ func newHarnessAt(t *testing.T, dir string, ho harnessOptions) *harness {
 		t.Cleanup(parser.Close)
 		// As the app builds it: TypeScript's declaration emit decides
 		// where it is complete.
-		deps = NewImportGraph(root, parser).WithDeclarations(declarationEmitter(t))
+		deps = reach.New(root, parser).WithDeclarations(declarationEmitter(t))
 	}
 	if ho.opts.Log == nil {
 		f, err := os.Create(filepath.Join(t.TempDir(), "shadow.log"))
@@ -214,7 +215,7 @@ func describe(res *Result) string {
 // interfaces would reach).
 func (h *harness) dependants(t *testing.T, rel string) []string {
 	t.Helper()
-	g, ok := h.v.deps.(*ImportGraph)
+	g, ok := h.v.deps.(*reach.Graph)
 	if !ok {
 		t.Fatal("the harness has no import graph")
 	}
@@ -227,7 +228,7 @@ func (h *harness) dependants(t *testing.T, rel string) []string {
 		t.Fatal(err)
 	}
 	c.Content = c.Base
-	d, err := g.Importers(context.Background(), snap, []*changeset.Change{c}, 5000)
+	d, err := g.Importers(context.Background(), snap.Files, []*changeset.Change{c}, 5000)
 	if err != nil {
 		t.Fatal(err)
 	}

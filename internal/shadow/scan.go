@@ -9,12 +9,12 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/fswatch"
+	"github.com/anvil-dev/anvil/internal/reach"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
@@ -22,7 +22,7 @@ import (
 // Snapshot is the state of the workspace's files at one moment: every file
 // the ignore rules let through, with its size and modification time.
 type Snapshot struct {
-	Files map[string]FileStat // by workspace-relative path
+	Files reach.Files // by workspace-relative path
 	// Fingerprint names this state; it differs as soon as any file is added,
 	// removed, resized or modified, or the installed dependencies change.
 	Fingerprint string
@@ -50,20 +50,11 @@ func (s *Snapshot) finish() {
 }
 
 // FileStat is what a snapshot records of a file.
-type FileStat struct {
-	Size    int64
-	ModTime int64 // UnixNano
-	Abs     string
-}
+type FileStat = reach.FileStat
 
 // Sorted returns the snapshot's paths in order.
 func (s *Snapshot) Sorted() []string {
-	out := make([]string, 0, len(s.Files))
-	for p := range s.Files {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out
+	return s.Files.Sorted()
 }
 
 // Scan returns a snapshot of the workspace's files (those the ignore

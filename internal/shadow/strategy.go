@@ -13,6 +13,7 @@ import (
 	"github.com/anvil-dev/anvil/internal/batch"
 	"github.com/anvil-dev/anvil/internal/lsp"
 	"github.com/anvil-dev/anvil/internal/pyconfig"
+	"github.com/anvil-dev/anvil/internal/reach"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/tsconfig"
 )
@@ -189,7 +190,7 @@ func (v *Validator) batchCheck(ctx context.Context, snap *Snapshot, g *group, pl
 	fresh := false
 	for _, c := range g.changes {
 		changes = append(changes, batch.Change{Path: c.Path, Content: c.Content, Delete: c.Delete})
-		fresh = fresh || changedScope(c).global
+		fresh = fresh || reach.Global(c)
 	}
 	cr := servers.CheckResult{Before: map[string][]lsp.Diagnostic{}, After: map[string][]lsp.Diagnostic{}}
 	start := time.Now()

@@ -26,16 +26,17 @@ import (
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/compiledb"
 	"github.com/anvil-dev/anvil/internal/lsp"
+	"github.com/anvil-dev/anvil/internal/reach"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/tsserver"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
 // DependantFinder finds the files of a snapshot that depend on (import,
-// directly or through other files) the given ones. Paths are
-// workspace-relative.
+// directly or through other files) the given ones, and why (package
+// reach). Paths are workspace-relative.
 type DependantFinder interface {
-	Dependants(ctx context.Context, snap *Snapshot, changes []*changeset.Change, limit int) (Dependants, error)
+	Dependants(ctx context.Context, files reach.Files, changes []*changeset.Change, limit int) (reach.Dependants, error)
 }
 
 // Options configure a Validator.
@@ -390,7 +391,7 @@ func configUnverifiable(spec servers.Spec, p string) string {
 // projectFiles returns, as dependants of a change to configuration, every
 // file of the snapshot the group's server checks under the directories of
 // the changed configuration files.
-func projectFiles(snap *Snapshot, g *group) Dependants {
+func projectFiles(snap *Snapshot, g *group) reach.Dependants {
 	var dirs []string
 	for _, c := range g.changes {
 		if servers.LanguageOf(c.Path) == "" {
@@ -402,7 +403,7 @@ func projectFiles(snap *Snapshot, g *group) Dependants {
 	for _, c := range g.changes {
 		changed[c.Path] = true
 	}
-	var d Dependants
+	var d reach.Dependants
 	for _, p := range snap.Sorted() {
 		if changed[p] || !slices.Contains(langs, servers.LanguageOf(p)) {
 			continue
@@ -459,7 +460,7 @@ func (v *Validator) syncDisk(ctx context.Context) (*Snapshot, error) {
 func (v *Validator) restartFamily(fam string) {
 	for _, s := range v.servers.Running() {
 		for _, lang := range s.Spec().Languages {
-			if fam != "go" && family("x."+extensionOf(lang)) == fam {
+			if fam != "go" && reach.Family("x."+extensionOf(lang)) == fam {
 				s.RestartBeforeNextTurn()
 				break
 			}
@@ -509,12 +510,12 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group)
 	}
 	var outside map[string]string
 	if !spec.ReportsDependants && v.deps != nil {
-		var deps Dependants
+		var deps reach.Dependants
 		var err error
 		if g.config {
 			deps = projectFiles(snap, g)
 		} else {
-			deps, err = v.deps.Dependants(ctx, snap, g.changes, v.opts.MaxDependants+1)
+			deps, err = v.deps.Dependants(ctx, snap.Files, g.changes, v.opts.MaxDependants+1)
 		}
 		if err != nil {
 			// Unknown dependants would be unchecked ones.
@@ -887,7 +888,7 @@ func (v *Validator) importedData(ctx context.Context, snap *Snapshot, set *chang
 	for _, s := range notCode {
 		c, _ := set.Get(s.Path)
 		if c != nil && path.Ext(c.Path) == ".json" {
-			if d, err := v.deps.Dependants(ctx, snap, []*changeset.Change{c}, 1); err != nil || len(d.Files) > 0 {
+			if d, err := v.deps.Dependants(ctx, snap.Files, []*changeset.Change{c}, 1); err != nil || len(d.Files) > 0 {
 				unverified = append(unverified, Skipped{Path: s.Path, Reason: "code imports this JSON file, and changes to imported data are not checked yet"})
 				continue
 			}

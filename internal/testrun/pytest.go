@@ -66,7 +66,7 @@ func pythonSelection(ctx context.Context, s *Stage, set *changeset.Set, isTest f
 	if err != nil {
 		return nil, "", false
 	}
-	deps, err := s.opts.Importers.Importers(ctx, snap, set.Changes(), 5000)
+	deps, err := s.opts.Importers.Importers(ctx, snap.Files, set.Changes(), 5000)
 	if err != nil || deps.Capped {
 		return nil, "", false
 	}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/config"
+	"github.com/anvil-dev/anvil/internal/reach"
 	"github.com/anvil-dev/anvil/internal/sandbox"
 	"github.com/anvil-dev/anvil/internal/shadow"
 	"github.com/anvil-dev/anvil/internal/workspace"
@@ -71,7 +72,7 @@ type Options struct {
 // directly or through others. Behaviour reaches through function bodies,
 // so test selection follows every import, not only interface changes.
 type ImporterFinder interface {
-	Importers(ctx context.Context, snap *shadow.Snapshot, changes []*changeset.Change, limit int) (shadow.Dependants, error)
+	Importers(ctx context.Context, files reach.Files, changes []*changeset.Change, limit int) (reach.Dependants, error)
 }
 
 // Stage runs the stage for one workspace. It caches the unchanged tree's

@@ -11,6 +11,7 @@ import (
 
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/corpus"
+	"github.com/anvil-dev/anvil/internal/reach"
 	"github.com/anvil-dev/anvil/internal/sandbox"
 	"github.com/anvil-dev/anvil/internal/shadow"
 	"github.com/anvil-dev/anvil/internal/syntax"
@@ -188,7 +189,7 @@ func TestPytest(t *testing.T) {
 	s, root, dir := stage(t, pyProject, "PATH=/usr/bin:/bin")
 	parser := syntax.New(syntax.Options{})
 	t.Cleanup(parser.Close)
-	s.opts.Importers = shadow.NewImportGraph(root, parser)
+	s.opts.Importers = reach.New(root, parser)
 	before := testfs.Snapshot(t, dir)
 	rep := s.Run(context.Background(), setOf(t, root, map[string]string{"calc.py": "def clamp(x, lo, hi):\n    return min(lo, max(hi, x))\n"}))
 	if rep.Status != shadow.RunFailed || !slices.Equal(rep.Failed, []string{"tests/test_calc.py::test_clamp"}) ||

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anvil-dev/anvil/internal/reach"
 	"github.com/anvil-dev/anvil/internal/sandbox"
 	"github.com/anvil-dev/anvil/internal/shadow"
 	"github.com/anvil-dev/anvil/internal/syntax"
@@ -299,7 +300,7 @@ func TestPytestSelectsFixtureUsers(t *testing.T) {
 	s, root, _ := stage(t, files, "PATH=/usr/bin:/bin")
 	parser := syntax.New(syntax.Options{})
 	t.Cleanup(parser.Close)
-	s.opts.Importers = shadow.NewImportGraph(root, parser)
+	s.opts.Importers = reach.New(root, parser)
 	rep := s.Run(context.Background(), setOf(t, root, breakDouble))
 	if rep.Status != shadow.RunFailed || !slices.Equal(rep.Failed, []string{"tests/test_fixture.py::test_doubled"}) || !strings.HasSuffix(rep.Command, "pytest tests") {
 		t.Fatalf("%+v", rep)

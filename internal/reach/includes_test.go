@@ -1,4 +1,4 @@
-package shadow
+package reach
 
 import (
 	"context"
@@ -50,11 +50,8 @@ func TestIncludeGraph(t *testing.T) {
 	}
 	parser := syntax.New(syntax.Options{})
 	t.Cleanup(parser.Close)
-	g := NewImportGraph(root, parser)
-	snap, _, err := (&diskWatcher{root: root}).scan(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := New(root, parser)
+	snap := scanFiles(t, root)
 	all := []string{"include/angle.h", "include/config.h", "include/shapes.h", "quoted/q.h", "src/impl.c", "src/impl.inc", "src/lib.c", "src/main.c", "src/report.c", "src/report.h", "src/shapes.c", "src/standalone.c"}
 	for _, tc := range []struct {
 		change  string
@@ -99,10 +96,7 @@ func TestIncludeGraph(t *testing.T) {
 	}
 	// A file with an include nothing resolves depends on every change.
 	testfs.Write(t, dir, map[string]string{"src/macro.c": "#include CONFIG_HEADER\n", "src/missing.c": "#include \"missing.h\"\n"})
-	snap, _, err = (&diskWatcher{root: root}).scan(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap = scanFiles(t, root)
 	c := &changeset.Change{Path: "src/standalone.c"}
 	if err := c.ReadBase(root); err != nil {
 		t.Fatal(err)

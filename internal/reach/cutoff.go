@@ -1,4 +1,4 @@
-package shadow
+package reach
 
 import (
 	"context"
@@ -243,7 +243,7 @@ func (p *propagation) run(ctx context.Context) error {
 		if cs.empty() {
 			continue
 		}
-		if fam := family(x); !p.unknownReached[fam] {
+		if fam := Family(x); !p.unknownReached[fam] {
 			// An import nothing resolves may lead to this file.
 			p.unknownReached[fam] = true
 			for _, f := range p.gr.unknown[fam] {
@@ -424,7 +424,7 @@ func (p *propagation) unaffected() int {
 	}
 	families := map[string]bool{}
 	for _, f := range queue {
-		families[family(f)] = true
+		families[Family(f)] = true
 	}
 	for fam := range families {
 		for _, u := range p.gr.unknown[fam] {

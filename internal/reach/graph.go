@@ -1,4 +1,4 @@
-package shadow
+package reach
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
-// ImportGraph finds what a change can break, for servers that only report
+// Graph finds what a change can break, for servers that only report
 // on the files they are asked about (TypeScript's servers, pyright): the
 // files that use an export of a changed file whose interface changed,
 // then the files that use those files' exports whose interface changed in
@@ -41,7 +41,7 @@ import (
 // includes.go): every includer of a changed file is a dependant,
 // transitively, with no cut-off, and a changed header nothing is seen to
 // include reaches every C/C++ file.
-type ImportGraph struct {
+type Graph struct {
 	root     *workspace.Root
 	parser   *syntax.Parser
 	projects *tsconfig.Projects
@@ -85,14 +85,14 @@ type effects struct {
 // maxImportScanSize skips files too large to be hand-written source.
 const maxImportScanSize = 2 << 20
 
-// NewImportGraph returns a graph over root that parses with parser.
-func NewImportGraph(root *workspace.Root, parser *syntax.Parser) *ImportGraph {
-	return &ImportGraph{root: root, parser: parser, projects: tsconfig.NewProjects(root.Dir()), cutoff: true, cache: map[string]fileImports{}}
+// New returns a graph over root that parses with parser.
+func New(root *workspace.Root, parser *syntax.Parser) *Graph {
+	return &Graph{root: root, parser: parser, projects: tsconfig.NewProjects(root.Dir()), cutoff: true, cache: map[string]fileImports{}}
 }
 
 // WithDeclarations makes the cut-off ask TypeScript for a changed
 // TypeScript file's interface (nil asks nothing).
-func (g *ImportGraph) WithDeclarations(e *tsdecl.Emitter) *ImportGraph {
+func (g *Graph) WithDeclarations(e *tsdecl.Emitter) *Graph {
 	g.decl = e
 	return g
 }
@@ -100,7 +100,7 @@ func (g *ImportGraph) WithDeclarations(e *tsdecl.Emitter) *ImportGraph {
 // WithoutCutoff makes Dependants count every importer, transitively, as
 // if every interface had changed (the behaviour before the cut-off; tests
 // compare the two).
-func (g *ImportGraph) WithoutCutoff() *ImportGraph {
+func (g *Graph) WithoutCutoff() *Graph {
 	g.cutoff = false
 	return g
 }
@@ -109,7 +109,7 @@ func (g *ImportGraph) WithoutCutoff() *ImportGraph {
 type Dependants struct {
 	Files []string
 	// Direct is how many of Files (the first ones) import a changed file
-	// themselves (or may: see ImportGraph); the rest import those, and so
+	// themselves (or may: see Graph); the rest import those, and so
 	// on.
 	Direct int
 	// Capped reports that the limit left some out.
@@ -132,25 +132,25 @@ type Dependants struct {
 	Outside map[string]string
 }
 
-// Dependants returns the files of snap that the changes can affect,
-// nearest first, up to limit.
-func (g *ImportGraph) Dependants(ctx context.Context, snap *Snapshot, changes []*changeset.Change, limit int) (Dependants, error) {
-	return g.dependants(ctx, snap, changes, limit, g.cutoff)
+// Dependants returns the files of the workspace (files) that the changes
+// can affect, nearest first, up to limit, and why (see Dependants).
+func (g *Graph) Dependants(ctx context.Context, files Files, changes []*changeset.Change, limit int) (Dependants, error) {
+	return g.dependants(ctx, files, changes, limit, g.cutoff)
 }
 
-// Importers returns every file of snap that imports one of the changed
+// Importers returns every file of files that imports one of the changed
 // files, directly or through others, whatever changed: behaviour reaches
 // through function bodies, which interfaces leave out (the run stage
 // selects tests by it).
-func (g *ImportGraph) Importers(ctx context.Context, snap *Snapshot, changes []*changeset.Change, limit int) (Dependants, error) {
-	return g.dependants(ctx, snap, changes, limit, false)
+func (g *Graph) Importers(ctx context.Context, files Files, changes []*changeset.Change, limit int) (Dependants, error) {
+	return g.dependants(ctx, files, changes, limit, false)
 }
 
-func (g *ImportGraph) dependants(ctx context.Context, snap *Snapshot, changes []*changeset.Change, limit int, cut bool) (Dependants, error) {
+func (g *Graph) dependants(ctx context.Context, files Files, changes []*changeset.Change, limit int, cut bool) (Dependants, error) {
 	families := map[string]bool{}
 	changed := map[string]*changeset.Change{}
 	for _, c := range changes {
-		if fam := family(c.Path); fam != "" {
+		if fam := Family(c.Path); fam != "" {
 			families[fam] = true
 			changed[c.Path] = c
 		}
@@ -158,14 +158,14 @@ func (g *ImportGraph) dependants(ctx context.Context, snap *Snapshot, changes []
 	if len(families) == 0 {
 		return Dependants{}, nil
 	}
-	files := snap.Sorted()
+	paths := files.Sorted()
 	for _, c := range changes {
 		if c.Created() {
-			files = append(files, c.Path)
+			paths = append(paths, c.Path)
 		}
 	}
-	res := resolve.New(g.root.Dir(), files, g.projects)
-	gr, err := g.reverse(ctx, snap, families, res, changed)
+	res := resolve.New(g.root.Dir(), paths, g.projects)
+	gr, err := g.reverse(ctx, files, families, res, changed)
 	if err != nil {
 		return Dependants{}, err
 	}
@@ -173,7 +173,7 @@ func (g *ImportGraph) dependants(ctx context.Context, snap *Snapshot, changes []
 	opaque := map[string]string{}
 	var byCompiler []string
 	for _, c := range changes {
-		if family(c.Path) == "" {
+		if Family(c.Path) == "" {
 			continue
 		}
 		cs := allNames()
@@ -192,7 +192,7 @@ func (g *ImportGraph) dependants(ctx context.Context, snap *Snapshot, changes []
 		p.seed(c.Path, cs)
 	}
 	for _, c := range changes {
-		fam := family(c.Path)
+		fam := Family(c.Path)
 		if fam == "" {
 			continue
 		}
@@ -234,7 +234,7 @@ func (g *ImportGraph) dependants(ctx context.Context, snap *Snapshot, changes []
 // re-checks importers only when a file's declaration emit changed), what
 // it says unchanged cannot break an importer; effects outside the
 // imports are decided apart from it (changedScope).
-func (g *ImportGraph) declarationChanges(ctx context.Context, c *changeset.Change) (nameSet, bool) {
+func (g *Graph) declarationChanges(ctx context.Context, c *changeset.Change) (nameSet, bool) {
 	ext := strings.ToLower(path.Ext(c.Path))
 	if g.decl == nil || strings.HasSuffix(strings.ToLower(c.Path), ".d.ts") || (ext != ".ts" && ext != ".tsx" && ext != ".mts" && ext != ".cts") {
 		return nameSet{}, false
@@ -256,7 +256,7 @@ func (g *ImportGraph) declarationChanges(ctx context.Context, c *changeset.Chang
 
 // outside returns what says whether the project's own checks cover a file:
 // "" when they do, else the configuration that leaves it out.
-func (g *ImportGraph) outside() func(rel string) string {
+func (g *Graph) outside() func(rel string) string {
 	return scope.New(g.root.Dir(), g.projects).Outside
 }
 
@@ -291,10 +291,10 @@ type edge struct {
 }
 
 // reverse builds the graph for the files of the given families.
-func (g *ImportGraph) reverse(ctx context.Context, snap *Snapshot, families map[string]bool, res *resolve.Workspace, changed map[string]*changeset.Change) (*importGraph, error) {
+func (g *Graph) reverse(ctx context.Context, files Files, families map[string]bool, res *resolve.Workspace, changed map[string]*changeset.Change) (*importGraph, error) {
 	gr := &importGraph{files: map[string]*graphFile{}, importers: map[string][]edge{}, byFamily: map[string][]string{},
 		unknown: map[string][]string{}}
-	paths := snap.Sorted()
+	paths := files.Sorted()
 	for rel, c := range changed {
 		if c.Created() {
 			paths = append(paths, rel)
@@ -305,7 +305,7 @@ func (g *ImportGraph) reverse(ctx context.Context, snap *Snapshot, families map[
 		includes = compiledb.NewResolver(g.root.Dir(), paths)
 	}
 	for _, rel := range paths {
-		fam := family(rel)
+		fam := Family(rel)
 		if !families[fam] {
 			continue
 		}
@@ -321,7 +321,7 @@ func (g *ImportGraph) reverse(ctx context.Context, snap *Snapshot, families map[
 			gf.changed = true
 			gf.surface = g.surfaceOf(ctx, rel, c.Content)
 		default:
-			gf.surface = g.importsOf(ctx, rel, snap.Files[rel]).surface
+			gf.surface = g.importsOf(ctx, rel, files[rel]).surface
 		}
 		if !isChanged || !c.Delete {
 			gr.byFamily[fam] = append(gr.byFamily[fam], rel)
@@ -389,11 +389,11 @@ func (g *ImportGraph) reverse(ctx context.Context, snap *Snapshot, families map[
 
 // surfaceOf parses src, the content of rel, into its surface; nil when it
 // has none.
-func (g *ImportGraph) surfaceOf(ctx context.Context, rel string, src []byte) *syntax.Surface {
+func (g *Graph) surfaceOf(ctx context.Context, rel string, src []byte) *syntax.Surface {
 	if src == nil || len(src) > maxImportScanSize || workspace.IsBinary(src) {
 		return nil
 	}
-	if family(rel) == "c" {
+	if Family(rel) == "c" {
 		return cSurface(src)
 	}
 	lang, ok := syntax.LanguageForPath(rel)
@@ -409,7 +409,7 @@ func (g *ImportGraph) surfaceOf(ctx context.Context, rel string, src []byte) *sy
 
 // importsOf returns what rel imports, from the cache when the file has not
 // changed.
-func (g *ImportGraph) importsOf(ctx context.Context, rel string, st FileStat) fileImports {
+func (g *Graph) importsOf(ctx context.Context, rel string, st FileStat) fileImports {
 	if st.Size > maxImportScanSize {
 		return fileImports{}
 	}
@@ -432,6 +432,15 @@ func (g *ImportGraph) importsOf(ctx context.Context, rel string, st FileStat) fi
 		g.mu.Unlock()
 	}
 	return fi
+}
+
+// Global reports whether a change's effects travel outside the imports
+// (a script's globals, declare global or module, a triple-slash
+// directive, __builtins__.pyi), so that it reaches every file of its
+// language: an incremental check's record of who imports whom does not
+// cover it.
+func Global(c *changeset.Change) bool {
+	return changedScope(c).global
 }
 
 // changedScope is what a changed file declares beyond its exports, either
@@ -468,7 +477,7 @@ func scopeOf(rel string, src []byte) effects {
 	if path.Base(rel) == "__builtins__.pyi" {
 		return effects{global: true}
 	}
-	if family(rel) != "ecma" || ext == ".json" || src == nil {
+	if Family(rel) != "ecma" || ext == ".json" || src == nil {
 		return effects{}
 	}
 	var s effects
@@ -490,7 +499,7 @@ const forcedInclude = "-include "
 // created header none but those the graph sees (an include that named it
 // before it existed resolved nowhere, and reaches it as untraceable).
 func untracedHeader(gr *importGraph, c *changeset.Change) bool {
-	if family(c.Path) != "c" || compiledb.IsSource(c.Path) || c.Created() {
+	if Family(c.Path) != "c" || compiledb.IsSource(c.Path) || c.Created() {
 		return false
 	}
 	for _, e := range gr.importers[c.Path] {
@@ -501,10 +510,11 @@ func untracedHeader(gr *importGraph, c *changeset.Change) bool {
 	return true
 }
 
-// family groups languages that import each other. JSON files can be
-// imported by TypeScript and JavaScript (resolveJsonModule); C and C++
-// files include each other ("c").
-func family(p string) string {
+// Family groups languages that import each other: "ecma", "python", "c",
+// or "" for a file of none. JSON files can be imported by TypeScript and
+// JavaScript (resolveJsonModule); C and C++ files include each other
+// ("c").
+func Family(p string) string {
 	switch strings.ToLower(path.Ext(p)) {
 	case ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".json":
 		return "ecma"

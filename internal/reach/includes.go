@@ -1,4 +1,4 @@
-package shadow
+package reach
 
 import (
 	"github.com/anvil-dev/anvil/internal/compiledb"

@@ -1,7 +1,9 @@
-package shadow
+package reach
 
 import (
 	"context"
+	"io/fs"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -98,7 +100,7 @@ func TestCutoff(t *testing.T) {
 			if string(ch.Content) == string(ch.Base) {
 				t.Fatal("the edit changed nothing")
 			}
-			g := NewImportGraph(root, parser)
+			g := New(root, parser)
 			d, err := g.Dependants(ctx, snap, []*changeset.Change{ch}, 100)
 			if err != nil {
 				t.Fatal(err)
@@ -107,7 +109,7 @@ func TestCutoff(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Errorf("dependants %v, want %v", got, want)
 			}
-			all, err := NewImportGraph(root, parser).WithoutCutoff().Dependants(ctx, snap, []*changeset.Change{ch}, 100)
+			all, err := New(root, parser).WithoutCutoff().Dependants(ctx, snap, []*changeset.Change{ch}, 100)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -140,7 +142,7 @@ func TestCutoffSaysWhyAFileIsOpaque(t *testing.T) {
 				t.Fatal(err)
 			}
 			ch.Content = []byte(c.after)
-			d, err := NewImportGraph(root, parser).Dependants(ctx, snap, []*changeset.Change{ch}, 100)
+			d, err := New(root, parser).Dependants(ctx, snap, []*changeset.Change{ch}, 100)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -153,8 +155,8 @@ func TestCutoffSaysWhyAFileIsOpaque(t *testing.T) {
 }
 
 // scanned opens dir as a workspace, with a parser (closed with the test)
-// and the scan of its files.
-func scanned(t *testing.T, dir string) (*workspace.Root, *syntax.Parser, *Snapshot) {
+// and its files as a scan keeps them.
+func scanned(t *testing.T, dir string) (*workspace.Root, *syntax.Parser, Files) {
 	t.Helper()
 	root, err := workspace.New(dir)
 	if err != nil {
@@ -162,9 +164,33 @@ func scanned(t *testing.T, dir string) (*workspace.Root, *syntax.Parser, *Snapsh
 	}
 	parser := syntax.New(syntax.Options{})
 	t.Cleanup(parser.Close)
-	snap, err := Scan(context.Background(), root)
+	return root, parser, scanFiles(t, root)
+}
+
+// scanFiles lists root's files the way the validator's scan does: what
+// the ignore rules keep, outside installed packages.
+func scanFiles(t *testing.T, root *workspace.Root) Files {
+	t.Helper()
+	files := Files{}
+	start, err := root.Resolve(".")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return root, parser, snap
+	err = root.Walk(context.Background(), start, workspace.WalkOptions{}, func(e workspace.Entry) error {
+		switch {
+		case e.IsDir() && workspace.IsDependencyDir(e.Abs):
+			return fs.SkipDir
+		case e.Mode.IsRegular():
+			info, err := os.Stat(e.Abs)
+			if err != nil {
+				return err
+			}
+			files[e.Rel] = FileStat{Size: info.Size(), ModTime: info.ModTime().UnixNano(), Abs: e.Abs}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }
