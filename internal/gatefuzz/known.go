@@ -14,6 +14,7 @@ func KnownOpen() map[string]string {
 		"ts/member-private+ts/edit-retype":          "a private member's type is not in the interface (issue 28 row 8)",
 		"ts/member-protected+ts/edit-retype":        "a protected member's type is not in the interface (issue 28 item 3)",
 		"py/string-annotation-only+py/edit-retype":  "a string annotation is not read as a type (issue 28 row 9)",
+		"py/edit-create-stub":                       "a stub created beside its source takes over what importers see (issue 28 item 2; found by this fuzzer)",
 		"py/script-folder":                          "a script's own folder is not on the import path (issue 28 row 6)",
 	}
 }

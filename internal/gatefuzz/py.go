@@ -134,6 +134,9 @@ func (Python) Generate(r *rand.Rand) (Files, Edit, []string) {
 						continue
 					}
 					names = append(names, d.name)
+					if d.forward {
+						names = append(names, "make_"+d.name)
+					}
 					m.uses = append(m.uses, pyUse(r, d, d.name, name("u"))...)
 				}
 				m.header = append(m.header, fmt.Sprintf("from %s import %s", from, strings.Join(names, ", ")))
