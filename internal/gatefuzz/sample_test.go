@@ -17,7 +17,8 @@ import (
 // sampleTrials is the fixed-seed sample CI runs, per language: one
 // workspace (40 trials) each for Python and Go, three for TypeScript,
 // whose checks are cheapest. Measured on the two shared cores at a load
-// average near 50: TypeScript 80 s, Python 250 s (for 60), Go 130 s.
+// average near 50, and near 10: TypeScript 80 s and 24 s, Python 250 s
+// (for 60) and 46 s, Go 130 s and 57 s.
 var sampleTrials = map[string]int{"ts": 120, "py": 40, "go": 40}
 
 const sampleSeed = 20261202
