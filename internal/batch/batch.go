@@ -372,7 +372,7 @@ func (c *Checker) run(ctx context.Context, config string, changes []Change, stat
 	case TSC:
 		r, err = diagformat.Parse(diagformat.TSC, in)
 	case Pyright:
-		r.Files, err = parsePyright(res.ExitCode, res.Output)
+		r.Files, err = ParsePyright(res.ExitCode, res.Output)
 	case Command:
 		r, err = diagformat.Parse(c.tool.Format, in)
 	default:

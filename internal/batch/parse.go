@@ -10,10 +10,10 @@ import (
 	"github.com/anvil-dev/anvil/internal/lsp"
 )
 
-// parsePyright reads `pyright --outputjson`. pyright exits 0 without
+// ParsePyright reads `pyright --outputjson`. pyright exits 0 without
 // errors and 1 with them; 2 and more mean it could not check (a fatal
 // error, a configuration it refuses).
-func parsePyright(exit int, out []byte) (map[string][]lsp.Diagnostic, error) {
+func ParsePyright(exit int, out []byte) (map[string][]lsp.Diagnostic, error) {
 	if exit > 1 {
 		return nil, fmt.Errorf("pyright exited %d: %s", exit, diagformat.Tail(out))
 	}

@@ -1,0 +1,261 @@
+package gatefuzz
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Config is one campaign.
+type Config struct {
+	Lang   Language
+	Trials int
+	// Seed is the campaign's: trial i is generated from (Seed, i).
+	Seed uint64
+	// First is the first trial's number, to run again the trials of a
+	// campaign from one on (0 when all).
+	First int
+	// Batch is how many trials share a workspace, a checker run and a
+	// warm gate (40 when 0).
+	Batch int
+	// Dir is where the campaign's workspaces are made.
+	Dir string
+	// Open opens the gate on a workspace.
+	Open OpenGate
+	// Known are the constructs of false cleans still open, by tag, with
+	// their cause: a false clean of a trial that uses one is counted as
+	// known, not new.
+	Known map[string]string
+	// Cases, if set, is where disagreements are written as regression
+	// cases, minimised: at most Minimise of each class (3 when 0).
+	Cases    string
+	Minimise int
+	// Log receives a line per disagreement; nil discards.
+	Log io.Writer
+}
+
+// Report is a campaign's outcomes.
+type Report struct {
+	Lang     string
+	Seed     uint64
+	Outcomes []*Outcome
+}
+
+// Count returns how many outcomes are of class c.
+func (r *Report) Count(c Class) int {
+	n := 0
+	for _, o := range r.Outcomes {
+		if o.Class == c {
+			n++
+		}
+	}
+	return n
+}
+
+// Causes counts the outcomes of class c by cause.
+func (r *Report) Causes(c Class) map[string]int {
+	out := map[string]int{}
+	for _, o := range r.Outcomes {
+		if o.Class == c {
+			out[o.Cause]++
+		}
+	}
+	return out
+}
+
+// Line is the campaign's summary line.
+func (r *Report) Line() string {
+	return fmt.Sprintf("fuzz: %d trials, %d false cleans, %d false rejects, %d unverified",
+		len(r.Outcomes), r.Count(FalseClean), r.Count(FalseReject), r.Count(Unverified))
+}
+
+// Generate returns trial i of the campaign with seed.
+func Generate(l Language, seed uint64, i int) *Trial {
+	files, edit, tags := l.Generate(trialRand(seed, i))
+	return &Trial{Name: fmt.Sprintf("t%03d", i), Lang: l.Name(), Seed: seed, Index: i, Project: files, Edit: edit, Tags: tags}
+}
+
+// Run runs a campaign.
+func Run(ctx context.Context, c Config) (*Report, error) {
+	if c.Batch == 0 {
+		c.Batch = 40
+	}
+	if c.Minimise == 0 {
+		c.Minimise = 3
+	}
+	rep := &Report{Lang: c.Lang.Name(), Seed: c.Seed}
+	kept := map[Class]int{}
+	for start := c.First; start < c.First+c.Trials; start += c.Batch {
+		var trials []*Trial
+		for i := start; i < min(start+c.Batch, c.First+c.Trials); i++ {
+			trials = append(trials, Generate(c.Lang, c.Seed, i))
+		}
+		dir := filepath.Join(c.Dir, fmt.Sprintf("round%04d", start/c.Batch))
+		outs, err := Judge(ctx, c.Lang, c.Open, dir, trials)
+		if err != nil {
+			return rep, err
+		}
+		for _, o := range outs {
+			if o.Class == FalseClean {
+				o.Cause = knownCause(c.Known, o.Trial.Tags)
+			}
+			if o.Class != Agree && c.Log != nil {
+				fmt.Fprintf(c.Log, "%s %s/%s (seed %d): %s[%s]; gate %s %v; checker %v\n", o.Class, o.Trial.Lang, o.Trial.Name, o.Trial.Seed, o.Cause, strings.Join(o.Trial.Tags, " "), o.Gate.Verdict, o.Gate.New, o.Truth)
+			}
+		}
+		rep.Outcomes = append(rep.Outcomes, outs...)
+		if c.Cases == "" {
+			continue
+		}
+		for _, o := range outs {
+			if (o.Class != FalseClean && o.Class != FalseReject) || kept[o.Class] >= c.Minimise {
+				continue
+			}
+			kept[o.Class]++
+			if err := keep(ctx, c, dir, o); err != nil {
+				return rep, err
+			}
+		}
+	}
+	return rep, nil
+}
+
+// keep minimises a disagreement and writes it as a regression case.
+func keep(ctx context.Context, c Config, dir string, o *Outcome) error {
+	t, alone, err := Minimise(ctx, c.Lang, c.Open, filepath.Join(dir, "min-"+o.Trial.Name), o)
+	if err != nil {
+		return err
+	}
+	cs := &Case{Trial: t, Class: o.Class, Gate: o.Gate.Verdict + " " + strings.Join(o.Gate.New, "; "), Truth: o.Truth}
+	if o.Class == FalseClean {
+		cs.Open = strings.TrimSpace(strings.TrimPrefix(o.Cause, "known open: "))
+		if cs.Open == "" {
+			cs.Open = "new: not yet laid at a cause"
+		}
+	}
+	if !alone {
+		cs.Note = "reproduces only beside the other projects of its campaign round, not alone: not minimised"
+	}
+	p, err := WriteCase(c.Cases, cs)
+	if err == nil && c.Log != nil {
+		fmt.Fprintf(c.Log, "case %s: %d project files, %d changes\n", p, len(t.Project), len(t.Edit))
+	}
+	return err
+}
+
+// knownCause returns the cause of the first known open false clean whose
+// tags ("a+b": all of them) the trial has.
+func knownCause(known map[string]string, tags []string) string {
+	for _, key := range slices.Sorted(maps.Keys(known)) {
+		all := true
+		for _, t := range strings.Split(key, "+") {
+			all = all && slices.Contains(tags, t)
+		}
+		if all {
+			return "known open: " + known[key] + " "
+		}
+	}
+	return ""
+}
+
+// Judge lays the trials out side by side in a workspace under dir (each
+// in the folder of its name), asks the batch checker once before and once
+// after every edit, and the gate once per edit.
+func Judge(ctx context.Context, l Language, open OpenGate, dir string, trials []*Trial) ([]*Outcome, error) {
+	var names []string
+	for _, t := range trials {
+		names = append(names, t.Name)
+	}
+	shared := l.Shared(names)
+	layout := func(sub string, after bool) (string, error) {
+		d := filepath.Join(dir, sub)
+		files := maps.Clone(shared)
+		for _, t := range trials {
+			p := t.Project
+			if after {
+				p = t.Edit.Apply(p)
+			}
+			for rel, c := range p {
+				files[t.Name+"/"+rel] = strings.ReplaceAll(c, ProjectPlaceholder, t.Name)
+			}
+		}
+		return d, writeFiles(d, files)
+	}
+	beforeDir, err := layout("before", false)
+	if err != nil {
+		return nil, err
+	}
+	afterDir, err := layout("after", true)
+	if err != nil {
+		return nil, err
+	}
+	gateDir, err := layout("gate", false)
+	if err != nil {
+		return nil, err
+	}
+	outs := make([]*Outcome, len(trials))
+	for i, t := range trials {
+		outs[i] = &Outcome{Trial: t}
+	}
+	before, berr := l.Errors(ctx, beforeDir, names)
+	after, aerr := l.Errors(ctx, afterDir, names)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	g, err := open(ctx, gateDir)
+	if err != nil {
+		return nil, fmt.Errorf("open the gate: %w", err)
+	}
+	defer g.Close()
+	for i, t := range trials {
+		o := outs[i]
+		edit := Edit{}
+		for p, c := range t.Edit {
+			if c != nil {
+				c = ptr(strings.ReplaceAll(*c, ProjectPlaceholder, t.Name))
+			}
+			edit[t.Name+"/"+p] = c
+		}
+		j, err := g.Judge(ctx, edit)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err != nil {
+			j = Judgement{Verdict: "unverified", Why: "gate error: " + err.Error()}
+		}
+		o.Gate = j
+		if berr != nil || aerr != nil {
+			o.Class, o.Cause = Unverified, "checker: "+cause(errors2(berr, aerr).Error())
+			continue
+		}
+		o.Truth = newErrors(before[t.Name], after[t.Name])
+		o.Class, o.Cause = classify(j, o.Truth)
+	}
+	return outs, nil
+}
+
+func errors2(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// writeFiles writes files under dir.
+func writeFiles(dir string, files Files) error {
+	for _, rel := range slices.Sorted(maps.Keys(files)) {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(files[rel]), 0o644); err != nil {
+			return err
+		}
+	}
+	return os.MkdirAll(dir, 0o755)
+}

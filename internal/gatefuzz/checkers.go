@@ -1,0 +1,160 @@
+package gatefuzz
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/anvil-dev/anvil/internal/batch"
+	"github.com/anvil-dev/anvil/internal/diagformat"
+	"github.com/anvil-dev/anvil/internal/lsp"
+	"github.com/anvil-dev/anvil/internal/proc"
+)
+
+// The batch checkers, each run once over a workspace of many projects.
+// Errors are "file: code: message", without positions (an edit shifts
+// them), the file relative to its project's folder.
+
+// solution is tsc's build file that names every project of a batch
+// workspace: `tsc -b` builds each project as its own program, in one
+// process, which is what makes many small projects cheap.
+const solution = "fuzz-solution.json"
+
+func (l TS) Errors(ctx context.Context, dir string, names []string) (map[string][]string, error) {
+	var refs []string
+	for _, n := range names {
+		refs = append(refs, fmt.Sprintf(`{"path": %q}`, n))
+	}
+	sol := `{"files": [], "references": [` + strings.Join(refs, ", ") + "]}\n"
+	if err := os.WriteFile(filepath.Join(dir, solution), []byte(sol), 0o644); err != nil {
+		return nil, err
+	}
+	if len(l.Tsc) == 0 {
+		return nil, errors.New("no tsc")
+	}
+	exit, out, err := run(ctx, dir, l.Tsc[0], append(l.Tsc[1:], "-b", solution)...)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := diagformat.Parse(diagformat.TSC, diagformat.Input{Root: dir, Exit: exit, Output: out})
+	if err != nil {
+		return nil, err
+	}
+	return byProject(dir, rep.Files)
+}
+
+// run runs a checker to completion and returns its exit status and its
+// output, standard error after standard output.
+func run(ctx context.Context, dir, path string, args ...string) (int, []byte, error) {
+	out, errOut, err := proc.Run(ctx, proc.Spec{Path: path, Args: args, Dir: dir, Env: []string{"GOFLAGS=-mod=mod", "GOWORK=off", "GOPROXY=off"}})
+	if ctx.Err() != nil {
+		return 0, nil, ctx.Err()
+	}
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return exit.ExitCode(), append(out, errOut...), nil
+	case err != nil:
+		return 0, nil, fmt.Errorf("%s: %w", filepath.Base(path), err)
+	}
+	return 0, append(out, errOut...), nil
+}
+
+// byProject sorts a checker's errors by project: "file: code: message",
+// the file relative to its project's folder. An error of no file is no
+// evidence for any project.
+func byProject(dir string, files map[string][]lsp.Diagnostic) (map[string][]string, error) {
+	errs := map[string][]string{}
+	for path, diags := range files {
+		for _, d := range diags {
+			if d.Severity != lsp.SeverityError {
+				continue
+			}
+			if path == "" {
+				return nil, fmt.Errorf("the checker reports an error of no file, no evidence: %s", d.Message)
+			}
+			rel, err := filepath.Rel(dir, path)
+			if err != nil || !filepath.IsLocal(rel) {
+				return nil, fmt.Errorf("the checker reports an error outside the workspace: %s: %s", path, d.Message)
+			}
+			name, file := splitProject(rel)
+			errs[name] = append(errs[name], file+": "+strings.Trim(string(d.Code), `"`)+": "+d.Message)
+		}
+	}
+	return errs, nil
+}
+
+// splitProject splits a workspace path into its project's folder and the
+// path inside it.
+func splitProject(p string) (name, rel string) {
+	p = filepath.ToSlash(filepath.Clean(p))
+	name, rel, _ = strings.Cut(p, "/")
+	return name, rel
+}
+
+func pyrightErrors(ctx context.Context, argv []string, dir string) (map[string][]string, error) {
+	exit, out, err := run(ctx, dir, argv[0], append(argv[1:], "--outputjson")...)
+	if err != nil {
+		return nil, err
+	}
+	files, err := batch.ParsePyright(exit, out)
+	if err != nil {
+		return nil, err
+	}
+	return byProject(dir, files)
+}
+
+// goErrors runs go build and go vet over the workspace's one module, each
+// project a tree of packages in its folder. An error in loading the
+// packages (an import of a package that is gone, an embed pattern that
+// matches nothing) stops go before it compiles anything, for every
+// project: such errors are the truth of the projects they name, and go
+// runs again without those.
+func goErrors(ctx context.Context, dir string, names []string) (map[string][]string, error) {
+	errs := map[string][]string{}
+	seen := map[string]bool{}
+	left := slices.Clone(names)
+	for _, verb := range []string{"build", "vet"} {
+		for len(left) > 0 {
+			args := []string{verb}
+			for _, n := range left {
+				args = append(args, "./"+n+"/...")
+			}
+			exit, out, err := run(ctx, dir, "go", args...)
+			if err != nil {
+				return nil, err
+			}
+			rep, err := diagformat.Parse(diagformat.GoVet, diagformat.Input{Root: dir, Exit: exit, Output: out})
+			if err != nil {
+				return nil, fmt.Errorf("go %s: %w", verb, err)
+			}
+			found, err := byProject(dir, rep.Files)
+			if err != nil {
+				return nil, err
+			}
+			for name, es := range found {
+				for _, e := range es {
+					if !seen[name+"/"+e] { // build and vet both report a type error
+						seen[name+"/"+e] = true
+						errs[name] = append(errs[name], e)
+					}
+				}
+			}
+			// Compile errors come under a "# package" line; load errors
+			// under none, and then go compiled nothing: again without them.
+			if exit == 0 || bytes.Contains(out, []byte("\n# ")) || bytes.HasPrefix(out, []byte("# ")) {
+				break
+			}
+			left = slices.DeleteFunc(left, func(n string) bool { return found[n] != nil })
+			names = slices.DeleteFunc(slices.Clone(names), func(n string) bool { return found[n] != nil })
+		}
+		left = slices.Clone(names)
+	}
+	return errs, nil
+}

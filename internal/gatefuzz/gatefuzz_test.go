@@ -1,0 +1,103 @@
+package gatefuzz_test
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/anvil-dev/anvil/internal/app"
+	"github.com/anvil-dev/anvil/internal/daemon"
+	"github.com/anvil-dev/anvil/internal/gatefuzz"
+	"github.com/anvil-dev/anvil/internal/servers"
+)
+
+var (
+	campaignLang   = flag.String("fuzz.lang", "", "TestGateFuzzCampaign: the language (ts, py, go; all when empty)")
+	campaignTrials = flag.Int("fuzz.trials", 0, "TestGateFuzzCampaign: trials per language (the campaign runs only when set)")
+	campaignFirst  = flag.Int("fuzz.first", 0, "TestGateFuzzCampaign: the first trial's number (to run part of a campaign again)")
+	campaignSeed   = flag.Uint64("fuzz.seed", 1, "TestGateFuzzCampaign: the campaign's seed")
+	campaignOut    = flag.String("fuzz.out", "", "TestGateFuzzCampaign: a file the counts are written to, one table row per language")
+	campaignPath   = flag.String("fuzz.path", "local", "TestGateFuzzCampaign: the front end the gate is asked through (local: --no-daemon; daemon)")
+	campaignCases  = flag.String("fuzz.cases", "", "TestGateFuzzCampaign: where minimised disagreements are written (testdata/cases when empty)")
+)
+
+// testEnv is the environment with Anvil's state in a directory of the
+// test's.
+func testEnv(t *testing.T) func(string) string {
+	state := t.TempDir()
+	return func(k string) string {
+		if k == "ANVIL_STATE_DIR" {
+			return state
+		}
+		return os.Getenv(k)
+	}
+}
+
+// inProcess opens the gate as `anvil check --no-daemon` does: the App's
+// Service in this process.
+func inProcess(t *testing.T) gatefuzz.OpenGate {
+	getenv := testEnv(t)
+	sessions := t.TempDir()
+	return func(ctx context.Context, dir string) (gatefuzz.Gate, error) {
+		a, err := app.New(app.Options{Dir: dir, Getenv: getenv, SessionBase: sessions})
+		if err != nil {
+			return nil, err
+		}
+		return &gatefuzz.ServiceGate{Service: a.Service(), Stop: func() { a.Close() }}, nil
+	}
+}
+
+// throughDaemon opens the gate as `anvil check` does with a daemon: a
+// daemon serving in this process, asked over its Unix socket. Each
+// workspace gets a daemon of its own, stopped when the gate closes.
+func throughDaemon(t *testing.T) gatefuzz.OpenGate {
+	getenv := testEnv(t)
+	return func(ctx context.Context, dir string) (gatefuzz.Gate, error) {
+		sock := filepath.Join(t.TempDir(), "d.sock")
+		d, err := daemon.Listen(daemon.Options{Socket: sock, Getenv: getenv})
+		if err != nil {
+			return nil, err
+		}
+		served := make(chan error, 1)
+		go func() { served <- d.Serve() }()
+		stop := func() {
+			d.Stop()
+			<-served
+		}
+		c, err := daemon.Dial(ctx, sock)
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		w, err := c.Workspace(dir)
+		if err != nil {
+			c.Close()
+			stop()
+			return nil, err
+		}
+		return &gatefuzz.ServiceGate{Service: w, Stop: func() { c.Close(); stop() }}, nil
+	}
+}
+
+// paths are the front ends the gate is asked through.
+func paths(t *testing.T) map[string]gatefuzz.OpenGate {
+	return map[string]gatefuzz.OpenGate{"local": inProcess(t), "daemon": throughDaemon(t)}
+}
+
+// languages are the fuzzer's languages with their checkers from Anvil's
+// tools directory.
+func languages(t *testing.T) map[string]gatefuzz.Language {
+	bin := filepath.Join(servers.DefaultToolsDir(os.Getenv), "bin")
+	for _, tool := range []string{"tsc", "pyright"} {
+		if _, err := os.Stat(filepath.Join(bin, tool)); err != nil {
+			t.Fatalf("no %s in Anvil's tools directory: run scripts/install-servers.sh (%v)", tool, err)
+		}
+	}
+	return map[string]gatefuzz.Language{
+		"ts": gatefuzz.TS{Tsc: []string{filepath.Join(bin, "tsc")}},
+		"go": gatefuzz.Go{},
+		"py": gatefuzz.Python{Pyright: []string{filepath.Join(bin, "pyright")}},
+	}
+}

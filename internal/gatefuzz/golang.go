@@ -1,0 +1,223 @@
+package gatefuzz
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+)
+
+// Go projects: packages of one module importing each other, constants,
+// variables, functions, generic functions, structs with fields and
+// methods, interfaces with an implementation asserted by an importer,
+// embedded files (`//go:embed`) and files behind build constraints. A
+// project's import paths name its folder through the placeholder @P@,
+// which the layout replaces: a project does not know its folder when it is
+// generated.
+
+// ProjectPlaceholder in a project's files is replaced by the project's
+// folder when it is laid out.
+const ProjectPlaceholder = "@P@"
+
+var goTypes = []string{"int", "string", "bool"}
+
+var goValues = map[string]string{"int": "1", "string": `"s"`, "bool": "true"}
+
+type goDecl struct {
+	kind     string // const var func generic struct iface
+	name     string
+	typ      string
+	method   bool // a struct's method M, and the interface's
+	exported bool
+	body     string
+}
+
+type goPkg struct {
+	name    string
+	decls   []*goDecl
+	imports []string
+	uses    []string
+	embed   bool   // data.txt embedded as a string
+	tagged  string // a declaration in a file behind //go:build linux
+}
+
+// Go is Go checked by go build and go vet.
+type Go struct{}
+
+func (Go) Name() string { return "go" }
+
+// Shared is the workspace's module: every project is a tree of its
+// packages.
+func (Go) Shared(names []string) Files {
+	return Files{"go.mod": "module example.com/fuzz\n\ngo 1.22\n"}
+}
+
+func (Go) Errors(ctx context.Context, dir string, names []string) (map[string][]string, error) {
+	return goErrors(ctx, dir, names)
+}
+
+func (Go) Generate(r *rand.Rand) (Files, Edit, []string) {
+	tags := map[string]bool{}
+	counter := 0
+	name := func(prefix string) string { counter++; return fmt.Sprintf("%s%d", prefix, counter) }
+	var pkgs []*goPkg
+	n := 2 + r.IntN(2)
+	for i := 0; i < n; i++ {
+		p := &goPkg{name: fmt.Sprintf("p%d", i)}
+		for k := 1 + r.IntN(3); k > 0; k-- {
+			d := &goDecl{kind: pick(r, "const", "var", "func", "generic", "struct", "iface"), typ: pick(r, goTypes...), exported: true}
+			d.name = name(map[string]string{"const": "C", "var": "V", "func": "F", "generic": "G", "struct": "S", "iface": "I"}[d.kind])
+			d.method = d.kind == "iface" || (d.kind == "struct" && chance(r, 0.5))
+			p.decls = append(p.decls, d)
+			tags["go/"+d.kind] = true
+		}
+		if i < n-1 && chance(r, 0.2) {
+			p.embed = true
+			tags["go/embed"] = true
+		}
+		if i < n-1 && chance(r, 0.2) {
+			p.tagged = name("L")
+			tags["go/build-tag"] = true
+		}
+		pkgs = append(pkgs, p)
+	}
+	for i := 1; i < n; i++ {
+		p := pkgs[i]
+		for j := 0; j < i; j++ {
+			src := pkgs[j]
+			if chance(r, 0.3) {
+				continue
+			}
+			p.imports = append(p.imports, fmt.Sprintf("%q", "example.com/fuzz/"+ProjectPlaceholder+"/"+src.name))
+			for _, d := range pickSome(r, src.decls) {
+				p.uses = append(p.uses, goUse(d, src.name+"."+d.name, name("u")))
+			}
+			if src.embed {
+				p.uses = append(p.uses, fmt.Sprintf("var %s string = %s.Data", name("u"), src.name))
+			}
+			if src.tagged != "" {
+				p.uses = append(p.uses, fmt.Sprintf("var %s int = %s.%s", name("u"), src.name, src.tagged))
+			}
+		}
+	}
+	render := func() Files {
+		f := Files{}
+		for _, p := range pkgs {
+			f[p.name+"/"+p.name+".go"] = p.render()
+			if p.embed {
+				f[p.name+"/embed.go"] = fmt.Sprintf("package %s\n\nimport _ \"embed\"\n\n//go:embed data.txt\nvar Data string\n", p.name)
+				f[p.name+"/data.txt"] = "data\n"
+			}
+			if p.tagged != "" {
+				f[p.name+"/linux.go"] = fmt.Sprintf("//go:build linux\n\npackage %s\n\nvar %s int = 1\n", p.name, p.tagged)
+			}
+		}
+		return f
+	}
+	before := render()
+	var decls []*goDecl
+	owner := map[*goDecl]*goPkg{}
+	for _, p := range pkgs {
+		for _, d := range p.decls {
+			decls = append(decls, d)
+			owner[d] = p
+		}
+	}
+	d := decls[r.IntN(len(decls))]
+	p := owner[d]
+	var edit Edit
+	switch k := r.IntN(14); {
+	case k < 5:
+		d.typ = other(r, goTypes, d.typ)
+		tags["go/edit-retype"] = true
+	case k < 6 && d.kind == "struct":
+		d.method = !d.method
+		tags["go/edit-member"] = true
+	case k < 7:
+		d.exported = false
+		tags["go/edit-unexport"] = true
+	case k < 8 && p.embed:
+		after := render()
+		delete(after, p.name+"/data.txt")
+		edit = diffFiles(before, after, nil)
+		tags["go/edit-delete-embedded"] = true
+	case k < 9 && p.tagged != "":
+		after := render()
+		after[p.name+"/linux.go"] = strings.Replace(after[p.name+"/linux.go"], "linux", "windows", 1)
+		edit = diffFiles(before, after, nil)
+		tags["go/edit-build-tag"] = true
+	case k < 10:
+		after := render()
+		delete(after, p.name+"/"+p.name+".go")
+		edit = diffFiles(before, after, nil)
+		tags["go/edit-delete"] = true
+	case k < 12 && (d.kind == "func" || d.kind == "generic"):
+		d.body += "\t_ = 0\n"
+		tags["go/edit-body"] = true
+	default:
+		p.uses = append(p.uses, "// edited")
+		tags["go/edit-comment"] = true
+	}
+	if edit == nil {
+		edit = diffFiles(before, render(), nil)
+	}
+	if len(edit) == 0 {
+		pkgs[0].uses = append(pkgs[0].uses, "// edited")
+		tags["go/edit-comment"] = true
+		edit = diffFiles(before, render(), nil)
+	}
+	return before, edit, slices.Sorted(mapKeys(tags))
+}
+
+func goUse(d *goDecl, ref, u string) string {
+	switch d.kind {
+	case "const", "var":
+		return fmt.Sprintf("var %s %s = %s", u, d.typ, ref)
+	case "func", "generic":
+		return fmt.Sprintf("var %s %s = %s(%s)", u, d.typ, ref, goValues[d.typ])
+	case "struct":
+		if d.method {
+			return fmt.Sprintf("var %s %s = %s{}.M()", u, d.typ, ref)
+		}
+		return fmt.Sprintf("var %s %s = %s{}.F", u, d.typ, ref)
+	}
+	return fmt.Sprintf("var %s %s = %sImpl{}.M()\n\ntype %sImpl struct{}\n\nfunc (%sImpl) M() %s { return %s }\n\nvar _ %s = %sImpl{}",
+		u, d.typ, u, u, u, d.typ, goValues[d.typ], ref, u)
+}
+
+func (p *goPkg) render() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "package %s\n\n", p.name)
+	if len(p.imports) > 0 {
+		fmt.Fprintf(&b, "import (\n\t%s\n)\n\n", strings.Join(p.imports, "\n\t"))
+	}
+	for _, d := range p.decls {
+		name := d.name
+		if !d.exported {
+			name = strings.ToLower(name[:1]) + name[1:]
+		}
+		v := goValues[d.typ]
+		switch d.kind {
+		case "const":
+			fmt.Fprintf(&b, "const %s %s = %s\n\n", name, d.typ, v)
+		case "var":
+			fmt.Fprintf(&b, "var %s %s = %s\n\n", name, d.typ, v)
+		case "func":
+			fmt.Fprintf(&b, "func %s(x %s) %s {\n%s\treturn x\n}\n\n", name, d.typ, d.typ, d.body)
+		case "generic":
+			fmt.Fprintf(&b, "func %s[T %s](x T) T {\n%s\treturn x\n}\n\n", name, d.typ, d.body)
+		case "struct":
+			fmt.Fprintf(&b, "type %s struct {\n\tF %s\n}\n\n", name, d.typ)
+			if d.method {
+				fmt.Fprintf(&b, "func (s %s) M() %s { return s.F }\n\n", name, d.typ)
+			}
+		case "iface":
+			fmt.Fprintf(&b, "type %s interface {\n\tM() %s\n}\n\n", name, d.typ)
+		}
+	}
+	for _, u := range p.uses {
+		b.WriteString(u + "\n\n")
+	}
+	return strings.TrimRight(b.String(), "\n") + "\n"
+}

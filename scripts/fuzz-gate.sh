@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The gate's differential fuzzer (internal/gatefuzz), a long campaign:
+# random small projects and edits, each judged by the gate (in this
+# process, as `anvil check --no-daemon`; through a daemon with --path
+# daemon) and by the batch checker (tsc -b, the pyright command line, go
+# build and go vet). Disagreements are minimised into
+# internal/gatefuzz/testdata/cases (at most 3 of each class per language),
+# which TestGateFuzzCases replays; the counts are added to the table in
+# docs/corpus.md.
+#
+#   scripts/fuzz-gate.sh [--lang ts|py|go] [--trials N] [--seed S] [--path local|daemon]
+#
+# Last line: fuzz: N trials, F false cleans, R false rejects, U unverified
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+lang="" trials=200 seed=$(date +%s) path=local
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --lang) lang=$2; shift 2 ;;
+    --trials) trials=$2; shift 2 ;;
+    --seed) seed=$2; shift 2 ;;
+    --path) path=$2; shift 2 ;;
+    *) echo "usage: $0 [--lang ts|py|go] [--trials N] [--seed S] [--path local|daemon]" >&2; exit 2 ;;
+  esac
+done
+
+export PATH="$(scripts/tools-dir.sh)/bin:$PATH"
+rows=$(mktemp)
+log=$(mktemp)
+trap 'rm -f "$rows" "$log"' EXIT
+echo "fuzz: seed $seed, $trials trials per language${lang:+ ($lang)}" >&2
+status=0
+nice -n 10 go test -count=1 -v -timeout 24h -run 'TestGateFuzzCampaign' ./internal/gatefuzz/ \
+  -args -fuzz.lang="$lang" -fuzz.trials="$trials" -fuzz.seed="$seed" -fuzz.path="$path" -fuzz.out="$rows" | tee "$log" >&2 || status=$?
+
+# The rows go at the end of the fuzzer's table in docs/corpus.md.
+if [ -s "$rows" ]; then
+  awk -v rows="$rows" '
+    /^## The gate fuzzer/ { in_section = 1 }
+    in_section && /^\|/ { in_table = 1 }
+    in_table && !/^\|/ { while ((getline line < rows) > 0) print line; in_table = 0; in_section = 0; done = 1 }
+    { print }
+    END { if (in_table && !done) while ((getline line < rows) > 0) print line }
+  ' docs/corpus.md > docs/corpus.md.new && mv docs/corpus.md.new docs/corpus.md
+fi
+
+grep '^fuzz: [0-9]' "$log" | awk '{ n += $2; f += $4; r += $7; u += $10 }
+  END { printf "fuzz: %d trials, %d false cleans, %d false rejects, %d unverified\n", n, f, r, u }'
+exit $status
