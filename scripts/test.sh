@@ -40,6 +40,8 @@ go vet ./...
 # only that, can be told apart from other work on the machine afterwards
 # (scripts/orphans.sh).
 run=$(mktemp -d "${TMPDIR:-/tmp}/anvil.XXXXXX")
+# Like /tmp: tests that run a binary as another user (nobody) reach it there.
+chmod 1777 "$run"
 trap 'rm -rf "$run"' EXIT
 status=0
 if [ $# -gt 0 ]; then

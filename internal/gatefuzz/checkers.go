@@ -38,7 +38,7 @@ func (l TS) Errors(ctx context.Context, dir string, names []string) (map[string]
 	if len(l.Tsc) == 0 {
 		return nil, errors.New("no tsc")
 	}
-	exit, out, err := run(ctx, dir, l.Tsc[0], append(l.Tsc[1:], "-b", solution)...)
+	exit, out, err := run(ctx, l.Env, dir, l.Tsc[0], append(l.Tsc[1:], "-b", solution)...)
 	if err != nil {
 		return nil, err
 	}
@@ -51,8 +51,9 @@ func (l TS) Errors(ctx context.Context, dir string, names []string) (map[string]
 
 // run runs a checker to completion and returns its exit status and its
 // output, standard error after standard output.
-func run(ctx context.Context, dir, path string, args ...string) (int, []byte, error) {
-	out, errOut, err := proc.Run(ctx, proc.Spec{Path: path, Args: args, Dir: dir, Env: []string{"GOFLAGS=-mod=mod", "GOWORK=off", "GOPROXY=off"}})
+func run(ctx context.Context, env []string, dir, path string, args ...string) (int, []byte, error) {
+	env = append(slices.Clone(env), "GOFLAGS=-mod=mod", "GOWORK=off", "GOPROXY=off")
+	out, errOut, err := proc.Run(ctx, proc.Spec{Path: path, Args: args, Dir: dir, Env: env})
 	if ctx.Err() != nil {
 		return 0, nil, ctx.Err()
 	}
@@ -98,8 +99,8 @@ func splitProject(p string) (name, rel string) {
 	return name, rel
 }
 
-func pyrightErrors(ctx context.Context, argv []string, dir string) (map[string][]string, error) {
-	exit, out, err := run(ctx, dir, argv[0], append(argv[1:], "--outputjson")...)
+func pyrightErrors(ctx context.Context, env, argv []string, dir string) (map[string][]string, error) {
+	exit, out, err := run(ctx, env, dir, argv[0], append(argv[1:], "--outputjson")...)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +117,7 @@ func pyrightErrors(ctx context.Context, argv []string, dir string) (map[string][
 // matches nothing) stops go before it compiles anything, for every
 // project: such errors are the truth of the projects they name, and go
 // runs again without those.
-func goErrors(ctx context.Context, dir string, names []string) (map[string][]string, error) {
+func goErrors(ctx context.Context, env []string, dir string, names []string) (map[string][]string, error) {
 	errs := map[string][]string{}
 	seen := map[string]bool{}
 	left := slices.Clone(names)
@@ -126,7 +127,7 @@ func goErrors(ctx context.Context, dir string, names []string) (map[string][]str
 			for _, n := range left {
 				args = append(args, "./"+n+"/...")
 			}
-			exit, out, err := run(ctx, dir, "go", args...)
+			exit, out, err := run(ctx, env, dir, "go", args...)
 			if err != nil {
 				return nil, err
 			}

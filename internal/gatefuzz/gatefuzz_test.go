@@ -96,8 +96,8 @@ func languages(t *testing.T) map[string]gatefuzz.Language {
 		}
 	}
 	return map[string]gatefuzz.Language{
-		"ts": gatefuzz.TS{Tsc: []string{filepath.Join(bin, "tsc")}},
-		"go": gatefuzz.Go{},
-		"py": gatefuzz.Python{Pyright: []string{filepath.Join(bin, "pyright")}},
+		"ts": gatefuzz.TS{Tsc: []string{filepath.Join(bin, "tsc")}, Env: os.Environ()},
+		"go": gatefuzz.Go{Env: os.Environ()},
+		"py": gatefuzz.Python{Pyright: []string{filepath.Join(bin, "pyright")}, Env: os.Environ()},
 	}
 }

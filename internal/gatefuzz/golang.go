@@ -43,7 +43,11 @@ type goPkg struct {
 }
 
 // Go is Go checked by go build and go vet.
-type Go struct{}
+type Go struct {
+	// Env is the environment go runs with (the go command needs its
+	// caches and homes; the module proxy is turned off on top of it).
+	Env []string
+}
 
 func (Go) Name() string { return "go" }
 
@@ -53,8 +57,8 @@ func (Go) Shared(names []string) Files {
 	return Files{"go.mod": "module example.com/fuzz\n\ngo 1.22\n"}
 }
 
-func (Go) Errors(ctx context.Context, dir string, names []string) (map[string][]string, error) {
-	return goErrors(ctx, dir, names)
+func (l Go) Errors(ctx context.Context, dir string, names []string) (map[string][]string, error) {
+	return goErrors(ctx, l.Env, dir, names)
 }
 
 func (Go) Generate(r *rand.Rand) (Files, Edit, []string) {

@@ -46,6 +46,8 @@ type pyProject struct {
 type Python struct {
 	// Pyright runs the pyright command line (Anvil's tools).
 	Pyright []string
+	// Env is the environment pyright runs with.
+	Env []string
 }
 
 func (Python) Name() string { return "py" }
@@ -62,7 +64,7 @@ func (Python) Shared(names []string) Files {
 }
 
 func (l Python) Errors(ctx context.Context, dir string, names []string) (map[string][]string, error) {
-	return pyrightErrors(ctx, l.Pyright, dir)
+	return pyrightErrors(ctx, l.Env, l.Pyright, dir)
 }
 
 func (Python) Generate(r *rand.Rand) (Files, Edit, []string) {

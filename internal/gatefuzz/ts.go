@@ -54,6 +54,8 @@ type tsProject struct {
 type TS struct {
 	// Tsc runs TypeScript's compiler (Anvil's tools).
 	Tsc []string
+	// Env is the environment tsc runs with.
+	Env []string
 }
 
 func (TS) Name() string { return "ts" }
