@@ -98,7 +98,7 @@ func (p *Policy) Env(extra ...string) []string {
 			env = append(env, name+"="+v)
 		}
 	}
-	return setEnv(p.untrustedEnv(env), extra...)
+	return sandbox.WithEnv(p.untrustedEnv(env), extra...)
 }
 
 // untrustedEnv pins what an untrusted workspace's files would otherwise
@@ -109,7 +109,7 @@ func (p *Policy) untrustedEnv(env []string) []string {
 	if p.opts.Trusted {
 		return env
 	}
-	return setEnv(env, "GOTOOLCHAIN=local")
+	return sandbox.WithEnv(env, "GOTOOLCHAIN=local")
 }
 
 // hostPlaces are the variables a program on the host needs besides a
@@ -197,19 +197,6 @@ func within(p, dir string) bool {
 	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
 }
 
-// setEnv sets each NAME=value of kvs in env.
-func setEnv(env []string, kvs ...string) []string {
-	for _, kv := range kvs {
-		name, _, _ := strings.Cut(kv, "=")
-		if i := slices.IndexFunc(env, func(e string) bool { return strings.HasPrefix(e, name+"=") }); i >= 0 {
-			env[i] = kv
-		} else {
-			env = append(env, kv)
-		}
-	}
-	return env
-}
-
 func shellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
@@ -231,7 +218,7 @@ func EnvironOf(getenv func(string) string, extra []string) []string {
 	for _, names := range [][]string{sandbox.AllowedEnvNames(), hostPlaces, localeNames, extra} {
 		for _, name := range names {
 			if v := getenv(name); v != "" {
-				env = setEnv(env, name+"="+v)
+				env = sandbox.WithEnv(env, name+"="+v)
 			}
 		}
 	}

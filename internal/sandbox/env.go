@@ -34,12 +34,12 @@ func SealedEnv(environ, extra []string) []string {
 			continue
 		}
 		if slices.Contains(allowedEnv, name) || slices.Contains(extra, name) || strings.HasPrefix(name, "LC_") {
-			out = withEnv(out, kv)
+			out = WithEnv(out, kv)
 		}
 	}
 	// Tools that cache under the home (which is read-only) cache in the
 	// private /tmp instead.
-	return withEnv(out, "TMPDIR=/tmp", "XDG_CACHE_HOME=/tmp/.cache")
+	return WithEnv(out, "TMPDIR=/tmp", "XDG_CACHE_HOME=/tmp/.cache")
 }
 
 // AllowedEnvNames are the names [SealedEnv] lets through by itself (the

@@ -18,7 +18,7 @@ type Seal struct {
 // environment with spec's own variables set over it, and the seal's
 // hidden and visible places beside spec's.
 func (s Spec) sealed() Spec {
-	s.Env = withEnv(slices.Clone(s.Seal.Env), s.Env...)
+	s.Env = WithEnv(slices.Clone(s.Seal.Env), s.Env...)
 	s.Hidden = append(slices.Clone(s.Seal.Hidden), s.Hidden...)
 	s.Visible = append(slices.Clone(s.Seal.Visible), s.Visible...)
 	return s

@@ -108,7 +108,7 @@ func ask(ctx context.Context, env, extra []string, argv ...string) ([]byte, erro
 		return nil, err
 	}
 	cmd := exec.CommandContext(ctx, path, argv[1:]...)
-	cmd.Env = withEnv(append([]string{}, env...), extra...)
+	cmd.Env = WithEnv(append([]string{}, env...), extra...)
 	cmd.Dir = "/"
 	cmd.WaitDelay = time.Second
 	var out bytes.Buffer
@@ -168,8 +168,8 @@ func envValue(env []string, name string) string {
 	return ""
 }
 
-// withEnv sets each NAME=value of kvs in env.
-func withEnv(env []string, kvs ...string) []string {
+// WithEnv sets each NAME=value of kvs in env, replacing a value it had.
+func WithEnv(env []string, kvs ...string) []string {
 	for _, kv := range kvs {
 		name, _, _ := strings.Cut(kv, "=")
 		if i := slices.IndexFunc(env, func(e string) bool { return strings.HasPrefix(e, name+"=") }); i >= 0 {
