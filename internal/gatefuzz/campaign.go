@@ -3,6 +3,7 @@ package gatefuzz
 import (
 	"context"
 	"fmt"
+	"github.com/anvil-dev/anvil/internal/batch"
 	"io"
 	"maps"
 	"os"
@@ -233,7 +234,7 @@ func Judge(ctx context.Context, l Language, open OpenGate, dir string, trials []
 			o.Class, o.Cause = Unverified, "checker: "+cause(errors2(berr, aerr).Error())
 			continue
 		}
-		o.Truth = newErrors(before[t.Name], after[t.Name])
+		o.Truth = batch.NewErrors(before[t.Name], after[t.Name])
 		o.Class, o.Cause = classify(j, o.Truth)
 	}
 	return outs, nil

@@ -123,21 +123,3 @@ func cause(why string) string {
 	}
 	return s
 }
-
-// newErrors returns the errors of after that before does not have, as a
-// multiset: an error added beside an identical one is new.
-func newErrors(before, after []string) []string {
-	count := map[string]int{}
-	for _, e := range before {
-		count[e]++
-	}
-	var out []string
-	for _, e := range after {
-		if count[e] > 0 {
-			count[e]--
-			continue
-		}
-		out = append(out, e)
-	}
-	return out
-}

@@ -102,38 +102,27 @@ func (o *oracle) checker(tool batch.Tool) *batch.Checker {
 	return c
 }
 
-// newErrors returns the errors of after that before does not have, as
-// "file: code: message" without positions (a change moves lines), counted
-// as a multiset: an error added beside an identical one is new.
+// newErrors returns the errors of after that before does not have
+// ([batch.NewErrors]), as "file: code: message" relative to root.
 func newErrors(root string, before, after map[string][]lsp.Diagnostic) []string {
-	key := func(abs string, d lsp.Diagnostic) string {
+	out := batch.NewErrors(errorKeys(root, before), errorKeys(root, after))
+	sort.Strings(out)
+	return out
+}
+
+// errorKeys lists the errors of diags as "file: code: message".
+func errorKeys(root string, diags map[string][]lsp.Diagnostic) []string {
+	var keys []string
+	for abs, ds := range diags {
 		rel, err := filepath.Rel(root, abs)
 		if err != nil || abs == "" {
 			rel = "."
 		}
-		return filepath.ToSlash(rel) + ": " + d.CodeString() + ": " + d.Message
-	}
-	count := map[string]int{}
-	for abs, ds := range before {
 		for _, d := range ds {
 			if d.IsError() {
-				count[key(abs, d)]++
+				keys = append(keys, filepath.ToSlash(rel)+": "+d.CodeString()+": "+d.Message)
 			}
 		}
 	}
-	var out []string
-	for abs, ds := range after {
-		for _, d := range ds {
-			if !d.IsError() {
-				continue
-			}
-			if k := key(abs, d); count[k] > 0 {
-				count[k]--
-			} else {
-				out = append(out, k)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
+	return keys
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anvil-dev/anvil/internal/batch"
 	"github.com/anvil-dev/anvil/internal/corpus"
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
@@ -94,7 +95,7 @@ func TestCutoffMutationsHeldToBatchChecker(t *testing.T) {
 				checked := cutoffChecked(t, ctx, gateDir, m.changes, decl)
 				checkedSum += len(checked)
 				broke := false
-				for _, e := range newErrors(before, after) {
+				for _, e := range batch.NewErrors(before, after) {
 					file, _, _ := strings.Cut(e, ": ")
 					file = filepath.ToSlash(file)
 					if _, changed := m.changes[file]; !changed {

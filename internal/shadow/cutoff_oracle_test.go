@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anvil-dev/anvil/internal/batch"
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/reach"
 	"github.com/anvil-dev/anvil/internal/servers"
@@ -304,18 +305,18 @@ func declarationEmitter(t *testing.T) *tsdecl.Emitter {
 
 // batchIntroduced runs the batch checker on dir before and after the
 // change and returns the errors the change introduces.
-func batchIntroduced(t *testing.T, ctx context.Context, dir string, change map[string]string, batch func(context.Context, string) ([]string, error)) []string {
+func batchIntroduced(t *testing.T, ctx context.Context, dir string, change map[string]string, errorsOf func(context.Context, string) ([]string, error)) []string {
 	t.Helper()
-	before, err := batch(ctx, dir)
+	before, err := errorsOf(ctx, dir)
 	if err != nil {
 		t.Fatalf("batch checker before the change: %v", err)
 	}
 	applyChanges(t, dir, change)
-	after, err := batch(ctx, dir)
+	after, err := errorsOf(ctx, dir)
 	if err != nil {
 		t.Fatalf("batch checker after the change: %v", err)
 	}
-	return newErrors(before, after)
+	return batch.NewErrors(before, after)
 }
 
 // cutoffChecked returns the files a validation of change would check: the

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anvil-dev/anvil/internal/batch"
 	"github.com/anvil-dev/anvil/internal/corpus"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/testfs"
@@ -230,7 +231,7 @@ func runCorpusProject(t *testing.T, p realProject) *outcome {
 		if batchErr != nil {
 			t.Fatalf("batch checker after %s: %v", m.name, batchErr)
 		}
-		introduced := newErrors(baseline, after)
+		introduced := batch.NewErrors(baseline, after)
 		breaking := len(introduced) > 0
 		o.cases++
 		o.checked += len(res.CheckedFiles)
@@ -271,24 +272,6 @@ func first(list []string, n int) []string {
 		return list[:n]
 	}
 	return list
-}
-
-// newErrors returns the errors of after that before does not have, as a
-// multiset: an error added beside an identical one is new.
-func newErrors(before, after []string) []string {
-	count := map[string]int{}
-	for _, e := range before {
-		count[e]++
-	}
-	var out []string
-	for _, e := range after {
-		if count[e] > 0 {
-			count[e]--
-			continue
-		}
-		out = append(out, e)
-	}
-	return out
 }
 
 // applyChanges writes a change set to dir and returns what puts it back.
