@@ -79,17 +79,8 @@ func (l *local) run(ctx context.Context, specs []changeset.Spec, message string,
 		return nil, &service.InputError{Msg: err.Error()}
 	}
 	if !commit {
-		cctx := ctx
-		if opts.Staging {
-			cctx = shadow.WithStagingScope(cctx)
-		}
-		if opts.ChangedOnly {
-			cctx = shadow.WithChangedOnlyScope(cctx)
-		}
-		if opts.Complete {
-			cctx = shadow.WithCompleteScope(cctx)
-		}
-		out.Result, err = g.Check(cctx, set, 1)
+		scope := shadow.Scope{Staging: opts.Staging, ChangedOnly: opts.ChangedOnly, Complete: opts.Complete}
+		out.Result, err = g.Check(ctx, set, 1, scope)
 		if workspace.IsReplaced(err) {
 			return nil, &service.InputError{Msg: err.Error()}
 		}

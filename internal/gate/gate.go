@@ -76,10 +76,10 @@ func (g *Gate) runStage(ctx context.Context, set *changeset.Set, locked bool) *s
 	return g.run.Run(ctx, set)
 }
 
-// Check validates set and writes nothing. attempt numbers the try for the
-// shadow log.
-func (g *Gate) Check(ctx context.Context, set *changeset.Set, attempt int) (*shadow.Result, error) {
-	return g.validate(ctx, set, attempt, false)
+// Check validates set within scope and writes nothing. attempt numbers
+// the try for the shadow log.
+func (g *Gate) Check(ctx context.Context, set *changeset.Set, attempt int, scope shadow.Scope) (*shadow.Result, error) {
+	return g.validate(ctx, set, attempt, scope, false)
 }
 
 // validate checks set with the servers and, on a running gate, then with
@@ -88,8 +88,8 @@ func (g *Gate) Check(ctx context.Context, set *changeset.Set, attempt int) (*sha
 // fails without per-test results, a stage that could not run) is no
 // evidence, so the verdict is unverified. locked says the caller holds
 // the workspace's lock.
-func (g *Gate) validate(ctx context.Context, set *changeset.Set, attempt int, locked bool) (*shadow.Result, error) {
-	res, err := g.validator.Validate(ctx, set, attempt)
+func (g *Gate) validate(ctx context.Context, set *changeset.Set, attempt int, scope shadow.Scope, locked bool) (*shadow.Result, error) {
+	res, err := g.validator.Validate(ctx, set, attempt, scope)
 	if err != nil || !g.running || res.Verdict != shadow.Clean {
 		return res, err
 	}
@@ -128,7 +128,8 @@ func (g *Gate) Commit(ctx context.Context, set *changeset.Set, attempt int, mess
 		return Outcome{}, err
 	}
 	defer lock.Unlock()
-	res, err := g.validate(ctx, set, attempt, true)
+	// A commit's check is never narrowed.
+	res, err := g.validate(ctx, set, attempt, shadow.Scope{}, true)
 	if err != nil {
 		return Outcome{}, err
 	}

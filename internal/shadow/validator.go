@@ -121,51 +121,23 @@ func (p Progress) String() string {
 
 type progressKey struct{}
 
-type stagingKey struct{}
-
-type completeKey struct{}
-
-// WithCompleteScope returns a context whose validations check every
-// dependant even once the nearer files have new errors (which a
-// rejection needs no more of), so that every error the change resolves
-// is reported too.
-func WithCompleteScope(ctx context.Context) context.Context {
-	return context.WithValue(ctx, completeKey{}, true)
-}
-
-func isComplete(ctx context.Context) bool {
-	v, _ := ctx.Value(completeKey{}).(bool)
-	return v
-}
-
-// WithStagingScope returns a context whose validations are staging checks,
-// made while a change is being built: with early cut-off, a change to an
-// interface is checked in the changed files and the files that use them
-// directly, and the verdict says how many further dependants the complete
-// check (a commit's) would add. A commit's check is never narrowed.
-func WithStagingScope(ctx context.Context) context.Context {
-	return context.WithValue(ctx, stagingKey{}, true)
-}
-
-type changedOnlyKey struct{}
-
-// WithChangedOnlyScope returns a context whose validations check the
-// changed files alone: no dependant is asked about, and the verdict
-// notes how many were left out. Only a caller that checks them later
-// may ask for it (the pre-edit hook, whose end of the turn checks
-// every dependant).
-func WithChangedOnlyScope(ctx context.Context) context.Context {
-	return context.WithValue(ctx, changedOnlyKey{}, true)
-}
-
-func isChangedOnly(ctx context.Context) bool {
-	v, _ := ctx.Value(changedOnlyKey{}).(bool)
-	return v
-}
-
-func isStaging(ctx context.Context) bool {
-	v, _ := ctx.Value(stagingKey{}).(bool)
-	return v
+// Scope is how far past the changed files a validation looks. The zero
+// Scope is a commit's: every dependant, stopping once the nearer files
+// have new errors (a rejection needs no more of them).
+type Scope struct {
+	// Staging is a check made while a change is being built: with early
+	// cut-off, a change to an interface is checked in the changed files
+	// and the files that use them directly, and the verdict says how many
+	// further dependants the complete check would add.
+	Staging bool
+	// ChangedOnly checks the changed files alone: no dependant is asked
+	// about, and the verdict notes how many were left out. Only a caller
+	// that checks them later may ask for it (the pre-edit hook, whose end
+	// of the turn checks every dependant).
+	ChangedOnly bool
+	// Complete checks every dependant even once the nearer files have
+	// new errors, so that every error the change resolves is reported too.
+	Complete bool
 }
 
 // WithProgress returns a context whose validations also tell fn what they
@@ -277,7 +249,7 @@ func (g *group) name() string {
 // it. attempt numbers the try for the log. The user's files are never
 // written. An error is returned only for a bad change set; server trouble
 // becomes an unverified verdict.
-func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt int) (*Result, error) {
+func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt int, scope Scope) (*Result, error) {
 	// The workspace is its directory: one replaced at the same path (a
 	// fresh clone) is not the one the servers and caches know.
 	if err := v.root.Replaced(); err != nil {
@@ -390,7 +362,7 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 			if g := groups[name]; g.project != nil {
 				outcomes[i] = v.checkProject(ctx, snap, g)
 			} else {
-				outcomes[i] = v.checkGroup(ctx, snap, g)
+				outcomes[i] = v.checkGroup(ctx, snap, g, scope)
 			}
 		})
 	}
@@ -565,7 +537,7 @@ func extensionOf(lang string) string {
 // having it load the project) within the load timeout, then the check
 // within the validation timeout, which so starts when the server is ready
 // for the files in question and stays a bound on a hung server.
-func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group) groupOutcome {
+func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group, scope Scope) groupOutcome {
 	spec := g.server.Spec()
 	// A wait for the server's turn (another client's check on it) is said.
 	parent = servers.WithWaitNotice(parent, func(what string) {
@@ -601,11 +573,11 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group)
 			// Unknown dependants would be unchecked ones.
 			return out.unverifiedAll(g, fmt.Sprintf("finding the files that depend on the change failed: %v", err))
 		}
-		if isChangedOnly(parent) && len(deps.Files) > 0 {
+		if scope.ChangedOnly && len(deps.Files) > 0 {
 			out.notes = append(out.notes, fmt.Sprintf("%s: only the changed files were checked; %d %s left to a complete check", spec.Name, len(deps.Files), plural(len(deps.Files), "dependant", "dependants")))
 			deps.Files, deps.Direct = nil, 0
 		}
-		if isStaging(parent) && len(deps.Files) > deps.Direct {
+		if scope.Staging && len(deps.Files) > deps.Direct {
 			out.notes = append(out.notes, fmt.Sprintf("a staging check: the changed files and the %d files that use them directly were checked; the commit's check also covers %d further %s", deps.Direct, len(deps.Files)-deps.Direct, plural(len(deps.Files)-deps.Direct, "dependant", "dependants")))
 			deps.Files = deps.Files[:deps.Direct]
 		}
@@ -631,7 +603,7 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group)
 				}
 			}
 		}
-		if v.opts.Exhaustive || isComplete(parent) {
+		if v.opts.Exhaustive || scope.Complete {
 			req.DirectDependants = len(req.Dependants)
 		}
 	}
