@@ -78,6 +78,16 @@ func (l *Link) client(ctx context.Context) (*Client, error) {
 	return c, nil
 }
 
+// forget closes c and drops it as the link's connection, if it still is.
+func (l *Link) forget(c *Client) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.c == c {
+		_ = c.Close()
+		l.c = nil
+	}
+}
+
 // errGone marks a call whose connection ended; sent says whether the
 // request may have reached the daemon.
 type errGone struct {
@@ -102,9 +112,14 @@ func (l *Link) call(ctx context.Context, method string, params any, token *strin
 		err = c.callOnce(ctx, method, params, result)
 		done()
 		var gone *errGone
-		switch {
-		case !errors.As(err, &gone):
+		if !errors.As(err, &gone) {
 			return err
+		}
+		// The connection is dead even where its reader has not seen the
+		// end yet (a write found the socket gone first): the next attempt
+		// must connect again, not reuse it.
+		l.forget(c)
+		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case gone.sent && !idempotent:
