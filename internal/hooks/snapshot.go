@@ -22,15 +22,17 @@ import (
 
 // A session's snapshot is the tree as it was at the session's first hook
 // call, which the end-of-turn check compares the disk with. It holds the
-// contents of the workspace's source and configuration files (those a
-// language server checks), not the whole tree: a shell edit (sed -i) is
-// seen by no edit hook, so its file's earlier content must be kept before
-// anyone knows it will change. Contents are stored once by hash
+// contents of every text file the workspace's walk yields (not installed
+// packages, not .git): a shell edit (sed -i) is seen by no edit hook, so
+// its file's earlier content must be kept before anyone knows it will
+// change, and which files can change a verdict (an embedded file, an
+// included fragment, data a module imports, a configuration another
+// extends) is the gate's to say, not the snapshot's. Contents are stored once by hash
 // (blobs/SHA-256), so sessions over the same tree share them and a new
 // session costs a read of the files and a manifest; a manifest names
-// each file's hash. The store is bounded: a file over maxSnapFile, or
-// past maxSnapBytes or maxSnapFiles in all, is left out and the snapshot
-// marked partial (a file it does not know is then unverified at the end,
+// each file's hash. The store is bounded: a source or configuration file
+// over maxSnapFile, or any file past maxSnapBytes or maxSnapFiles in all,
+// is left out and the snapshot marked partial (a file it does not know is then unverified at the end,
 // not taken for a new one); manifests older than snapTTL or past
 // maxSessions go, with the blobs only they used. Everything lives in
 // Anvil's private state directory (0700; files 0600), never in git,
@@ -125,7 +127,7 @@ func (s *Store) Ensure(ctx context.Context, root *workspace.Root, session string
 			}
 			return nil
 		}
-		if !e.Mode.IsRegular() || !Tracked(e.Rel) {
+		if !e.Mode.IsRegular() {
 			return nil
 		}
 		if len(snap.Files) >= maxSnapFiles || total >= maxSnapBytes {
@@ -134,7 +136,10 @@ func (s *Store) Ensure(ctx context.Context, root *workspace.Root, session string
 		}
 		data, err := os.ReadFile(e.Abs)
 		if err != nil || len(data) > maxSnapFile || workspace.IsBinary(data) {
-			snap.Partial = snap.Partial || err != nil || len(data) > maxSnapFile
+			// A large data file (a fixture, a dump) is no reason to
+			// doubt every file the snapshot does not know; a large
+			// source file is.
+			snap.Partial = snap.Partial || err != nil || (len(data) > maxSnapFile && isSource(e.Rel))
 			return nil
 		}
 		hash, err := s.keep(data)
@@ -158,9 +163,9 @@ func (s *Store) Ensure(ctx context.Context, root *workspace.Root, session string
 	return s.Load(root, session)
 }
 
-// Tracked reports whether the snapshot keeps a file of this name: one a
-// language server checks, or a configuration file one reads.
-func Tracked(rel string) bool {
+// isSource reports whether a file of this name is one a language server
+// checks, or a configuration file one reads.
+func isSource(rel string) bool {
 	return servers.LanguageOf(rel) != "" || servers.ConfigLanguage(rel) != ""
 }
 

@@ -13,9 +13,10 @@ import (
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
-// A snapshot keeps the source and configuration files (not the docs, not
-// installed packages, not .git), privately, once per session; a file
-// past the size bound is left out and the snapshot says it is partial;
+// A snapshot keeps every text file (not installed packages, not .git),
+// privately, once per session; a source file past the size bound is left
+// out and the snapshot says it is partial, a large data file is left out
+// alone;
 // old sessions go, with the copies only they used.
 func TestSnapshotStore(t *testing.T) {
 	dir := t.TempDir()
@@ -26,6 +27,7 @@ func TestSnapshotStore(t *testing.T) {
 		"node_modules/x/index.d.ts": "export {};\n",
 		".git/hooks/pre-commit.ts":  "x",
 		"src/big.ts":                strings.Repeat("x", maxSnapFile+1),
+		"data/dump.json":            strings.Repeat("x", maxSnapFile+1),
 	})
 	root, err := workspace.New(dir)
 	if err != nil {
@@ -38,7 +40,7 @@ func TestSnapshotStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(snap.Files) != 2 || snap.Files["src/a.ts"] == "" || snap.Files["tsconfig.json"] == "" || !snap.Partial {
+	if len(snap.Files) != 3 || snap.Files["src/a.ts"] == "" || snap.Files["tsconfig.json"] == "" || snap.Files["README.md"] == "" || !snap.Partial {
 		t.Fatalf("files %v, partial %v", snap.Files, snap.Partial)
 	}
 	for _, p := range []string{s.dir, filepath.Join(s.dir, "blobs")} {
@@ -84,3 +86,48 @@ func TestSnapshotStore(t *testing.T) {
 }
 
 func changedHash() string { return changeset.Hash([]byte("changed\n")) }
+
+// Which files can change a verdict is the gate's to say: the end of the
+// turn hands it every file a shell changed, data and fixtures included
+// (a JSON module an importer reads, a file a //go:embed names), each
+// with its content at the session's start; a large data file leaves the
+// snapshot whole. Before, only source and configuration files were kept,
+// and a turn whose shell rewrote data.json ended without a check.
+func TestTurnSeesEveryFileAShellChanged(t *testing.T) {
+	dir := t.TempDir()
+	testfs.Write(t, dir, map[string]string{
+		"src/a.ts":       "import d from './data.json';\nexport const n: number = d.n;\n",
+		"src/data.json":  `{"n": 1}`,
+		"version.txt":    "1.0\n",
+		"fixtures/big.c": "",
+		"dump.csv":       strings.Repeat("x,", maxSnapFile),
+	})
+	root, err := workspace.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewStore(t.TempDir())
+	ctx := context.Background()
+	snap, err := s.Ensure(ctx, root, "shell")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Partial {
+		t.Fatalf("a large data file made the snapshot partial")
+	}
+	testfs.Write(t, dir, map[string]string{"src/data.json": `{"n": "one"}`, "version.txt": "2.0\n"})
+	specs, unknown, err := (&Gate{Snapshots: s}).wayBack(ctx, root, snap)
+	if err != nil || len(unknown) > 0 {
+		t.Fatalf("wayBack: unknown %v, %v", unknown, err)
+	}
+	back := map[string]string{}
+	for _, sp := range specs {
+		if sp.Content != nil {
+			back[sp.Path] = *sp.Content
+		}
+	}
+	want := map[string]string{"src/data.json": `{"n": 1}`, "version.txt": "1.0\n"}
+	if len(back) != len(want) || back["src/data.json"] != want["src/data.json"] || back["version.txt"] != want["version.txt"] {
+		t.Errorf("the way back = %q, want %q", back, want)
+	}
+}

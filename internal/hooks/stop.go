@@ -197,7 +197,7 @@ func (g *Gate) wayBack(ctx context.Context, root *workspace.Root, snap *Snapshot
 			}
 			return nil
 		}
-		if !e.Mode.IsRegular() || !Tracked(e.Rel) {
+		if !e.Mode.IsRegular() {
 			return nil
 		}
 		seen[e.Rel] = true
