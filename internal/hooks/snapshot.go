@@ -32,16 +32,17 @@ import (
 // session costs a read of the files and a manifest; a manifest names
 // each file's hash. The store is bounded: a source or configuration file
 // over maxSnapFile, or any file past maxSnapBytes or maxSnapFiles in all,
-// is left out and the snapshot marked partial (a file it does not know is then unverified at the end,
-// not taken for a new one); manifests older than snapTTL or past
-// maxSessions go, with the blobs only they used. Everything lives in
+// is left out and the snapshot marked partial (a file it does not know
+// is then unverified at the end, not taken for a new one); manifests
+// unused for snapTTL or past maxSessions (the least recently used first)
+// go, with the blobs only they used. Everything lives in
 // Anvil's private state directory (0700; files 0600), never in git,
 // whose index is the user's.
 const (
 	maxSnapFile  = 2 << 20
 	maxSnapBytes = 256 << 20
 	maxSnapFiles = 50000
-	maxSessions  = 64
+	maxSessions  = 256
 	snapTTL      = 14 * 24 * time.Hour
 	// MaxBlocks is how many times in a row the end-of-turn check refuses
 	// a session's turn before it lets it end with a warning (Claude Code
@@ -90,9 +91,13 @@ func (s *Store) ensureDirs() error {
 	return nil
 }
 
-// Load returns the session's snapshot, or nil if it has none.
+// Load returns the session's snapshot, or nil if it has none. Each load
+// marks the session as in use (its manifest's time), so that pruning
+// goes by last use: a session whose agent is still working is the last
+// to go.
 func (s *Store) Load(root *workspace.Root, session string) (*Snapshot, error) {
-	data, err := os.ReadFile(s.manifest(root, session))
+	path := s.manifest(root, session)
+	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -106,6 +111,8 @@ func (s *Store) Load(root *workspace.Root, session string) (*Snapshot, error) {
 	if snap.Files == nil {
 		snap.Files = map[string]string{}
 	}
+	now := s.clock()
+	_ = os.Chtimes(path, now, now) // best effort: only pruning's order depends on it
 	return &snap, nil
 }
 
@@ -235,8 +242,8 @@ func (s *Store) Record(root *workspace.Root, snap *Snapshot, rel string, data []
 	return s.Save(root, snap)
 }
 
-// prune removes manifests past their age or count (the oldest first,
-// never the session's own) and the blobs no manifest names.
+// prune removes manifests unused past snapTTL or past maxSessions (the
+// least recently used first, never the session's own) and the blobs no manifest names.
 func (s *Store) prune(root *workspace.Root, session string) {
 	own := s.manifest(root, session)
 	ents, err := os.ReadDir(filepath.Join(s.dir, "sessions"))

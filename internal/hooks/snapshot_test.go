@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,5 +130,39 @@ func TestTurnSeesEveryFileAShellChanged(t *testing.T) {
 	want := map[string]string{"src/data.json": `{"n": 1}`, "version.txt": "1.0\n"}
 	if len(back) != len(want) || back["src/data.json"] != want["src/data.json"] || back["version.txt"] != want["version.txt"] {
 		t.Errorf("the way back = %q, want %q", back, want)
+	}
+}
+
+// A session whose hooks keep being called keeps its snapshot however
+// many sessions start beside it (every hook call marks it in use, and
+// pruning goes by last use). Before, pruning went by the snapshot's age
+// alone: after 64 newer sessions anywhere, a working session's end of
+// the turn found no snapshot and passed unchecked.
+func TestWorkingSessionKeepsItsSnapshot(t *testing.T) {
+	dir := t.TempDir()
+	testfs.Write(t, dir, map[string]string{"a.ts": "export const a = 1;\n"})
+	root, err := workspace.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewStore(t.TempDir())
+	ctx := context.Background()
+	if _, err := s.Ensure(ctx, root, "working"); err != nil {
+		t.Fatal(err)
+	}
+	// The working session's hook calls land later than any snapshot the
+	// others write.
+	later := time.Now().Add(time.Hour)
+	for i := range maxSessions + 20 {
+		if _, err := s.Ensure(ctx, root, fmt.Sprintf("other-%d", i)); err != nil {
+			t.Fatal(err)
+		}
+		if i%10 == 0 {
+			s.clock = func() time.Time { return later }
+			if snap, err := s.Load(root, "working"); snap == nil || err != nil {
+				t.Fatalf("after %d other sessions the working session's snapshot is gone (%v)", i+1, err)
+			}
+			s.clock = time.Now
+		}
 	}
 }

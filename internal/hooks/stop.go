@@ -85,7 +85,7 @@ func (g *Gate) Stop(ctx context.Context, in Input) Answer {
 		if _, err := g.Snapshots.Ensure(ctx, root, in.SessionID); err != nil {
 			return allow("no snapshot of the session's start, and none could be taken (%v): the end of the turn is not checked", err)
 		}
-		return allow("no snapshot of this session's start (its hooks were installed after it began): from now on the end of each turn is checked against the tree as it is now")
+		return allow("no snapshot of this session's start (its hooks were installed after it began, or its snapshot went unused for %d days or behind %d sessions used since): from now on the end of each turn is checked against the tree as it is now", int(snapTTL.Hours()/24), maxSessions)
 	}
 	if !in.StopHookActive {
 		snap.Blocks = 0 // a turn the user started: the count of refusals in a row starts again
