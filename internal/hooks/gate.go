@@ -124,7 +124,13 @@ func (g *Gate) PreEdit(ctx context.Context, in Input) Answer {
 	case err != nil:
 		return allow("the edit's input could not be read (%v): not checked", err)
 	}
-	specs, touched, outside := specsOf(root, edits)
+	specs, touched, outside, leaving := specsOf(root, edits)
+	if len(leaving) > 0 {
+		// The workspace reads the file by the link's name, so the write
+		// changes what its checkers see, yet it lands where no check of
+		// the workspace, and no end-of-turn snapshot, looks.
+		return Answer{Deny: true, Reason: fmt.Sprintf("%s is a link out of the workspace: the edit would write a file outside it that the project reads through the link, which Anvil cannot check or take back. Edit the file in its own project, or replace the link with a file of this one.", strings.Join(leaving, ", "))}
+	}
 	if g.Snapshots != nil && in.SessionID != "" {
 		// The first hook call of a session that had no SessionStart hook
 		// (installed mid-session) takes its baseline now, before the
@@ -214,13 +220,18 @@ func checkWithin(ctx context.Context, svc service.Service, specs []changeset.Spe
 }
 
 // specsOf turns edits into a change set of the workspace; files outside
-// it are named apart.
-func specsOf(root *workspace.Root, edits []FileEdit) (specs []changeset.Spec, touched map[string]bool, outside []string) {
+// it are named apart, and so are paths inside it that a link takes out
+// of it (leaving).
+func specsOf(root *workspace.Root, edits []FileEdit) (specs []changeset.Spec, touched map[string]bool, outside, leaving []string) {
 	touched = map[string]bool{}
 	for _, e := range edits {
 		p, err := root.Resolve(e.Path)
 		if err != nil || p.Rel == "." {
-			outside = append(outside, e.Path)
+			if errors.Is(err, workspace.ErrOutside) && lexicallyInside(root, e.Path) {
+				leaving = append(leaving, e.Path)
+			} else {
+				outside = append(outside, e.Path)
+			}
 			continue
 		}
 		rel := p.Rel
@@ -232,7 +243,17 @@ func specsOf(root *workspace.Root, edits []FileEdit) (specs []changeset.Spec, to
 		specs = append(specs, sp)
 		touched[rel] = true
 	}
-	return specs, touched, outside
+	return specs, touched, outside, leaving
+}
+
+// lexicallyInside reports whether p names a place inside the root before
+// any link is followed.
+func lexicallyInside(root *workspace.Root, p string) bool {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(root.Dir(), p)
+	}
+	_, err := root.Rel(filepath.Clean(p))
+	return err == nil
 }
 
 // unverified is the answer when the gate could not give a verdict: the
