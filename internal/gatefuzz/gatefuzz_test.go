@@ -3,6 +3,7 @@ package gatefuzz_test
 import (
 	"context"
 	"flag"
+	"github.com/anvil-dev/anvil/internal/execpolicy"
 	"os"
 	"path/filepath"
 	"testing"
@@ -95,9 +96,12 @@ func languages(t *testing.T) map[string]gatefuzz.Language {
 			t.Fatalf("no %s in Anvil's tools directory: run scripts/install-servers.sh (%v)", tool, err)
 		}
 	}
+	// The checkers run with what the execution policy lets a program
+	// outside a shadow tree see, as the gate's own do.
+	env := execpolicy.New(execpolicy.Options{Environ: os.Environ()}).Env()
 	return map[string]gatefuzz.Language{
-		"ts": gatefuzz.TS{Tsc: []string{filepath.Join(bin, "tsc")}, Env: os.Environ()},
-		"go": gatefuzz.Go{Env: os.Environ()},
-		"py": gatefuzz.Python{Pyright: []string{filepath.Join(bin, "pyright")}, Env: os.Environ()},
+		"ts": gatefuzz.TS{Tsc: []string{filepath.Join(bin, "tsc")}, Env: env},
+		"go": gatefuzz.Go{Env: env},
+		"py": gatefuzz.Python{Pyright: []string{filepath.Join(bin, "pyright")}, Env: env},
 	}
 }

@@ -44,8 +44,9 @@ type goPkg struct {
 
 // Go is Go checked by go build and go vet.
 type Go struct {
-	// Env is the environment go runs with (the go command needs its
-	// caches and homes; the module proxy is turned off on top of it).
+	// Env is the environment go runs with (the execution policy's Env:
+	// the go command needs its caches and homes); the module proxy is
+	// turned off on top of it.
 	Env []string
 }
 

@@ -46,7 +46,7 @@ type pyProject struct {
 type Python struct {
 	// Pyright runs the pyright command line (Anvil's tools).
 	Pyright []string
-	// Env is the environment pyright runs with.
+	// Env is the environment pyright runs with (the execution policy's).
 	Env []string
 }
 

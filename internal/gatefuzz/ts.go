@@ -54,7 +54,7 @@ type tsProject struct {
 type TS struct {
 	// Tsc runs TypeScript's compiler (Anvil's tools).
 	Tsc []string
-	// Env is the environment tsc runs with.
+	// Env is the environment tsc runs with (the execution policy's).
 	Env []string
 }
 
