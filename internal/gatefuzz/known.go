@@ -9,6 +9,5 @@ func KnownOpen() map[string]string {
 	return map[string]string{
 		"ts/edit-create-shadowing":           "a created file that takes over a module's name (issue 28 item 2)",
 		"ts/member-protected+ts/edit-retype": "a protected member's type is not in the interface (issue 28 item 3)",
-		"py/edit-create-stub":                "a stub created beside its source takes over what importers see (issue 28 item 2; found by this fuzzer)",
 	}
 }

@@ -66,9 +66,10 @@ func Defaults() []Spec {
 			Settings: map[string]any{"python": map[string]any{"analysis": map[string]any{
 				"diagnosticMode": "workspace", "autoSearchPaths": true, "useLibraryCodeForTypes": true,
 			}}},
-			Mode:     ModePull,
-			LazyOpen: true,
-			PullOpen: true,
+			Mode:             ModePull,
+			LazyOpen:         true,
+			PullOpen:         true,
+			ResolvesFromDisk: true,
 		},
 		{
 			// Debian 12's clangd 14, measured: no pull diagnostics
@@ -185,6 +186,9 @@ func merge(d, o Spec) Spec {
 	}
 	if o.ReadsDiskIncludes {
 		d.ReadsDiskIncludes = true
+	}
+	if o.ResolvesFromDisk {
+		d.ResolvesFromDisk = true
 	}
 	return d
 }

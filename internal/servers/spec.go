@@ -76,6 +76,15 @@ type Spec struct {
 	// changed file cannot be checked with overlays, and is compiled with
 	// the change in a shadow tree instead.
 	ReadsDiskIncludes bool `json:"reads_disk_includes,omitempty" toml:"reads_disk_includes"`
+	// ResolvesFromDisk is true for servers whose import resolution sees
+	// the files on disk only, not an overlay that creates or deletes one
+	// (pyright 1.1.414, measured: a stub created beside its module as an
+	// overlay leaves the module's importers resolving to the module, and
+	// their errors through the stub unreported). A change that creates
+	// or deletes a file with dependants is checked by the batch checker
+	// over a shadow tree, where the file is really there, or is
+	// unverified.
+	ResolvesFromDisk bool `json:"resolves_from_disk,omitempty" toml:"resolves_from_disk"`
 	// Env is added to the server's environment.
 	Env []string `json:"env,omitempty" toml:"env"`
 

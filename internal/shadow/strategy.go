@@ -170,9 +170,10 @@ type batchPlan struct {
 // chooseBatch decides whether the batch checker checks files (the
 // group's changed files and dependants, absolute) rather than the server:
 // it must be able to check every one of them (each in a project it runs),
-// and, under the auto strategy, be expected to finish first.
-func (v *Validator) chooseBatch(g *group, files []string) *batchPlan {
-	if v.opts.Strategy == StrategyPerFile {
+// and, under the auto strategy, be expected to finish first, unless only
+// it can check them (must), whatever the strategy.
+func (v *Validator) chooseBatch(g *group, files []string, must bool) *batchPlan {
+	if v.opts.Strategy == StrategyPerFile && !must {
 		return nil
 	}
 	c := v.checker(g.server)
@@ -192,7 +193,7 @@ func (v *Validator) chooseBatch(g *group, files []string) *batchPlan {
 			plan.configs = append(plan.configs, project)
 		}
 	}
-	if v.opts.Strategy == StrategyBatch {
+	if v.opts.Strategy == StrategyBatch || must {
 		return plan
 	}
 	perFile, batchRun := v.costs.estimate(g.server.Spec().Name, len(files), false)

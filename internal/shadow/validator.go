@@ -626,8 +626,15 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group,
 	}
 	var cr servers.CheckResult
 	batched := false
+	// A server that resolves imports from disk cannot see a created or
+	// deleted file take over (or give back) a name its dependants import.
+	mustBatch := spec.ResolvesFromDisk && len(req.Dependants) > 0 && createsOrDeletes(g.changes)
 	if files := batchFiles(req); !spec.ReportsDependants {
-		if plan := v.chooseBatch(g, files); plan != nil {
+		plan := v.chooseBatch(g, files, mustBatch)
+		if plan == nil && mustBatch {
+			return out.unverifiedAll(g, fmt.Sprintf("%s resolves imports from the files on disk, so the files that import a created or deleted file cannot be checked with it as an overlay, and no batch checker can check them here", spec.Name))
+		}
+		if plan != nil {
 			v.progress(ctx, Progress{Server: plan.checker.Tool().Label, Stage: "checking", Files: len(files)})
 			var via string
 			var err error
@@ -635,7 +642,7 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group,
 			switch {
 			case err == nil:
 				batched, out.info.Via = true, via
-			case ctx.Err() != nil:
+			case ctx.Err() != nil || mustBatch:
 				return out.unverifiedAll(g, describeFailure(ctx, plan.checker.Tool().Label, err))
 			default:
 				out.notes = append(out.notes, fmt.Sprintf("%s could not check the change (%s); %s checked it file by file", plan.checker.Tool().Label, firstLine(err.Error()), spec.Name))
@@ -902,6 +909,16 @@ func (v *Validator) contents(g *group, rel string) (before, after []byte, exists
 		return nil, nil, false
 	}
 	return data, data, true
+}
+
+// createsOrDeletes reports whether changes create or delete a file.
+func createsOrDeletes(changes []*changeset.Change) bool {
+	for _, c := range changes {
+		if c.Created() || c.Delete {
+			return true
+		}
+	}
+	return false
 }
 
 // batchFiles returns what a check asks about: the changed files that
