@@ -143,7 +143,7 @@ func runCheck(cmd *cobra.Command, opts checkOptions, file string) error {
 // process's when it is off or cannot start (said on stderr).
 func openService(ctx context.Context, cmd *cobra.Command, dir string, noDaemon bool) (service.Service, func(), error) {
 	svc, closeSvc, err := daemon.Open(ctx, daemon.OpenOptions{
-		Dir: dir, NoDaemon: noDaemon,
+		Dir: dir, NoDaemon: noDaemon, Getenv: os.Getenv,
 		Warn: func(m string) { fmt.Fprintf(cmd.ErrOrStderr(), "anvil: %s\n", m) },
 	})
 	if err != nil {

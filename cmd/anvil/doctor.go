@@ -65,7 +65,7 @@ func runDoctor(cmd *cobra.Command, opts doctorOptions) error {
 	if streamIsTerminal(cmd.ErrOrStderr()) && !opts.json {
 		fmt.Fprintln(cmd.ErrOrStderr(), "anvil doctor: starting the language servers…")
 	}
-	report, err := doctor.Run(ctx, doctor.Options{Dir: opts.dir, ServerTimeout: opts.timeout})
+	report, err := doctor.Run(ctx, doctor.Options{Dir: opts.dir, Getenv: os.Getenv, ServerTimeout: opts.timeout})
 	if err != nil {
 		return badInput("%v", err)
 	}

@@ -14,6 +14,6 @@ import (
 func main() {
 	// The binary is also the helper that makes shadow trees for the run
 	// stage: it never returns when started as one.
-	sandbox.Main()
+	sandbox.Main(os.Getenv)
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -39,7 +39,7 @@ config and tools directories, PATH).`,
 			if socket == "" {
 				socket = daemon.SocketPath(os.Getenv)
 			}
-			err := daemon.Run(ctx, daemon.Options{Socket: socket, Idle: idle, Unused: unused, Log: cmd.ErrOrStderr()})
+			err := daemon.Run(ctx, daemon.Options{Socket: socket, Idle: idle, Unused: unused, Log: cmd.ErrOrStderr(), Getenv: os.Getenv})
 			if errors.Is(err, daemon.ErrRunning) {
 				return &exitError{code: exitFailure, err: fmt.Errorf("%w on %s ('anvil serve status' shows it)", err, socket)}
 			}

@@ -29,7 +29,7 @@ import (
 
 // The test binary is also the shadow tree's helper (run_tests).
 func TestMain(m *testing.M) {
-	sandbox.Main()
+	sandbox.Main(os.Getenv)
 	os.Exit(m.Run())
 }
 

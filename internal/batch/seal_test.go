@@ -50,6 +50,6 @@ func TestBatchWithoutPolicyRunsNothing(t *testing.T) {
 
 func TestMain(m *testing.M) {
 	// The shadow tree's helper is this binary, re-executed.
-	sandbox.Main()
+	sandbox.Main(os.Getenv)
 	os.Exit(m.Run())
 }

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/anvil-dev/anvil/internal/session"
 	"io/fs"
 	"math"
 	"os"
@@ -252,12 +253,16 @@ func (c Config) ServerSpecs() []servers.Spec {
 type Paths struct {
 	User    string // "" when there is no user config directory
 	Project string // "" without a workspace
+	// SessionBase is the default base of session directories in the
+	// environment the paths were read from (session.DefaultBase).
+	SessionBase string
 }
 
 // DefaultPaths returns the user file under the XDG config directory and the
-// project file under workspace (if not empty). getenv is os.Getenv.
+// project file under workspace (if not empty), as the environment getenv
+// reads names them.
 func DefaultPaths(workspace string, getenv func(string) string) Paths {
-	var p Paths
+	p := Paths{SessionBase: session.DefaultBase(getenv)}
 	dir := getenv("XDG_CONFIG_HOME")
 	if dir == "" && getenv("HOME") != "" {
 		dir = filepath.Join(getenv("HOME"), ".config")

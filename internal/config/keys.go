@@ -3,7 +3,6 @@ package config
 import (
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/servers"
-	"github.com/anvil-dev/anvil/internal/session"
 )
 
 // Key is one top-level setting that 'anvil config' reads and writes and
@@ -24,6 +22,9 @@ type Key struct {
 	// Default is the value in effect when no file sets the key, as text;
 	// "" when the default is decided elsewhere (the provider, the model).
 	Default string
+	// defaultIn, if set, is the default where it depends on the
+	// environment the paths were read from (the session directory's).
+	defaultIn func(Paths) string
 	// UserOnly keys count only in the user's file (see [Layers.Merged]).
 	UserOnly bool
 
@@ -250,7 +251,7 @@ func Keys() []Key {
 		},
 		{
 			Name: "session_dir", Description: "base directory of session directories (ANVIL_SESSION_DIR wins); user file only",
-			Default: session.DefaultBase(os.Getenv), UserOnly: true,
+			defaultIn: func(p Paths) string { return p.SessionBase }, UserOnly: true,
 			get: func(c Config) string { return c.SessionDir }, value: func(c Config) any { return c.SessionDir },
 			parse: func(c *Config, v string) error {
 				// A relative path would depend on where anvil happens to run,

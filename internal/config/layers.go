@@ -176,6 +176,9 @@ func (l Layers) Setting(k Key) Setting {
 		s.Value, s.Source = k.Get(l.User), SourceUser
 	default:
 		s.Value, s.Source = k.Default, SourceDefault
+		if k.defaultIn != nil {
+			s.Value = k.defaultIn(l.Paths)
+		}
 	}
 	return s
 }

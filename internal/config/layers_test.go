@@ -1,7 +1,6 @@
 package config
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,7 +16,10 @@ func TestLayersPrecedence(t *testing.T) {
 		"user/anvil/config.toml": "model = \"user-model\"\nprovider = \"openai\"\nmax_attempts = 5\n[servers.gopls]\nargs = [\"-v\"]\n",
 		"ws/.anvil/config.toml":  "model = \"project-model\"\nlanguages = [\"go\"]\n[servers.pyright]\ncommand = \"basedpyright-langserver\"\n",
 	})
-	p := Paths{User: filepath.Join(dir, "user/anvil/config.toml"), Project: filepath.Join(dir, "ws/.anvil/config.toml")}
+	// The session directory's default is the one of the environment the
+	// paths were read from, not the test process's.
+	sessionBase := session.DefaultBase(func(k string) string { return map[string]string{"TMPDIR": "/var/tmp"}[k] })
+	p := Paths{User: filepath.Join(dir, "user/anvil/config.toml"), Project: filepath.Join(dir, "ws/.anvil/config.toml"), SessionBase: sessionBase}
 	l, err := ReadLayers(p)
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +34,7 @@ func TestLayersPrecedence(t *testing.T) {
 		{"max_attempts", "5", SourceUser},            //
 		{"languages", "go", SourceProject},           // only the project sets it
 		{"validation_timeout", "30s", SourceDefault}, // nobody: the default
-		{"session_dir", session.DefaultBase(os.Getenv), SourceDefault},
+		{"session_dir", sessionBase, SourceDefault},
 		{"base_url", "", SourceDefault}, // no default either
 	}
 	for _, tt := range tests {

@@ -28,8 +28,8 @@ import (
 // ANVIL_TEST_DAEMON set to a socket path, a daemon in a process of its
 // own, for the tests that kill one.
 func TestMain(m *testing.M) {
-	sandbox.Main()
-	lspfake.Main()
+	sandbox.Main(os.Getenv)
+	lspfake.Main(os.Getenv)
 	trustHelpers()
 	if sock := os.Getenv("ANVIL_TEST_DAEMON"); sock != "" {
 		// Every daemon a test starts is listed, for its cleanup: one that

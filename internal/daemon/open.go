@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/anvil-dev/anvil/internal/app"
 	"github.com/anvil-dev/anvil/internal/config"
@@ -16,7 +15,8 @@ import (
 type OpenOptions struct {
 	// Dir is the workspace.
 	Dir string
-	// Getenv is os.Getenv outside tests.
+	// Getenv reads the environment the front end started with (the
+	// composition root's).
 	Getenv func(string) string
 	// NoDaemon serves the workspace in this process, with servers of its
 	// own that stop when it ends. So does ANVIL_DAEMON=off.
@@ -29,9 +29,6 @@ type OpenOptions struct {
 // or, when it is turned off or cannot be reached, one in this process.
 // close releases what Open took.
 func Open(ctx context.Context, o OpenOptions) (svc service.Service, close func(), err error) {
-	if o.Getenv == nil {
-		o.Getenv = os.Getenv
-	}
 	// The workspace is judged here, so a bad one is the caller's error
 	// whichever way it is served.
 	root, err := workspace.New(o.Dir)

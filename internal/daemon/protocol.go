@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -154,7 +155,7 @@ func Version() string {
 // the daemon and every client check is private and the user's before
 // using it. The name carries a digest of what the daemon's answers depend
 // on besides the workspace (see [verdictEnv]): clients whose answers would
-// differ reach different daemons. getenv is os.Getenv outside tests.
+// differ reach different daemons. getenv reads the environment Anvil started with.
 func SocketPath(getenv func(string) string) string {
 	return filepath.Join(socketDir(getenv), "daemon-"+environmentDigest(getenv)+".sock")
 }
@@ -172,7 +173,7 @@ func socketDir(getenv func(string) string) string {
 			return filepath.Join(run, "anvil")
 		}
 	}
-	return filepath.Join(os.TempDir(), fmt.Sprintf("anvil-%d", os.Getuid()))
+	return filepath.Join(cmp.Or(getenv("TMPDIR"), "/tmp"), fmt.Sprintf("anvil-%d", os.Getuid()))
 }
 
 // verdictEnv are the variables a daemon's answers depend on: where Anvil

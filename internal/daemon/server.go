@@ -47,7 +47,7 @@ type Options struct {
 	// Queue: see [DefaultQueue]; zero means that.
 	Queue int
 	// Getenv is the environment workspaces are opened with (config and
-	// state directories); nil means os.Getenv.
+	// state directories): the composition root's.
 	Getenv func(string) string
 	// Log receives what the daemon does; nil discards it.
 	Log io.Writer
@@ -128,9 +128,6 @@ func Listen(opts Options) (*Daemon, error) {
 	}
 	if opts.Queue == 0 {
 		opts.Queue = DefaultQueue
-	}
-	if opts.Getenv == nil {
-		opts.Getenv = os.Getenv
 	}
 	if opts.Log == nil {
 		opts.Log = io.Discard

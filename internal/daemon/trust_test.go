@@ -230,7 +230,7 @@ func TestShadowTreeCannotDriveTheDaemon(t *testing.T) {
 	if out := runAs(t, -1, "ANVIL_TEST_DIAL="+e.socket); !strings.Contains(out, "connected") {
 		t.Fatalf("a client outside any shadow tree: %s", out)
 	}
-	res, err := sandbox.Run(ctx, sandbox.Spec{Seal: &sandbox.Seal{}, Root: ws, Argv: []string{bin, "-test.run=^$"},
+	res, err := sandbox.Run(ctx, sandbox.Spec{Seal: &sandbox.Seal{Host: sandbox.HostPlaces{TempDir: os.TempDir(), RuntimeDir: os.Getenv("XDG_RUNTIME_DIR")}}, Root: ws, Argv: []string{bin, "-test.run=^$"},
 		Env: []string{"PATH=" + os.Getenv("PATH"), "ANVIL_TEST_DIAL=" + e.socket, "ANVIL_TEST_COMMIT=" + ws}, Visible: []string{sockDir}})
 	if err != nil {
 		t.Fatal(err)

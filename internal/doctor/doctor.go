@@ -9,7 +9,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
+	"github.com/anvil-dev/anvil/internal/config"
+	"github.com/anvil-dev/anvil/internal/execpolicy"
 	"os/exec"
 	"slices"
 	"time"
@@ -119,7 +120,8 @@ func (r Report) MarshalJSON() ([]byte, error) {
 type Options struct {
 	// Dir is the workspace to check.
 	Dir string
-	// Getenv reads the environment; nil means os.Getenv.
+	// Getenv reads the environment Anvil was started with (the
+	// composition root's; this package reads none itself).
 	Getenv func(string) string
 	// LookPath finds commands; nil means exec.LookPath.
 	LookPath func(string) (string, error)
@@ -131,9 +133,6 @@ type Options struct {
 // Run performs every check. It fails only when the workspace cannot be
 // opened; everything else is a result.
 func Run(ctx context.Context, opts Options) (Report, error) {
-	if opts.Getenv == nil {
-		opts.Getenv = os.Getenv
-	}
 	if opts.LookPath == nil {
 		opts.LookPath = exec.LookPath
 	}
@@ -146,7 +145,11 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	r.Checks = append(r.Checks, cfgChecks...)
 	r.Checks = append(r.Checks, checkTrust(root.Dir(), opts.Getenv))
 	r.Checks = append(r.Checks, checkProviders(cfg, opts.Getenv)...)
-	serverChecks := checkServers(ctx, root, cfg, opts)
+	// One execution policy for every program the checks start, as a
+	// run's would be: from the user's configuration and environment.
+	layers, _ := config.ReadLayers(config.DefaultPaths(root.Dir(), opts.Getenv))
+	policy := execpolicy.New(execpolicy.Options{Root: root.Dir(), Trusted: layers.Trusted(), Environ: execpolicy.EnvironOf(opts.Getenv, cfg.Run.Env)})
+	serverChecks := checkServers(ctx, root, cfg, opts, policy)
 	if rust := checkRust(ctx, root.Dir(), opts.LookPath); len(rust) > 0 {
 		// cargo check validates Rust, with or without a server.
 		serverChecks = slices.DeleteFunc(serverChecks, func(c Check) bool { return c.Name == "rust" && c.Server == nil })
@@ -155,7 +158,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	r.Checks = append(r.Checks, serverChecks...)
 	r.Checks = append(r.Checks, checkTools(ctx, opts.LookPath)...)
 	r.Checks = append(r.Checks, checkSession(cfg, opts.Getenv))
-	r.Checks = append(r.Checks, checkShadowTree(ctx))
+	r.Checks = append(r.Checks, checkShadowTree(ctx, policy.HostPlaces()))
 	r.Checks = append(r.Checks, checkHooks(root.Dir(), opts.Getenv)...)
 	return r, nil
 }

@@ -177,14 +177,14 @@ func TestTailBuffer(t *testing.T) {
 
 // The test binary is also the shadow tree's helper, for the trial tree.
 func TestMain(m *testing.M) {
-	sandbox.Main()
+	sandbox.Main(os.Getenv)
 	os.Exit(m.Run())
 }
 
 // On a machine that allows them (this one, as root and as a user), the
 // trial shadow tree is made and holds its change.
 func TestShadowTreeProbe(t *testing.T) {
-	c := checkShadowTree(context.Background())
+	c := checkShadowTree(context.Background(), sandbox.HostPlaces{TempDir: os.TempDir()})
 	if c.Status != OK || !strings.Contains(c.Detail, "a trial tree was made in") {
 		t.Fatalf("%+v", c)
 	}

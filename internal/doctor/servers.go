@@ -22,7 +22,7 @@ import (
 // checkServers finds the server of each language (the config's languages,
 // else the detected ones), starts each server once, in parallel, as a run
 // would, and shuts them all down.
-func checkServers(ctx context.Context, root *workspace.Root, cfg config.Config, opts Options) []Check {
+func checkServers(ctx context.Context, root *workspace.Root, cfg config.Config, opts Options, policy *execpolicy.Policy) []Check {
 	langs, from, err := projectLanguages(ctx, root, cfg)
 	if err != nil {
 		return []Check{{Group: GroupServer, Name: "languages", Status: Warn, Detail: "could not scan the workspace: " + err.Error()}}
@@ -33,8 +33,6 @@ func checkServers(ctx context.Context, root *workspace.Root, cfg config.Config, 
 			Fix:    "run doctor in the project's root (-C DIR), or set them with 'anvil config set languages go,typescript'"}}
 	}
 	toolsDir := servers.DefaultToolsDir(opts.Getenv)
-	layers, _ := config.ReadLayers(config.DefaultPaths(root.Dir(), opts.Getenv))
-	policy := execpolicy.New(execpolicy.Options{Root: root.Dir(), Trusted: layers.Trusted(), Environ: execpolicy.EnvironOf(opts.Getenv, cfg.Run.Env)})
 	registry := servers.NewRegistry(servers.RegistryOptions{Overrides: cfg.ServerSpecs(), ToolsDir: toolsDir, LookPath: opts.LookPath,
 		TypeScriptEngine: servers.Engine(cfg.TypeScriptEngine), Policy: policy})
 

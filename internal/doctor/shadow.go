@@ -18,7 +18,7 @@ const GroupRun = "run"
 // unprivileged user may make shadow trees, then makes one for real: a
 // change set in a copy-on-write view of a scratch directory, read back by
 // a command inside, the directory untouched afterwards.
-func checkShadowTree(ctx context.Context) Check {
+func checkShadowTree(ctx context.Context, host sandbox.HostPlaces) Check {
 	c := Check{Group: GroupRun, Name: "shadow tree"}
 	if reason, fix := usernsRefused(); reason != "" {
 		c.Status, c.Detail, c.Fix = Warn, "the run stage ('anvil check --run') is unavailable: "+reason, fix
@@ -38,7 +38,7 @@ func checkShadowTree(ctx context.Context) Check {
 	defer cancel()
 	// Anvil's own probe in an empty directory of its own: the system's
 	// PATH and nothing else of the host.
-	res, err := sandbox.Run(ctx, sandbox.Spec{Root: dir, Seal: &sandbox.Seal{Env: []string{"PATH=/usr/bin:/bin"}},
+	res, err := sandbox.Run(ctx, sandbox.Spec{Root: dir, Seal: &sandbox.Seal{Env: []string{"PATH=/usr/bin:/bin"}, Host: host},
 		Changes: []sandbox.Change{{Path: "probe.txt", Content: []byte("after\n")}},
 		Argv:    []string{"sh", "-c", "cat probe.txt; echo x > written.txt"}})
 	switch {

@@ -13,8 +13,10 @@
 package execpolicy
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"github.com/anvil-dev/anvil/internal/state"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -121,8 +123,18 @@ var hostPlaces = []string{"TMPDIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DA
 // tests) gets the allow-listed environment, the hidden places kept from
 // it and the toolchains shown, trusted workspace or not.
 func (p *Policy) Sealed(spec sandbox.Spec) sandbox.Spec {
-	spec.Seal = &sandbox.Seal{Env: slices.Clone(p.sealedEnv), Hidden: slices.Clone(p.opts.Hidden), Visible: p.toolchains()}
+	spec.Seal = &sandbox.Seal{Env: slices.Clone(p.sealedEnv), Hidden: slices.Clone(p.opts.Hidden), Visible: p.toolchains(), Host: p.HostPlaces()}
 	return spec
+}
+
+// HostPlaces are the host's temporary, cache and runtime directories, as
+// the environment Anvil started with names them.
+func (p *Policy) HostPlaces() sandbox.HostPlaces {
+	return sandbox.HostPlaces{
+		TempDir:    cmp.Or(p.Getenv("TMPDIR"), "/tmp"),
+		PlacesFile: sandbox.PlacesFile(state.CacheDir(p.Getenv)),
+		RuntimeDir: p.Getenv("XDG_RUNTIME_DIR"),
+	}
 }
 
 // SealedEnv is the environment a sealed command gets (for keys that must

@@ -25,7 +25,7 @@ type Opener func(ctx context.Context, dir string) (service.Service, func(), erro
 type Gate struct {
 	Client Client
 	Open   Opener
-	// Getenv is os.Getenv outside tests.
+	// Getenv reads the environment Anvil started with.
 	Getenv func(string) string
 	// Strict refuses what could not be verified, instead of letting it
 	// through with a note.

@@ -18,7 +18,7 @@ import (
 
 // The test binary is also a fake language server (lspfake).
 func TestMain(m *testing.M) {
-	lspfake.Main()
+	lspfake.Main(os.Getenv)
 	os.Exit(m.Run())
 }
 

@@ -33,7 +33,7 @@ func requireBinary(t *testing.T, name string) string {
 
 // The test binary doubles as the fake server (see lspfake).
 func TestMain(m *testing.M) {
-	lspfake.Main()
+	lspfake.Main(os.Getenv)
 	os.Exit(m.Run())
 }
 

@@ -24,7 +24,7 @@ func BenchmarkShadowSetup(b *testing.B) {
 			b.Run("shadow", func(b *testing.B) {
 				var setup time.Duration
 				for b.Loop() {
-					res, err := Run(context.Background(), Spec{Seal: &Seal{}, Root: src, Env: env(), Argv: []string{"true"},
+					res, err := Run(context.Background(), Spec{Seal: hostSeal(), Root: src, Env: env(), Argv: []string{"true"},
 						Changes: []Change{{Path: "d0000/f00000.txt", Content: []byte("changed\n")}}})
 					if err != nil || res.ExitCode != 0 {
 						b.Fatalf("%v %+v", err, res)

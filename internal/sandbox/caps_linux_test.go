@@ -30,7 +30,7 @@ func TestCommandKeepsOnlyTheKeptCapabilities(t *testing.T) {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			res, err := Run(context.Background(), Spec{Seal: &Seal{}, Root: dir, Env: env(), Argv: []string{"grep", "^Cap", "/proc/self/status"}})
+			res, err := Run(context.Background(), Spec{Seal: hostSeal(), Root: dir, Env: env(), Argv: []string{"grep", "^Cap", "/proc/self/status"}})
 			if err != nil {
 				errs <- err
 				return

@@ -44,7 +44,7 @@ echo x > ` + marker + `
 echo x > /var/tmp/anvil-escape-dropped; echo x > /etc/anvil-escape
 echo x > /dev/anvil-escape; echo x > /dev/shm/anvil-escape
 echo done`
-	res := run(t, context.Background(), Spec{Seal: &Seal{}, Root: dir, Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}, Argv: []string{"sh", "-c", script}})
+	res := run(t, context.Background(), Spec{Seal: hostSeal(), Root: dir, Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}, Argv: []string{"sh", "-c", script}})
 	if !strings.Contains(string(res.Output), "done") {
 		t.Fatalf("the command did not run:\n%s", res.Output)
 	}
@@ -73,7 +73,7 @@ func TestEscapeSeesNoHostTmp(t *testing.T) {
 		t.Cleanup(func() { os.Remove(p) })
 		secrets = append(secrets, p)
 	}
-	res := run(t, context.Background(), Spec{Seal: &Seal{}, Root: dir, Env: env(), Argv: []string{"sh", "-c", "cat " + strings.Join(secrets, " ") + " && echo LEAKED; ls -A /tmp " + os.TempDir()}})
+	res := run(t, context.Background(), Spec{Seal: hostSeal(), Root: dir, Env: env(), Argv: []string{"sh", "-c", "cat " + strings.Join(secrets, " ") + " && echo LEAKED; ls -A /tmp " + os.TempDir()}})
 	out := string(res.Output)
 	if strings.Contains(out, "LEAKED") || strings.Contains(out, name+"\n") {
 		t.Fatalf("the host's /tmp is visible:\n%s", out)
@@ -89,7 +89,7 @@ func TestEscapeHiddenAndWritable(t *testing.T) {
 	testfs.Write(t, base, map[string]string{"state/journal/entry.json": "{}", "config/config.toml": "[servers.x]\ncommand = [\"sh\"]\n", "cache/old": "o", "netrc": "machine x password p"})
 	script := `ls -A ` + state + ` ` + config + `; cat ` + base + `/netrc; echo pwned > ` + config + `/config.toml; echo pwned > ` + state + `/x
 echo fresh > ` + cache + `/new; cat ` + cache + `/old; echo; echo done`
-	res := run(t, context.Background(), Spec{Seal: &Seal{}, Root: dir, Env: env(), Argv: []string{"sh", "-c", script},
+	res := run(t, context.Background(), Spec{Seal: hostSeal(), Root: dir, Env: env(), Argv: []string{"sh", "-c", script},
 		Hidden: []string{state, config, filepath.Join(base, "netrc")}, Writable: []string{cache}})
 	out := string(res.Output)
 	if strings.Contains(out, "entry.json") || strings.Contains(out, "journal") || strings.Contains(out, "config.toml\n") || strings.Contains(out, "password") {
@@ -131,7 +131,7 @@ func TestEscapeCannotReachTheDaemonSocket(t *testing.T) {
 			c.Close()
 		}
 	}()
-	res := run(t, context.Background(), Spec{Seal: &Seal{}, Root: dir, Env: append(env(), "SANDBOX_TEST_CONNECT="+sock),
+	res := run(t, context.Background(), Spec{Seal: hostSeal(), Root: dir, Env: append(env(), "SANDBOX_TEST_CONNECT="+sock),
 		Argv: []string{inTree(t, dir), "-test.run=^TestConnectHelper$", "-test.v"}})
 	select {
 	case <-accepted:
@@ -169,7 +169,7 @@ func TestEscapeSeesNoHostProcess(t *testing.T) {
 	script := `n=0; for p in /proc/[0-9]*; do n=$((n+1)); done; echo "processes=$n"
 cat /proc/` + me + `/cmdline 2>/dev/null && echo SAW-HOST-"PROCESS"
 cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\0' ' '; echo`
-	res := run(t, context.Background(), Spec{Seal: &Seal{}, Root: dir, Env: env(), Argv: []string{"sh", "-c", script}})
+	res := run(t, context.Background(), Spec{Seal: hostSeal(), Root: dir, Env: env(), Argv: []string{"sh", "-c", script}})
 	out := string(res.Output)
 	if strings.Contains(out, "SAW-HOST-PROCESS") || strings.Contains(out, "-test.") {
 		t.Fatalf("a host process is visible:\n%s", out)
@@ -193,7 +193,7 @@ func TestEscapeScratchOfDeadRunsIsSwept(t *testing.T) {
 	if os.Getenv("SANDBOX_TEST_HOLD") != "" {
 		// The victim: a run that waits until it is killed.
 		dir := os.Getenv("SANDBOX_TEST_HOLD")
-		_, _ = Run(context.Background(), Spec{Seal: &Seal{}, Root: dir, Env: env(), Argv: []string{"sleep", "600"},
+		_, _ = Run(context.Background(), Spec{Seal: hostSeal(), Root: dir, Env: env(), Argv: []string{"sleep", "600"},
 			Changes: []Change{{Path: "a.txt", Content: []byte("the change set")}}})
 		return
 	}
@@ -233,7 +233,7 @@ func testScratchSwept(t *testing.T, tmp, next string) {
 	scratch[0] = filepath.Dir(filepath.Dir(scratch[0]))
 	// Another run, its temporary directory the same and shown to it.
 	t.Setenv("TMPDIR", tmp)
-	peek := run(t, context.Background(), Spec{Seal: &Seal{}, Root: dir, Env: env(), Visible: []string{tmp},
+	peek := run(t, context.Background(), Spec{Seal: hostSeal(), Root: dir, Env: env(), Visible: []string{tmp},
 		Argv: []string{"sh", "-c", "cat " + tmp + "/" + scratchPrefix + "*/changes/* " + tmp + "/" + scratchPrefix + "*/spec.json; ls -A " + tmp}})
 	if strings.Contains(string(peek.Output), "the change set") || strings.Contains(string(peek.Output), filepath.Base(scratch[0])) {
 		t.Errorf("another run's scratch is visible:\n%s", peek.Output)
@@ -255,7 +255,7 @@ func testScratchSwept(t *testing.T, tmp, next string) {
 		t.Fatal(err)
 	}
 	t.Setenv("TMPDIR", next)
-	run(t, context.Background(), Spec{Seal: &Seal{}, Root: dir, Env: env(), Argv: []string{"true"}})
+	run(t, context.Background(), Spec{Seal: hostSeal(), Root: dir, Env: env(), Argv: []string{"true"}})
 	if left, _ := filepath.Glob(filepath.Join(tmp, scratchPrefix+"*")); len(left) != 0 {
 		t.Fatalf("scratch left behind: %v", left)
 	}
@@ -279,7 +279,7 @@ func waitFor(t *testing.T, f func() []string) []string {
 // there is not followed.
 func TestReportsComeBack(t *testing.T) {
 	dir := testfs.Tree(t, tree)
-	res := run(t, context.Background(), Spec{Seal: &Seal{}, Root: dir, Env: env(), Reports: true,
+	res := run(t, context.Background(), Spec{Seal: hostSeal(), Root: dir, Env: env(), Reports: true,
 		Argv: []string{"sh", "-c", "echo '<testsuite/>' > " + ReportDir + "/junit.xml; ln -s /etc/passwd " + ReportDir + "/link.xml"}})
 	if string(res.Reports["junit.xml"]) != "<testsuite/>\n" {
 		t.Fatalf("reports %v", res.Reports)
@@ -294,7 +294,7 @@ func TestReportsComeBack(t *testing.T) {
 func TestWritableOverTheWorkspaceIsRefused(t *testing.T) {
 	dir := testfs.Tree(t, tree)
 	for _, w := range []string{filepath.Dir(dir), filepath.Join(dir, "node_modules")} {
-		_, err := Run(context.Background(), Spec{Seal: &Seal{}, Root: dir, Env: env(), Argv: []string{"true"}, Writable: []string{w}})
+		_, err := Run(context.Background(), Spec{Seal: hostSeal(), Root: dir, Env: env(), Argv: []string{"true"}, Writable: []string{w}})
 		if err == nil || !strings.Contains(err.Error(), "overlaps the workspace") {
 			t.Errorf("writable %s: err = %v", w, err)
 		}
@@ -316,7 +316,7 @@ func TestEscapeChangesStayInTheTree(t *testing.T) {
 		{Path: "link/keep", Delete: true},
 		{Path: "link/planted", Content: []byte("x")},
 	} {
-		_, err := Run(context.Background(), Spec{Seal: &Seal{}, Root: dir, Env: env(), Argv: []string{"true"}, Changes: []Change{c}})
+		_, err := Run(context.Background(), Spec{Seal: hostSeal(), Root: dir, Env: env(), Argv: []string{"true"}, Changes: []Change{c}})
 		if _, serr := os.Stat(filepath.Join(outside, "victim", "keep")); serr != nil {
 			t.Fatalf("change %+v (err %v) deleted a file outside the tree", c.Path, err)
 		}
@@ -339,7 +339,7 @@ func TestEscapeHiddenLinkTarget(t *testing.T) {
 	if err := os.Symlink(filepath.Join(base, "dotfiles", "ssh"), link); err != nil {
 		t.Fatal(err)
 	}
-	res := run(t, context.Background(), Spec{Seal: &Seal{}, Root: dir, Env: env(), Hidden: []string{link},
+	res := run(t, context.Background(), Spec{Seal: hostSeal(), Root: dir, Env: env(), Hidden: []string{link},
 		Argv: []string{"sh", "-c", "cat " + link + "/id_ed25519 " + base + "/dotfiles/ssh/id_ed25519; echo done"}})
 	if strings.Contains(string(res.Output), "SECRET") {
 		t.Fatalf("the hidden key was read through its link's target:\n%s", res.Output)
@@ -361,7 +361,7 @@ func TestEscapeVisibleToolchains(t *testing.T) {
 		sdk := filepath.Join(base, "home", "sdk")
 		script := `tool; cat ` + sdk + `/cache/mod; cat ` + sdk + `/credentials.toml ` + base + `/home/.bash_history
 echo x > ` + sdk + `/cache/new || echo read-only; echo done`
-		res := run(t, context.Background(), Spec{Seal: &Seal{}, Root: dir, Env: []string{"PATH=" + sdk + "/bin:" + os.Getenv("PATH")}, Argv: []string{"sh", "-c", script},
+		res := run(t, context.Background(), Spec{Seal: hostSeal(), Root: dir, Env: []string{"PATH=" + sdk + "/bin:" + os.Getenv("PATH")}, Argv: []string{"sh", "-c", script},
 			Visible: []string{sdk}, Hidden: []string{filepath.Join(sdk, "credentials.toml")}})
 		out := string(res.Output)
 		if !strings.Contains(out, "tool ran\ncached\n") || !strings.Contains(out, "read-only\ndone") {
@@ -375,7 +375,7 @@ echo x > ` + sdk + `/cache/new || echo read-only; echo done`
 		}
 	}
 	for _, v := range []string{"/", "/tmp", "/run", "/home", "relative"} {
-		if _, err := Run(context.Background(), Spec{Seal: &Seal{}, Root: dir, Env: env(), Argv: []string{"true"}, Visible: []string{v}}); err == nil {
+		if _, err := Run(context.Background(), Spec{Seal: hostSeal(), Root: dir, Env: env(), Argv: []string{"true"}, Visible: []string{v}}); err == nil {
 			t.Errorf("visible %q accepted", v)
 		}
 	}
@@ -396,7 +396,7 @@ func TestEscapeHomeIsHidden(t *testing.T) {
 	}
 	script := `cd ~ && cat .claude/.credentials.json .claude.json .codex/auth.json .config/git/credentials .bash_history .zsh_history .gemini/oauth_creds.json .config/some-new-tool/token notes.txt
 ls -A ~; gotool; echo done`
-	res := run(t, context.Background(), Spec{Seal: &Seal{}, Root: dir, Env: []string{"PATH=" + home + "/go/bin:" + os.Getenv("PATH"), "HOME=" + home},
+	res := run(t, context.Background(), Spec{Seal: hostSeal(), Root: dir, Env: []string{"PATH=" + home + "/go/bin:" + os.Getenv("PATH"), "HOME=" + home},
 		Argv: []string{"sh", "-c", script}, Visible: []string{filepath.Join(home, "go")}})
 	out := string(res.Output)
 	if strings.Contains(out, "SECRET") {
@@ -453,7 +453,7 @@ func testHostSockets(t *testing.T, mech string) {
 			}
 		}()
 	}
-	res := run(t, context.Background(), Spec{Seal: &Seal{}, Root: dir, Mechanism: mech, Env: append(env(), "SANDBOX_TEST_CONNECT="+strings.Join(socks, ",")),
+	res := run(t, context.Background(), Spec{Seal: hostSeal(), Root: dir, Mechanism: mech, Env: append(env(), "SANDBOX_TEST_CONNECT="+strings.Join(socks, ",")),
 		Argv: []string{inTree(t, dir), "-test.run=^TestConnectHelper$", "-test.v"}})
 	if n := strings.Count(string(res.Output), "refused:"); n != len(socks) {
 		t.Errorf("%d of %d sockets refused:\n%s", n, len(socks), res.Output)
@@ -490,7 +490,7 @@ func TestEscapeBounds(t *testing.T) {
 			if tc.bound == BoundProcesses && os.Geteuid() == 0 {
 				t.Skip("RLIMIT_NPROC does not bind root; TestUnprivileged runs this as nobody")
 			}
-			res := run(t, context.Background(), Spec{Seal: &Seal{}, Root: dir, Env: env(), Limits: tc.limits, Argv: []string{"sh", "-c", tc.script}})
+			res := run(t, context.Background(), Spec{Seal: hostSeal(), Root: dir, Env: env(), Limits: tc.limits, Argv: []string{"sh", "-c", tc.script}})
 			if !slices.Contains(res.Hit, tc.bound) {
 				t.Fatalf("hit %v, want %s (exit %d):\n%s", res.Hit, tc.bound, res.ExitCode, res.Output)
 			}
@@ -503,13 +503,13 @@ func TestEscapeBounds(t *testing.T) {
 		})
 	}
 	// Without a bound asked, the defaults hold.
-	res := run(t, context.Background(), Spec{Seal: &Seal{}, Root: dir, Env: env(), Argv: []string{"sh", "-c", "ulimit -d; ulimit -f; ulimit -c"}})
+	res := run(t, context.Background(), Spec{Seal: hostSeal(), Root: dir, Env: env(), Argv: []string{"sh", "-c", "ulimit -d; ulimit -f; ulimit -c"}})
 	want := fmt.Sprintf("%d\n%d\n0\n", DefaultLimits.Memory>>10, DefaultLimits.FileSize>>9)
 	if string(res.Output) != want || res.Limits != DefaultLimits {
 		t.Errorf("ulimit -d, -f, -c: %q, want %q; limits %+v", res.Output, want, res.Limits)
 	}
 	// A negative bound is none: what the user has.
-	res = run(t, context.Background(), Spec{Seal: &Seal{}, Root: dir, Env: env(), Limits: Limits{Memory: -1, FileSize: -1}, Argv: []string{"sh", "-c", "ulimit -d; ulimit -f"}})
+	res = run(t, context.Background(), Spec{Seal: hostSeal(), Root: dir, Env: env(), Limits: Limits{Memory: -1, FileSize: -1}, Argv: []string{"sh", "-c", "ulimit -d; ulimit -f"}})
 	if host, _ := exec.Command("sh", "-c", "ulimit -d; ulimit -f").Output(); string(res.Output) != string(host) {
 		t.Errorf("no bound: %q, the user's %q", res.Output, host)
 	}
@@ -536,7 +536,7 @@ func TestDependencyLinksAreSeen(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res := run(t, context.Background(), Spec{Seal: &Seal{}, Root: dir, Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home},
+	res := run(t, context.Background(), Spec{Seal: hostSeal(), Root: dir, Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home},
 		Argv: []string{"sh", "-c", "cat node_modules/typescript/lib/tsc.js; echo; cat node_modules/whole-home/notes.txt " + home + "/notes.txt; echo > node_modules/typescript/lib/tsc.js && echo WROTE"}})
 	out := string(res.Output)
 	if !strings.Contains(out, "THE COMPILER") {
@@ -551,7 +551,7 @@ func TestDependencyLinksAreSeen(t *testing.T) {
 	if err := os.Symlink(filepath.Join(home, "modules"), filepath.Join(linked, "node_modules")); err != nil {
 		t.Fatal(err)
 	}
-	res = run(t, context.Background(), Spec{Seal: &Seal{}, Root: linked, Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home},
+	res = run(t, context.Background(), Spec{Seal: hostSeal(), Root: linked, Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home},
 		Argv: []string{"sh", "-c", "cat node_modules/@types/node/index.d.ts; cat " + home + "/notes.txt"}})
 	if out := string(res.Output); !strings.Contains(out, "THE TYPES") || strings.Contains(out, "SECRET") {
 		t.Errorf("a linked node_modules: %s", out)

@@ -16,9 +16,10 @@ import (
 // Main is the helper: when the process was started by [Run] it makes the
 // shadow tree and executes the command in its place, never returning;
 // otherwise it returns at once. The anvil binary (and a test binary that
-// runs [Run]) calls it first thing in main.
-func Main() {
-	path := os.Getenv(specEnv)
+// runs [Run]) calls it first thing in main, with the process's
+// environment, where [Run] names the helper's spec.
+func Main(getenv func(string) string) {
+	path := getenv(specEnv)
 	if path == "" {
 		return
 	}

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -83,14 +84,14 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	}
 	// The scratch directory holds what the command writes: never in the
 	// tree itself (checked before anything is made there).
-	tmp := os.TempDir()
+	tmp := cmp.Or(spec.Seal.Host.TempDir, "/tmp")
 	if real, err := filepath.EvalSymlinks(tmp); err == nil {
 		tmp = real
 	}
 	if inside(tmp, root) {
 		return nil, &UnavailableError{Reason: fmt.Sprintf("the temporary directory %s is inside the workspace", tmp), Fix: "set TMPDIR to a directory outside it"}
 	}
-	sweepAll(tmp)
+	sweepAll(tmp, spec.Seal.Host.PlacesFile)
 	scratch, release, err := makeScratch(tmp)
 	if err != nil {
 		return nil, err
@@ -101,7 +102,7 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	}()
 	hs := helperSpec{Root: root, Upper: filepath.Join(scratch, "upper"), Work: filepath.Join(scratch, "work"), Tree: filepath.Join(scratch, "tree"),
 		NewRoot: filepath.Join(scratch, "root"), Argv: spec.Argv, Dir: spec.Dir, Env: spec.Env, Network: spec.Network, Mechanism: spec.Mechanism,
-		Hidden: withTargets(append(append(runtimeDirs(), spec.Hidden...), scratchPlaces(tmp, scratch, spec, root)...)), Writable: spec.Writable,
+		Hidden: withTargets(append(append(runtimeDirs(spec.Seal.Host.RuntimeDir), spec.Hidden...), scratchPlaces(tmp, scratch, spec, root)...)), Writable: spec.Writable,
 		Visible: visible(spec), Limits: spec.Limits.withDefaults()}
 	dirs := []string{hs.Upper, hs.Work, hs.Tree, hs.NewRoot, filepath.Join(scratch, "changes")}
 	if spec.Reports {

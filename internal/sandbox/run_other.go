@@ -8,7 +8,7 @@ import (
 )
 
 // Main: the helper exists only on Linux.
-func Main() {}
+func Main(func(string) string) {}
 
 // Run: shadow trees need Linux's namespaces and overlayfs.
 func Run(context.Context, Spec) (*Result, error) {

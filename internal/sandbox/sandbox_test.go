@@ -16,7 +16,7 @@ import (
 
 // The test binary is also the helper.
 func TestMain(m *testing.M) {
-	Main()
+	Main(os.Getenv)
 	os.Exit(m.Run())
 }
 
@@ -63,7 +63,7 @@ cat node_modules/dep/index.js
 echo out > out.txt; mkdir -p __pycache__ build/deep; echo c > __pycache__/m.pyc
 mv dir dir2; rm -rf dir2/sub; chmod 000 a.txt; ln -s /etc/passwd link
 echo done`
-	res := run(t, context.Background(), Spec{Seal: &Seal{}, Root: dir, Env: env(), Argv: []string{"sh", "-c", script}, Mechanism: mech,
+	res := run(t, context.Background(), Spec{Seal: hostSeal(), Root: dir, Env: env(), Argv: []string{"sh", "-c", script}, Mechanism: mech,
 		Changes: []Change{{Path: "a.txt", Content: []byte("changed\n")}, {Path: "b.txt", Delete: true}, {Path: "new/n.txt", Content: []byte("n\n")}}})
 	out := string(res.Output)
 	if res.ExitCode != 0 || !strings.Contains(out, "changed\nn\nscript\nmodule.exports = 1;\n") || !strings.HasSuffix(out, "done\n") || res.Mechanism != mech {
@@ -83,7 +83,7 @@ func TestCommandCannotLeaveTheShadow(t *testing.T) {
 			before := testfs.Snapshot(t, dir)
 			script := `umount -l "$PWD" 2>&1 || echo refused; umount -l "$PWD/node_modules" 2>&1 || echo refused too
 echo x > escaped.txt; echo y > node_modules/escaped.txt 2>&1 || echo read-only`
-			res := run(t, context.Background(), Spec{Seal: &Seal{}, Root: dir, Env: env(), Mechanism: mech, Argv: []string{"sh", "-c", script}})
+			res := run(t, context.Background(), Spec{Seal: hostSeal(), Root: dir, Env: env(), Mechanism: mech, Argv: []string{"sh", "-c", script}})
 			if !strings.Contains(string(res.Output), "refused\n") || !strings.Contains(string(res.Output), "refused too") {
 				t.Errorf("umount was not refused:\n%s", res.Output)
 			}
@@ -96,7 +96,7 @@ echo x > escaped.txt; echo y > node_modules/escaped.txt 2>&1 || echo read-only`
 // up, and nothing else.
 func TestNetworkIsOffByDefault(t *testing.T) {
 	dir := testfs.Tree(t, tree)
-	res := run(t, context.Background(), Spec{Seal: &Seal{}, Root: dir, Env: env(), Argv: []string{"cat", "/proc/net/dev"}})
+	res := run(t, context.Background(), Spec{Seal: hostSeal(), Root: dir, Env: env(), Argv: []string{"cat", "/proc/net/dev"}})
 	var ifaces []string
 	for _, line := range strings.Split(string(res.Output), "\n") {
 		if name, _, ok := strings.Cut(line, ":"); ok && !strings.Contains(name, "|") {
@@ -106,7 +106,7 @@ func TestNetworkIsOffByDefault(t *testing.T) {
 	if len(ifaces) != 1 || ifaces[0] != "lo" {
 		t.Fatalf("interfaces %v:\n%s", ifaces, res.Output)
 	}
-	conn := run(t, context.Background(), Spec{Seal: &Seal{}, Root: dir, Env: append(env(), "SANDBOX_TEST_LOOPBACK=1"), Argv: []string{inTree(t, dir), "-test.run=^TestLoopbackHelper$", "-test.v"}})
+	conn := run(t, context.Background(), Spec{Seal: hostSeal(), Root: dir, Env: append(env(), "SANDBOX_TEST_LOOPBACK=1"), Argv: []string{inTree(t, dir), "-test.run=^TestLoopbackHelper$", "-test.v"}})
 	if conn.ExitCode != 0 || !strings.Contains(string(conn.Output), "--- PASS: TestLoopbackHelper") {
 		t.Fatalf("loopback unusable in the shadow (exit %d):\n%s", conn.ExitCode, conn.Output)
 	}
@@ -131,7 +131,7 @@ func TestCancelKillsEverything(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	res := run(t, ctx, Spec{Seal: &Seal{}, Root: dir, Env: env(), Argv: []string{"sh", "-c", "setsid sleep 3600 & sleep 3600"}})
+	res := run(t, ctx, Spec{Seal: hostSeal(), Root: dir, Env: env(), Argv: []string{"sh", "-c", "setsid sleep 3600 & sleep 3600"}})
 	if !res.Killed || res.ExitCode != -1 || time.Since(start) > 5*time.Second {
 		t.Fatalf("killed %v, exit %d, after %v", res.Killed, res.ExitCode, time.Since(start))
 	}
@@ -165,7 +165,7 @@ func sleepers() []string {
 // Output past the limit keeps its end.
 func TestOutputKeepsTheTail(t *testing.T) {
 	dir := testfs.Tree(t, tree)
-	res := run(t, context.Background(), Spec{Seal: &Seal{}, Root: dir, Env: env(), OutputLimit: 1000, Argv: []string{"sh", "-c", "seq 1 5000"}})
+	res := run(t, context.Background(), Spec{Seal: hostSeal(), Root: dir, Env: env(), OutputLimit: 1000, Argv: []string{"sh", "-c", "seq 1 5000"}})
 	if !res.Truncated || len(res.Output) != 1000 || !strings.HasSuffix(string(res.Output), "4999\n5000\n") {
 		t.Fatalf("truncated %v, %d bytes, ends %q", res.Truncated, len(res.Output), res.Output[len(res.Output)-20:])
 	}
@@ -239,7 +239,7 @@ func TestUnavailableRunsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := testfs.Snapshot(t, dir)
-	_, err := Run(context.Background(), Spec{Seal: &Seal{}, Root: dir, Env: env(), Argv: []string{"sh", "-c", "echo x > ran.txt"}})
+	_, err := Run(context.Background(), Spec{Seal: hostSeal(), Root: dir, Env: env(), Argv: []string{"sh", "-c", "echo x > ran.txt"}})
 	if !IsUnavailable(err) || !strings.Contains(err.Error(), "inside the workspace") {
 		t.Fatalf("err = %v", err)
 	}

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/anvil-dev/anvil/internal/state"
 )
 
 // Each run's scratch directory (the overlay's upper layer, a copy of the
@@ -54,23 +52,27 @@ func makeScratch(tmp string) (dir string, release func(), err error) {
 	return dir, func() { f.Close() }, nil
 }
 
-// placesFile lists, a line each, the temporary directories runs have
-// made scratch directories in.
-func placesFile() string { return filepath.Join(state.CacheDir(os.Getenv), "scratch-places") }
+// PlacesFile is where the temporary directories runs have made scratch
+// directories in are listed, a line each, in Anvil's cache directory.
+func PlacesFile(cacheDir string) string { return filepath.Join(cacheDir, "scratch-places") }
 
-// sweepAll records tmp as a place of scratch directories and sweeps every
-// place recorded.
-func sweepAll(tmp string) {
+// sweepAll records tmp as a place of scratch directories in placesFile
+// ("" records nothing) and sweeps every place recorded.
+func sweepAll(tmp, placesFile string) {
 	places := []string{tmp}
-	b, _ := os.ReadFile(placesFile())
+	if placesFile == "" {
+		sweep(tmp)
+		return
+	}
+	b, _ := os.ReadFile(placesFile)
 	for _, line := range strings.Split(string(b), "\n") {
 		if filepath.IsAbs(line) && !slices.Contains(places, line) {
 			places = append(places, line)
 		}
 	}
 	if !strings.Contains("\n"+string(b), "\n"+tmp+"\n") {
-		if err := os.MkdirAll(filepath.Dir(placesFile()), 0o700); err == nil {
-			if f, err := os.OpenFile(placesFile(), os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_CLOEXEC, 0o600); err == nil {
+		if err := os.MkdirAll(filepath.Dir(placesFile), 0o700); err == nil {
+			if f, err := os.OpenFile(placesFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_CLOEXEC, 0o600); err == nil {
 				_, _ = f.WriteString(tmp + "\n")
 				f.Close()
 			}
@@ -126,10 +128,11 @@ func ownerGone(dir string, created time.Time) bool {
 }
 
 // runtimeDirs are the user's runtime directories: where the daemon's
-// socket, the session bus and the keyring's sockets live.
-func runtimeDirs() []string {
+// socket, the session bus and the keyring's sockets live; runtime is
+// XDG_RUNTIME_DIR.
+func runtimeDirs(runtime string) []string {
 	dirs := []string{"/run/user"}
-	if d := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(d) && !under(d, "/run/user") {
+	if d := runtime; filepath.IsAbs(d) && !under(d, "/run/user") {
 		dirs = append(dirs, filepath.Clean(d))
 	}
 	return dirs

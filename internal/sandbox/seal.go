@@ -12,6 +12,24 @@ type Seal struct {
 	Env     []string
 	Hidden  []string
 	Visible []string
+	// Host are the host's places a run uses and hides, as the
+	// environment Anvil started with names them (read once, by the
+	// policy: this package reads no environment).
+	Host HostPlaces
+}
+
+// HostPlaces are where a run makes its scratch and what it must hide.
+type HostPlaces struct {
+	// TempDir is the host's temporary directory, where the run's scratch
+	// directory is made ("" means /tmp).
+	TempDir string
+	// PlacesFile records the temporary directories runs have used, so
+	// that a run sweeps what killed ones left wherever TMPDIR was (""
+	// sweeps TempDir alone).
+	PlacesFile string
+	// RuntimeDir is the user's runtime directory (XDG_RUNTIME_DIR),
+	// hidden from the command beside /run/user.
+	RuntimeDir string
 }
 
 // sealed returns spec with its seal laid under it: the seal's

@@ -18,7 +18,7 @@ import (
 
 // The test binary is also the fake language server (see lspfake).
 func TestMain(m *testing.M) {
-	lspfake.Main()
+	lspfake.Main(os.Getenv)
 	os.Exit(m.Run())
 }
 

@@ -382,7 +382,7 @@ func IsNoServer(err error) bool {
 
 // DefaultToolsDir is where scripts/install-servers.sh puts servers:
 // $ANVIL_TOOLS_DIR, else $XDG_DATA_HOME/anvil/tools, else
-// ~/.local/share/anvil/tools. getenv is os.Getenv outside tests.
+// ~/.local/share/anvil/tools. getenv reads the environment Anvil started with.
 func DefaultToolsDir(getenv func(string) string) string {
 	if d := getenv("ANVIL_TOOLS_DIR"); d != "" {
 		return d

@@ -20,7 +20,7 @@ const newEnv = "ANVIL_TEST_NEW_SESSION"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(newEnv) != "" {
-		s, err := New("", time.Now())
+		s, err := New(DefaultBase(os.Getenv), time.Now())
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)

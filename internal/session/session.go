@@ -29,7 +29,7 @@ import (
 // DefaultBase is where session directories go unless configured
 // otherwise: anvil-UID in the temporary directory ($TMPDIR, else /tmp).
 // It is the one definition of Anvil's per-user temporary directory.
-// getenv is os.Getenv outside tests.
+// getenv reads the environment Anvil started with.
 func DefaultBase(getenv func(string) string) string {
 	tmp := getenv("TMPDIR")
 	if !filepath.IsAbs(tmp) {
@@ -74,13 +74,13 @@ const (
 // lockName is the lock file in a run's directory.
 const lockName = ".lock"
 
-// New creates a new session directory under base ([DefaultBase] of the
-// process's environment if empty), after checking that base is private
+// New creates a new session directory under base (see [Base]), after
+// checking that base is private
 // to the user, and sweeps the base of old runs' directories. IDs sort by
 // creation time.
 func New(base string, now time.Time) (*Session, error) {
 	if base == "" {
-		base = DefaultBase(os.Getenv)
+		return nil, errors.New("session directory: no base given")
 	}
 	if err := os.MkdirAll(base, 0o700); err != nil {
 		return nil, fmt.Errorf("session directory: %w", err)

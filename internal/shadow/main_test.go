@@ -10,6 +10,6 @@ import (
 // TestMain lets the test binary serve as the shadow tree's helper, which
 // the batch checkers run in.
 func TestMain(m *testing.M) {
-	sandbox.Main()
+	sandbox.Main(os.Getenv)
 	os.Exit(m.Run())
 }

@@ -15,7 +15,7 @@ import (
 	"syscall"
 )
 
-// Dir returns Anvil's state directory. getenv is os.Getenv outside tests.
+// Dir returns Anvil's state directory. getenv reads the environment Anvil started with.
 func Dir(getenv func(string) string) string {
 	if d := getenv("ANVIL_STATE_DIR"); d != "" {
 		return d

@@ -58,7 +58,7 @@ var credentialPaths = []string{
 // journal, the locks) and configuration (which names the servers Anvil
 // starts), the daemon's socket directory when moved out of the runtime
 // directory (which the shadow tree always hides), and the credential
-// stores of the home. getenv is os.Getenv outside tests.
+// stores of the home. getenv reads the environment Anvil started with.
 func Hidden(getenv func(string) string) []string {
 	out := []string{state.Dir(getenv)}
 	if p := config.DefaultPaths("", getenv).User; p != "" {

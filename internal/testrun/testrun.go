@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/anvil-dev/anvil/internal/execpolicy"
+	"github.com/anvil-dev/anvil/internal/state"
 	"maps"
 	"os"
 	"path/filepath"
@@ -100,12 +101,11 @@ func New(root *workspace.Root, opts Options) *Stage {
 	if opts.Timeout == 0 {
 		opts.Timeout = 10 * time.Minute
 	}
+	if opts.CacheDir == "" && opts.Policy != nil {
+		opts.CacheDir = state.CacheDir(opts.Policy.Getenv)
+	}
 	if opts.CacheDir == "" {
-		if base, err := os.UserCacheDir(); err == nil {
-			opts.CacheDir = filepath.Join(base, "anvil")
-		} else {
-			opts.CacheDir = filepath.Join(os.TempDir(), fmt.Sprintf("anvil-cache-%d", os.Getuid()))
-		}
+		opts.CacheDir = filepath.Join("/tmp", fmt.Sprintf("anvil-cache-%d", os.Getuid()))
 	}
 	var env []string
 	if opts.Policy != nil {

@@ -22,7 +22,7 @@ import (
 
 // The test binary is also the shadow tree's helper.
 func TestMain(m *testing.M) {
-	sandbox.Main()
+	sandbox.Main(os.Getenv)
 	os.Exit(m.Run())
 }
 

@@ -38,7 +38,7 @@ Or see the whole pipeline on a bundled example, with replayed model turns:
 
 // Select picks the provider: the flag wins; otherwise Anthropic when
 // ANTHROPIC_API_KEY is set, else OpenAI-compatible when OPENAI_BASE_URL or
-// OPENAI_API_KEY is set. getenv is os.Getenv outside tests.
+// OPENAI_API_KEY is set. getenv reads the environment Anvil started with.
 func Select(c Choice, getenv func(string) string) (llm.Provider, error) {
 	name := c.Provider
 	if name == "" {

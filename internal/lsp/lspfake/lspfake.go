@@ -7,7 +7,7 @@
 // A test binary becomes the server when its TestMain calls [Main] first:
 //
 //	func TestMain(m *testing.M) {
-//		lspfake.Main() // returns unless ANVIL_FAKE_LSP is set
+//		lspfake.Main(os.Getenv) // returns unless ANVIL_FAKE_LSP is set
 //		os.Exit(m.Run())
 //	}
 //
@@ -64,10 +64,10 @@ const EnvVar = "ANVIL_FAKE_LSP"
 // Env returns the environment entry that makes a test binary this server.
 func Env(behaviour string) string { return EnvVar + "=" + behaviour }
 
-// Main runs the fake server and exits if [EnvVar] is set; otherwise it
-// returns at once.
-func Main() {
-	spec := os.Getenv(EnvVar)
+// Main runs the fake server and exits if [EnvVar] is set in the
+// process's environment (read with getenv); otherwise it returns at once.
+func Main(getenv func(string) string) {
+	spec := getenv(EnvVar)
 	if spec == "" {
 		return
 	}
