@@ -237,6 +237,27 @@ type group struct {
 	project *projectChecker
 }
 
+// groups are a validation's groups by what checks them, in the order
+// first met.
+type groups struct {
+	by    map[string]*group
+	order []string
+}
+
+// add puts c in the group of srv (made for lang if new); config says c is
+// a configuration file the server's projects read.
+func (gs *groups) add(srv *servers.Server, lang string, c *changeset.Change, config bool) {
+	name := srv.Spec().Name
+	g, ok := gs.by[name]
+	if !ok {
+		g = &group{server: srv, lang: lang}
+		gs.by[name] = g
+		gs.order = append(gs.order, name)
+	}
+	g.changes = append(g.changes, c)
+	g.config = g.config || config
+}
+
 // name is what checks the group.
 func (g *group) name() string {
 	if g.project != nil {
@@ -257,19 +278,18 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 	}
 	start := v.opts.Clock()
 	res := &Result{New: []Diag{}, Resolved: []Diag{}, Preexisting: []Diag{}, CheckedFiles: []string{}, Servers: []ServerInfo{}}
-	groups := map[string]*group{}
-	var order []string
+	gs := &groups{by: map[string]*group{}}
 	for _, c := range set.Changes() {
 		if c.Unchanged() {
 			continue
 		}
 		lang := servers.LanguageOf(c.Path)
 		if pc := v.projectCheckerFor(c.Path); pc != nil {
-			g, ok := groups[pc.label]
+			g, ok := gs.by[pc.label]
 			if !ok {
 				g = &group{project: pc, lang: pc.language}
-				groups[pc.label] = g
-				order = append(order, pc.label)
+				gs.by[pc.label] = g
+				gs.order = append(gs.order, pc.label)
 			}
 			g.changes = append(g.changes, c)
 			continue
@@ -294,15 +314,7 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 			res.Unverified = append(res.Unverified, Skipped{Path: c.Path, Reason: configUnverifiable(srv.Spec(), c.Path)})
 			continue
 		}
-		name := srv.Spec().Name
-		g, ok := groups[name]
-		if !ok {
-			g = &group{server: srv, lang: lang}
-			groups[name] = g
-			order = append(order, name)
-		}
-		g.changes = append(g.changes, c)
-		g.config = g.config || config
+		gs.add(srv, lang, c, config)
 	}
 
 	// Only the check itself runs under the validation timeout; what comes
@@ -328,15 +340,7 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 		case !srv.Spec().TakesConfig(c.Path):
 			res.Unverified = append(res.Unverified, Skipped{Path: c.Path, Reason: "a project's configuration extends it: " + configUnverifiable(srv.Spec(), c.Path)})
 		default:
-			name := srv.Spec().Name
-			g, ok := groups[name]
-			if !ok {
-				g = &group{server: srv, lang: lang}
-				groups[name] = g
-				order = append(order, name)
-			}
-			g.changes = append(g.changes, c)
-			g.config = true
+			gs.add(srv, lang, c, true)
 		}
 	}
 	res.NotCode, included = v.includedFragments(lctx, snap, set, res.NotCode)
@@ -346,20 +350,13 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 			res.Unverified = append(res.Unverified, Skipped{Path: c.Path, Reason: err.Error()})
 			continue
 		}
-		name := srv.Spec().Name
-		g, ok := groups[name]
-		if !ok {
-			g = &group{server: srv, lang: "c"}
-			groups[name] = g
-			order = append(order, name)
-		}
-		g.changes = append(g.changes, c)
+		gs.add(srv, "c", c, false)
 	}
-	outcomes := make([]groupOutcome, len(order))
+	outcomes := make([]groupOutcome, len(gs.order))
 	var wg sync.WaitGroup
-	for i, name := range order {
+	for i, name := range gs.order {
 		wg.Go(func() {
-			if g := groups[name]; g.project != nil {
+			if g := gs.by[name]; g.project != nil {
 				outcomes[i] = v.checkProject(ctx, snap, g)
 			} else {
 				outcomes[i] = v.checkGroup(ctx, snap, g, scope)
@@ -386,12 +383,12 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 		res.Verdict = Rejected
 	case len(res.Unverified) > 0:
 		res.Verdict = Unverified
-	case len(res.CheckedFiles) == 0 && len(order) > 0:
+	case len(res.CheckedFiles) == 0 && len(gs.order) > 0:
 		// Code or configuration changed and no server reported on any
 		// file: nothing shows the change was seen.
-		for _, name := range order {
-			for _, c := range groups[name].changes {
-				res.Unverified = append(res.Unverified, Skipped{Path: c.Path, Reason: groups[name].name() + " reported on no file after the change"})
+		for _, name := range gs.order {
+			for _, c := range gs.by[name].changes {
+				res.Unverified = append(res.Unverified, Skipped{Path: c.Path, Reason: gs.by[name].name() + " reported on no file after the change"})
 			}
 		}
 		res.Verdict = Unverified
