@@ -326,7 +326,7 @@ func (st *staged) codex(input json.RawMessage) error {
 // oldString when it is in the file once (or everywhere with replaceAll);
 // otherwise OpenCode tries looser matchers (trimmed lines, indentation,
 // whitespace, escapes, anchors), whose result is not computed here: such
-// an edit is checked after it is written (the post-edit hook).
+// an edit is [Unmodelled].
 func (st *staged) opencode(tool string, input json.RawMessage) error {
 	var in struct {
 		FilePath   string  `json:"filePath"`
@@ -452,8 +452,9 @@ func (st *staged) patch(c Client, input json.RawMessage) error {
 }
 
 // Unmodelled is an edit whose result the client computes in a way Anvil
-// does not (a loose match): the pre-edit hook lets it through, and the
-// post-edit hook checks the file the client wrote.
+// does not (a loose match): the pre-edit hook lets it through with a note
+// (refuses it under --strict), and the end of the turn checks the file
+// the client wrote, against the session's snapshot.
 type Unmodelled struct{ Reason string }
 
 func (u *Unmodelled) Error() string { return u.Reason }

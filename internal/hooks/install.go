@@ -87,9 +87,6 @@ const (
 	VerbSessionStart = "session-start"
 	VerbPreEdit      = "pre-edit"
 	VerbStop         = "stop"
-	// VerbPostEdit checks what an edit tool wrote, where the client's
-	// edit could not be computed beforehand.
-	VerbPostEdit = "post-edit"
 )
 
 // Bounds of the hooks' own work, each below the timeout the installed
@@ -204,7 +201,7 @@ func Command(bin, verb string, c Client) string {
 // (the binary, as Command quotes it or a user wrote it), then Anvil's
 // own arguments.
 var anvilCommand = regexp.MustCompile(`^\s*(?:'(?:[^']|'\\'')*'|"[^"]*"|[^\s'"]+)\s+hook\s+(?:` +
-	VerbSessionStart + `|` + VerbPreEdit + `|` + VerbStop + `|` + VerbPostEdit + `)\s+--client\s+(?:claude|codex|gemini|opencode|copilot)(?:\s|$)`)
+	VerbSessionStart + `|` + VerbPreEdit + `|` + VerbStop + `)\s+--client\s+(?:claude|codex|gemini|opencode|copilot)(?:\s|$)`)
 
 // IsAnvilCommand reports whether a hook's command is one Anvil installed.
 func IsAnvilCommand(cmd string) bool { return anvilCommand.MatchString(cmd) }
