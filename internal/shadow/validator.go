@@ -27,10 +27,8 @@ import (
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/compiledb"
 	"github.com/anvil-dev/anvil/internal/lsp"
-	"github.com/anvil-dev/anvil/internal/pyconfig"
 	"github.com/anvil-dev/anvil/internal/reach"
 	"github.com/anvil-dev/anvil/internal/servers"
-	"github.com/anvil-dev/anvil/internal/tsconfig"
 	"github.com/anvil-dev/anvil/internal/tsserver"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
@@ -326,31 +324,24 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 		return nil, err
 	}
 	res.DiskState = snap.Fingerprint
-	res.NotCode, res.Unverified = v.importedData(lctx, snap, set, res.NotCode, res.Unverified)
-	res.NotCode, res.Unverified = embeddedFiles(snap, res.NotCode, res.Unverified)
-	var included, extended []*changeset.Change
-	var extendedBy map[string]string
-	res.NotCode, extended, extendedBy = v.extendedConfigs(snap, set, res.NotCode)
-	for _, c := range extended {
-		lang := extendedBy[c.Path]
-		srv, err := v.servers.ForLanguage(lang)
-		switch {
-		case err != nil:
-			res.Unverified = append(res.Unverified, Skipped{Path: c.Path, Reason: err.Error()})
-		case !srv.Spec().TakesConfig(c.Path):
-			res.Unverified = append(res.Unverified, Skipped{Path: c.Path, Reason: "a project's configuration extends it: " + configUnverifiable(srv.Spec(), c.Path)})
-		default:
-			gs.add(srv, lang, c, true)
-		}
-	}
-	res.NotCode, included = v.includedFragments(lctx, snap, set, res.NotCode)
-	for _, c := range included {
-		srv, err := v.servers.ForLanguage("c")
-		if err != nil {
-			res.Unverified = append(res.Unverified, Skipped{Path: c.Path, Reason: err.Error()})
+	// A file no server applies to may still be read by a checker: the
+	// inventory decides, once, what reads each.
+	var read []unread
+	res.NotCode, read = v.readersOf(lctx, snap, set, res.NotCode)
+	for _, r := range read {
+		if r.unverified != "" {
+			res.Unverified = append(res.Unverified, Skipped{Path: r.change.Path, Reason: r.unverified})
 			continue
 		}
-		gs.add(srv, "c", c, false)
+		srv, err := v.servers.ForLanguage(r.lang)
+		switch {
+		case err != nil:
+			res.Unverified = append(res.Unverified, Skipped{Path: r.change.Path, Reason: err.Error()})
+		case r.config && !srv.Spec().TakesConfig(r.change.Path):
+			res.Unverified = append(res.Unverified, Skipped{Path: r.change.Path, Reason: "a project's configuration extends it: " + configUnverifiable(srv.Spec(), r.change.Path)})
+		default:
+			gs.add(srv, r.lang, r.change, r.config)
+		}
 	}
 	outcomes := make([]groupOutcome, len(gs.order))
 	var wg sync.WaitGroup
@@ -945,105 +936,4 @@ func (v *Validator) prepare(ctx context.Context, srv *servers.Server, req server
 		v.progress(ctx, Progress{Server: srv.Spec().Name, Stage: "loading"})
 	}
 	return srv.Prepare(ctx, files)
-}
-
-// embeddedFiles moves from notCode to unverified the files a //go:embed
-// directive names: the go command reads them to build the package (a
-// deleted one fails it), and gopls reads them only from disk, so a change
-// to one cannot be checked before it is written.
-func embeddedFiles(snap *Snapshot, notCode, unverified []Skipped) ([]Skipped, []Skipped) {
-	var kept []Skipped
-	for _, s := range notCode {
-		if by := reach.EmbeddedBy(snap.Files, s.Path); by != "" {
-			unverified = append(unverified, Skipped{Path: s.Path, Reason: by + " embeds it (//go:embed), and gopls reads embedded files only from disk, so a change to it cannot be checked before it is written"})
-			continue
-		}
-		kept = append(kept, s)
-	}
-	return kept, unverified
-}
-
-// extendedConfigs takes from notCode the files a TypeScript project file
-// or a pyright configuration of the workspace extends, directly or not
-// (tsconfig.json extends ./configs/strict.json): they configure the
-// project as the extending file does. lang says whose each is.
-func (v *Validator) extendedConfigs(snap *Snapshot, set *changeset.Set, notCode []Skipped) (kept []Skipped, configs []*changeset.Change, lang map[string]string) {
-	var jsonFiles []Skipped
-	for _, s := range notCode {
-		if strings.HasSuffix(s.Path, ".json") || strings.HasSuffix(s.Path, ".toml") {
-			jsonFiles = append(jsonFiles, s)
-		} else {
-			kept = append(kept, s)
-		}
-	}
-	if len(jsonFiles) == 0 {
-		return notCode, nil, nil
-	}
-	extended := map[string]string{} // by absolute path
-	for _, rel := range snap.Sorted() {
-		switch servers.ConfigLanguage(rel) {
-		case "typescript":
-			if path.Base(rel) != "package.json" {
-				for _, abs := range tsconfig.Extended(v.root.Abs(rel)) {
-					extended[abs] = "typescript"
-				}
-			}
-		case "python":
-			for _, r := range pyconfig.Extended(v.root.Dir(), path.Dir(rel)) {
-				extended[v.root.Abs(r)] = "python"
-			}
-		}
-	}
-	lang = map[string]string{}
-	for _, s := range jsonFiles {
-		c, _ := set.Get(s.Path)
-		if c != nil && extended[v.root.Abs(c.Path)] != "" {
-			configs = append(configs, c)
-			lang[c.Path] = extended[v.root.Abs(c.Path)]
-			continue
-		}
-		kept = append(kept, s)
-	}
-	return kept, configs, lang
-}
-
-// includedFragments takes from notCode the files C/C++ files include,
-// whatever their names (an X-macro list, colors.def): the compiler reads
-// them as code, so they are checked through their includers.
-func (v *Validator) includedFragments(ctx context.Context, snap *Snapshot, set *changeset.Set, notCode []Skipped) (kept []Skipped, included []*changeset.Change) {
-	if v.deps == nil {
-		return notCode, nil
-	}
-	for _, s := range notCode {
-		c, _ := set.Get(s.Path)
-		if c != nil && reach.Family(c.Path) == "" {
-			if d, err := v.deps.Dependants(ctx, snap.Files, []*changeset.Change{c}, 1); err == nil && len(d.Files) > 0 {
-				included = append(included, c)
-				continue
-			}
-		}
-		kept = append(kept, s)
-	}
-	return kept, included
-}
-
-// importedData moves from notCode to unverified the data files that code
-// imports (JSON through resolveJsonModule): their content is part of the
-// importers' types, and they are not checked yet.
-func (v *Validator) importedData(ctx context.Context, snap *Snapshot, set *changeset.Set, notCode, unverified []Skipped) ([]Skipped, []Skipped) {
-	if v.deps == nil {
-		return notCode, unverified
-	}
-	var kept []Skipped
-	for _, s := range notCode {
-		c, _ := set.Get(s.Path)
-		if c != nil && path.Ext(c.Path) == ".json" {
-			if d, err := v.deps.Dependants(ctx, snap.Files, []*changeset.Change{c}, 1); err != nil || len(d.Files) > 0 {
-				unverified = append(unverified, Skipped{Path: s.Path, Reason: "code imports this JSON file, and changes to imported data are not checked yet"})
-				continue
-			}
-		}
-		kept = append(kept, s)
-	}
-	return kept, unverified
 }

@@ -1,0 +1,116 @@
+package shadow
+
+import (
+	"context"
+	"path"
+	"strings"
+
+	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/pyconfig"
+	"github.com/anvil-dev/anvil/internal/reach"
+	"github.com/anvil-dev/anvil/internal/servers"
+	"github.com/anvil-dev/anvil/internal/tsconfig"
+)
+
+// unread is a changed file no language server applies to that a checker
+// reads all the same: checked as lang's (config: as its projects'
+// configuration), or unverified with the reason.
+type unread struct {
+	change     *changeset.Change
+	lang       string
+	config     bool
+	unverified string
+}
+
+// readersOf is the one place that decides what reads a changed file no
+// language server applies to (notCode), whatever its name; it keeps in
+// notCode only the files no checker reads. The rules, in order:
+//   - data code imports (JSON through resolveJsonModule) is part of its
+//     importers' types, and is not checked yet: unverified;
+//   - a file a //go:embed names is read by the go command, and gopls reads
+//     it only from disk: unverified;
+//   - a file a tsconfig.json or pyright configuration extends configures
+//     the project as the extending file does: checked as configuration;
+//   - a file a C/C++ file includes, whatever its name (an X-macro list),
+//     is code to the compiler: checked through its includers.
+//
+// Where the import graph cannot say who reads a file, it is unverified:
+// an unknown reader is never taken for none.
+func (v *Validator) readersOf(ctx context.Context, snap *Snapshot, set *changeset.Set, notCode []Skipped) (kept []Skipped, read []unread) {
+	extended := v.extendedBy(snap, notCode)
+	for _, s := range notCode {
+		c, _ := set.Get(s.Path)
+		if c == nil {
+			kept = append(kept, s)
+			continue
+		}
+		if r, ok := v.readerOf(ctx, snap, c, extended); ok {
+			read = append(read, r)
+			continue
+		}
+		kept = append(kept, s)
+	}
+	return kept, read
+}
+
+// readerOf applies readersOf's rules to one file.
+func (v *Validator) readerOf(ctx context.Context, snap *Snapshot, c *changeset.Change, extended map[string]string) (unread, bool) {
+	importers := func() (int, error) {
+		if v.deps == nil {
+			return 0, nil
+		}
+		d, err := v.deps.Dependants(ctx, snap.Files, []*changeset.Change{c}, 1)
+		return len(d.Files), err
+	}
+	if path.Ext(c.Path) == ".json" {
+		if n, err := importers(); err != nil || n > 0 {
+			return unread{change: c, unverified: "code imports this JSON file, and changes to imported data are not checked yet"}, true
+		}
+	}
+	if by := reach.EmbeddedBy(snap.Files, c.Path); by != "" {
+		return unread{change: c, unverified: by + " embeds it (//go:embed), and gopls reads embedded files only from disk, so a change to it cannot be checked before it is written"}, true
+	}
+	if lang := extended[v.root.Abs(c.Path)]; lang != "" {
+		return unread{change: c, lang: lang, config: true}, true
+	}
+	if reach.Family(c.Path) == "" && v.deps != nil {
+		n, err := importers()
+		switch {
+		case err != nil:
+			return unread{change: c, unverified: "who includes or imports it could not be found: " + err.Error()}, true
+		case n > 0:
+			return unread{change: c, lang: "c"}, true
+		}
+	}
+	return unread{}, false
+}
+
+// extendedBy maps the files a TypeScript project file or a pyright
+// configuration of the workspace extends, directly or not (tsconfig.json
+// extends ./configs/strict.json), to whose they are, by absolute path;
+// nil when no file of notCode could be one.
+func (v *Validator) extendedBy(snap *Snapshot, notCode []Skipped) map[string]string {
+	maybe := false
+	for _, s := range notCode {
+		maybe = maybe || strings.HasSuffix(s.Path, ".json") || strings.HasSuffix(s.Path, ".toml")
+	}
+	if !maybe {
+		return nil
+	}
+	extended := map[string]string{}
+	for _, rel := range snap.Sorted() {
+		switch servers.ConfigLanguage(rel) {
+		case "typescript":
+			if path.Base(rel) != "package.json" {
+				for _, abs := range tsconfig.Extended(v.root.Abs(rel)) {
+					extended[abs] = "typescript"
+				}
+			}
+		case "python":
+			for _, r := range pyconfig.Extended(v.root.Dir(), path.Dir(rel)) {
+				extended[v.root.Abs(r)] = "python"
+			}
+		}
+	}
+	return extended
+}
