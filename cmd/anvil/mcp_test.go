@@ -292,7 +292,18 @@ func TestMCPStopsCleanly(t *testing.T) {
 				select {
 				case <-started:
 				case res := <-answered:
-					t.Fatalf("answered without a progress notice: %+v", res)
+					// A warm check can end in milliseconds, and the
+					// client may run its notice handler after it has
+					// the answer: the notice must still come (the
+					// server sends it first), and the stop then finds
+					// nothing in flight.
+					select {
+					case <-started:
+					case <-time.After(5 * time.Second):
+						t.Fatalf("answered without a progress notice: %+v", res)
+					}
+					t.Log("the check ended before the stop")
+					answered <- res
 				case <-ctx.Done():
 					t.Fatal("no progress notice before the test's deadline")
 				}

@@ -43,7 +43,7 @@ func TestMain(m *testing.M) {
 		idle, _ := time.ParseDuration(os.Getenv("ANVIL_TEST_DAEMON_IDLE"))
 		// Started by a client, like a real one: one no client reaches
 		// (a start race's loser that came up late) does not linger.
-		err := Run(ctx, Options{Socket: sock, Log: os.Stderr, Version: os.Getenv("ANVIL_TEST_DAEMON_VERSION"), Idle: idle, Unused: 5 * time.Second})
+		err := Run(ctx, Options{Socket: sock, Log: os.Stderr, Getenv: os.Getenv, Version: os.Getenv("ANVIL_TEST_DAEMON_VERSION"), Idle: idle, Unused: 5 * time.Second})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)

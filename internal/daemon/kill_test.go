@@ -170,7 +170,13 @@ func TestDaemonKilledMidCommit(t *testing.T) {
 		if ctx.Err() != nil {
 			t.Fatal("no commit began before the test's deadline")
 		}
-		time.Sleep(time.Millisecond)
+		select {
+		case err := <-done:
+			// Ended before its manifest was seen: the daemon failed it
+			// (or died), and no kill can come mid-commit.
+			t.Fatalf("the commit ended before it was seen under way: %v", err)
+		case <-time.After(time.Millisecond):
+		}
 	}
 	if err := syscall.Kill(c.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)

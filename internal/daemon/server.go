@@ -123,6 +123,11 @@ func Run(ctx context.Context, opts Options) error {
 // Listen prepares a daemon: its directory private to the user, its lock,
 // its socket (a stale one from a daemon that died is replaced).
 func Listen(opts Options) (*Daemon, error) {
+	// Without the root's environment every workspace it opened would
+	// fail at its first request, after the daemon had said it listens.
+	if opts.Getenv == nil {
+		return nil, errors.New("daemon: no environment to open workspaces with (Options.Getenv)")
+	}
 	if opts.Idle == 0 {
 		opts.Idle = DefaultIdle
 	}

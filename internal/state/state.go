@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/user"
 	"path/filepath"
 	"syscall"
 )
@@ -23,7 +24,23 @@ func Dir(getenv func(string) string) string {
 	if d := getenv("XDG_STATE_HOME"); d != "" {
 		return filepath.Join(d, "anvil")
 	}
-	return filepath.Join(getenv("HOME"), ".local", "state", "anvil")
+	return filepath.Join(Home(getenv), ".local", "state", "anvil")
+}
+
+// Home returns the user's home directory: $HOME when it is an absolute
+// path, else the one the user database gives. A relative or empty HOME
+// (a test's environment, a service without one) would otherwise put
+// Anvil's state and caches under whatever directory it was started in.
+func Home(getenv func(string) string) string {
+	if h := getenv("HOME"); filepath.IsAbs(h) {
+		return h
+	}
+	if u, err := user.Current(); err == nil && filepath.IsAbs(u.HomeDir) {
+		return u.HomeDir
+	}
+	// No home at all: a place no one writes, so nothing lands in the
+	// working directory.
+	return "/nonexistent"
 }
 
 // CacheDir returns Anvil's cache directory: what it keeps only for speed
@@ -33,7 +50,7 @@ func CacheDir(getenv func(string) string) string {
 	if d := getenv("XDG_CACHE_HOME"); d != "" {
 		return filepath.Join(d, "anvil")
 	}
-	return filepath.Join(getenv("HOME"), ".cache", "anvil")
+	return filepath.Join(Home(getenv), ".cache", "anvil")
 }
 
 // UnsafeError says a state path is not private to the user.

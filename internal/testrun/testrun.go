@@ -101,11 +101,15 @@ func New(root *workspace.Root, opts Options) *Stage {
 	if opts.Timeout == 0 {
 		opts.Timeout = 10 * time.Minute
 	}
-	if opts.CacheDir == "" && opts.Policy != nil {
-		opts.CacheDir = state.CacheDir(opts.Policy.Getenv)
-	}
 	if opts.CacheDir == "" {
-		opts.CacheDir = filepath.Join("/tmp", fmt.Sprintf("anvil-cache-%d", os.Getuid()))
+		// Never a fixed place in /tmp: another user could make it first
+		// and plant build results in it. Without a policy's environment,
+		// the home the user database gives.
+		getenv := func(string) string { return "" }
+		if opts.Policy != nil {
+			getenv = opts.Policy.Getenv
+		}
+		opts.CacheDir = state.CacheDir(getenv)
 	}
 	var env []string
 	if opts.Policy != nil {

@@ -100,14 +100,25 @@ func stageAt(t testing.TB, dir string, env ...string) (*Stage, *workspace.Root, 
 	home := t.TempDir()
 	// A flaky test keeps its state where the shadow tree lets it write:
 	// the Go runner's cache (the host's /tmp is not the tests').
-	s := New(root, Options{})
-	flaky := filepath.Join(s.cachePath("go-build"), "anvil-test-flaky", filepath.Base(dir))
+	// The stage's caches are where its policy's environment puts them:
+	// one cache for every test of the package (a cold Go build cache per
+	// test costs minutes on 2 cores), outside /tmp like a user's.
+	cacheHome, err := os.UserCacheDir()
+	if err != nil {
+		cacheHome = filepath.Join(home, ".cache")
+	}
+	cacheHome = filepath.Join(cacheHome, "anvil-testrun-tests")
+	flaky := filepath.Join(cacheHome, "anvil", "go-build", "anvil-test-flaky", filepath.Base(dir))
 	if err := os.MkdirAll(flaky, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(flaky) })
-	base := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "GOPATH=" + filepath.Join(home, "go"), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "FLAKY_DIR=" + flaky}
-	return New(root, Options{Policy: policyOf(root, append(base, env...), []string{"FLAKY_DIR"}, nil)}), root, dir
+	base := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CACHE_HOME=" + cacheHome, "GOPATH=" + filepath.Join(home, "go"), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "FLAKY_DIR=" + flaky}
+	s := New(root, Options{Policy: policyOf(root, append(base, env...), []string{"FLAKY_DIR"}, nil)})
+	if got := s.cachePath("go-build"); !strings.HasPrefix(flaky, got+string(filepath.Separator)) {
+		t.Fatalf("the stage's Go cache is %s, not under this test's HOME", got)
+	}
+	return s, root, dir
 }
 
 func setOf(t testing.TB, root *workspace.Root, files map[string]string) *changeset.Set {
@@ -275,8 +286,10 @@ func TestCargo(t *testing.T) {
 
 // A stage that cannot run is an error, never a pass.
 func TestUnavailableIsAnError(t *testing.T) {
-	s, root, dir := stage(t, goProject)
-	t.Setenv("TMPDIR", dir)
+	// The temporary directory the policy's environment names is inside
+	// the workspace: no scratch can be made there.
+	dir := testfs.Tree(t, goProject)
+	s, root, _ := stageAt(t, dir, "TMPDIR="+dir)
 	rep := s.Run(context.Background(), setOf(t, root, map[string]string{"sorted.go": sortedGo + "\n"}))
 	if rep.Status != shadow.RunError || !strings.Contains(rep.Reason, "no shadow tree") {
 		t.Fatalf("%+v", rep)
