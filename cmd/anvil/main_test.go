@@ -11,6 +11,7 @@ import (
 	"github.com/anvil-dev/anvil/internal/demo"
 	"github.com/anvil-dev/anvil/internal/llm/anthropic/anthropictest"
 	"github.com/anvil-dev/anvil/internal/llm/replay"
+	"github.com/anvil-dev/anvil/internal/sandbox"
 	"github.com/anvil-dev/anvil/internal/servers"
 )
 
@@ -19,6 +20,9 @@ import (
 var binDir string
 
 func TestMain(m *testing.M) {
+	// Tests that build the app in this process contain its servers
+	// with this binary.
+	sandbox.Main(os.Getenv)
 	dir, err := os.MkdirTemp("", "anvil-bin-")
 	if err != nil {
 		panic(err)

@@ -50,6 +50,9 @@ type Options struct {
 	// Progress, if set, is told what the gate is doing while a check runs
 	// ("starting tsserver…"), for a terminal's status line.
 	Progress func(string)
+	// Helper contains the language servers (see execpolicy.Options);
+	// "" means this executable, whose main calls sandbox.Main first.
+	Helper string
 }
 
 // App holds the services of one run. Close releases them.
@@ -92,6 +95,11 @@ func New(opts Options) (*App, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.Helper == "" {
+		if exe, err := os.Executable(); err == nil {
+			opts.Helper = exe
+		}
+	}
 	root, err := workspace.New(opts.Dir)
 	if err != nil {
 		return nil, err
@@ -117,7 +125,7 @@ func New(opts Options) (*App, error) {
 	}
 	policy := execpolicy.New(execpolicy.Options{
 		Root: root.Dir(), Trusted: layers.Trusted(), Environ: opts.Environ,
-		EnvAllow: cfg.Run.Env, Hidden: testrun.Hidden(opts.Getenv),
+		EnvAllow: cfg.Run.Env, Hidden: testrun.Hidden(opts.Getenv), Helper: opts.Helper,
 	})
 	a.Policy = policy
 	registry := servers.NewRegistry(servers.RegistryOptions{

@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/anvil-dev/anvil/internal/proc"
 	"github.com/anvil-dev/anvil/internal/sandbox"
 )
 
@@ -42,6 +43,11 @@ type Options struct {
 	// Hidden are the places no command Anvil starts may see: Anvil's
 	// state and configuration, the home's credential stores.
 	Hidden []string
+	// Helper is the executable that contains a program Anvil starts on
+	// the host (the anvil binary: its main calls the helper first);
+	// "" starts those programs uncontained (a test of another package
+	// whose binary is no helper).
+	Helper string
 }
 
 // Policy answers for one workspace. It holds no state that changes after
@@ -125,6 +131,30 @@ var hostPlaces = []string{"TMPDIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DA
 func (p *Policy) Sealed(spec sandbox.Spec) sandbox.Spec {
 	spec.Seal = &sandbox.Seal{Env: slices.Clone(p.sealedEnv), Hidden: slices.Clone(p.opts.Hidden), Visible: p.toolchains(), Host: p.HostPlaces()}
 	return spec
+}
+
+// Containment is how a program Anvil starts on the host (a language
+// server, tsserver) is kept from the places no program may see: a
+// server follows includes, imports and links wherever the workspace's
+// files point, so `include/k.h` linking to `~/.ssh/id_rsa` would put the
+// key in a diagnostic. Hidden are the policy's places and the user's
+// runtime directories (the daemon's socket, the session bus), except one
+// that holds the workspace. nil without a helper.
+func (p *Policy) Containment() *proc.Containment {
+	if p.opts.Helper == "" {
+		return nil
+	}
+	var hidden []string
+	places := append(slices.Clone(p.opts.Hidden), "/run/user")
+	if d := p.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(d) {
+		places = append(places, filepath.Clean(d))
+	}
+	for _, h := range places {
+		if !within(p.opts.Root, h) {
+			hidden = append(hidden, h)
+		}
+	}
+	return &proc.Containment{Helper: p.opts.Helper, Hidden: hidden}
 }
 
 // HostPlaces are the host's temporary, cache and runtime directories, as

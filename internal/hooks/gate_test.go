@@ -12,12 +12,16 @@ import (
 
 	"github.com/anvil-dev/anvil/internal/app"
 	"github.com/anvil-dev/anvil/internal/lsp/lspfake"
+	"github.com/anvil-dev/anvil/internal/sandbox"
 	"github.com/anvil-dev/anvil/internal/service"
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
 
 // The test binary is also a fake language server (lspfake).
+// The test binary is the fake server, and the helper that contains the
+// servers the app starts.
 func TestMain(m *testing.M) {
+	sandbox.Main(os.Getenv)
 	lspfake.Main(os.Getenv)
 	os.Exit(m.Run())
 }

@@ -44,6 +44,9 @@ type Config struct {
 	Folders []string
 	// Env is the server's whole environment (see proc.Spec.Env).
 	Env []string
+	// Contain keeps the server from what it must not see (see
+	// proc.Spec.Contain).
+	Contain *proc.Containment
 	// InitOptions is sent as initializationOptions.
 	InitOptions map[string]any
 	// Settings answers workspace/configuration, looked up by dotted section
@@ -98,7 +101,7 @@ func Start(ctx context.Context, cfg Config) (*Client, error) {
 	if cfg.Log != nil {
 		errOut = io.MultiWriter(c.stderr, cfg.Log)
 	}
-	p, err := proc.Start(proc.Spec{Path: cfg.Command, Args: cfg.Args, Dir: cfg.Dir, Env: cfg.Env, Stderr: errOut})
+	p, err := proc.Start(proc.Spec{Path: cfg.Command, Args: cfg.Args, Dir: cfg.Dir, Env: cfg.Env, Stderr: errOut, Contain: cfg.Contain})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.Name, err)
 	}

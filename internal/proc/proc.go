@@ -53,6 +53,9 @@ type Spec struct {
 	Env []string
 	// Stderr receives the process's standard error; nil discards it.
 	Stderr io.Writer
+	// Contain, when set, starts the process through its helper with the
+	// places it names hidden (see [Containment]).
+	Contain *Containment
 
 	// groupOnly skips the PID namespace, for tests of the fallback.
 	groupOnly bool
@@ -98,14 +101,24 @@ func Start(spec Spec) (*Process, error) {
 		return nil, err
 	}
 	p := &Process{stdin: inW, stdout: outR, exited: make(chan struct{})}
+	path, args, env := spec.Path, spec.Args, spec.Env
+	if spec.Contain != nil {
+		if path, args, env, err = containedStart(spec); err != nil {
+			inR.Close()
+			inW.Close()
+			outR.Close()
+			outW.Close()
+			return nil, fmt.Errorf("start %s: %w", spec.Path, err)
+		}
+	}
 	start := func(iso Isolation) error {
-		cmd := exec.Command(spec.Path, spec.Args...)
+		cmd := exec.Command(path, args...)
 		cmd.Dir = spec.Dir
-		cmd.Env = append([]string{}, spec.Env...)
+		cmd.Env = append([]string{}, env...)
 		cmd.Stdin, cmd.Stdout = inR, outW
 		cmd.Stderr = spec.Stderr
 		cmd.WaitDelay = WaitDelay
-		cmd.SysProcAttr = sysProcAttr(iso)
+		cmd.SysProcAttr = sysProcAttr(iso, spec.Contain != nil)
 		if err := cmd.Start(); err != nil {
 			return err
 		}

@@ -21,6 +21,7 @@ import (
 // owner: with PROC_TEST_OWNER set it starts that shell command through
 // Start, prints the child's pid and waits to be killed.
 func TestMain(m *testing.M) {
+	Main(os.Getenv)
 	if script := os.Getenv("PROC_TEST_OWNER"); script != "" {
 		p, err := Start(Spec{Path: "/bin/sh", Args: []string{"-c", script}, groupOnly: os.Getenv("PROC_TEST_GROUP") != ""})
 		if err != nil {

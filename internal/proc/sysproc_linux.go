@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // namespaces: Linux has PID namespaces, though a given kernel or sandbox
@@ -18,17 +20,29 @@ const namespaces = true
 // A PID namespace needs no privilege as root; as another user it comes
 // with a user namespace mapping that user to itself, so files keep their
 // owners and permissions inside.
-func sysProcAttr(iso Isolation) *syscall.SysProcAttr {
+//
+// A contained process also gets a mount namespace of its own, where its
+// helper covers what it must not see.
+func sysProcAttr(iso Isolation, contained bool) *syscall.SysProcAttr {
 	a := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if iso != PIDNamespace {
 		return a
 	}
 	a.Cloneflags = syscall.CLONE_NEWPID
+	if contained {
+		a.Cloneflags |= syscall.CLONE_NEWNS
+	}
 	if os.Geteuid() != 0 {
 		a.Cloneflags |= syscall.CLONE_NEWUSER
 		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
 		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
 		a.GidMappingsEnableSetgroups = false
+		if contained {
+			// The helper (not root in the namespace) must keep the
+			// right to mount across its exec; it drops it again
+			// before the program's.
+			a.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
+		}
 	}
 	return a
 }

@@ -8,6 +8,6 @@ import "syscall"
 // a process only leads a process group.
 const namespaces = false
 
-func sysProcAttr(Isolation) *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
+func sysProcAttr(Isolation, bool) *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
 
 func namespaceRefused(err error) bool { return err == errNoNamespaces }

@@ -11,14 +11,18 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/anvil-dev/anvil/internal/proc"
 )
 
 // Main is the helper: when the process was started by [Run] it makes the
 // shadow tree and executes the command in its place, never returning;
 // otherwise it returns at once. The anvil binary (and a test binary that
 // runs [Run]) calls it first thing in main, with the process's
-// environment, where [Run] names the helper's spec.
+// environment, where [Run] names the helper's spec. It is also the
+// helper that contains a program started on the host ([proc.Main]).
 func Main(getenv func(string) string) {
+	proc.Main(getenv)
 	path := getenv(specEnv)
 	if path == "" {
 		return

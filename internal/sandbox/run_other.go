@@ -5,10 +5,12 @@ package sandbox
 import (
 	"context"
 	"runtime"
+
+	"github.com/anvil-dev/anvil/internal/proc"
 )
 
-// Main: the helper exists only on Linux.
-func Main(func(string) string) {}
+// Main: the shadow tree's helper exists only on Linux.
+func Main(getenv func(string) string) { proc.Main(getenv) }
 
 // Run: shadow trees need Linux's namespaces and overlayfs.
 func Run(context.Context, Spec) (*Result, error) {

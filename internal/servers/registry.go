@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"github.com/anvil-dev/anvil/internal/execpolicy"
+	"github.com/anvil-dev/anvil/internal/proc"
+	"github.com/anvil-dev/anvil/internal/state"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -206,6 +208,9 @@ type Resolved struct {
 	// Env is the server's whole environment: the policy's for programs
 	// on the host, with the spec's own variables (nil without a policy).
 	Env []string
+	// Contain keeps the server from the places no program may see (nil
+	// without a policy, or one without a helper).
+	Contain *proc.Containment
 }
 
 // env is the environment spec's server runs with. A server is a program
@@ -262,12 +267,12 @@ func (r *Registry) Resolve(root, language string) (Resolved, error) {
 			var note string
 			spec, note, tried = r.withTSServer(root, spec)
 			if spec.tsserver != "" {
-				return Resolved{Spec: spec, Path: path, Note: note, Env: r.env(spec)}, nil
+				return Resolved{Spec: spec, Path: path, Note: note, Env: r.env(spec), Contain: r.containment()}, nil
 			}
 			path = ""
 		}
 		if path != "" {
-			return Resolved{Spec: spec, Path: path, Env: r.env(spec)}, nil
+			return Resolved{Spec: spec, Path: path, Env: r.env(spec), Contain: r.containment()}, nil
 		}
 		if len(noServer.Servers) == 0 {
 			noServer.Fix = InstallFix(r.toolsDir, spec.Name)
@@ -352,6 +357,15 @@ func (r *Registry) find(root string, spec Spec) (string, string) {
 	return "", desc
 }
 
+// containment is how the policy keeps a server from what it must not
+// see.
+func (r *Registry) containment() *proc.Containment {
+	if r.policy == nil {
+		return nil
+	}
+	return r.policy.Containment()
+}
+
 // mayRun asks the policy whether the program at path may run for the
 // workspace at root.
 func (r *Registry) mayRun(root, path, what string) error {
@@ -390,5 +404,5 @@ func DefaultToolsDir(getenv func(string) string) string {
 	if d := getenv("XDG_DATA_HOME"); d != "" {
 		return filepath.Join(d, "anvil", "tools")
 	}
-	return filepath.Join(getenv("HOME"), ".local", "share", "anvil", "tools")
+	return filepath.Join(state.Home(getenv), ".local", "share", "anvil", "tools")
 }

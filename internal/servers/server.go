@@ -293,7 +293,7 @@ func (s *Server) launch(ctx context.Context) (backend, error) {
 	}
 	if spec.Mode == ModeTSServer {
 		c, err := tsserver.Start(ctx, tsserver.Config{
-			Name: spec.Name, Node: s.resolved.Path, TSServer: spec.tsserver, Dir: s.root, Env: s.resolved.Env, Log: s.log,
+			Name: spec.Name, Node: s.resolved.Path, TSServer: spec.tsserver, Dir: s.root, Env: s.resolved.Env, Contain: s.resolved.Contain, Log: s.log,
 		})
 		if err != nil {
 			return nil, err
@@ -301,7 +301,7 @@ func (s *Server) launch(ctx context.Context) (backend, error) {
 		return c, nil
 	}
 	c, err := lsp.Start(ctx, lsp.Config{
-		Name: spec.Name, Command: s.resolved.Path, Args: spec.Args, Dir: s.root, Folders: s.folders, Env: s.resolved.Env,
+		Name: spec.Name, Command: s.resolved.Path, Args: spec.Args, Dir: s.root, Folders: s.folders, Env: s.resolved.Env, Contain: s.resolved.Contain,
 		InitOptions: spec.InitOptions, Settings: spec.Settings, Log: s.log,
 	})
 	if err != nil {

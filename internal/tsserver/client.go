@@ -53,6 +53,9 @@ type Config struct {
 	Dir string
 	// Env is the whole environment (see proc.Spec.Env).
 	Env []string
+	// Contain keeps tsserver from what it must not see (see
+	// proc.Spec.Contain).
+	Contain *proc.Containment
 	// RequestTimeout bounds requests whose context has no deadline; zero
 	// means 30 s.
 	RequestTimeout time.Duration
@@ -110,7 +113,7 @@ func Start(ctx context.Context, cfg Config) (*Client, error) {
 	if cfg.Log != nil {
 		errOut = io.MultiWriter(c.stderr, cfg.Log)
 	}
-	p, err := proc.Start(proc.Spec{Path: cfg.Node, Args: args, Dir: cfg.Dir, Env: cfg.Env, Stderr: errOut})
+	p, err := proc.Start(proc.Spec{Path: cfg.Node, Args: args, Dir: cfg.Dir, Env: cfg.Env, Stderr: errOut, Contain: cfg.Contain})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.Name, err)
 	}

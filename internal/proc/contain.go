@@ -1,0 +1,41 @@
+package proc
+
+// Containment keeps a long-lived process Anvil starts on the host (a
+// language server, tsserver) from the places it must never read: a
+// server follows includes, imports and links wherever they point, so a
+// workspace's `include/k.h` linking to `~/.ssh/id_rsa` would otherwise
+// put the key's first line into a diagnostic the model reads.
+//
+// The process starts as [Containment.Helper] (the anvil binary) in a
+// mount namespace of its own; the helper ([Main]) covers each hidden
+// place there, drops the capabilities that could uncover them and
+// executes the real program, which keeps the process's pipes, PID and
+// parent-death signal. What to hide is the execution policy's decision
+// (internal/execpolicy); this package only carries it out.
+type Containment struct {
+	// Helper is the executable that calls [Main] first thing (the anvil
+	// binary, or a test binary whose TestMain does).
+	Helper string
+	// Hidden are absolute places the process must not see: each is an
+	// empty, unreadable directory or file inside.
+	Hidden []string
+}
+
+// containEnv names, in the helper's environment, its job (JSON); the
+// real program's environment travels inside it.
+const containEnv = "ANVIL_CONTAIN_SPEC"
+
+// containSpec is what the helper is handed.
+type containSpec struct {
+	Argv   []string `json:"argv"`
+	Env    []string `json:"env"`
+	Hidden []string `json:"hidden"`
+	// ParentMounts identifies the starter's mount namespace: a helper
+	// still in it (the kernel refused a namespace of its own) must not
+	// mount anything, which would change the host's view.
+	ParentMounts string `json:"parent_mounts"`
+}
+
+// ContainFailed is the helper's exit status when it could not hide what
+// it was asked to; its standard error says why.
+const ContainFailed = 126

@@ -1,0 +1,134 @@
+package proc
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Main is the containment helper: started by [Start] for a contained
+// spec, it hides what it was told and executes the program in its place,
+// never returning; otherwise it returns at once. A binary that contains
+// processes calls it first thing in main, with its environment.
+func Main(getenv func(string) string) {
+	data := getenv(containEnv)
+	if data == "" {
+		return
+	}
+	err := contain(data)
+	// Only a failure to hide or to start the program gets here.
+	fmt.Fprintf(os.Stderr, "anvil: containing the process: %v\n", err)
+	os.Exit(ContainFailed)
+}
+
+func contain(data string) error {
+	// The capability bounding set is the thread's: the program must be
+	// executed by the thread that dropped it.
+	runtime.LockOSThread()
+	var cs containSpec
+	if err := json.Unmarshal([]byte(data), &cs); err != nil {
+		return err
+	}
+	if len(cs.Argv) == 0 {
+		return errors.New("no program")
+	}
+	own, err := os.Readlink("/proc/self/ns/mnt")
+	if err != nil {
+		return err
+	}
+	if own == cs.ParentMounts {
+		// The kernel refused namespaces (a container without the
+		// privilege): mounting here would change the host's view. The
+		// program runs as it would without Anvil's cover, and the log
+		// says so; its process is said to lead a process group only.
+		fmt.Fprintf(os.Stderr, "anvil: %s runs uncontained: the kernel gave it no mount namespace of its own\n", cs.Argv[0])
+	} else if err := cover(cs.Hidden); err != nil {
+		return err
+	}
+	argv0 := cs.Argv[0]
+	if !filepath.IsAbs(argv0) {
+		if argv0, err = exec.LookPath(argv0); err != nil {
+			return err
+		}
+	}
+	return syscall.Exec(argv0, cs.Argv, cs.Env)
+}
+
+// cover hides each of hidden in this process's own mount namespace and
+// drops every capability, so that nothing the program runs can uncover
+// them (as root without a user namespace of its own it would otherwise
+// keep CAP_SYS_ADMIN); a server needs no privilege.
+func cover(hidden []string) error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("making the mounts private: %w", err)
+	}
+	for _, p := range hidden {
+		if err := hide(p); err != nil {
+			return fmt.Errorf("hiding %s: %w", p, err)
+		}
+	}
+	// Root keeps whatever the bounding set allows across the exec;
+	// another user keeps nothing but the ambient set.
+	for c := uintptr(0); os.Geteuid() == 0 && c <= unix.CAP_LAST_CAP; c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, c, 0, 0, 0); err != nil && err != unix.EINVAL {
+			return fmt.Errorf("dropping capability %d: %w", c, err)
+		}
+	}
+	// The right to mount the starter raised for the helper would
+	// otherwise pass to the program.
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fmt.Errorf("clearing the ambient capabilities: %w", err)
+	}
+	return nil
+}
+
+// hide covers p, and what it links to, with an empty read-only node of
+// its kind; a place that does not exist has nothing to hide.
+func hide(p string) error {
+	targets := []string{p}
+	if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
+		targets = append(targets, real)
+	}
+	for _, t := range targets {
+		info, err := os.Stat(t)
+		// What does not exist, or what the program could not reach
+		// anyway, has nothing to hide.
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if info.IsDir() {
+			if err := unix.Mount("tmpfs", t, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,mode=000"); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := unix.Mount("/dev/null", t, "", unix.MS_BIND, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// containedStart turns spec into the helper's start: the program, its
+// arguments and environment ride in the helper's one variable.
+func containedStart(spec Spec) (path string, args, env []string, err error) {
+	mounts, err := os.Readlink("/proc/self/ns/mnt")
+	if err != nil {
+		return "", nil, nil, err
+	}
+	data, err := json.Marshal(containSpec{Argv: append([]string{spec.Path}, spec.Args...), Env: spec.Env, Hidden: spec.Contain.Hidden, ParentMounts: mounts})
+	if err != nil {
+		return "", nil, nil, err
+	}
+	return spec.Contain.Helper, nil, []string{containEnv + "=" + string(data)}, nil
+}
