@@ -639,7 +639,7 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group,
 	}
 	if !batched {
 		if err := v.prepare(ctx, g.server, req); err != nil {
-			return out.unverifiedAll(g, describeFailure(ctx, spec.Name, fmt.Errorf("not ready within the load timeout (%s): %w", v.opts.LoadTimeout, err)))
+			return out.unverifiedAll(g, describeStartFailure(ctx, spec.Name, v.opts.LoadTimeout, err))
 		}
 		// The validation timeout bounds the server's silence, not the
 		// check: a server answering file after file is slow, not hung.
@@ -786,6 +786,28 @@ func describeFailure(ctx context.Context, server string, err error) string {
 	default:
 		return fmt.Sprintf("%s failed: %v", server, firstLine(err.Error()))
 	}
+}
+
+// describeStartFailure says why a server was not ready for a check: one
+// that exited (at once, or while loading) is said to have exited, with
+// its last output, never to be slow; only a server still loading at the
+// bound is told to have more time.
+func describeStartFailure(ctx context.Context, server string, bound time.Duration, err error) string {
+	if errors.Is(err, lsp.ErrExited) || errors.Is(err, tsserver.ErrExited) {
+		how, tail, _ := strings.Cut(err.Error(), "; stderr: ")
+		msg := fmt.Sprintf("%s exited as it started (%s)", server, firstLine(how))
+		if last := lastLine(tail); last != "" {
+			msg += "; its last output: " + last
+		}
+		return msg + "; servers.log in the session directory has the rest"
+	}
+	return describeFailure(ctx, server, fmt.Errorf("not ready within the load timeout (%s): %w", bound, err))
+}
+
+// lastLine is the last non-blank line of s, cut to 300 bytes.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return firstLine(strings.TrimSpace(lines[len(lines)-1]))
 }
 
 func firstLine(s string) string {

@@ -49,6 +49,8 @@ import (
 //	stale           publish the previous version's diagnostics, labelled
 //	                with that version
 //	die-after-start exit just after the handshake, every time
+//	exit-at-start   exit with status 3 before reading anything, saying
+//	                why on stderr (a server that cannot run here)
 //	crash-on-change exit when first shown a text with ERROR in it (the
 //	                change under test)
 //	hang-on-change  stop reading and answering at that point
@@ -75,6 +77,11 @@ func Main(getenv func(string) string) {
 	for _, f := range strings.Split(spec, ",") {
 		k, v, _ := strings.Cut(strings.TrimSpace(f), "=")
 		s.flags[k] = v
+	}
+	if _, ok := s.flags["exit-at-start"]; ok {
+		fmt.Fprintln(os.Stderr, "fake: starting")
+		fmt.Fprintln(os.Stderr, "fake: cannot load the workspace: the project needs node 99")
+		os.Exit(3)
 	}
 	if _, ok := s.flags["detach"]; ok {
 		// A grandchild in a session of its own, holding our stdout.
