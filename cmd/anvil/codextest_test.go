@@ -54,8 +54,19 @@ type responsesModel struct {
 	*httptest.Server
 	mu    sync.Mutex
 	steps [][]string // each step's patches
+	// calls, when set, are the steps instead: each the output items
+	// themselves (an MCP tool's function_call), nil for a closing message.
+	calls [][]map[string]any
 	loop  []string
 	n     int
+}
+
+// newResponsesCalls is a model whose steps are output items as they are.
+func newResponsesCalls(t *testing.T, steps ...[]map[string]any) *responsesModel {
+	m := &responsesModel{calls: steps}
+	m.Server = httptest.NewServer(http.HandlerFunc(m.handle))
+	t.Cleanup(m.Close)
+	return m
 }
 
 func newResponsesModel(t *testing.T, steps ...[]string) *responsesModel {
@@ -82,6 +93,7 @@ func (m *responsesModel) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	_ = json.Unmarshal(body, &req)
 	var patches []string
+	var items []map[string]any
 	m.mu.Lock()
 	m.n++
 	total, n := m.n, 0
@@ -91,18 +103,20 @@ func (m *responsesModel) handle(w http.ResponseWriter, r *http.Request) {
 		if len(m.steps) > 0 {
 			patches, m.steps = m.steps[0], m.steps[1:]
 		}
+		if len(m.calls) > 0 {
+			items, m.calls = m.calls[0], m.calls[1:]
+		}
 	}
 	m.mu.Unlock()
 	if total > maxScriptedRequests {
 		http.Error(w, "the script is over", http.StatusBadRequest)
 		return
 	}
-	var items []map[string]any
 	for i, p := range patches {
 		items = append(items, map[string]any{"type": "custom_tool_call", "id": fmt.Sprintf("ctc_%d_%d", n, i),
 			"call_id": fmt.Sprintf("call_%d_%d", n, i), "name": "apply_patch", "input": p, "status": "completed"})
 	}
-	if patches == nil {
+	if len(items) == 0 {
 		items = append(items, map[string]any{"type": "message", "id": fmt.Sprintf("msg_%d", total), "role": "assistant", "status": "completed",
 			"content": []any{map[string]any{"type": "output_text", "text": "Done.", "annotations": []any{}}}})
 	}
@@ -144,11 +158,43 @@ func (e *hookEnv) runCodex(t *testing.T, m *responsesModel) string {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("anvil hooks install: %v\n%s", err, out)
 	}
+	return e.execCodex(t, codexConfig(m, e.ws, "danger-full-access"), "--dangerously-bypass-hook-trust")
+}
+
+// execCodex runs 'codex exec' in the workspace, bounded, with a
+// CODEX_HOME of its own holding config, and returns what it printed.
+func (e *hookEnv) execCodex(t *testing.T, config string, flags ...string) string {
+	t.Helper()
 	codexHome := filepath.Join(filepath.Dir(e.ws), "codex-home")
-	config := fmt.Sprintf(`model = %q
+	if err := os.MkdirAll(codexHome, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	args := append([]string{"exec", "--strict-config"}, flags...)
+	args = append(args, "--skip-git-repo-check", "--color", "never", "-C", e.ws, "Make the change.")
+	cmd := exec.CommandContext(ctx, agentBin(t, "codex"), args...)
+	cmd.Dir = e.ws
+	cmd.Env = append(e.vars, "CODEX_HOME="+codexHome, "SCRIPTED_API_KEY=test-key", "NO_COLOR=1")
+	cmd.Stdin = strings.NewReader("")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("codex exec: %v\n%s", err, out.String())
+	}
+	return out.String()
+}
+
+// codexConfig is a Codex CLI configuration that sends its model requests
+// to m alone, trusts the project ws and runs in the given sandbox mode.
+func codexConfig(m *responsesModel, ws, sandbox string) string {
+	return fmt.Sprintf(`model = %q
 model_provider = "scripted"
 approval_policy = "never"
-sandbox_mode = "danger-full-access"
+sandbox_mode = %q
 check_for_update_on_startup = false
 
 [analytics]
@@ -173,26 +219,7 @@ stream_max_retries = 0
 
 [projects.%q]
 trust_level = "trusted"
-`, codexModel, m.URL+"/v1", e.ws)
-	if err := os.MkdirAll(codexHome, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd = exec.CommandContext(ctx, agentBin(t, "codex"), "exec", "--strict-config", "--dangerously-bypass-hook-trust", "--skip-git-repo-check",
-		"--color", "never", "-C", e.ws, "Make the change.")
-	cmd.Dir = e.ws
-	cmd.Env = append(e.vars, "CODEX_HOME="+codexHome, "SCRIPTED_API_KEY=test-key", "NO_COLOR=1")
-	cmd.Stdin = strings.NewReader("")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("codex exec: %v\n%s", err, out.String())
-	}
-	return out.String()
+`, codexModel, sandbox, m.URL+"/v1", ws)
 }
 
 // updatePatch is an apply_patch envelope replacing the line old with new
