@@ -65,7 +65,8 @@ func runDoctor(cmd *cobra.Command, opts doctorOptions) error {
 	if streamIsTerminal(cmd.ErrOrStderr()) && !opts.json {
 		fmt.Fprintln(cmd.ErrOrStderr(), "anvil doctor: starting the language servers…")
 	}
-	report, err := doctor.Run(ctx, doctor.Options{Dir: opts.dir, Getenv: os.Getenv, ServerTimeout: opts.timeout})
+	exe, _ := os.Executable()
+	report, err := doctor.Run(ctx, doctor.Options{Dir: opts.dir, Getenv: os.Getenv, ServerTimeout: opts.timeout, Helper: exe})
 	if err != nil {
 		return badInput("%v", err)
 	}

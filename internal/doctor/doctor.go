@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"github.com/anvil-dev/anvil/internal/config"
 	"github.com/anvil-dev/anvil/internal/execpolicy"
+	"github.com/anvil-dev/anvil/internal/testrun"
 	"os/exec"
 	"slices"
 	"time"
@@ -128,6 +129,9 @@ type Options struct {
 	// ServerTimeout bounds each language server's start and readiness;
 	// zero means the bound a run uses, the server manager's default (60 s).
 	ServerTimeout time.Duration
+	// Helper contains the language servers, as a run's do (the anvil
+	// binary; see execpolicy.Options).
+	Helper string
 }
 
 // Run performs every check. It fails only when the workspace cannot be
@@ -148,7 +152,9 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	// One execution policy for every program the checks start, as a
 	// run's would be: from the user's configuration and environment.
 	layers, _ := config.ReadLayers(config.DefaultPaths(root.Dir(), opts.Getenv))
-	policy := execpolicy.New(execpolicy.Options{Root: root.Dir(), Trusted: layers.Trusted(), Environ: execpolicy.EnvironOf(opts.Getenv, cfg.Run.Env)})
+	policy := execpolicy.New(execpolicy.Options{Root: root.Dir(), Trusted: layers.Trusted(), Environ: execpolicy.EnvironOf(opts.Getenv, cfg.Run.Env),
+		Hidden: testrun.Hidden(opts.Getenv), Helper: opts.Helper})
+	r.Checks = append(r.Checks, checkContainment(policy))
 	serverChecks := checkServers(ctx, root, cfg, opts, policy)
 	if rust := checkRust(ctx, root.Dir(), opts.LookPath); len(rust) > 0 {
 		// cargo check validates Rust, with or without a server.

@@ -20,6 +20,9 @@ func runScript(t *testing.T, contain *Containment, script string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if p.Contained() != (contain != nil) {
+		t.Errorf("contained: %v, with a containment: %v", p.Contained(), contain != nil)
+	}
 	p.Stdin().Close()
 	out, _ := io.ReadAll(p.Stdout())
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

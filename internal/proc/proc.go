@@ -79,6 +79,7 @@ type Process struct {
 	stdin     *os.File // our end: written by the owner
 	stdout    *os.File // our end: read by the owner
 	isolation Isolation
+	contained bool
 
 	exited  chan struct{} // closed once the process is reaped
 	waitErr error         // set before exited is closed
@@ -123,6 +124,9 @@ func Start(spec Spec) (*Process, error) {
 			return err
 		}
 		p.cmd, p.isolation = cmd, iso
+		// A mount namespace comes only with the PID namespace's start;
+		// in a process group the helper runs the program uncovered.
+		p.contained = spec.Contain != nil && iso == PIDNamespace && namespaces
 		return nil
 	}
 	err = errNoNamespaces
@@ -161,6 +165,11 @@ func (p *Process) PID() int { return p.cmd.Process.Pid }
 
 // Isolation says how the process is tied to Anvil.
 func (p *Process) Isolation() Isolation { return p.isolation }
+
+// Contained reports whether the process runs with its [Containment]'s
+// places covered: false without one, and where the kernel gave no
+// namespace (the helper then runs the program uncovered and says so).
+func (p *Process) Contained() bool { return p.contained }
 
 // Stdin is the write end of the process's standard input.
 func (p *Process) Stdin() io.WriteCloser { return p.stdin }
