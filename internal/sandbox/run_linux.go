@@ -241,11 +241,6 @@ func unavailable(reason string) *UnavailableError {
 	return e
 }
 
-func inside(path, root string) bool {
-	rel, err := filepath.Rel(root, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
-}
-
 // removeAll removes the scratch directory, making writable first what a
 // command left unwritable.
 func removeAll(dir string) {

@@ -52,10 +52,6 @@ func makeScratch(tmp string) (dir string, release func(), err error) {
 	return dir, func() { f.Close() }, nil
 }
 
-// PlacesFile is where the temporary directories runs have made scratch
-// directories in are listed, a line each, in Anvil's cache directory.
-func PlacesFile(cacheDir string) string { return filepath.Join(cacheDir, "scratch-places") }
-
 // sweepAll records tmp as a place of scratch directories in placesFile
 // ("" records nothing) and sweeps every place recorded.
 func sweepAll(tmp, placesFile string) {

@@ -1,6 +1,9 @@
 package sandbox
 
-import "slices"
+import (
+	"path/filepath"
+	"slices"
+)
 
 // Seal is what every command in a shadow tree inherits of the host,
 // whoever starts it: an environment of allow-listed names (see
@@ -41,3 +44,7 @@ func (s Spec) sealed() Spec {
 	s.Visible = append(slices.Clone(s.Seal.Visible), s.Visible...)
 	return s
 }
+
+// PlacesFile is where the temporary directories runs have made scratch
+// directories in are listed, a line each, in Anvil's cache directory.
+func PlacesFile(cacheDir string) string { return filepath.Join(cacheDir, "scratch-places") }

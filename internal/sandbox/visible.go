@@ -200,3 +200,9 @@ func homeOf(env []string) string {
 	}
 	return ""
 }
+
+// inside reports whether path is root or below it.
+func inside(path, root string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
