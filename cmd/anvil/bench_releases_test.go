@@ -97,7 +97,9 @@ func goToolsReleases(tb testing.TB) releaseHistory {
 		name:  "x-tools",
 		trees: trees,
 		layout: func(tb testing.TB, tree, ws string) {
-			copyTree(tb, tree, ws, func(rel string) bool { return goSource(rel) || rel == "go.mod" || rel == "go.sum" })
+			// The whole module: embedded files and testdata are read by
+			// the go command too.
+			copyTree(tb, tree, ws, func(string) bool { return true })
 		},
 		source:  goSource,
 		checker: []string{"go", "vet", "./..."},
@@ -128,6 +130,9 @@ func outcomeOf(stdout string) editOutcome {
 
 func replayReleases(b *testing.B, h releaseHistory) {
 	e := newBenchEnv(b)
+	// The module cache the servers fill under the bench's HOME, writable
+	// so that the bench's temporary directory can be removed.
+	e.vars = append(e.vars, "GOFLAGS=-modcacherw")
 	defer e.stop(b)
 	ws := filepath.Join(b.TempDir(), "ws")
 	h.layout(b, h.trees[0], ws)
@@ -165,6 +170,9 @@ func replayReleases(b *testing.B, h releaseHistory) {
 			}
 			o := outcomeOf(out)
 			counts[o]++
+			if o == outcomeRefused || o == outcomeUnverified {
+				b.Logf("%s %s: %s", o, f.rel, firstReason(out))
+			}
 			if o != outcomeRefused {
 				testfs.Write(b, ws, map[string]string{f.rel: f.content})
 			}
@@ -174,11 +182,12 @@ func replayReleases(b *testing.B, h releaseHistory) {
 		stops = append(stops, time.Since(start))
 		if strings.Contains(out, `"decision":"block"`) {
 			stopsRefused++
+			b.Logf("the turn's end after release %d refused: %s", i, firstReason(out))
 		}
 	}
 	start := time.Now()
 	cmd := exec.Command(h.checker[0], h.checker[1:]...)
-	cmd.Dir, cmd.Env = ws, append(e.environ(), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local")
+	cmd.Dir, cmd.Env = ws, append(e.environ(), "GOFLAGS=-mod=mod -modcacherw", "GOTOOLCHAIN=local")
 	checkerOut, checkerErr := cmd.CombinedOutput()
 	checker := time.Since(start)
 	b.Logf("%s: the batch checker on the last tree: %v\n%s", h.name, checkerErr, lastLines(string(checkerOut), 5))
@@ -280,4 +289,20 @@ func ms(d time.Duration) string { return d.Round(10 * time.Millisecond).String()
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// firstReason is the start of a hook answer's reason, for the log.
+func firstReason(out string) string {
+	var a struct {
+		Reason   string `json:"reason"`
+		Specific struct {
+			Reason string `json:"permissionDecisionReason"`
+		} `json:"hookSpecificOutput"`
+	}
+	_ = json.Unmarshal([]byte(out), &a)
+	r := a.Specific.Reason + a.Reason
+	if len(r) > 400 {
+		r = r[:400] + "…"
+	}
+	return r
 }
