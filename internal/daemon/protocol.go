@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -147,33 +146,11 @@ func Version() string {
 }
 
 // SocketPath returns where the daemon for this environment listens:
-// $ANVIL_DAEMON_DIR if set, else $XDG_RUNTIME_DIR/anvil, else
-// /run/user/UID/anvil where that runtime directory exists and is the
-// user's (an MCP client started with a minimal environment has no
-// XDG_RUNTIME_DIR, yet must reach the daemon the user's shell does),
-// else a directory of the user's own in the temporary directory, which
-// the daemon and every client check is private and the user's before
-// using it. The name carries a digest of what the daemon's answers depend
+// in [state.DaemonDir]. The name carries a digest of what the daemon's answers depend
 // on besides the workspace (see [verdictEnv]): clients whose answers would
 // differ reach different daemons. getenv reads the environment Anvil started with.
 func SocketPath(getenv func(string) string) string {
-	return filepath.Join(socketDir(getenv), "daemon-"+environmentDigest(getenv)+".sock")
-}
-
-func socketDir(getenv func(string) string) string {
-	if d := getenv("ANVIL_DAEMON_DIR"); d != "" {
-		return d
-	}
-	if d := getenv("XDG_RUNTIME_DIR"); d != "" {
-		return filepath.Join(d, "anvil")
-	}
-	run := fmt.Sprintf("/run/user/%d", os.Getuid())
-	if info, err := os.Stat(run); err == nil && info.IsDir() {
-		if uid, ok := ownerOf(info); ok && uid == os.Getuid() {
-			return filepath.Join(run, "anvil")
-		}
-	}
-	return filepath.Join(cmp.Or(getenv("TMPDIR"), "/tmp"), fmt.Sprintf("anvil-%d", os.Getuid()))
+	return filepath.Join(state.DaemonDir(getenv), "daemon-"+environmentDigest(getenv)+".sock")
 }
 
 // verdictEnv are the variables a daemon's answers depend on: where Anvil

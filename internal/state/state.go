@@ -53,6 +53,34 @@ func CacheDir(getenv func(string) string) string {
 	return filepath.Join(Home(getenv), ".cache", "anvil")
 }
 
+// DaemonDir is the directory of the daemon's socket: $ANVIL_DAEMON_DIR if
+// set, else $XDG_RUNTIME_DIR/anvil, else /run/user/UID/anvil where that
+// runtime directory exists and is the user's (an MCP client started with
+// a minimal environment has no XDG_RUNTIME_DIR, yet must reach the daemon
+// the user's shell does), else a directory of the user's own in the
+// temporary directory, which the daemon and every client check is private
+// and the user's before using it. What no program Anvil starts may reach
+// is this directory, wherever the rule puts it.
+func DaemonDir(getenv func(string) string) string {
+	if d := getenv("ANVIL_DAEMON_DIR"); d != "" {
+		return d
+	}
+	if d := getenv("XDG_RUNTIME_DIR"); d != "" {
+		return filepath.Join(d, "anvil")
+	}
+	run := fmt.Sprintf("/run/user/%d", os.Getuid())
+	if info, err := os.Stat(run); err == nil && info.IsDir() {
+		if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) == os.Getuid() {
+			return filepath.Join(run, "anvil")
+		}
+	}
+	tmp := getenv("TMPDIR")
+	if tmp == "" {
+		tmp = "/tmp"
+	}
+	return filepath.Join(tmp, fmt.Sprintf("anvil-%d", os.Getuid()))
+}
+
 // UnsafeError says a state path is not private to the user.
 type UnsafeError struct {
 	Path   string

@@ -64,9 +64,7 @@ func Hidden(getenv func(string) string) []string {
 	if p := config.DefaultPaths("", getenv).User; p != "" {
 		out = append(out, filepath.Dir(p))
 	}
-	if d := getenv("ANVIL_DAEMON_DIR"); d != "" {
-		out = append(out, d)
-	}
+	out = append(out, state.DaemonDir(getenv))
 	if home := getenv("HOME"); filepath.IsAbs(home) {
 		for _, p := range credentialPaths {
 			out = append(out, filepath.Join(home, p))
