@@ -27,6 +27,9 @@ const containEnv = "ANVIL_CONTAIN_SPEC"
 
 // containSpec is what the helper is handed.
 type containSpec struct {
+	// Path is the program, found as an uncontained start finds it; Argv
+	// its arguments, the first as the starter named it.
+	Path   string   `json:"path"`
 	Argv   []string `json:"argv"`
 	Env    []string `json:"env"`
 	Hidden []string `json:"hidden"`

@@ -36,7 +36,7 @@ func contain(data string) error {
 	if err := json.Unmarshal([]byte(data), &cs); err != nil {
 		return err
 	}
-	if len(cs.Argv) == 0 {
+	if cs.Path == "" || len(cs.Argv) == 0 {
 		return errors.New("no program")
 	}
 	own, err := os.Readlink("/proc/self/ns/mnt")
@@ -52,13 +52,7 @@ func contain(data string) error {
 	} else if err := cover(cs.Hidden); err != nil {
 		return err
 	}
-	argv0 := cs.Argv[0]
-	if !filepath.IsAbs(argv0) {
-		if argv0, err = exec.LookPath(argv0); err != nil {
-			return err
-		}
-	}
-	return syscall.Exec(argv0, cs.Argv, cs.Env)
+	return syscall.Exec(cs.Path, cs.Argv, cs.Env)
 }
 
 // cover hides each of hidden in this process's own mount namespace and
@@ -126,7 +120,16 @@ func containedStart(spec Spec) (path string, args, env []string, err error) {
 	if err != nil {
 		return "", nil, nil, err
 	}
-	data, err := json.Marshal(containSpec{Argv: append([]string{spec.Path}, spec.Args...), Env: spec.Env, Hidden: spec.Contain.Hidden, ParentMounts: mounts})
+	// Found as an uncontained start finds it (os/exec, Anvil's PATH):
+	// the helper execs it by its path.
+	program, err := exec.LookPath(spec.Path)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	if program, err = filepath.Abs(program); err != nil {
+		return "", nil, nil, err
+	}
+	data, err := json.Marshal(containSpec{Path: program, Argv: append([]string{spec.Path}, spec.Args...), Env: spec.Env, Hidden: spec.Contain.Hidden, ParentMounts: mounts})
 	if err != nil {
 		return "", nil, nil, err
 	}
