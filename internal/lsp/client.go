@@ -154,17 +154,10 @@ func (c *Client) Alive() bool { return c.proc.Alive() }
 
 // ExitError describes how the process ended, with the tail of its stderr.
 func (c *Client) ExitError() error {
-	if c.proc.Alive() {
-		return nil
+	if err := c.proc.ExitError(c.cfg.Name, c.stderr); err != nil {
+		return fmt.Errorf("%w: %w", ErrExited, err)
 	}
-	msg := fmt.Sprintf("%s exited", c.cfg.Name)
-	if err := c.proc.Err(); err != nil {
-		msg += ": " + err.Error()
-	}
-	if tail := c.stderr.String(); tail != "" {
-		msg += "; stderr: " + tail
-	}
-	return fmt.Errorf("%w: %s", ErrExited, msg)
+	return nil
 }
 
 // Shutdown asks the server to exit (shutdown, then exit) and kills it if it

@@ -27,6 +27,7 @@ import (
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/compiledb"
 	"github.com/anvil-dev/anvil/internal/lsp"
+	"github.com/anvil-dev/anvil/internal/proc"
 	"github.com/anvil-dev/anvil/internal/reach"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/tsserver"
@@ -793,10 +794,13 @@ func describeFailure(ctx context.Context, server string, err error) string {
 // its last output, never to be slow; only a server still loading at the
 // bound is told to have more time.
 func describeStartFailure(ctx context.Context, server string, bound time.Duration, err error) string {
-	if errors.Is(err, lsp.ErrExited) || errors.Is(err, tsserver.ErrExited) {
-		how, tail, _ := strings.Cut(err.Error(), "; stderr: ")
-		msg := fmt.Sprintf("%s exited as it started (%s)", server, firstLine(how))
-		if last := lastLine(tail); last != "" {
+	if exited := new(proc.ExitError); errors.As(err, &exited) {
+		how := "exit status 0"
+		if exited.Err != nil {
+			how = exited.Err.Error()
+		}
+		msg := fmt.Sprintf("%s exited as it started (%s)", server, how)
+		if last := lastLine(exited.Stderr); last != "" {
 			msg += "; its last output: " + last
 		}
 		return msg + "; servers.log in the session directory has the rest"

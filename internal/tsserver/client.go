@@ -173,17 +173,10 @@ func (c *Client) Alive() bool { return c.proc.Alive() }
 // ExitError describes how the process ended, with the tail of its stderr;
 // nil while it runs.
 func (c *Client) ExitError() error {
-	if c.proc.Alive() {
-		return nil
+	if err := c.proc.ExitError(c.cfg.Name, c.stderr); err != nil {
+		return fmt.Errorf("%w: %w", ErrExited, err)
 	}
-	msg := c.cfg.Name + " exited"
-	if err := c.proc.Err(); err != nil {
-		msg += ": " + err.Error()
-	}
-	if tail := c.stderr.String(); tail != "" {
-		msg += "; stderr: " + tail
-	}
-	return fmt.Errorf("%w: %s", ErrExited, msg)
+	return nil
 }
 
 // Shutdown asks tsserver to exit and kills it if it has not within 2 s (or
