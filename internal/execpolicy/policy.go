@@ -145,11 +145,7 @@ func (p *Policy) Containment() *proc.Containment {
 		return nil
 	}
 	var hidden []string
-	places := append(slices.Clone(p.opts.Hidden), "/run/user")
-	if d := p.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(d) {
-		places = append(places, filepath.Clean(d))
-	}
-	for _, h := range places {
+	for _, h := range append(slices.Clone(p.opts.Hidden), sandbox.RuntimeDirs(p.Getenv("XDG_RUNTIME_DIR"))...) {
 		if !within(p.opts.Root, h) {
 			hidden = append(hidden, h)
 		}

@@ -102,7 +102,7 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	}()
 	hs := helperSpec{Root: root, Upper: filepath.Join(scratch, "upper"), Work: filepath.Join(scratch, "work"), Tree: filepath.Join(scratch, "tree"),
 		NewRoot: filepath.Join(scratch, "root"), Argv: spec.Argv, Dir: spec.Dir, Env: spec.Env, Network: spec.Network, Mechanism: spec.Mechanism,
-		Hidden: withTargets(append(append(runtimeDirs(spec.Seal.Host.RuntimeDir), spec.Hidden...), scratchPlaces(tmp, scratch, spec, root)...)), Writable: spec.Writable,
+		Hidden: withTargets(append(append(RuntimeDirs(spec.Seal.Host.RuntimeDir), spec.Hidden...), scratchPlaces(tmp, scratch, spec, root)...)), Writable: spec.Writable,
 		Visible: visible(spec), Limits: spec.Limits.withDefaults()}
 	dirs := []string{hs.Upper, hs.Work, hs.Tree, hs.NewRoot, filepath.Join(scratch, "changes")}
 	if spec.Reports {

@@ -123,17 +123,6 @@ func ownerGone(dir string, created time.Time) bool {
 	return true
 }
 
-// runtimeDirs are the user's runtime directories: where the daemon's
-// socket, the session bus and the keyring's sockets live; runtime is
-// XDG_RUNTIME_DIR.
-func runtimeDirs(runtime string) []string {
-	dirs := []string{"/run/user"}
-	if d := runtime; filepath.IsAbs(d) && !under(d, "/run/user") {
-		dirs = append(dirs, filepath.Clean(d))
-	}
-	return dirs
-}
-
 // readReports reads the regular files the command left in dir; links,
 // FIFOs and devices are not followed or read.
 func readReports(dir string) map[string][]byte {

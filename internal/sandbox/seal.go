@@ -48,3 +48,15 @@ func (s Spec) sealed() Spec {
 // PlacesFile is where the temporary directories runs have made scratch
 // directories in are listed, a line each, in Anvil's cache directory.
 func PlacesFile(cacheDir string) string { return filepath.Join(cacheDir, "scratch-places") }
+
+// RuntimeDirs are the user's runtime directories: where the daemon's
+// socket, the session bus and the keyring's sockets live; runtime is
+// XDG_RUNTIME_DIR. No program Anvil starts sees them, in a shadow tree or
+// on the host.
+func RuntimeDirs(runtime string) []string {
+	dirs := []string{"/run/user"}
+	if d := runtime; filepath.IsAbs(d) && !inside(filepath.Clean(d), "/run/user") {
+		dirs = append(dirs, filepath.Clean(d))
+	}
+	return dirs
+}
