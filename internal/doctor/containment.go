@@ -9,7 +9,7 @@ import (
 	"github.com/anvil-dev/anvil/internal/proc"
 )
 
-// containmentProbeTimeout bounds the probe's start and exit.
+// containmentProbeTimeout bounds the wait for the probe to exit.
 const containmentProbeTimeout = 10 * time.Second
 
 // checkContainment starts a program as the language servers start, and
@@ -29,9 +29,7 @@ func checkContainment(policy *execpolicy.Policy) Check {
 		c.Status, c.Detail = Fail, "could not start a contained program, so no language server starts: "+err.Error()
 		return c
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), containmentProbeTimeout)
-	defer cancel()
-	p.Stop(ctx, containmentProbeTimeout)
+	p.Stop(context.Background(), containmentProbeTimeout)
 	switch {
 	case p.Err() != nil:
 		c.Status = Fail

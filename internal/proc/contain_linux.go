@@ -83,34 +83,26 @@ func cover(hidden []string) error {
 	return nil
 }
 
-// hide covers p, and what it links to, with an empty read-only node of
-// its kind; a place that does not exist has nothing to hide.
+// hide covers p with an empty read-only node of its kind, where it
+// resolves (a mount lands on what a link names, so the place covered is
+// the link's target); what does not exist, or what the program could not
+// reach anyway, has nothing to hide.
 func hide(p string) error {
-	targets := []string{p}
-	if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
-		targets = append(targets, real)
+	real, err := filepath.EvalSymlinks(p)
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
+		return nil
 	}
-	for _, t := range targets {
-		info, err := os.Stat(t)
-		// What does not exist, or what the program could not reach
-		// anyway, has nothing to hide.
-		if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if info.IsDir() {
-			if err := unix.Mount("tmpfs", t, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,mode=000"); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := unix.Mount("/dev/null", t, "", unix.MS_BIND, ""); err != nil {
-			return err
-		}
+	if err != nil {
+		return err
 	}
-	return nil
+	info, err := os.Stat(real)
+	if err != nil {
+		return err
+	}
+	if info.IsDir() {
+		return unix.Mount("tmpfs", real, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,mode=000")
+	}
+	return unix.Mount("/dev/null", real, "", unix.MS_BIND, "")
 }
 
 // containedStart turns spec into the helper's start: the program, its

@@ -43,6 +43,10 @@ func TestContainedProcessCannotReadHiddenPlaces(t *testing.T) {
 	os.Mkdir(ssh, 0o700)
 	os.WriteFile(filepath.Join(ssh, "id_rsa"), []byte("KEY-LINE-1\n"), 0o600)
 	os.WriteFile(filepath.Join(home, ".netrc"), []byte("machine x password NETRC-SECRET\n"), 0o600)
+	// A hidden place that is a link (dotfiles): what it names is covered.
+	os.MkdirAll(filepath.Join(home, "dotfiles", "aws"), 0o700)
+	os.WriteFile(filepath.Join(home, "dotfiles", "aws", "credentials"), []byte("AWS-SECRET\n"), 0o600)
+	os.Symlink(filepath.Join(home, "dotfiles", "aws"), filepath.Join(home, ".aws"))
 	ws := t.TempDir()
 	os.WriteFile(filepath.Join(ws, "code.h"), []byte("WORKSPACE-CODE\n"), 0o644)
 	os.Symlink(filepath.Join(ssh, "id_rsa"), filepath.Join(ws, "k.h"))
@@ -51,14 +55,14 @@ func TestContainedProcessCannotReadHiddenPlaces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	read := "cat " + filepath.Join(ws, "code.h") + " " + filepath.Join(ws, "k.h") + " " + filepath.Join(ws, "n.h") + " " + filepath.Join(ssh, "id_rsa") + "; ls -a " + ssh
+	read := "cat " + filepath.Join(ws, "code.h") + " " + filepath.Join(ws, "k.h") + " " + filepath.Join(ws, "n.h") + " " + filepath.Join(ssh, "id_rsa") + " " + filepath.Join(home, "dotfiles", "aws", "credentials") + "; ls -a " + ssh
 	// Control: uncontained, the link leads to the key.
-	if out := runScript(t, nil, read); !strings.Contains(out, "KEY-LINE-1") || !strings.Contains(out, "NETRC-SECRET") {
+	if out := runScript(t, nil, read); !strings.Contains(out, "KEY-LINE-1") || !strings.Contains(out, "NETRC-SECRET") || !strings.Contains(out, "AWS-SECRET") {
 		t.Fatalf("uncontained, the secrets were not read (the test proves nothing): %s", out)
 	}
-	contain := &Containment{Helper: exe, Hidden: []string{ssh, filepath.Join(home, ".netrc"), filepath.Join(home, "absent")}}
+	contain := &Containment{Helper: exe, Hidden: []string{ssh, filepath.Join(home, ".netrc"), filepath.Join(home, ".aws"), filepath.Join(home, "absent")}}
 	out := runScript(t, contain, read)
-	if strings.Contains(out, "KEY-LINE-1") || strings.Contains(out, "NETRC-SECRET") || strings.Contains(out, "id_rsa\n") {
+	if strings.Contains(out, "KEY-LINE-1") || strings.Contains(out, "NETRC-SECRET") || strings.Contains(out, "AWS-SECRET") || strings.Contains(out, "id_rsa\n") {
 		t.Fatalf("contained, a hidden place was read: %s", out)
 	}
 	if !strings.Contains(out, "WORKSPACE-CODE") {

@@ -7,6 +7,7 @@
 package state
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -74,11 +75,7 @@ func DaemonDir(getenv func(string) string) string {
 			return filepath.Join(run, "anvil")
 		}
 	}
-	tmp := getenv("TMPDIR")
-	if tmp == "" {
-		tmp = "/tmp"
-	}
-	return filepath.Join(tmp, fmt.Sprintf("anvil-%d", os.Getuid()))
+	return filepath.Join(cmp.Or(getenv("TMPDIR"), "/tmp"), fmt.Sprintf("anvil-%d", os.Getuid()))
 }
 
 // UnsafeError says a state path is not private to the user.
