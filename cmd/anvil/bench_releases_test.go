@@ -24,8 +24,10 @@ import (
 // writes it, and the turn's end after each release.
 type releaseHistory struct {
 	name string
-	// trees are the releases' source trees, oldest first.
+	// trees are the releases' source trees, oldest first; under is where
+	// a tree lies in the workspace ("" for its root).
 	trees []string
+	under string
 	// layout copies a release's tree into the workspace (over the
 	// previous one for the first, project files and all).
 	layout func(tb testing.TB, tree, ws string)
@@ -67,6 +69,7 @@ func zodReleases(tb testing.TB) releaseHistory {
 	return releaseHistory{
 		name:  "zod",
 		trees: trees,
+		under: "src/",
 		layout: func(tb testing.TB, tree, ws string) {
 			testfs.Write(tb, ws, map[string]string{
 				"package.json": `{"name": "zod-releases", "private": true, "type": "module"}`,
@@ -206,10 +209,7 @@ type changedFile struct{ rel, content string }
 // already holds as next has it is no edit.
 func changedFiles(tb testing.TB, prev, next, ws string, h releaseHistory) []changedFile {
 	var out []changedFile
-	offset := ""
-	if h.name == "zod" {
-		offset = "src/"
-	}
+	offset := h.under
 	err := filepath.WalkDir(next, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
