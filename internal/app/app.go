@@ -83,6 +83,23 @@ type App struct {
 	session *session.Session
 }
 
+// Policy is the one execution policy for every program a workspace's run
+// starts, as every front end builds it (a run, the daemon, doctor): from
+// the user's configuration and the environment, never from the
+// workspace's files. environ nil is what getenv reads of the names the
+// policy lets through; helper contains the servers ("" leaves them
+// uncontained).
+func Policy(root string, layers config.Layers, getenv func(string) string, environ []string, helper string) *execpolicy.Policy {
+	cfg := layers.Merged()
+	if environ == nil {
+		environ = execpolicy.EnvironOf(getenv, cfg.Run.Env)
+	}
+	return execpolicy.New(execpolicy.Options{
+		Root: root, Trusted: layers.Trusted(), Environ: environ,
+		EnvAllow: cfg.Run.Env, Hidden: testrun.Hidden(getenv), Helper: helper,
+	})
+}
+
 // New builds the services for opts. Language servers start lazily, on
 // first use.
 func New(opts Options) (*App, error) {
@@ -117,16 +134,7 @@ func New(opts Options) (*App, error) {
 	shadowLog := a.sessionFile(session.ShadowLogFile)
 
 	toolsDir := servers.DefaultToolsDir(opts.Getenv)
-	// One execution policy for every program the workspace's run starts:
-	// from the user's configuration and the environment, never from the
-	// workspace's files.
-	if opts.Environ == nil {
-		opts.Environ = execpolicy.EnvironOf(opts.Getenv, cfg.Run.Env)
-	}
-	policy := execpolicy.New(execpolicy.Options{
-		Root: root.Dir(), Trusted: layers.Trusted(), Environ: opts.Environ,
-		EnvAllow: cfg.Run.Env, Hidden: testrun.Hidden(opts.Getenv), Helper: opts.Helper,
-	})
+	policy := Policy(root.Dir(), layers, opts.Getenv, opts.Environ, opts.Helper)
 	a.Policy = policy
 	registry := servers.NewRegistry(servers.RegistryOptions{
 		Overrides:        cfg.ServerSpecs(),

@@ -9,9 +9,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/anvil-dev/anvil/internal/app"
 	"github.com/anvil-dev/anvil/internal/config"
-	"github.com/anvil-dev/anvil/internal/execpolicy"
-	"github.com/anvil-dev/anvil/internal/testrun"
 	"os/exec"
 	"slices"
 	"time"
@@ -152,8 +151,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	// One execution policy for every program the checks start, as a
 	// run's would be: from the user's configuration and environment.
 	layers, _ := config.ReadLayers(config.DefaultPaths(root.Dir(), opts.Getenv))
-	policy := execpolicy.New(execpolicy.Options{Root: root.Dir(), Trusted: layers.Trusted(), Environ: execpolicy.EnvironOf(opts.Getenv, cfg.Run.Env),
-		Hidden: testrun.Hidden(opts.Getenv), Helper: opts.Helper})
+	policy := app.Policy(root.Dir(), layers, opts.Getenv, nil, opts.Helper)
 	r.Checks = append(r.Checks, checkContainment(policy))
 	serverChecks := checkServers(ctx, root, cfg, opts, policy)
 	if rust := checkRust(ctx, root.Dir(), opts.LookPath); len(rust) > 0 {
