@@ -58,6 +58,18 @@ func (r *Report) Count(c Class) int {
 	return n
 }
 
+// Breaking counts the trials whose edit introduces an error by the
+// checker: a campaign whose edits break nothing tests nothing.
+func (r *Report) Breaking() int {
+	n := 0
+	for _, o := range r.Outcomes {
+		if len(o.Truth) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // Causes counts the outcomes of class c by cause.
 func (r *Report) Causes(c Class) map[string]int {
 	out := map[string]int{}
@@ -182,7 +194,7 @@ func Judge(ctx context.Context, l Language, open OpenGate, dir string, trials []
 				p = t.Edit.Apply(p)
 			}
 			for rel, c := range p {
-				files[t.Name+"/"+rel] = strings.ReplaceAll(c, ProjectPlaceholder, t.Name)
+				files[t.Name+"/"+rel] = place(c, d, t.Name)
 			}
 		}
 		return d, writeFiles(d, files)
@@ -218,7 +230,7 @@ func Judge(ctx context.Context, l Language, open OpenGate, dir string, trials []
 		edit := Edit{}
 		for p, c := range t.Edit {
 			if c != nil {
-				c = ptr(strings.ReplaceAll(*c, ProjectPlaceholder, t.Name))
+				c = ptr(place(*c, gateDir, t.Name))
 			}
 			edit[t.Name+"/"+p] = c
 		}
@@ -238,6 +250,12 @@ func Judge(ctx context.Context, l Language, open OpenGate, dir string, trials []
 		o.Class, o.Cause = classify(j, o.Truth)
 	}
 	return outs, nil
+}
+
+// place replaces the placeholders of a project's file: the workspace's
+// folder and the project's.
+func place(content, workspace, project string) string {
+	return strings.NewReplacer(WorkspacePlaceholder, workspace, ProjectPlaceholder, project).Replace(content)
 }
 
 func errors2(a, b error) error {

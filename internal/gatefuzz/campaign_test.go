@@ -33,8 +33,9 @@ func TestGateFuzzCampaign(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fmt.Println(rep.Line())
+			fmt.Printf("%d of %d edits break something by the checker\n", rep.Breaking(), len(rep.Outcomes))
 			fmt.Print(describeCauses(rep))
+			fmt.Println(rep.Line())
 			if *campaignOut != "" {
 				if err := appendRow(*campaignOut, rep, *campaignPath); err != nil {
 					t.Fatal(err)
@@ -55,7 +56,7 @@ func casesDir() string {
 // table: date, language (and the front end asked), seed, trials, false cleans, false rejects,
 // unverified, and why.
 func appendRow(path string, rep *gatefuzz.Report, front string) error {
-	var why []string
+	why := []string{fmt.Sprintf("%d break something by the checker", rep.Breaking())}
 	for _, c := range []gatefuzz.Class{gatefuzz.FalseClean, gatefuzz.FalseReject, gatefuzz.Unverified} {
 		causes := rep.Causes(c)
 		for _, k := range slices.Sorted(maps.Keys(causes)) {

@@ -15,7 +15,7 @@ import (
 )
 
 var (
-	campaignLang   = flag.String("fuzz.lang", "", "TestGateFuzzCampaign: the language (ts, py, go; all when empty)")
+	campaignLang   = flag.String("fuzz.lang", "", "TestGateFuzzCampaign: the language (ts, py, go, c, rust; all when empty)")
 	campaignTrials = flag.Int("fuzz.trials", 0, "TestGateFuzzCampaign: trials per language (the campaign runs only when set)")
 	campaignFirst  = flag.Int("fuzz.first", 0, "TestGateFuzzCampaign: the first trial's number (to run part of a campaign again)")
 	campaignSeed   = flag.Uint64("fuzz.seed", 1, "TestGateFuzzCampaign: the campaign's seed")
@@ -100,8 +100,10 @@ func languages(t *testing.T) map[string]gatefuzz.Language {
 	// outside a shadow tree see, as the gate's own do.
 	env := execpolicy.New(execpolicy.Options{Environ: os.Environ()}).Env()
 	return map[string]gatefuzz.Language{
-		"ts": gatefuzz.TS{Tsc: []string{filepath.Join(bin, "tsc")}, Env: env},
-		"go": gatefuzz.Go{Env: env},
-		"py": gatefuzz.Python{Pyright: []string{filepath.Join(bin, "pyright")}, Env: env},
+		"ts":   gatefuzz.TS{Tsc: []string{filepath.Join(bin, "tsc")}, Env: env},
+		"go":   gatefuzz.Go{Env: env},
+		"py":   gatefuzz.Python{Pyright: []string{filepath.Join(bin, "pyright")}, Env: env},
+		"c":    gatefuzz.C{Env: env},
+		"rust": gatefuzz.Rust{Env: env},
 	}
 }

@@ -20,6 +20,11 @@ import (
 // folder when it is laid out.
 const ProjectPlaceholder = "@P@"
 
+// WorkspacePlaceholder in a project's files is replaced by the absolute
+// folder of the workspace it is laid out in (a compile database's
+// directories are absolute).
+const WorkspacePlaceholder = "@W@"
+
 var goTypes = []string{"int", "string", "bool"}
 
 var goValues = map[string]string{"int": "1", "string": `"s"`, "bool": "true"}

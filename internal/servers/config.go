@@ -14,6 +14,10 @@ var configFiles = map[string][]string{
 	"typescript": {"tsconfig.json", "tsconfig.*.json", "jsconfig.json", "jsconfig.*.json", "package.json"},
 	"python":     {"pyproject.toml", "pyrightconfig.json"},
 	"rust":       {"Cargo.toml", "Cargo.lock"},
+	// The compile database gives each translation unit its flags (a
+	// define, an include directory, a forced include); .clangd adds to
+	// them for clangd.
+	"c": {"compile_commands.json", "compile_flags.txt", ".clangd"},
 }
 
 // ConfigLanguage returns the language whose checking the file at p

@@ -218,7 +218,11 @@ func (v *Validator) planIncludes(snap *Snapshot, g *group, req servers.CheckRequ
 	for _, abs := range slices.Sorted(maps.Keys(plan.covered)) {
 		if len(plan.covered[abs]) == 0 && !v.deleted(g, abs) {
 			rel, _ := v.root.Rel(abs)
-			return plan, &unverifiableError{fmt.Sprintf("%s includes another changed file, and no translation unit of the compile database includes it, so nothing checks it with the change; fix: add a translation unit that includes it to the compile database", rel)}
+			why := "includes another changed file"
+			if servers.LanguageOf(rel) == "" {
+				why = "is checked only through the translation units that include it" // a fragment (.def, .inc)
+			}
+			return plan, &unverifiableError{fmt.Sprintf("%s %s, and no translation unit of the compile database includes it, so nothing checks it with the change; fix: add a translation unit that includes it to the compile database", rel, why)}
 		}
 	}
 	return plan, nil

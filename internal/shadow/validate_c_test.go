@@ -85,6 +85,20 @@ func TestValidateC(t *testing.T) {
 		res := h.validate(map[string]string{"-src/report.h": ""})
 		expect(t, res, Rejected, "src/main.c", "src/report.c")
 	})
+
+	// Found by the gate fuzzer (c/edit-compile-flags): a define dropped
+	// from the compile database was "not code" and passed clean while
+	// every unit that used it failed. clangd reads the database only from
+	// disk.
+	for _, name := range []string{"compile_commands.json", "compile_flags.txt", ".clangd"} {
+		t.Run("a change to "+name, func(t *testing.T) {
+			res := h.validate(map[string]string{name: "[]\n"})
+			expect(t, res, Unverified)
+			if len(res.Unverified) != 1 || !strings.Contains(res.Unverified[0].Reason, "only from disk") {
+				t.Fatalf("reason:\n%s", describe(res))
+			}
+		})
+	}
 }
 
 // Without a compile database a C change is unverified, and the reason
