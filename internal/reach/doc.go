@@ -50,6 +50,12 @@
 //	  project, never "not code"                        |                                                                      |   tsconfig.TestExtended, pyconfig.TestExtended
 //	a file a //go:embed pattern names (EmbeddedBy) is  | the go command reads embedded files to build the package; a deleted  | TestEmbeddedBy, shadow: TestEmbeddedFileIsRead
 //	  read by the go command, never "not code"         |   one fails it ("no matching files found")                           |
+//	a Go package's assembly or object file, and a      | the go command assembles .s/.S/.sx and links .syso into the package  | TestGoCommandReads, shadow:
+//	  vendor/modules.txt (GoCommandReads), is read by   |   (go vet's asmdecl reads the frames); modules.txt must agree with   |   TestGoCommandInputsAreRead
+//	  the go command, never "not code"                  |   go.mod; gopls checks neither                                       |
+//	(servers) a compile database, .clangd, cargo's     | the compiler takes its flags (a define, an include directory) from   | servers: TestConfigLanguage; shadow: TestValidateC
+//	  .cargo/config.toml and rust-toolchain files are  |   the database; cargo its rustflags and cfgs from .cargo/config      |   (a change to compile_commands.json …),
+//	  configuration of their language                   |                                                                      |   TestValidateCargoWorkspace (cargo's configuration)
 //	a dependant outside the project's own checks is    | tsc and pyright do not check what their configuration leaves out    | shadow: TestScopeIsTheProjects
 //	  checked only when it imports a change itself     |                                                                      |
 package reach

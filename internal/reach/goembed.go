@@ -77,3 +77,31 @@ func embedMatches(pattern, rel string) bool {
 	}
 	return false
 }
+
+// goBuildInputs are the extensions of the files beside a package's Go
+// files that the go command assembles or links into it (its SFiles and
+// SysoFiles); C and C++ files of a cgo package are the C/C++ checker's.
+var goBuildInputs = map[string]bool{".s": true, ".S": true, ".sx": true, ".syso": true}
+
+// GoCommandReads says why the go command reads rel, a file that is not Go
+// source ("" if it does not): an assembly or object file in a directory
+// that holds a Go package, whose build assembles it (a broken one fails
+// go build, a changed frame size go vet's asmdecl), or a vendor
+// directory's modules.txt, which must agree with go.mod ("inconsistent
+// vendoring"). Build constraints are not applied: a file is never left
+// out that some build reads.
+func GoCommandReads(files Files, rel string) string {
+	if path.Base(rel) == "modules.txt" && path.Base(path.Dir(rel)) == "vendor" {
+		return "the go command reads the vendor directory's manifest with go.mod"
+	}
+	if !goBuildInputs[path.Ext(rel)] {
+		return ""
+	}
+	dir := path.Dir(rel)
+	for _, f := range files.Sorted() {
+		if strings.HasSuffix(f, ".go") && path.Dir(f) == dir {
+			return "the go command builds it into the package of " + f
+		}
+	}
+	return ""
+}

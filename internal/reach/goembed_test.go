@@ -40,3 +40,21 @@ func FuzzEmbedPatterns(f *testing.F) {
 		}
 	})
 }
+
+func TestGoCommandReads(t *testing.T) {
+	files := Files{"pkg/a.go": {}, "pkg/a_amd64.s": {}, "asm/x.s": {}, "vendor/modules.txt": {}}
+	for rel, reads := range map[string]bool{
+		"pkg/a_amd64.s":           true,
+		"pkg/new_arm64.s":         true, // created beside the package
+		"pkg/blob.syso":           true,
+		"pkg/notes.txt":           false,
+		"asm/x.s":                 false, // no Go package there
+		"vendor/modules.txt":      true,
+		"docs/vendor/modules.txt": true,
+		"modules.txt":             false,
+	} {
+		if got := GoCommandReads(files, rel) != ""; got != reads {
+			t.Errorf("GoCommandReads(%s) = %v, want %v", rel, got, reads)
+		}
+	}
+}

@@ -13,7 +13,10 @@ var configFiles = map[string][]string{
 	"go":         {"go.mod", "go.sum", "go.work", "go.work.sum"},
 	"typescript": {"tsconfig.json", "tsconfig.*.json", "jsconfig.json", "jsconfig.*.json", "package.json"},
 	"python":     {"pyproject.toml", "pyrightconfig.json"},
-	"rust":       {"Cargo.toml", "Cargo.lock"},
+	// cargo reads its configuration (rustflags, a target, cfgs) from
+	// .cargo/config.toml in the workspace and above, and rustup the
+	// toolchain the project pins.
+	"rust": {"Cargo.toml", "Cargo.lock", ".cargo/config.toml", ".cargo/config", "rust-toolchain.toml", "rust-toolchain"},
 	// The compile database gives each translation unit its flags (a
 	// define, an include directory, a forced include); .clangd adds to
 	// them for clangd.
@@ -24,15 +27,25 @@ var configFiles = map[string][]string{
 // configures ("go" for go.mod, "typescript" for tsconfig.json and
 // package.json...), or "" if it configures none.
 func ConfigLanguage(p string) string {
-	base := filepath.Base(p)
+	p = filepath.ToSlash(p)
 	for lang, patterns := range configFiles {
 		for _, pat := range patterns {
-			if ok, _ := path.Match(pat, base); ok {
+			if ok, _ := path.Match(pat, lastElems(p, strings.Count(pat, "/")+1)); ok {
 				return lang
 			}
 		}
 	}
 	return ""
+}
+
+// lastElems returns p's last n path elements (a pattern ".cargo/config"
+// names a file by its folder too).
+func lastElems(p string, n int) string {
+	i := len(p)
+	for ; n > 0 && i > 0; n-- {
+		i = strings.LastIndex(p[:i], "/")
+	}
+	return p[i+1:]
 }
 
 // TakesConfig reports whether the server reads the configuration file p

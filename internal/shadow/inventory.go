@@ -29,6 +29,8 @@ type unread struct {
 //     importers' types, and is not checked yet: unverified;
 //   - a file a //go:embed names is read by the go command, and gopls reads
 //     it only from disk: unverified;
+//   - a Go package's assembly and object files, and the vendor manifest,
+//     are read by the go command and not checked by gopls: unverified;
 //   - a file a tsconfig.json or pyright configuration extends configures
 //     the project as the extending file does: checked as configuration;
 //   - a file a C/C++ file includes, whatever its name (an X-macro list),
@@ -69,6 +71,9 @@ func (v *Validator) readerOf(ctx context.Context, snap *Snapshot, c *changeset.C
 	}
 	if by := reach.EmbeddedBy(snap.Files, c.Path); by != "" {
 		return unread{change: c, unverified: by + " embeds it (//go:embed), and gopls reads embedded files only from disk, so a change to it cannot be checked before it is written"}, true
+	}
+	if why := reach.GoCommandReads(snap.Files, c.Path); why != "" {
+		return unread{change: c, unverified: why + ", and gopls does not check it, so a change to it cannot be checked before it is written"}, true
 	}
 	if lang := extended[v.root.Abs(c.Path)]; lang != "" {
 		return unread{change: c, lang: lang, config: true}, true

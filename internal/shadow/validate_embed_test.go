@@ -23,3 +23,25 @@ func TestEmbeddedFileIsRead(t *testing.T) {
 		t.Fatalf("a file nothing reads:\n%s", describe(res))
 	}
 }
+
+// A Go package's assembly is built by the go command and checked by
+// go vet's asmdecl, and gopls reads it from disk only: a change to it was
+// "not code" and passed. The vendor manifest likewise.
+func TestGoCommandInputsAreRead(t *testing.T) {
+	h := newHarness(t, "go", harnessOptions{files: map[string]string{
+		"add.go":        "package main\n\nfunc add(a, b int) int\n\nvar _ = add(1, 2)\n",
+		"add_amd64.s":   "#include \"textflag.h\"\n\nTEXT ·add(SB),NOSPLIT,$0-24\n\tMOVQ a+0(FP), AX\n\tADDQ b+8(FP), AX\n\tMOVQ AX, ret+16(FP)\n\tRET\n",
+		"docs/notes.s":  "not in a package\n",
+		"docs/guide.md": "x\n",
+	}})
+	for _, rel := range []string{"add_amd64.s", "add_arm64.s", "vendor/modules.txt"} {
+		res := h.validate(map[string]string{rel: "garbage\n"})
+		if res.Verdict != Unverified || len(res.Unverified) != 1 || !strings.Contains(res.Unverified[0].Reason, "the go command") {
+			t.Errorf("%s:\n%s", rel, describe(res))
+		}
+	}
+	res := h.validate(map[string]string{"docs/notes.s": "y\n"})
+	if res.Verdict != Clean || len(res.NotCode) != 1 {
+		t.Fatalf("assembly beside no Go package:\n%s", describe(res))
+	}
+}

@@ -118,6 +118,13 @@ func TestValidateCargoWorkspace(t *testing.T) {
 		res := h.validate(map[string]string{"a/Cargo.toml": "[package\nname = \"a\"\n"})
 		expect(t, res, Rejected, "a/Cargo.toml")
 	})
+	t.Run("cargo's configuration", func(t *testing.T) {
+		// b's unused variable is a warning until the workspace's cargo
+		// configuration denies warnings; it was "not code" (a virtual
+		// workspace's .cargo/ is in no crate).
+		res := h.validate(map[string]string{".cargo/config.toml": "[build]\nrustflags = [\"-D\", \"warnings\"]\n"})
+		expect(t, res, Rejected, "b/src/lib.rs")
+	})
 	if after := treeHash(t, dir); after != before {
 		t.Errorf("the user's tree changed")
 	}
