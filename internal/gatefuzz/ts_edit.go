@@ -21,6 +21,24 @@ func (p *tsProject) edit(r *rand.Rand, before Files) Edit {
 	m := owner[d]
 	var deleted []string
 	switch k := r.IntN(20); {
+	case (k < 3 || k == 16) && p.suffixes:
+		// A file created beside another that takes over its name (a
+		// fifth of the edits where moduleSuffixes make one possible).
+		for _, o := range p.mods {
+			if strings.HasSuffix(o.path, ".ts") && !strings.HasSuffix(o.path, ".ios.ts") && !o.script && len(o.exports) > 0 && o.path != "src/data_use.ts" {
+				shadow := *o
+				shadow.path = strings.TrimSuffix(o.path, ".ts") + ".ios.ts"
+				shadow.decls = nil
+				for _, od := range o.decls {
+					c := *od
+					c.typ = other(r, tsTypes, c.typ)
+					shadow.decls = append(shadow.decls, &c)
+				}
+				p.mods = append(p.mods, &shadow)
+				p.tag("ts/edit-create-shadowing")
+				break
+			}
+		}
 	case k < 6:
 		d.typ = other(r, tsTypes, d.typ)
 		if d.kind == "overload" {
@@ -76,23 +94,6 @@ func (p *tsProject) edit(r *rand.Rand, before Files) Edit {
 	case k < 16:
 		p.strict = !p.strict
 		p.tag("ts/edit-config-strict")
-	case k < 17 && p.suffixes:
-		// A file created beside another that takes over its name.
-		for _, o := range p.mods {
-			if strings.HasSuffix(o.path, ".ts") && !strings.HasSuffix(o.path, ".ios.ts") && !o.script && len(o.exports) > 0 && o.path != "src/data_use.ts" {
-				shadow := *o
-				shadow.path = strings.TrimSuffix(o.path, ".ts") + ".ios.ts"
-				shadow.decls = nil
-				for _, od := range o.decls {
-					c := *od
-					c.typ = other(r, tsTypes, c.typ)
-					shadow.decls = append(shadow.decls, &c)
-				}
-				p.mods = append(p.mods, &shadow)
-				p.tag("ts/edit-create-shadowing")
-				break
-			}
-		}
 	case k < 18 && p.json:
 		after := p.render()
 		after["src/data.json"] = `{"n": "s"}` + "\n"
