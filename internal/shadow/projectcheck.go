@@ -203,6 +203,11 @@ func (v *Validator) checkProject(parent context.Context, snap *Snapshot, g *grou
 		changed[v.root.Abs(c.Path)] = c
 		changes = append(changes, batch.Change{Path: c.Path, Content: c.Content, Delete: c.Delete})
 	}
+	if pc.cargo {
+		if err := v.cargoAllowed(ctx, snap, g.changes); err != nil {
+			return out.unverifiedAll(g, err.Error())
+		}
+	}
 	v.progress(ctx, Progress{Server: pc.label, Stage: "checking", Files: len(changes)})
 	start := time.Now()
 	res, err := pc.checker.Check(ctx, v.root.Dir(), snap.Fingerprint, changes, false)

@@ -174,6 +174,8 @@ type Validator struct {
 	batch  batchers
 	reuse  reuse
 	cbase  compileBaselineCache
+	// cargoMeta is what cargo metadata said cargo check would run.
+	cargoMeta cargoMetaCache
 	// bg bounds the work done ahead of need (warming batch baselines);
 	// Close cancels it. work is that work, one job per checker.
 	bg       context.Context
