@@ -62,6 +62,14 @@ func TestScripts(t *testing.T) {
 			if cache, err := os.UserCacheDir(); err == nil {
 				env.Setenv("XDG_CACHE_HOME", cache)
 			}
+			// A rustup install's cargo finds its toolchains through these
+			// (scripts/test.sh sets them under an empty HOME), not through
+			// the scripts' HOME.
+			for _, k := range []string{"CARGO_HOME", "RUSTUP_HOME"} {
+				if v := os.Getenv(k); v != "" {
+					env.Setenv(k, v)
+				}
+			}
 			env.Setenv("ANVIL_SESSION_DIR", filepath.Join(env.WorkDir, "sessions"))
 			// Each command with servers of its own, unless a script turns
 			// the daemon on; its socket then lives in the script's
