@@ -89,14 +89,13 @@ func runCheck(cmd *cobra.Command, opts checkOptions, file string) error {
 		return badInput("%v", err)
 	}
 	status := newStatusLine(cmd.ErrOrStderr())
-	ctx = service.WithProgress(ctx, status.show)
 	svc, closeSvc, err := openService(ctx, cmd, opts.dir, opts.noDaemon)
 	if err != nil {
 		return err
 	}
 	defer closeSvc()
 	var out *service.Outcome
-	gopts := service.GateOptions{Run: opts.run, Git: opts.git}
+	gopts := service.GateOptions{Run: opts.run, Git: opts.git, Progress: status.show}
 	if opts.commit {
 		out, err = svc.Commit(ctx, specs, "anvil check --commit", gopts)
 	} else {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/anvil-dev/anvil/internal/app"
 	"github.com/anvil-dev/anvil/internal/replay"
-	"github.com/anvil-dev/anvil/internal/service"
 )
 
 type replayOptions struct {
@@ -45,7 +44,6 @@ index and HEAD are not read for it or written. Dependency directories
 				opts.commits = 0 // every commit after --since
 			}
 			status := newStatusLine(cmd.ErrOrStderr())
-			ctx = service.WithProgress(ctx, status.show)
 			rep, err := app.Replay(ctx, replay.Options{Dir: opts.dir, Commits: opts.commits, Since: opts.since,
 				Progress: func(m string) { status.set(m) }}, os.Getenv)
 			status.clear()

@@ -52,8 +52,6 @@ func runTool(cmd *cobra.Command, opts toolOptions, args []string) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), stopSignals()...)
 	defer stop()
 
-	status := newStatusLine(cmd.ErrOrStderr())
-	ctx = service.WithProgress(ctx, status.show)
 	svc, closeSvc, err := openService(ctx, cmd, opts.dir, opts.noDaemon)
 	if err != nil {
 		return err
@@ -87,7 +85,6 @@ func runTool(cmd *cobra.Command, opts toolOptions, args []string) error {
 		return badInput("%v", err)
 	}
 	res, err := svc.Tool(ctx, tool.Name, raw, nil)
-	status.clear()
 	if err != nil {
 		if service.IsInput(err) {
 			return badInput("%v", err)

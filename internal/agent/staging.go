@@ -209,12 +209,13 @@ func (s *Staging) Commit(ctx context.Context, attempt, maxAttempts int, message 
 	s.dirty = false // the commit's check covers every staged edit
 	s.mu.Unlock()
 	s.emitValidating(set, attempt, maxAttempts)
-	ctx = service.WithProgress(ctx, func(p service.Progress) {
+	opts := s.commitOpts
+	opts.Progress = func(p service.Progress) {
 		if p.Notice {
 			s.events.Emit(event.Shadow{Attempt: attempt, MaxAttempts: maxAttempts, Files: set.Paths(), Stage: "waiting", Commit: true, Summary: p.Message})
 		}
-	})
-	out, err := s.svc.Commit(ctx, Specs(set), message, s.commitOpts)
+	}
+	out, err := s.svc.Commit(ctx, Specs(set), message, opts)
 	if out != nil && out.Result != nil {
 		s.emitResult(set, attempt, maxAttempts, out.Result)
 	}

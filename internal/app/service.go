@@ -62,7 +62,7 @@ func (l *local) run(ctx context.Context, specs []changeset.Spec, message string,
 		g = g.Running()
 	}
 	out := &service.Outcome{}
-	recs, err := a.recoverWhenNeeded(ctx, commit, service.WaitingFor(ctx))
+	recs, err := a.recoverWhenNeeded(ctx, commit, service.WaitingFor(opts.Progress))
 	if err != nil {
 		return nil, err
 	}
@@ -80,13 +80,13 @@ func (l *local) run(ctx context.Context, specs []changeset.Spec, message string,
 	}
 	if !commit {
 		scope := shadow.Scope{Staging: opts.Staging, ChangedOnly: opts.ChangedOnly, Complete: opts.Complete}
-		out.Result, err = g.Check(ctx, set, 1, scope)
+		out.Result, err = g.Check(ctx, set, 1, scope, service.ShadowProgress(opts.Progress))
 		if workspace.IsReplaced(err) {
 			return nil, &service.InputError{Msg: err.Error()}
 		}
 		return out, err
 	}
-	o, err := g.Commit(ctx, set, 1, message, service.WaitingFor(ctx))
+	o, err := g.Commit(ctx, set, 1, message, service.ShadowProgress(opts.Progress), service.WaitingFor(opts.Progress))
 	if workspace.IsReplaced(err) {
 		return nil, &service.InputError{Msg: err.Error()}
 	}
@@ -115,7 +115,7 @@ func (l *local) Undo(ctx context.Context, opts service.UndoOptions) (*service.Un
 		return nil, &service.InputError{Msg: err.Error()}
 	}
 	// An undo writes, as a commit does.
-	if _, err := a.recoverWhenNeeded(ctx, true, service.WaitingFor(ctx)); err != nil {
+	if _, err := a.recoverWhenNeeded(ctx, true, service.WaitingFor(opts.Progress)); err != nil {
 		return nil, err
 	}
 	e, err := a.Journal.UndoEntry(ctx, opts.Entry)

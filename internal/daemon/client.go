@@ -167,13 +167,17 @@ func (c *Client) callOnce(ctx context.Context, method string, params, result any
 	return err
 }
 
-// track registers ctx's progress sink under a new token, and arranges
-// for the daemon to be told if ctx ends first.
-func (c *Client) track(ctx context.Context) (token string, done func()) {
+// track registers the request's progress sink (nil: notices dropped)
+// under a new token, and arranges for the daemon to be told if ctx ends
+// first.
+func (c *Client) track(ctx context.Context, progress func(service.Progress)) (token string, done func()) {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	token = hex.EncodeToString(b[:])
-	fn := service.ProgressOf(ctx)
+	fn := progress
+	if fn == nil {
+		fn = func(service.Progress) {}
+	}
 	c.mu.Lock()
 	c.progress[token] = fn
 	c.mu.Unlock()
@@ -261,7 +265,7 @@ func (r *Remote) changes(ctx context.Context, method string, specs []changeset.S
 	// the middle is safe. A commit is not retried once sent (the journal
 	// settles an interrupted one on the next request).
 	params := changesParams{request: req, Changes: specs, Message: message, GateOptions: opts}
-	if err := r.link.call(ctx, method, &params, &params.Token, &out, method == methodCheck); err != nil {
+	if err := r.link.call(ctx, method, &params, &params.Token, &out, opts.Progress, method == methodCheck); err != nil {
 		return nil, err
 	}
 	if out.Result != nil {
@@ -278,7 +282,7 @@ func (r *Remote) Undo(ctx context.Context, opts service.UndoOptions) (*service.U
 	}
 	p := undoParams{request: req, UndoOptions: opts}
 	var out service.UndoOutcome
-	if err := r.link.call(ctx, methodUndo, &p, &p.Token, &out, false); err != nil {
+	if err := r.link.call(ctx, methodUndo, &p, &p.Token, &out, opts.Progress, false); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -293,7 +297,7 @@ func (r *Remote) Tool(ctx context.Context, name string, args json.RawMessage, st
 	}
 	var out service.ToolOutcome
 	params := toolParams{request: req, Name: name, Args: args, Staged: staged}
-	if err := r.link.call(ctx, methodTool, &params, &params.Token, &out, true); err != nil {
+	if err := r.link.call(ctx, methodTool, &params, &params.Token, &out, nil, true); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -307,7 +311,7 @@ func (r *Remote) Warm(ctx context.Context, paths []string) error {
 		return err
 	}
 	p := warmParams{request: req, Paths: paths}
-	return r.link.call(ctx, methodWarm, &p, &p.Token, nil, true)
+	return r.link.call(ctx, methodWarm, &p, &p.Token, nil, nil, true)
 }
 
 // Tools implements [Service].
@@ -317,7 +321,7 @@ func (r *Remote) Tools(ctx context.Context) ([]service.ToolInfo, error) {
 		return nil, err
 	}
 	var out []service.ToolInfo
-	if err := r.link.call(ctx, methodTools, &req, &req.Token, &out, true); err != nil {
+	if err := r.link.call(ctx, methodTools, &req, &req.Token, &out, nil, true); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -246,21 +246,23 @@ func checkUnderWay(t *testing.T, ws *Remote, files map[string]string) <-chan err
 	t.Helper()
 	checking := make(chan struct{})
 	var once sync.Once
-	ctx := service.WithProgress(context.Background(), func(p service.Progress) {
+	progress := func(p service.Progress) {
 		if strings.Contains(p.Message, "checking") {
 			once.Do(func() { close(checking) })
 		}
-	})
+	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := ws.Check(ctx, specs(files), service.GateOptions{})
+		_, err := ws.Check(context.Background(), specs(files), service.GateOptions{Progress: progress})
 		done <- err
 	}()
+	wait, cancel := untilDeadline(t)
+	defer cancel()
 	select {
 	case <-checking:
 	case err := <-done:
 		t.Fatalf("the check ended before it was under way: %v", err)
-	case <-ctx.Done():
+	case <-wait.Done():
 		t.Fatal("no progress before the test's deadline")
 	}
 	return done

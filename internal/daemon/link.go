@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/anvil-dev/anvil/internal/service"
 	"sync"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -99,15 +100,16 @@ func (e *errGone) Error() string { return e.err.Error() }
 func (e *errGone) Unwrap() error { return e.err }
 
 // call sends one request (params, whose token field token points at, is
-// filled per attempt) and decodes its result. idempotent says the request
-// may be sent again after the daemon went away while it ran.
-func (l *Link) call(ctx context.Context, method string, params any, token *string, result any, idempotent bool) error {
+// filled per attempt) and decodes its result; the daemon's progress
+// notices for it go to progress (nil: dropped). idempotent says the
+// request may be sent again after the daemon went away while it ran.
+func (l *Link) call(ctx context.Context, method string, params any, token *string, result any, progress func(service.Progress), idempotent bool) error {
 	for attempt := 1; ; attempt++ {
 		c, err := l.client(ctx)
 		if err != nil {
 			return err
 		}
-		t, done := c.track(ctx)
+		t, done := c.track(ctx, progress)
 		*token = t
 		err = c.callOnce(ctx, method, params, result)
 		done()

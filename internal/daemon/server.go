@@ -293,10 +293,11 @@ func (h *handler) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.R
 	}
 	ctx, done := h.begin(r.Token)
 	defer done()
+	var say func(service.Progress)
 	if r.Token != "" {
-		ctx = service.WithProgress(ctx, forwarder(ctx, conn, r.Token))
+		say = forwarder(ctx, conn, r.Token)
 	}
-	result, err := h.d.dispatch(ctx, req)
+	result, err := h.d.dispatch(ctx, req, say)
 	if err != nil {
 		_ = conn.ReplyWithError(context.Background(), req.ID, rpcError(err))
 		return
@@ -383,7 +384,7 @@ func rpcError(err error) *jsonrpc2.Error {
 
 var errBusy = errors.New("the workspace has too many requests waiting; try again")
 
-func (d *Daemon) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+func (d *Daemon) dispatch(ctx context.Context, req *jsonrpc2.Request, say func(service.Progress)) (any, error) {
 	params := json.RawMessage("{}")
 	if req.Params != nil {
 		params = *req.Params
@@ -407,6 +408,7 @@ func (d *Daemon) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, erro
 		if err := decode(&p); err != nil {
 			return nil, err
 		}
+		p.GateOptions.Progress = say
 		return withSpace(d, p.request, func(s service.Service) (any, error) {
 			if req.Method == methodCheck {
 				return s.Check(ctx, p.Changes, p.GateOptions)
@@ -418,6 +420,7 @@ func (d *Daemon) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, erro
 		if err := decode(&p); err != nil {
 			return nil, err
 		}
+		p.UndoOptions.Progress = say
 		return withSpace(d, p.request, func(s service.Service) (any, error) { return s.Undo(ctx, p.UndoOptions) })
 	case methodTool:
 		var p toolParams

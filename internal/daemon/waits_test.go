@@ -36,13 +36,14 @@ func TestCheckDoesNotWaitForACommit(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var said []string
-	cctx, ccancel := context.WithTimeout(service.WithProgress(context.Background(), func(p service.Progress) {
+	cctx, ccancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer ccancel()
+	progress := func(p service.Progress) {
 		mu.Lock()
 		said = append(said, p.Message)
 		mu.Unlock()
-	}), 500*time.Millisecond)
-	defer ccancel()
-	_, err = svc.Commit(cctx, specs(map[string]string{"a.ts": "export const a: number = 2;\n"}), "m", service.GateOptions{})
+	}
+	_, err = svc.Commit(cctx, specs(map[string]string{"a.ts": "export const a: number = 2;\n"}), "m", service.GateOptions{Progress: progress})
 	lock.Unlock()
 	if err == nil {
 		t.Fatal("a commit went through a held lock")
@@ -68,16 +69,16 @@ func TestWaitForTurnIsSaid(t *testing.T) {
 	// Many overlapping checks: some must find the server busy.
 	var mu sync.Mutex
 	var said []string
-	ctx := service.WithProgress(context.Background(), func(p service.Progress) {
+	progress := func(p service.Progress) {
 		mu.Lock()
 		said = append(said, p.Message)
 		mu.Unlock()
-	})
+	}
 	var wg sync.WaitGroup
 	for i := range 6 {
 		wg.Go(func() {
 			content := "export const a: number = " + strings.Repeat("1", i+1) + ";\n"
-			if _, err := ws.Check(ctx, specs(map[string]string{"a.ts": content}), service.GateOptions{}); err != nil {
+			if _, err := ws.Check(context.Background(), specs(map[string]string{"a.ts": content}), service.GateOptions{Progress: progress}); err != nil {
 				t.Error(err)
 			}
 		})

@@ -77,9 +77,10 @@ func (g *Gate) runStage(ctx context.Context, set *changeset.Set, locked bool) *s
 }
 
 // Check validates set within scope and writes nothing. attempt numbers
-// the try for the shadow log.
-func (g *Gate) Check(ctx context.Context, set *changeset.Set, attempt int, scope shadow.Scope) (*shadow.Result, error) {
-	return g.validate(ctx, set, attempt, scope, false)
+// the try for the shadow log; progress (nil for none) is told what the
+// check is doing.
+func (g *Gate) Check(ctx context.Context, set *changeset.Set, attempt int, scope shadow.Scope, progress func(shadow.Progress)) (*shadow.Result, error) {
+	return g.validate(ctx, set, attempt, scope, progress, false)
 }
 
 // validate checks set with the servers and, on a running gate, then with
@@ -88,8 +89,8 @@ func (g *Gate) Check(ctx context.Context, set *changeset.Set, attempt int, scope
 // fails without per-test results, a stage that could not run) is no
 // evidence, so the verdict is unverified. locked says the caller holds
 // the workspace's lock.
-func (g *Gate) validate(ctx context.Context, set *changeset.Set, attempt int, scope shadow.Scope, locked bool) (*shadow.Result, error) {
-	res, err := g.validator.Validate(ctx, set, attempt, scope)
+func (g *Gate) validate(ctx context.Context, set *changeset.Set, attempt int, scope shadow.Scope, progress func(shadow.Progress), locked bool) (*shadow.Result, error) {
+	res, err := g.validator.Validate(ctx, set, attempt, scope, progress)
 	if err != nil || !g.running || res.Verdict != shadow.Clean {
 		return res, err
 	}
@@ -116,20 +117,21 @@ type Outcome struct {
 }
 
 // Commit takes the workspace's lock (waiting, if set, is told who holds
-// it while Commit waits), validates set and, if the verdict is clean,
+// it while Commit waits), validates set (telling progress, if set, what
+// the check is doing) and, if the verdict is clean,
 // commits it with message before releasing the lock. A verdict that is
 // not clean writes nothing and is no error: the outcome carries it. The
 // error is the journal's: a [*journal.ConflictError] when a file changed
 // since the change set was read, [journal.ErrNothingToCommit], or a
 // failure.
-func (g *Gate) Commit(ctx context.Context, set *changeset.Set, attempt int, message string, waiting func(holder string)) (Outcome, error) {
+func (g *Gate) Commit(ctx context.Context, set *changeset.Set, attempt int, message string, progress func(shadow.Progress), waiting func(holder string)) (Outcome, error) {
 	lock, err := g.journal.Lock(ctx, waiting)
 	if err != nil {
 		return Outcome{}, err
 	}
 	defer lock.Unlock()
 	// A commit's check is never narrowed.
-	res, err := g.validate(ctx, set, attempt, shadow.Scope{}, true)
+	res, err := g.validate(ctx, set, attempt, shadow.Scope{}, progress, true)
 	if err != nil {
 		return Outcome{}, err
 	}

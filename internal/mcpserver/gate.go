@@ -84,6 +84,8 @@ func tuneChanges(s *jsonschema.Schema) {
 
 type checkChanges struct {
 	svc service.Service
+	// say is the call's progress sink (nil when the client asked for none).
+	say func(service.Progress)
 	// run also builds and tests the change in a shadow tree
 	// (test_changes): it runs the project's code, so it is its own tool,
 	// not advertised as read-only.
@@ -107,7 +109,7 @@ func (t *checkChanges) Description() string {
 }
 
 func (t *checkChanges) Run(ctx context.Context, p CheckParams) (tools.Result, error) {
-	out, err := t.svc.Check(ctx, p.Changes, service.GateOptions{Run: t.run})
+	out, err := t.svc.Check(ctx, p.Changes, service.GateOptions{Run: t.run, Progress: t.say})
 	if res, done := refused(out, err); done {
 		return res, err
 	}
@@ -118,7 +120,10 @@ func (t *checkChanges) Run(ctx context.Context, p CheckParams) (tools.Result, er
 	return tools.Result{Output: b.String(), Data: v}, nil
 }
 
-type applyChanges struct{ svc service.Service }
+type applyChanges struct {
+	svc service.Service
+	say func(service.Progress)
+}
 
 func (*applyChanges) TuneSchema(s *jsonschema.Schema) { tuneChanges(s) }
 
@@ -126,7 +131,7 @@ func (*applyChanges) Name() string        { return "apply_changes" }
 func (*applyChanges) Description() string { return applyChangesDescription }
 
 func (t *applyChanges) Run(ctx context.Context, p ApplyParams) (tools.Result, error) {
-	out, err := t.svc.Commit(ctx, p.Changes, "apply_changes (MCP)", service.GateOptions{Run: p.Run})
+	out, err := t.svc.Commit(ctx, p.Changes, "apply_changes (MCP)", service.GateOptions{Run: p.Run, Progress: t.say})
 	if res, done := refused(out, err); done {
 		return res, err
 	}
@@ -170,13 +175,16 @@ func refused(out *service.Outcome, err error) (tools.Result, bool) {
 // UndoParams: undo takes no arguments.
 type UndoParams struct{}
 
-type undo struct{ svc service.Service }
+type undo struct {
+	svc service.Service
+	say func(service.Progress)
+}
 
 func (*undo) Name() string        { return "undo" }
 func (*undo) Description() string { return undoDescription }
 
 func (t *undo) Run(ctx context.Context, _ UndoParams) (tools.Result, error) {
-	out, err := t.svc.Undo(ctx, service.UndoOptions{})
+	out, err := t.svc.Undo(ctx, service.UndoOptions{Progress: t.say})
 	switch {
 	case err != nil:
 		return tools.Result{}, err

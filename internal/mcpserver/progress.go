@@ -15,14 +15,15 @@ const progressBacklog = 32
 
 // relayProgress sends a client that put a progress token on its call the
 // gate's progress as MCP progress notifications: first that the call
-// started, then what the gate does ("tsserver: checking 12 files…").
+// started, then what the gate does ("tsserver: checking 12 files…"),
+// through the sink it returns (nil when the client asked for none).
 // Clients show them, and some restart their call timeout on each, which
 // a long batch check needs. stop ends the relay before the answer leaves,
 // as the protocol requires, once the notices already queued are sent.
-func relayProgress(ctx context.Context, req *mcp.CallToolRequest) (_ context.Context, stop func()) {
+func relayProgress(ctx context.Context, req *mcp.CallToolRequest) (_ func(service.Progress), stop func()) {
 	token := req.Params.GetProgressToken()
 	if token == nil || req.Session == nil {
-		return ctx, func() {}
+		return nil, func() {}
 	}
 	var (
 		mu     sync.Mutex
@@ -54,7 +55,7 @@ func relayProgress(ctx context.Context, req *mcp.CallToolRequest) (_ context.Con
 		}
 	}
 	say(req.Params.Name + " started")
-	return service.WithProgress(ctx, func(p service.Progress) { say(p.Message) }), func() {
+	return func(p service.Progress) { say(p.Message) }, func() {
 		mu.Lock()
 		closed = true
 		close(queue)

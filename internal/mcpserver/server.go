@@ -44,12 +44,13 @@ func (s *Server) Drain(d time.Duration) bool {
 	return s.calls.wait(ctx)
 }
 
-// withProgress relays the gate's progress to a client that asked for it.
-func withProgress(handler mcp.ToolHandler) mcp.ToolHandler {
+// withProgress relays the gate's progress to a client that asked for it:
+// handler gets the call's progress sink (nil when there is none).
+func withProgress(handler func(ctx context.Context, req *mcp.CallToolRequest, say func(service.Progress)) (*mcp.CallToolResult, error)) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		ctx, stop := relayProgress(ctx, req)
+		say, stop := relayProgress(ctx, req)
 		defer stop()
-		return handler(ctx, req)
+		return handler(ctx, req, say)
 	}
 }
 
@@ -68,7 +69,7 @@ func New(ctx context.Context, svc service.Service, version string) (*Server, err
 	}
 	for _, info := range infos {
 		s.AddTool(&mcp.Tool{Name: info.Name, Description: info.Description, InputSchema: info.InputSchema, Annotations: readOnly()},
-			withProgress(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			withProgress(func(ctx context.Context, req *mcp.CallToolRequest, _ func(service.Progress)) (*mcp.CallToolResult, error) {
 				out, err := svc.Tool(ctx, info.Name, req.Params.Arguments, nil)
 				if service.IsInput(err) {
 					return errorResult(err.Error()), nil
@@ -79,26 +80,30 @@ func New(ctx context.Context, svc service.Service, version string) (*Server, err
 				return result(out.Output, out.Data, out.IsError), nil
 			}))
 	}
+	// Each gate tool is made for its call, with the call's progress sink.
 	gate := []struct {
-		tool        tools.Tool
+		tool        func(say func(service.Progress)) tools.Tool
 		annotations *mcp.ToolAnnotations
 	}{
-		{tools.Adapt(&checkChanges{svc: svc}), readOnly()},
+		{func(say func(service.Progress)) tools.Tool { return tools.Adapt(&checkChanges{svc: svc, say: say}) }, readOnly()},
 		// It runs the project's build and tests (in a shadow tree): not
 		// read-only, though it writes nothing of the user's.
-		{tools.Adapt(&checkChanges{svc: svc, run: true}), &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)}},
+		{func(say func(service.Progress)) tools.Tool { return tools.Adapt(&checkChanges{svc: svc, say: say, run: true}) },
+			&mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)}},
 		// Clients approve a tool without asking by these hints: apply_changes
 		// overwrites and deletes the user's files. Sent again, it finds the
 		// files with that content and writes nothing: idempotent.
-		{tools.Adapt(&applyChanges{svc: svc}), &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)}},
+		{func(say func(service.Progress)) tools.Tool { return tools.Adapt(&applyChanges{svc: svc, say: say}) },
+			&mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)}},
 		// Each call undoes one more commit: not idempotent.
-		{tools.Adapt(&undo{svc: svc}), &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)}},
+		{func(say func(service.Progress)) tools.Tool { return tools.Adapt(&undo{svc: svc, say: say}) },
+			&mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)}},
 	}
 	for _, g := range gate {
-		t := g.tool
+		t := g.tool(nil)
 		s.AddTool(&mcp.Tool{Name: t.Name(), Description: t.Description(), InputSchema: t.InputSchema(), Annotations: g.annotations},
-			withProgress(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				res, err := t.Call(ctx, req.Params.Arguments)
+			withProgress(func(ctx context.Context, req *mcp.CallToolRequest, say func(service.Progress)) (*mcp.CallToolResult, error) {
+				res, err := g.tool(say).Call(ctx, req.Params.Arguments)
 				if service.IsInput(err) || outcomeUnknown(err) {
 					return errorResult(err.Error()), nil
 				}

@@ -141,8 +141,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 				rep.Skipped = append(rep.Skipped, Skip{Commit: c.hash, Subject: c.subject, Scope: cs.scope, Reason: cs.skip})
 				continue
 			}
-			say(fmt.Sprintf("%.12s %s", c.hash, cs.scope))
-			k, err := replayCase(ctx, tree, or, parentTree, cs.specs)
+			what := fmt.Sprintf("%.12s %s", c.hash, cs.scope)
+			say(what)
+			k, err := replayCase(ctx, tree, or, parentTree, cs.specs, func(p service.Progress) { say(what + ": " + p.Message) })
 			if err != nil {
 				return nil, fmt.Errorf("%.12s %s: %w", c.hash, cs.scope, err)
 			}
@@ -222,11 +223,11 @@ func cases(specs []changeset.Spec) []caseSpec {
 }
 
 // replayCase has the gate and the checker judge one change set over the
-// parent's tree.
-func replayCase(ctx context.Context, t *Tree, or *oracle, parentTree string, specs []changeset.Spec) (Case, error) {
+// parent's tree, telling progress what the gate does.
+func replayCase(ctx context.Context, t *Tree, or *oracle, parentTree string, specs []changeset.Spec, progress func(service.Progress)) (Case, error) {
 	var k Case
 	start := time.Now()
-	out, err := t.Gate.Check(ctx, specs, service.GateOptions{})
+	out, err := t.Gate.Check(ctx, specs, service.GateOptions{Progress: progress})
 	k.GateMS = time.Since(start).Milliseconds()
 	if err != nil {
 		return k, err

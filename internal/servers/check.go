@@ -48,6 +48,9 @@ type CheckRequest struct {
 	// AfterOverlay, if set, is called once the overlays have been sent;
 	// tests use it to crash a server in the middle of a check.
 	AfterOverlay func()
+	// OnWait, if set, is told when the check waits for the server's turn
+	// (another client's check on it), and what for. It must not block.
+	OnWait func(what string)
 }
 
 // CheckResult holds the diagnostics of every checked file before and after
@@ -90,7 +93,7 @@ func (s *Server) Check(ctx context.Context, req CheckRequest) (CheckResult, erro
 // cycle runs the "before" half of a check and, when change is set, the
 // overlays and the "after" half, then restores the server's view.
 func (s *Server) cycle(ctx context.Context, req CheckRequest, change bool) (CheckResult, error) {
-	release, err := s.acquire(ctx)
+	release, err := s.acquire(ctx, req.OnWait)
 	if err != nil {
 		return CheckResult{}, err
 	}

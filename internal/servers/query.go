@@ -34,7 +34,7 @@ const queryAnalysisTimeout = 2 * time.Minute
 // with the given overlay text), then closes what it opened. Queries and
 // checks take turns, so a query never sees a check's overlays.
 func (s *Server) Query(ctx context.Context, docs []Doc, fn func(Navigator) error) error {
-	release, err := s.acquire(ctx)
+	release, err := s.acquire(ctx, nil)
 	if err != nil {
 		return err
 	}

@@ -15,9 +15,10 @@ import (
 // project on the first question about one of its files, which takes
 // seconds on a large one. ctx bounds the start and the load, and should
 // be far longer than a check's bound. Once a directory's project is
-// loaded, later calls for files there cost nothing.
-func (s *Server) Prepare(ctx context.Context, files []string) error {
-	release, err := s.acquire(ctx)
+// loaded, later calls for files there cost nothing. onWait is told when
+// the call waits for the server's turn (nil: not told).
+func (s *Server) Prepare(ctx context.Context, files []string, onWait func(what string)) error {
+	release, err := s.acquire(ctx, onWait)
 	if err != nil {
 		return err
 	}

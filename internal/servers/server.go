@@ -91,14 +91,16 @@ func newServer(resolved Resolved, root string, folders []string, log io.Writer, 
 
 // acquire waits for the server's turn until ctx ends, and returns the
 // function that gives it back. A caller that has to wait is told what for
-// (see [WithWaitNotice]).
-func (s *Server) acquire(ctx context.Context) (release func(), err error) {
+// through onWait (nil: not told), which must not block.
+func (s *Server) acquire(ctx context.Context, onWait func(what string)) (release func(), err error) {
 	select {
 	case s.turn <- struct{}{}:
 		return func() { <-s.turn }, nil
 	default:
 	}
-	notice(ctx, s.resolved.Spec.Name+" is busy with another check or query; waiting for its turn")
+	if onWait != nil {
+		onWait(s.resolved.Spec.Name + " is busy with another check or query; waiting for its turn")
+	}
 	select {
 	case s.turn <- struct{}{}:
 		return func() { <-s.turn }, nil
@@ -106,20 +108,6 @@ func (s *Server) acquire(ctx context.Context) (release func(), err error) {
 		return nil, fmt.Errorf("%s is busy with another check: %w", s.resolved.Spec.Name, ctx.Err())
 	case <-s.life.Done():
 		return nil, ErrClosed
-	}
-}
-
-type waitNoticeKey struct{}
-
-// WithWaitNotice returns a context whose waits for a server's turn are
-// told to fn, with what they wait for. fn must not block.
-func WithWaitNotice(ctx context.Context, fn func(what string)) context.Context {
-	return context.WithValue(ctx, waitNoticeKey{}, fn)
-}
-
-func notice(ctx context.Context, what string) {
-	if fn, ok := ctx.Value(waitNoticeKey{}).(func(string)); ok {
-		fn(what)
 	}
 }
 

@@ -66,6 +66,10 @@ type GateOptions struct {
 	// request when there is one, else the commit's message.
 	Git  bool   `json:"git,omitempty"`
 	Slug string `json:"slug,omitempty"`
+	// Progress, if set, is told what the gate is doing for the request
+	// ("gopls: checking 3 files…", a wait for another run's lock), in
+	// this process or, through the daemon, in its. It must not block.
+	Progress func(Progress) `json:"-"`
 }
 
 // Outcome is what a check or a commit found and did.
@@ -107,6 +111,8 @@ type UndoOptions struct {
 	// if the workspace's last commit is another one (a later run's),
 	// nothing is undone and the outcome's NotLast names it.
 	Entry string `json:"entry,omitempty"`
+	// Progress, if set, is told of a wait for another run's lock.
+	Progress func(Progress) `json:"-"`
 }
 
 // UndoOutcome is what an undo did.
@@ -159,28 +165,21 @@ type Progress struct {
 	Notice bool `json:"notice,omitempty"`
 }
 
-type progressKey struct{}
-
-// WithProgress returns a context whose requests tell fn what the gate is
-// doing ("gopls: checking 3 files…"), in this process or, through the
-// daemon, in its. fn must not block.
-func WithProgress(ctx context.Context, fn func(Progress)) context.Context {
-	ctx = context.WithValue(ctx, progressKey{}, fn)
-	return shadow.WithProgress(ctx, func(p shadow.Progress) { fn(Progress{Message: p.String()}) })
-}
-
-// ProgressOf returns the context's progress sink, or one that drops.
-func ProgressOf(ctx context.Context) func(Progress) {
-	if fn, ok := ctx.Value(progressKey{}).(func(Progress)); ok {
-		return fn
+// ShadowProgress is what the shadow validation tells a request's
+// progress sink, nil when there is none.
+func ShadowProgress(fn func(Progress)) func(shadow.Progress) {
+	if fn == nil {
+		return nil
 	}
-	return func(Progress) {}
+	return func(p shadow.Progress) { fn(Progress{Message: p.String()}) }
 }
 
-// WaitingFor says a commit is waiting for another run's workspace lock.
-func WaitingFor(ctx context.Context) func(holder string) {
-	say := ProgressOf(ctx)
+// WaitingFor says to fn (nil: to nobody) that a commit is waiting for
+// another run's workspace lock.
+func WaitingFor(fn func(Progress)) func(holder string) {
 	return func(holder string) {
-		say(Progress{Message: fmt.Sprintf("waiting for another Anvil run committing in this workspace (%s)…", holder), Notice: true})
+		if fn != nil {
+			fn(Progress{Message: fmt.Sprintf("waiting for another Anvil run committing in this workspace (%s)…", holder), Notice: true})
+		}
 	}
 }

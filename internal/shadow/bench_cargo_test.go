@@ -60,7 +60,7 @@ func BenchmarkCargoCheck(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		res, err := v.Validate(context.Background(), set, 1, Scope{})
+		res, err := v.Validate(context.Background(), set, 1, Scope{}, nil)
 		if err != nil || res.Verdict != Clean {
 			b.Fatalf("%v %v", res, err)
 		}

@@ -188,7 +188,7 @@ func benchRealChanges(b *testing.B, p changeProject) []string {
 			b.Fatal(err)
 		}
 		start := time.Now()
-		res, err := v.Validate(context.Background(), set, 1, Scope{})
+		res, err := v.Validate(context.Background(), set, 1, Scope{}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

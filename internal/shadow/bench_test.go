@@ -403,7 +403,7 @@ func (e *benchEnv) server(b *testing.B) *servers.Server {
 func (e *benchEnv) validate(b *testing.B, set *changeset.Set) *Result {
 	b.Helper()
 	e.server(b)
-	res, err := e.v.Validate(context.Background(), set, 1, Scope{})
+	res, err := e.v.Validate(context.Background(), set, 1, Scope{}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -153,7 +153,7 @@ func (h *harness) validate(changes map[string]string) *Result {
 		h.t.Fatal(err)
 	}
 	before := testfs.Snapshot(h.t, h.dir)
-	res, err := h.v.Validate(context.Background(), set, 1, Scope{})
+	res, err := h.v.Validate(context.Background(), set, 1, Scope{}, nil)
 	if err != nil {
 		h.t.Fatal(err)
 	}

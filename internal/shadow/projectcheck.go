@@ -208,7 +208,7 @@ func (v *Validator) checkProject(parent context.Context, snap *Snapshot, g *grou
 			return out.unverifiedAll(g, err.Error())
 		}
 	}
-	v.progress(ctx, Progress{Server: pc.label, Stage: "checking", Files: len(changes)})
+	v.progress(g.say, Progress{Server: pc.label, Stage: "checking", Files: len(changes)})
 	start := time.Now()
 	res, err := pc.checker.Check(ctx, v.root.Dir(), snap.Fingerprint, changes, false)
 	if err != nil {

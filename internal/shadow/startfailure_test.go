@@ -43,7 +43,7 @@ func TestServerThatExitsAtStartIsSaidToHaveExited(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 			defer cancel()
-			err = srv.Prepare(ctx, []string{"lib.rs"})
+			err = srv.Prepare(ctx, []string{"lib.rs"}, nil)
 			if err == nil {
 				t.Fatal("a server that cannot start was prepared")
 			}

@@ -118,8 +118,6 @@ func (p Progress) String() string {
 	return fmt.Sprintf("%s: checking %d %s…", p.Server, p.Files, plural(p.Files, "file", "files"))
 }
 
-type progressKey struct{}
-
 // Scope is how far past the changed files a validation looks. The zero
 // Scope is a commit's: every dependant, stopping once the nearer files
 // have new errors (a rejection needs no more of them).
@@ -139,20 +137,14 @@ type Scope struct {
 	Complete bool
 }
 
-// WithProgress returns a context whose validations also tell fn what they
-// are doing: a daemon serving several clients forwards each request's
-// progress to the client that asked (Options.Progress is one per
-// validator). fn must not block.
-func WithProgress(ctx context.Context, fn func(Progress)) context.Context {
-	return context.WithValue(ctx, progressKey{}, fn)
-}
-
-func (v *Validator) progress(ctx context.Context, p Progress) {
+// progress tells the validator's sink and the request's (say, nil for
+// none) what a validation is doing.
+func (v *Validator) progress(say func(Progress), p Progress) {
 	if v.opts.Progress != nil {
 		v.opts.Progress(p)
 	}
-	if fn, ok := ctx.Value(progressKey{}).(func(Progress)); ok {
-		fn(p)
+	if say != nil {
+		say(p)
 	}
 }
 
@@ -236,6 +228,8 @@ type group struct {
 	// project, when set, checks the group instead of a server: the
 	// project's own checker ([check], cargo check; see projectcheck.go).
 	project *projectChecker
+	// say is the request's progress sink (nil for none).
+	say func(Progress)
 }
 
 // groups are a validation's groups by what checks them, in the order
@@ -270,8 +264,9 @@ func (g *group) name() string {
 // Validate checks set and returns the verdict with the diagnostics behind
 // it. attempt numbers the try for the log. The user's files are never
 // written. An error is returned only for a bad change set; server trouble
-// becomes an unverified verdict.
-func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt int, scope Scope) (*Result, error) {
+// becomes an unverified verdict. progress, when set, is told what the
+// validation is doing ("gopls: checking 3 files…"); it must not block.
+func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt int, scope Scope, progress func(Progress)) (*Result, error) {
 	// The workspace is its directory: one replaced at the same path (a
 	// fresh clone) is not the one the servers and caches know.
 	if err := v.root.Replaced(); err != nil {
@@ -345,6 +340,9 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 		default:
 			gs.add(srv, r.lang, r.change, r.config)
 		}
+	}
+	for _, g := range gs.by {
+		g.say = progress
 	}
 	outcomes := make([]groupOutcome, len(gs.order))
 	var wg sync.WaitGroup
@@ -530,14 +528,11 @@ func extensionOf(lang string) string {
 // for the files in question and stays a bound on a hung server.
 func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group, scope Scope) groupOutcome {
 	spec := g.server.Spec()
-	// A wait for the server's turn (another client's check on it) is said.
-	parent = servers.WithWaitNotice(parent, func(what string) {
-		v.progress(parent, Progress{Server: spec.Name, Stage: "waiting", Message: what})
-	})
 	ctx, cancel := context.WithTimeout(parent, v.opts.LoadTimeout)
 	defer cancel()
 	out := groupOutcome{info: ServerInfo{Language: g.lang, Name: spec.Name}}
-	req := servers.CheckRequest{}
+	// A wait for the server's turn (another client's check on it) is said.
+	req := servers.CheckRequest{OnWait: v.waitNotice(g.say, spec.Name)}
 	if v.opts.AfterOverlay != nil {
 		req.AfterOverlay = func() { v.opts.AfterOverlay(g.server) }
 	}
@@ -626,7 +621,7 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group,
 			return out.unverifiedAll(g, fmt.Sprintf("%s resolves imports from the files on disk, so the files that import a created or deleted file cannot be checked with it as an overlay, and no batch checker can check them here", spec.Name))
 		}
 		if plan != nil {
-			v.progress(ctx, Progress{Server: plan.checker.Tool().Label, Stage: "checking", Files: len(files)})
+			v.progress(g.say, Progress{Server: plan.checker.Tool().Label, Stage: "checking", Files: len(files)})
 			var via string
 			var err error
 			cr, via, err = v.batchCheck(ctx, snap, g, plan, files)
@@ -641,7 +636,7 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group,
 		}
 	}
 	if !batched {
-		if err := v.prepare(ctx, g.server, req); err != nil {
+		if err := v.prepare(ctx, g.server, req, g.say); err != nil {
 			return out.unverifiedAll(g, describeStartFailure(ctx, spec.Name, v.opts.LoadTimeout, err))
 		}
 		// The validation timeout bounds the server's silence, not the
@@ -651,7 +646,7 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group,
 		defer cancelCheck()
 		ctx = cctx
 		asked := len(req.Files) + len(req.Dependants)
-		v.progress(ctx, Progress{Server: spec.Name, Stage: "checking", Files: asked})
+		v.progress(g.say, Progress{Server: spec.Name, Stage: "checking", Files: asked})
 		start := time.Now()
 		var err error
 		via := "the server, file by file"
@@ -950,8 +945,8 @@ func batchFiles(req servers.CheckRequest) []string {
 }
 
 // prepare has srv start and load the projects of the request's files,
-// saying so while it does.
-func (v *Validator) prepare(ctx context.Context, srv *servers.Server, req servers.CheckRequest) error {
+// saying so to say (nil: only to the validator's sink) while it does.
+func (v *Validator) prepare(ctx context.Context, srv *servers.Server, req servers.CheckRequest, say func(Progress)) error {
 	var files []string
 	for _, f := range req.Files {
 		files = append(files, f.Path)
@@ -959,9 +954,14 @@ func (v *Validator) prepare(ctx context.Context, srv *servers.Server, req server
 	files = append(files, req.Dependants...)
 	switch {
 	case srv.PID() == 0:
-		v.progress(ctx, Progress{Server: srv.Spec().Name, Stage: "starting"})
+		v.progress(say, Progress{Server: srv.Spec().Name, Stage: "starting"})
 	case !srv.Prepared(files):
-		v.progress(ctx, Progress{Server: srv.Spec().Name, Stage: "loading"})
+		v.progress(say, Progress{Server: srv.Spec().Name, Stage: "loading"})
 	}
-	return srv.Prepare(ctx, files)
+	return srv.Prepare(ctx, files, v.waitNotice(say, srv.Spec().Name))
+}
+
+// waitNotice is what a wait for server's turn tells the progress sinks.
+func (v *Validator) waitNotice(say func(Progress), server string) func(what string) {
+	return func(what string) { v.progress(say, Progress{Server: server, Stage: "waiting", Message: what}) }
 }

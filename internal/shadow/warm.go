@@ -52,7 +52,7 @@ func (v *Validator) Warm(ctx context.Context, rels []string) error {
 func (v *Validator) warmServer(ctx context.Context, snap *Snapshot, srv *servers.Server, files []string) error {
 	ctx, cancel := context.WithTimeout(ctx, v.opts.LoadTimeout)
 	defer cancel()
-	if err := v.prepare(ctx, srv, servers.CheckRequest{Dependants: files}); err != nil {
+	if err := v.prepare(ctx, srv, servers.CheckRequest{Dependants: files}, nil); err != nil {
 		return err
 	}
 	return srv.Warm(ctx, snap.Fingerprint, files)
