@@ -88,7 +88,9 @@ func New(ctx context.Context, svc service.Service, version string) (*Server, err
 		{func(say func(service.Progress)) tools.Tool { return tools.Adapt(&checkChanges{svc: svc, say: say}) }, readOnly()},
 		// It runs the project's build and tests (in a shadow tree): not
 		// read-only, though it writes nothing of the user's.
-		{func(say func(service.Progress)) tools.Tool { return tools.Adapt(&checkChanges{svc: svc, say: say, run: true}) },
+		{func(say func(service.Progress)) tools.Tool {
+			return tools.Adapt(&checkChanges{svc: svc, say: say, run: true})
+		},
 			&mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)}},
 		// Clients approve a tool without asking by these hints: apply_changes
 		// overwrites and deletes the user's files. Sent again, it finds the
