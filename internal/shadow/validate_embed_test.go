@@ -45,3 +45,32 @@ func TestGoCommandInputsAreRead(t *testing.T) {
 		t.Fatalf("assembly beside no Go package:\n%s", describe(res))
 	}
 }
+
+// Found by the gate fuzzer (go/edit-build-tag): a file retagged
+// //go:build windows opens gopls's windows view after the change only,
+// and the whole module's errors under that build came back as new errors
+// of the change (a false reject: go build, the default build, is clean).
+// They have no baseline: not new, and their files unverified.
+func TestBuildViewOpenedByTheChange(t *testing.T) {
+	h := newHarness(t, "go", harnessOptions{files: map[string]string{
+		"plat/plat.go":       "package plat\n",
+		"plat/tagged.go": "//go:build linux\n\npackage plat\n\nvar L = 1\n",
+		"uses/uses.go":       "package uses\n\nimport \"example.com/shop/plat\"\n\nvar U = plat.L\n",
+		"other/other.go":     "package other\n",
+		"other/tagged.go":   "//go:build linux\n\npackage other\n\nvar X = 1\n",
+	}})
+	// gopls makes the view as the retagged file opens, and keeps it a
+	// while: the later checks meet it after the change only.
+	for i := range 4 {
+		res := h.validate(map[string]string{"other/tagged.go": "//go:build windows\n\npackage other\n\nvar X = 1\n"})
+		t.Logf("check %d: %s", i+1, describe(res))
+		if res.Verdict == Rejected {
+			t.Fatalf("errors of the windows build, there before the change, taken as new:\n%s", describe(res))
+		}
+	}
+	// A retag that breaks the default build is never clean.
+	res := h.validate(map[string]string{"plat/tagged.go": "//go:build windows\n\npackage plat\n\nvar L = 1\n"})
+	if res.Verdict == Clean {
+		t.Fatalf("a retag that breaks the default build:\n%s", describe(res))
+	}
+}

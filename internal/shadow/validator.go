@@ -692,7 +692,13 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group,
 		return out.unverifiedAll(g, describeFailure(ctx, "go list", err))
 	}
 
+	orphaned := withoutUnbaselinedViews(spec, &cr)
 	out = v.pair(out, changed, &cr, outside)
+	for _, abs := range slices.Sorted(maps.Keys(orphaned)) {
+		if rel, err := v.root.Rel(abs); err == nil {
+			out.unverified = append(out.unverified, Skipped{Path: rel, Reason: unbaselinedReason(orphaned[abs])})
+		}
+	}
 	for _, abs := range slices.Sorted(maps.Keys(cr.Notes)) {
 		if rel, err := v.root.Rel(abs); err == nil {
 			out.notes = append(out.notes, rel+": "+cr.Notes[abs])
