@@ -53,11 +53,11 @@ func TestGoCommandInputsAreRead(t *testing.T) {
 // They have no baseline: not new, and their files unverified.
 func TestBuildViewOpenedByTheChange(t *testing.T) {
 	h := newHarness(t, "go", harnessOptions{files: map[string]string{
-		"plat/plat.go":       "package plat\n",
-		"plat/tagged.go": "//go:build linux\n\npackage plat\n\nvar L = 1\n",
-		"uses/uses.go":       "package uses\n\nimport \"example.com/shop/plat\"\n\nvar U = plat.L\n",
-		"other/other.go":     "package other\n",
-		"other/tagged.go":   "//go:build linux\n\npackage other\n\nvar X = 1\n",
+		"plat/plat.go":    "package plat\n",
+		"plat/tagged.go":  "//go:build linux\n\npackage plat\n\nvar L = 1\n",
+		"uses/uses.go":    "package uses\n\nimport \"example.com/shop/plat\"\n\nvar U = plat.L\n",
+		"other/other.go":  "package other\n",
+		"other/tagged.go": "//go:build linux\n\npackage other\n\nvar X = 1\n",
 	}})
 	// gopls makes the view as the retagged file opens, and keeps it a
 	// while: the later checks meet it after the change only.
