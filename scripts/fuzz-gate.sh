@@ -2,14 +2,16 @@
 # The gate's differential fuzzer (internal/gatefuzz), a long campaign:
 # random small projects and edits, each judged by the gate (in this
 # process, as `anvil check --no-daemon`; through a daemon with --path
-# daemon) and by the batch checker (tsc -b, the pyright command line, go
-# build and go vet, every entry of a C project's compile_commands.json
-# with -fsyntax-only, cargo check --workspace --all-targets). Disagreements are minimised into
+# daemon; through the pre-edit and end-of-turn hooks with --path hooks)
+# and by the batch checker (tsc -b, the pyright command line, go build and
+# go vet, every entry of a C project's compile_commands.json with
+# -fsyntax-only, cargo check --workspace --all-targets). Disagreements are
+# minimised into
 # internal/gatefuzz/testdata/cases (at most 3 of each class per language),
 # which TestGateFuzzCases replays; the counts are added to the table in
 # docs/corpus.md.
 #
-#   scripts/fuzz-gate.sh [--lang ts|py|go|c|rust] [--trials N] [--seed S] [--path local|daemon]
+#   scripts/fuzz-gate.sh [--lang ts|py|go|c|rust] [--trials N] [--seed S] [--path local|daemon|hooks]
 #
 # Last line: fuzz: N trials, F false cleans, R false rejects, U unverified
 set -euo pipefail
@@ -22,7 +24,7 @@ while [ $# -gt 0 ]; do
     --trials) trials=$2; shift 2 ;;
     --seed) seed=$2; shift 2 ;;
     --path) path=$2; shift 2 ;;
-    *) echo "usage: $0 [--lang ts|py|go|c|rust] [--trials N] [--seed S] [--path local|daemon]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--lang ts|py|go|c|rust] [--trials N] [--seed S] [--path local|daemon|hooks]" >&2; exit 2 ;;
   esac
 done
 

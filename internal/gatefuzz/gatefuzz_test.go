@@ -11,7 +11,9 @@ import (
 	"github.com/anvil-dev/anvil/internal/app"
 	"github.com/anvil-dev/anvil/internal/daemon"
 	"github.com/anvil-dev/anvil/internal/gatefuzz"
+	"github.com/anvil-dev/anvil/internal/hooks"
 	"github.com/anvil-dev/anvil/internal/servers"
+	"github.com/anvil-dev/anvil/internal/service"
 )
 
 var (
@@ -20,7 +22,7 @@ var (
 	campaignFirst  = flag.Int("fuzz.first", 0, "TestGateFuzzCampaign: the first trial's number (to run part of a campaign again)")
 	campaignSeed   = flag.Uint64("fuzz.seed", 1, "TestGateFuzzCampaign: the campaign's seed")
 	campaignOut    = flag.String("fuzz.out", "", "TestGateFuzzCampaign: a file the counts are written to, one table row per language")
-	campaignPath   = flag.String("fuzz.path", "local", "TestGateFuzzCampaign: the front end the gate is asked through (local: --no-daemon; daemon)")
+	campaignPath   = flag.String("fuzz.path", "local", "TestGateFuzzCampaign: the front end the gate is asked through (local: --no-daemon; daemon; hooks: the pre-edit and end-of-turn hooks)")
 	campaignCases  = flag.String("fuzz.cases", "", "TestGateFuzzCampaign: where minimised disagreements are written (testdata/cases when empty)")
 )
 
@@ -82,9 +84,31 @@ func throughDaemon(t *testing.T) gatefuzz.OpenGate {
 	}
 }
 
+// throughHooks opens the gate as an agent's client meets it: the pre-edit
+// and end-of-turn hooks (Claude Code's), answered by the workspace's
+// Service in this process.
+func throughHooks(t *testing.T) gatefuzz.OpenGate {
+	getenv := testEnv(t)
+	sessions := t.TempDir()
+	store := hooks.NewStore(t.TempDir())
+	return func(ctx context.Context, dir string) (gatefuzz.Gate, error) {
+		// The hooks find the workspace by its marker above the edit.
+		if err := os.MkdirAll(filepath.Join(dir, ".anvil"), 0o755); err != nil {
+			return nil, err
+		}
+		a, err := app.New(app.Options{Dir: dir, Getenv: getenv, SessionBase: sessions})
+		if err != nil {
+			return nil, err
+		}
+		g := &hooks.Gate{Client: hooks.Claude, Getenv: func(string) string { return "" }, Snapshots: store,
+			Open: func(context.Context, string) (service.Service, func(), error) { return a.Service(), func() {}, nil }}
+		return &gatefuzz.HookGate{Gate: g, Dir: dir, Stop: func() { a.Close() }}, nil
+	}
+}
+
 // paths are the front ends the gate is asked through.
 func paths(t *testing.T) map[string]gatefuzz.OpenGate {
-	return map[string]gatefuzz.OpenGate{"local": inProcess(t), "daemon": throughDaemon(t)}
+	return map[string]gatefuzz.OpenGate{"local": inProcess(t), "daemon": throughDaemon(t), "hooks": throughHooks(t)}
 }
 
 // languages are the fuzzer's languages with their checkers from Anvil's

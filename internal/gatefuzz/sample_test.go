@@ -29,29 +29,46 @@ const sampleSeed = 20261202
 func TestGateFuzzSample(t *testing.T) {
 	langs := languages(t)
 	for _, name := range slices.Sorted(maps.Keys(sampleTrials)) {
-		t.Run(name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-			defer cancel()
-			var log strings.Builder
-			rep, err := gatefuzz.Run(ctx, gatefuzz.Config{Lang: langs[name], Trials: sampleTrials[name], Seed: sampleSeed,
-				Dir: t.TempDir(), Open: inProcess(t), Known: gatefuzz.KnownOpen(), Log: &log})
-			if err != nil {
-				t.Fatal(err)
-			}
-			breaking := rep.Breaking()
-			for _, o := range rep.Outcomes {
-				if o.Class == gatefuzz.FalseClean && o.Cause == "" {
-					t.Errorf("false clean %s (seed %d, trial %d): the checker finds %v, the gate says clean; tags %v",
-						o.Trial.Name, o.Trial.Seed, o.Trial.Index, o.Truth, o.Trial.Tags)
-				}
-			}
-			if breaking < len(rep.Outcomes)/5 {
-				t.Errorf("only %d of %d edits break anything by the checker: the sample tests too little", breaking, len(rep.Outcomes))
-			}
-			t.Logf("%s\n%d edits break something by the checker\n%s", rep.Line(), breaking, describeCauses(rep))
-			t.Log(log.String())
-		})
+		t.Run(name, func(t *testing.T) { runSample(t, langs[name], sampleTrials[name], inProcess(t)) })
 	}
+}
+
+// hookSampleTrials is the sample asked through the hooks: TypeScript,
+// whose checks are cheapest, each edit a session of its own.
+var hookSampleTrials = map[string]int{"ts": 40}
+
+// TestGateFuzzSampleThroughHooks is the sample asked as an agent's client
+// asks: the pre-edit hook for each file, the stop hook for the turn.
+func TestGateFuzzSampleThroughHooks(t *testing.T) {
+	langs := languages(t)
+	for _, name := range slices.Sorted(maps.Keys(hookSampleTrials)) {
+		t.Run(name, func(t *testing.T) { runSample(t, langs[name], hookSampleTrials[name], throughHooks(t)) })
+	}
+}
+
+// runSample runs trials of the sample's seed through open, and fails on a
+// false clean not known open, or a sample whose edits break too little.
+func runSample(t *testing.T, l gatefuzz.Language, trials int, open gatefuzz.OpenGate) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	var log strings.Builder
+	rep, err := gatefuzz.Run(ctx, gatefuzz.Config{Lang: l, Trials: trials, Seed: sampleSeed,
+		Dir: t.TempDir(), Open: open, Known: gatefuzz.KnownOpen(), Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range rep.Outcomes {
+		if o.Class == gatefuzz.FalseClean && o.Cause == "" {
+			t.Errorf("false clean %s (seed %d, trial %d): the checker finds %v, the gate says clean; tags %v",
+				o.Trial.Name, o.Trial.Seed, o.Trial.Index, o.Truth, o.Trial.Tags)
+		}
+	}
+	breaking := rep.Breaking()
+	if breaking < len(rep.Outcomes)/5 {
+		t.Errorf("only %d of %d edits break anything by the checker: the sample tests too little", breaking, len(rep.Outcomes))
+	}
+	t.Logf("%s\n%d edits break something by the checker\n%s", rep.Line(), breaking, describeCauses(rep))
+	t.Log(log.String())
 }
 
 // describeCauses lists the known open false cleans and the unverified

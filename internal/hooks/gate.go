@@ -207,8 +207,9 @@ func checkWithin(ctx context.Context, svc service.Service, specs []changeset.Spe
 	whole := time.Duration(float64(time.Until(deadline)) * (1 - ownShare))
 	wctx, cancel := context.WithTimeout(ctx, whole)
 	out, err := svc.Check(wctx, specs, opts)
+	cutShort := wctx.Err() != nil // read before cancel, which sets it
 	cancel()
-	if wctx.Err() == nil || ctx.Err() != nil {
+	if !cutShort || ctx.Err() != nil {
 		return out, "", err
 	}
 	if err == nil && out.Result != nil && out.Result.Verdict != shadow.Unverified {

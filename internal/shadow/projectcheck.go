@@ -244,6 +244,7 @@ func (v *Validator) checkProject(parent context.Context, snap *Snapshot, g *grou
 	}
 	out.info.Via = fmt.Sprintf("%s, %s", via, time.Since(start).Round(time.Millisecond))
 	out = v.pair(out, changed, &cr, nil)
+	out.wholeProject = res.Incomplete == ""
 	if res.Incomplete != "" && len(out.newErrs) == 0 {
 		return out.unverifiedAll(g, pc.label+" did not check everything: "+res.Incomplete)
 	}

@@ -2,6 +2,7 @@ package shadow
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -160,6 +161,15 @@ func (r *Result) NewErrorFiles() []string {
 func (r *Result) Summary() string {
 	switch r.Verdict {
 	case Clean:
+		if len(r.CheckedFiles) == 0 && len(r.Servers) > 0 {
+			// A checker over the whole project (a deletion nothing
+			// imports) found no file with an error.
+			var by []string
+			for _, s := range r.Servers {
+				by = append(by, s.Name)
+			}
+			return "clean: no new errors; the change's projects were checked whole (" + strings.Join(by, ", ") + ") and no file has an error"
+		}
 		if len(r.CheckedFiles) == 0 {
 			return fmt.Sprintf("clean: no code or configuration changed (%d %s not checked: %s)",
 				len(r.NotCode), plural(len(r.NotCode), "file", "files"), joinShort(notCodePaths(r.NotCode)))

@@ -375,10 +375,14 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 		res.Verdict = Rejected
 	case len(res.Unverified) > 0:
 		res.Verdict = Unverified
-	case len(res.CheckedFiles) == 0 && len(gs.order) > 0:
+	case len(res.CheckedFiles) == 0 && slices.ContainsFunc(outcomes, func(o groupOutcome) bool { return !o.wholeProject }):
 		// Code or configuration changed and no server reported on any
-		// file: nothing shows the change was seen.
-		for _, name := range gs.order {
+		// file: nothing shows the change was seen. (A checker that ran
+		// over the whole project and finished saw it, and found nothing.)
+		for i, name := range gs.order {
+			if outcomes[i].wholeProject {
+				continue
+			}
 			for _, c := range gs.by[name].changes {
 				res.Unverified = append(res.Unverified, Skipped{Path: c.Path, Reason: gs.by[name].name() + " reported on no file after the change"})
 			}
@@ -407,6 +411,10 @@ type groupOutcome struct {
 	checked                []string
 	unverified             []Skipped
 	notes                  []string
+	// wholeProject: a checker ran over every file of the group's projects
+	// and finished (a batch or project checker), so its silence about a
+	// file is an answer: no error there.
+	wholeProject bool
 }
 
 // unverifiedAll marks every change of g unverified for reason.
@@ -615,8 +623,12 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group,
 	// A server that resolves imports from disk cannot see a created or
 	// deleted file take over (or give back) a name its dependants import.
 	mustBatch := spec.ResolvesFromDisk && len(req.Dependants) > 0 && createsOrDeletes(g.changes)
+	// A deleted file nothing is seen to import: the import graph is
+	// Anvil's reading, no evidence that nothing reads it, and the server
+	// has no file left to report on. The project's batch checker decides.
+	deleted := unimportedDeletions(g.changes, req, v.root)
 	if files := batchFiles(req); !spec.ReportsDependants {
-		plan := v.chooseBatch(g, files, mustBatch)
+		plan := v.chooseBatch(g, append(slices.Clone(files), deleted...), mustBatch || len(deleted) > 0)
 		if plan == nil && mustBatch {
 			return out.unverifiedAll(g, fmt.Sprintf("%s resolves imports from the files on disk, so the files that import a created or deleted file cannot be checked with it as an overlay, and no batch checker can check them here", spec.Name))
 		}
@@ -627,7 +639,7 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group,
 			cr, via, err = v.batchCheck(ctx, snap, g, plan, files)
 			switch {
 			case err == nil:
-				batched, out.info.Via = true, via
+				batched, out.info.Via, out.wholeProject = true, via, true
 			case ctx.Err() != nil || mustBatch:
 				return out.unverifiedAll(g, describeFailure(ctx, plan.checker.Tool().Label, err))
 			default:
@@ -936,6 +948,21 @@ func createsOrDeletes(changes []*changeset.Change) bool {
 		}
 	}
 	return false
+}
+
+// unimportedDeletions returns the deleted files (absolute) of a check
+// that asks about no dependant: nothing the import graph knows reads them.
+func unimportedDeletions(changes []*changeset.Change, req servers.CheckRequest, root *workspace.Root) []string {
+	if len(req.Dependants) > 0 {
+		return nil
+	}
+	var out []string
+	for _, c := range changes {
+		if c.Delete {
+			out = append(out, root.Abs(c.Path))
+		}
+	}
+	return out
 }
 
 // batchFiles returns what a check asks about: the changed files that

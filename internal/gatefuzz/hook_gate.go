@@ -1,0 +1,114 @@
+package gatefuzz
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/anvil-dev/anvil/internal/hooks"
+)
+
+// HookGate asks the hooks as an agent's client does: a session starts,
+// each changed file is written through the pre-edit hook as a Write call
+// (and written to disk when the hook lets it through, as the client
+// does), a deletion is made behind the hooks' back (a shell command), and
+// the end of the turn asks the stop hook about the whole turn. A refusal
+// of either hook rejects the edit; an end of the turn that says something
+// was not verified leaves it unverified. The disk is put back after.
+type HookGate struct {
+	Gate *hooks.Gate
+	// Dir is the workspace the client works in.
+	Dir string
+	// Stop releases what serves the hooks.
+	Stop func()
+	n    int
+}
+
+// Judge implements [Gate].
+func (g *HookGate) Judge(ctx context.Context, edit Edit) (Judgement, error) {
+	g.n++
+	session := fmt.Sprintf("fuzz-%d", g.n)
+	in := func(event string) hooks.Input { return hooks.Input{SessionID: session, Cwd: g.Dir, Event: event} }
+	if a := g.Gate.SessionStart(ctx, in("SessionStart")); strings.Contains(a.Message, "could not be kept") {
+		return Judgement{}, errors.New(a.Message)
+	}
+	put, err := g.keep(edit)
+	if err != nil {
+		return Judgement{}, err
+	}
+	defer put()
+	var refused []string
+	for _, p := range edit.Paths() {
+		abs := filepath.Join(g.Dir, filepath.FromSlash(p))
+		c := edit[p]
+		if c == nil {
+			if err := os.Remove(abs); err != nil {
+				return Judgement{}, err
+			}
+			continue
+		}
+		tool, _ := json.Marshal(map[string]string{"file_path": abs, "content": *c})
+		pre := in("PreToolUse")
+		pre.ToolName, pre.ToolInput = "Write", tool
+		if a := g.Gate.PreEdit(ctx, pre); a.Deny {
+			refused = append(refused, "pre-edit of "+p+": "+a.Reason)
+			continue // the client does not write it
+		}
+		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+			return Judgement{}, err
+		}
+		if err := os.WriteFile(abs, []byte(*c), 0o644); err != nil {
+			return Judgement{}, err
+		}
+	}
+	stop := g.Gate.Stop(ctx, in("Stop"))
+	switch {
+	case stop.Deny:
+		refused = append(refused, "stop: "+stop.Reason)
+	case len(refused) == 0 && (strings.Contains(stop.Message, "not verified") || strings.Contains(stop.Message, "not checked")):
+		return Judgement{Verdict: "unverified", Why: strings.TrimPrefix(stop.Message, "Anvil: ")}, nil
+	}
+	if len(refused) > 0 {
+		return Judgement{Verdict: "rejected", New: refused}, nil
+	}
+	return Judgement{Verdict: "clean"}, nil
+}
+
+// keep saves what the edit's paths hold and returns what puts it back.
+func (g *HookGate) keep(edit Edit) (func(), error) {
+	saved := map[string][]byte{}
+	for _, p := range edit.Paths() {
+		abs := filepath.Join(g.Dir, filepath.FromSlash(p))
+		data, err := os.ReadFile(abs)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			saved[abs] = nil
+		case err != nil:
+			return nil, err
+		default:
+			saved[abs] = data
+		}
+	}
+	return func() {
+		for abs, data := range saved {
+			if data == nil {
+				_ = os.Remove(abs)
+				continue
+			}
+			_ = os.MkdirAll(filepath.Dir(abs), 0o755)
+			_ = os.WriteFile(abs, data, 0o644)
+		}
+	}, nil
+}
+
+// Close implements [Gate].
+func (g *HookGate) Close() {
+	if g.Stop != nil {
+		g.Stop()
+	}
+}

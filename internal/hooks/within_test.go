@@ -1,0 +1,70 @@
+package hooks
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/service"
+	"github.com/anvil-dev/anvil/internal/shadow"
+)
+
+// checkService answers Check with verdict after delay, counting the
+// checks and whether they were narrowed to the changed files.
+type checkService struct {
+	service.Service
+	verdict     shadow.Verdict
+	delay       time.Duration
+	checks      int
+	changedOnly bool
+}
+
+func (s *checkService) Check(ctx context.Context, _ []changeset.Spec, opts service.GateOptions) (*service.Outcome, error) {
+	s.checks++
+	s.changedOnly = s.changedOnly || opts.ChangedOnly
+	select {
+	case <-time.After(s.delay):
+	case <-ctx.Done():
+		return &service.Outcome{Result: &shadow.Result{Verdict: shadow.Unverified}}, nil
+	}
+	return &service.Outcome{Result: &shadow.Result{Verdict: s.verdict}}, nil
+}
+
+// A check that ends within its share of the bound keeps its verdict,
+// unverified included: only a check the bound cut short is narrowed to
+// the changed files, and only then is the bound named. (Found by the gate
+// fuzzer's hooks path: an unverified verdict given at once was checked
+// again and said to have run out of time.)
+func TestCheckWithinNarrowsOnlyWhatTheBoundCut(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		verdict shadow.Verdict
+		delay   time.Duration
+		cut     bool
+	}{
+		{"unverified at once", shadow.Unverified, 0, false},
+		{"clean at once", shadow.Clean, 0, false},
+		{"past the bound", shadow.Clean, time.Hour, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			svc := &checkService{verdict: tc.verdict, delay: tc.delay}
+			ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+			defer cancel()
+			out, cut, err := checkWithin(ctx, svc, nil, service.GateOptions{}, "the edit")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (cut != "") != tc.cut || svc.changedOnly != tc.cut {
+				t.Fatalf("cut = %q, narrowed = %v after %d checks; want cut %v", cut, svc.changedOnly, svc.checks, tc.cut)
+			}
+			if !tc.cut && out.Result.Verdict != tc.verdict {
+				t.Errorf("verdict %s, want %s", out.Result.Verdict, tc.verdict)
+			}
+			if tc.cut && !strings.Contains(cut, "within the hook's bound") {
+				t.Errorf("cut = %q", cut)
+			}
+		})
+	}
+}
