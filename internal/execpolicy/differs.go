@@ -14,7 +14,8 @@ import (
 
 // Differences names what the project's own checking would run that Anvil
 // does not until the user trusts the workspace (its TypeScript 6 or
-// older, a compile database naming a compiler of its own, the settings of
+// older, a compile database naming a compiler of its own, cargo check
+// over crates that run code, the settings of
 // its .anvil/config.toml that name programs, given as ignored), so that
 // the user is told once, with the command that trusts it. It reads the
 // workspace's files to tell the user, never to decide what runs; nil in
@@ -38,6 +39,9 @@ func (p *Policy) Differences(ignored []string) []string {
 			}
 		}
 	}
+	if cargoRunsCode(root) {
+		out = append(out, "cargo check over its crates' build scripts and procedural macros (a Rust change is unverified until then)")
+	}
 	for _, name := range []string{"check", "git"} {
 		if slices.Contains(ignored, name) {
 			out = append(out, "the ["+name+"] of its .anvil/config.toml")
@@ -47,6 +51,35 @@ func (p *Policy) Differences(ignored []string) []string {
 		out = append(out, "the [servers] of its .anvil/config.toml")
 	}
 	return out
+}
+
+// cargoRunsCode reports whether cargo check in the workspace at root would
+// likely run code of the workspace's choosing: a build script or a
+// procedural macro crate of its own (two levels down at most), or a
+// registry dependency in its lock file (many have build scripts). Only
+// for telling the user: what cargo check runs is cargo metadata's to say
+// (internal/shadow/cargopolicy.go).
+func cargoRunsCode(root string) bool {
+	if _, err := os.Stat(filepath.Join(root, "Cargo.toml")); err != nil {
+		return false
+	}
+	if lock, err := os.ReadFile(filepath.Join(root, "Cargo.lock")); err == nil && strings.Contains(string(lock), "\nsource = ") {
+		return true
+	}
+	for _, pattern := range []string{"build.rs", "*/build.rs", "*/*/build.rs"} {
+		if m, _ := filepath.Glob(filepath.Join(root, pattern)); len(m) > 0 {
+			return true
+		}
+	}
+	for _, pattern := range []string{"Cargo.toml", "*/Cargo.toml", "*/*/Cargo.toml"} {
+		m, _ := filepath.Glob(filepath.Join(root, pattern))
+		for _, manifest := range m {
+			if data, err := os.ReadFile(manifest); err == nil && strings.Contains(string(data), "proc-macro") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // DifferencesNotice is the one line saying so, "" when nothing differs.
