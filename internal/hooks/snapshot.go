@@ -23,7 +23,10 @@ import (
 // A session's snapshot is the tree as it was at the session's first hook
 // call, which the end-of-turn check compares the disk with. It holds the
 // contents of every text file the workspace's walk yields (not installed
-// packages, not .git): a shell edit (sed -i) is seen by no edit hook, so
+// packages, not .git), and of every source and configuration file the
+// ignore rules leave out (a generated file a checker reads all the same,
+// under bounds of its own): a shell edit (sed -i, a code generator) is
+// seen by no edit hook, so
 // its file's earlier content must be kept before anyone knows it will
 // change, and which files can change a verdict (an embedded file, an
 // included fragment, data a module imports, a configuration another
@@ -42,8 +45,14 @@ const (
 	maxSnapFile  = 2 << 20
 	maxSnapBytes = 256 << 20
 	maxSnapFiles = 50000
-	maxSessions  = 256
-	snapTTL      = 14 * 24 * time.Hour
+	// An ignored file (a generated source the ignore rules leave out) is
+	// kept when a checker would read it by its kind, up to these bounds
+	// of its own, so that a build output directory never crowds out the
+	// project's files.
+	maxIgnoredFiles = 5000
+	maxIgnoredBytes = 64 << 20
+	maxSessions     = 256
+	snapTTL         = 14 * 24 * time.Hour
 	// MaxBlocks is how many times in a row the end-of-turn check refuses
 	// a session's turn before it lets it end with a warning (Claude Code
 	// itself ends a turn after 8 blocks in a row).
@@ -71,6 +80,11 @@ type Snapshot struct {
 	Files map[string]string `json:"files"`
 	// Partial says files were left out by the bounds.
 	Partial bool `json:"partial,omitempty"`
+	// IgnoredKept says the snapshot holds the ignored source and
+	// configuration files too (snapshots taken before it did hold none);
+	// IgnoredPartial that the ignored files' own bounds left some out.
+	IgnoredKept    bool `json:"ignored_kept,omitempty"`
+	IgnoredPartial bool `json:"ignored_partial,omitempty"`
 	// Blocks counts the end-of-turn refusals in a row.
 	Blocks int `json:"blocks,omitempty"`
 }
@@ -125,9 +139,9 @@ func (s *Store) Ensure(ctx context.Context, root *workspace.Root, session string
 	if err := s.ensureDirs(); err != nil {
 		return nil, err
 	}
-	snap := &Snapshot{Workspace: root.Dir(), Session: session, Created: s.clock().UTC(), Files: map[string]string{}}
-	total := 0
-	err := root.Walk(ctx, workspace.Path{Abs: root.Dir(), Rel: "."}, workspace.WalkOptions{}, func(e workspace.Entry) error {
+	snap := &Snapshot{Workspace: root.Dir(), Session: session, Created: s.clock().UTC(), Files: map[string]string{}, IgnoredKept: true}
+	total, ignoredFiles, ignoredBytes := 0, 0, 0
+	err := root.Walk(ctx, workspace.Path{Abs: root.Dir(), Rel: "."}, workspace.WalkOptions{Ignored: true}, func(e workspace.Entry) error {
 		if e.IsDir() {
 			if workspace.IsDependencyDir(e.Abs) || workspace.Protected(e.Rel) {
 				return fs.SkipDir
@@ -135,6 +149,25 @@ func (s *Store) Ensure(ctx context.Context, root *workspace.Root, session string
 			return nil
 		}
 		if !e.Mode.IsRegular() {
+			return nil
+		}
+		if e.Ignored {
+			// A generated file a checker reads (an ignored .ts, a
+			// generated .rs) is the project's as much as any other.
+			if !isSource(e.Rel) {
+				return nil
+			}
+			data, err := os.ReadFile(e.Abs)
+			if err != nil || len(data) > maxSnapFile || workspace.IsBinary(data) || ignoredFiles >= maxIgnoredFiles || ignoredBytes+len(data) > maxIgnoredBytes {
+				snap.IgnoredPartial = true
+				return nil
+			}
+			hash, err := s.keep(data)
+			if err != nil {
+				return err
+			}
+			snap.Files[e.Rel] = hash
+			ignoredFiles, ignoredBytes = ignoredFiles+1, ignoredBytes+len(data)
 			return nil
 		}
 		if len(snap.Files) >= maxSnapFiles || total >= maxSnapBytes {

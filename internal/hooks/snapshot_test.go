@@ -166,3 +166,56 @@ func TestWorkingSessionKeepsItsSnapshot(t *testing.T) {
 		}
 	}
 }
+
+// A generated source the ignore rules leave out is read by the checker
+// all the same: a code generator run by a shell command during the turn
+// changes it, and the end of the turn checks it (before, the snapshot
+// held no ignored file and the turn ended without a check). An ignored
+// file no checker reads by its kind (a log) is not kept; a snapshot taken
+// before ignored files were kept does not take them for new.
+func TestTurnSeesAGeneratedIgnoredSource(t *testing.T) {
+	dir := t.TempDir()
+	testfs.Write(t, dir, map[string]string{
+		".gitignore": "gen/\n*.log\n",
+		"src/a.ts":   "import { n } from '../gen/api';\nexport const m: number = n;\n",
+		"gen/api.ts": "export const n: number = 1;\n",
+		"build.log":  "one\n",
+	})
+	root, err := workspace.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewStore(t.TempDir())
+	ctx := context.Background()
+	snap, err := s.Ensure(ctx, root, "gen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Files["gen/api.ts"] == "" || snap.Files["build.log"] != "" || snap.IgnoredPartial {
+		t.Fatalf("kept %v (ignored partial %v)", snap.Files, snap.IgnoredPartial)
+	}
+	testfs.Write(t, dir, map[string]string{"gen/api.ts": "export const n: string = \"one\";\n", "gen/extra.ts": "export {};\n", "build.log": "two\n"})
+	specs, unknown, err := (&Gate{Snapshots: s}).wayBack(ctx, root, snap)
+	if err != nil || len(unknown) > 0 {
+		t.Fatalf("wayBack: unknown %v, %v", unknown, err)
+	}
+	back := map[string]string{}
+	for _, sp := range specs {
+		back[sp.Path] = "deleted"
+		if sp.Content != nil {
+			back[sp.Path] = *sp.Content
+		}
+	}
+	want := map[string]string{"gen/api.ts": "export const n: number = 1;\n", "gen/extra.ts": "deleted"}
+	if fmt.Sprint(back) != fmt.Sprint(want) {
+		t.Errorf("the way back = %q, want %q", back, want)
+	}
+	// A snapshot of an earlier Anvil: no ignored file in it, none taken
+	// for created.
+	old := *snap
+	old.IgnoredKept, old.Files = false, map[string]string{"src/a.ts": snap.Files["src/a.ts"], ".gitignore": snap.Files[".gitignore"]}
+	specs, _, err = (&Gate{Snapshots: s}).wayBack(ctx, root, &old)
+	if err != nil || len(specs) != 0 {
+		t.Errorf("an earlier snapshot's way back = %v, %v", specs, err)
+	}
+}

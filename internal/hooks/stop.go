@@ -189,18 +189,20 @@ func (g *Gate) unverifiedTurn(ctx context.Context, why string) Answer {
 // snapshot does not know (left out by its bounds).
 func (g *Gate) wayBack(ctx context.Context, root *workspace.Root, snap *Snapshot) (specs []changeset.Spec, unknown []string, err error) {
 	seen := map[string]bool{}
+	ignored := map[string]bool{}
 	now := map[string]string{} // rel -> hash on disk ("" absent)
-	err = root.Walk(ctx, workspace.Path{Abs: root.Dir(), Rel: "."}, workspace.WalkOptions{}, func(e workspace.Entry) error {
+	err = root.Walk(ctx, workspace.Path{Abs: root.Dir(), Rel: "."}, workspace.WalkOptions{Ignored: snap.IgnoredKept}, func(e workspace.Entry) error {
 		if e.IsDir() {
 			if workspace.IsDependencyDir(e.Abs) || workspace.Protected(e.Rel) {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if !e.Mode.IsRegular() {
+		if !e.Mode.IsRegular() || e.Ignored && !isSource(e.Rel) {
 			return nil
 		}
 		seen[e.Rel] = true
+		ignored[e.Rel] = e.Ignored
 		data, err := os.ReadFile(e.Abs)
 		if err != nil || workspace.IsBinary(data) {
 			return nil
@@ -241,7 +243,7 @@ func (g *Gate) wayBack(ctx context.Context, root *workspace.Root, snap *Snapshot
 		cur := now[rel]
 		switch {
 		case known && was == cur:
-		case !known && snap.Partial:
+		case !known && (snap.Partial || ignored[rel] && snap.IgnoredPartial):
 			unknown = append(unknown, rel)
 		case !known || was == "":
 			if cur != "" {

@@ -16,6 +16,9 @@ type Entry struct {
 	Abs   string      // absolute
 	Depth int         // 1 for the direct children of the walk's start
 	Mode  fs.FileMode // type bits only (directory, symlink, ...)
+	// Ignored: the ignore rules leave it out (it, or a directory above
+	// it); met only by a walk with WalkOptions.Ignored.
+	Ignored bool
 }
 
 // IsDir reports whether the entry is a directory (symlinks never are).
@@ -25,6 +28,10 @@ func (e Entry) IsDir() bool { return e.Mode.IsDir() }
 type WalkOptions struct {
 	// MaxDepth limits how far below the start the walk goes; 0 means no limit.
 	MaxDepth int
+	// Ignored also visits what the ignore rules leave out, marked
+	// Entry.Ignored (a generated file a checker reads all the same); .git
+	// never.
+	Ignored bool
 }
 
 // Walk visits the entries under start in lexical order, depth first, skipping
@@ -39,7 +46,7 @@ type WalkOptions struct {
 // context ends.
 func (r *Root) Walk(ctx context.Context, start Path, opts WalkOptions, fn func(Entry) error) error {
 	rules := r.rulesFor(start.Rel)
-	err := r.walkDir(ctx, start.Abs, start.Rel, 1, rules, opts, fn)
+	err := r.walkDir(ctx, start.Abs, start.Rel, 1, rules, false, opts, fn)
 	if errors.Is(err, fs.SkipAll) {
 		return nil
 	}
@@ -79,7 +86,9 @@ func (r *Root) Ignored(rel string, isDir bool) bool {
 	return r.rulesFor(path.Dir(rel)).ignored(rel, isDir)
 }
 
-func (r *Root) walkDir(ctx context.Context, abs, rel string, depth int, rules ignoreRules, opts WalkOptions, fn func(Entry) error) error {
+// walkDir walks the directory abs; ignored says the ignore rules left it
+// out (a walk with WalkOptions.Ignored goes on inside).
+func (r *Root) walkDir(ctx context.Context, abs, rel string, depth int, rules ignoreRules, ignored bool, opts WalkOptions, fn func(Entry) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -93,10 +102,11 @@ func (r *Root) walkDir(ctx context.Context, abs, rel string, depth int, rules ig
 			childRel = rel + "/" + de.Name()
 		}
 		isDir := de.IsDir()
-		if rules.ignored(childRel, isDir) {
+		childIgnored := ignored || rules.ignored(childRel, isDir)
+		if childIgnored && (!opts.Ignored || de.Name() == ".git") {
 			continue
 		}
-		e := Entry{Rel: childRel, Abs: filepath.Join(abs, de.Name()), Depth: depth, Mode: de.Type()}
+		e := Entry{Rel: childRel, Abs: filepath.Join(abs, de.Name()), Depth: depth, Mode: de.Type(), Ignored: childIgnored}
 		err := fn(e)
 		if errors.Is(err, fs.SkipDir) {
 			continue
@@ -107,7 +117,7 @@ func (r *Root) walkDir(ctx context.Context, abs, rel string, depth int, rules ig
 		if !isDir || (opts.MaxDepth > 0 && depth >= opts.MaxDepth) {
 			continue
 		}
-		if err := r.walkDir(ctx, e.Abs, childRel, depth+1, rules.enter(e.Abs, childRel), opts, fn); err != nil {
+		if err := r.walkDir(ctx, e.Abs, childRel, depth+1, rules.enter(e.Abs, childRel), childIgnored, opts, fn); err != nil {
 			return err
 		}
 	}

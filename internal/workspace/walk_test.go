@@ -212,3 +212,45 @@ func TestWalkCancelled(t *testing.T) {
 		t.Fatalf("Walk with cancelled ctx = %v, want context.Canceled", err)
 	}
 }
+
+// A walk with Ignored meets what the ignore rules leave out too, marked,
+// inside ignored directories as well; never .git.
+func TestWalkIgnored(t *testing.T) {
+	dir := t.TempDir()
+	testfs.Write(t, dir, map[string]string{
+		".gitignore":    "gen/\n*.log\n",
+		"src/a.ts":      "x",
+		"gen/api.ts":    "x",
+		"gen/deep/b.ts": "x",
+		"run.log":       "x",
+		".git/HEAD":     "x",
+	})
+	root, err := New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, all := range []bool{false, true} {
+		got := map[string]bool{}
+		err := root.Walk(context.Background(), Path{Abs: dir, Rel: "."}, WalkOptions{Ignored: all}, func(e Entry) error {
+			if !e.IsDir() {
+				got[e.Rel] = e.Ignored
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]bool{".gitignore": false, "src/a.ts": false}
+		if all {
+			want["gen/api.ts"], want["gen/deep/b.ts"], want["run.log"] = true, true, true
+		}
+		if len(got) != len(want) {
+			t.Fatalf("Ignored: %v: met %v, want %v", all, got, want)
+		}
+		for p, ign := range want {
+			if g, ok := got[p]; !ok || g != ign {
+				t.Errorf("Ignored: %v: %s met %v (ignored %v), want ignored %v", all, p, ok, g, ign)
+			}
+		}
+	}
+}
