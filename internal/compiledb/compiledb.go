@@ -93,6 +93,13 @@ func Load(path string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	return Parse(path, data)
+}
+
+// Parse reads data as the compile database at path would be read (a
+// change's content before it is written).
+func Parse(path string, data []byte) (*DB, error) {
+	var err error
 	db := &DB{Path: path, byFile: map[string]int{}}
 	if filepath.Base(path) == FlagsFile {
 		db.Flags = []string{}

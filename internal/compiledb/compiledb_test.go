@@ -136,3 +136,25 @@ func TestLoadRejectsBadDatabases(t *testing.T) {
 		})
 	}
 }
+
+// FuzzParse: a compile database of any content reads or is refused,
+// never panics, and every command it gives has a compiler and absolute
+// paths.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(`[{"directory": ".", "file": "a.c", "command": "cc -Iinc -c a.c"}]`))
+	f.Add([]byte(`[{"directory": "/w", "file": "/w/a.c", "arguments": ["cc", "-c", "a.c"]}]`))
+	f.Add([]byte(`[{"directory": "d", "file": "a.c", "command": "cc '-DX=\"y z\"' a.c"}]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		db, err := Parse("/w/compile_commands.json", data)
+		if err != nil {
+			return
+		}
+		for _, c := range db.Commands {
+			if len(c.Args) == 0 || !filepath.IsAbs(c.Dir) || !filepath.IsAbs(c.File) {
+				t.Fatalf("command %+v", c)
+			}
+			_ = c.Includes()
+			_ = c.SyntaxOnly()
+		}
+	})
+}

@@ -53,6 +53,9 @@ type includeCheck struct {
 // files from disk. ctx is the check's (bounded by the server's silence);
 // parent bounds the compiles, by the load timeout.
 func (v *Validator) checkIncludes(ctx, parent context.Context, snap *Snapshot, g *group, req servers.CheckRequest) (servers.CheckResult, string, error) {
+	if db := databaseChange(g); db != nil {
+		return v.checkDatabaseChange(parent, snap, g, db)
+	}
 	plan, err := v.planIncludes(snap, g, req)
 	if err != nil {
 		return servers.CheckResult{}, "", err

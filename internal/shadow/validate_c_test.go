@@ -89,8 +89,21 @@ func TestValidateC(t *testing.T) {
 	// Found by the gate fuzzer (c/edit-compile-flags): a define dropped
 	// from the compile database was "not code" and passed clean while
 	// every unit that used it failed. clangd reads the database only from
-	// disk.
-	for _, name := range []string{"compile_commands.json", "compile_flags.txt", ".clangd"} {
+	// disk: every unit is compiled with the changed database instead.
+	t.Run("an include directory dropped from the compile database", func(t *testing.T) {
+		res := h.validate(map[string]string{"compile_commands.json": strings.ReplaceAll(h.read("compile_commands.json"), `"-Iinclude",`, "")})
+		if res.Verdict != Rejected || !slices.Contains(res.NewErrorFiles(), "src/shapes.c") {
+			t.Fatalf("verdict:\n%s", describe(res))
+		}
+		if via := res.Servers[0].Via; !strings.Contains(via, "every translation unit of the changed compile database") {
+			t.Errorf("via = %q", via)
+		}
+	})
+	t.Run("a harmless change to the compile database", func(t *testing.T) {
+		res := h.validate(map[string]string{"compile_commands.json": strings.ReplaceAll(h.read("compile_commands.json"), `"-Wall",`, `"-Wall", "-DUNUSED_K=1",`)})
+		expect(t, res, Clean)
+	})
+	for _, name := range []string{"compile_flags.txt", ".clangd"} {
 		t.Run("a change to "+name, func(t *testing.T) {
 			res := h.validate(map[string]string{name: "[]\n"})
 			expect(t, res, Unverified)

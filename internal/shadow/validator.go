@@ -306,7 +306,11 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 			res.Unverified = append(res.Unverified, Skipped{Path: c.Path, Reason: err.Error()})
 			continue
 		}
-		if config && !srv.Spec().TakesConfig(c.Path) {
+		// The compile database is checked by compiling every unit with
+		// it (cdatabase.go); other configuration a server reads only
+		// from disk cannot be checked before it is written.
+		compiled := srv.Spec().ReadsDiskIncludes && path.Base(c.Path) == compiledb.CommandsFile
+		if config && !srv.Spec().TakesConfig(c.Path) && !compiled {
 			res.Unverified = append(res.Unverified, Skipped{Path: c.Path, Reason: configUnverifiable(srv.Spec(), c.Path)})
 			continue
 		}
