@@ -310,3 +310,7 @@ func (p pipeRWC) Close() error {
 // OutputBytes returns how much the server has written so far: a server
 // whose count grows is working, whatever it says.
 func (c *Client) OutputBytes() uint64 { return c.proc.OutputBytes() }
+
+// Contained reports whether the server runs with its containment's
+// places covered (see [proc.Process.Contained]).
+func (c *Client) Contained() bool { return c.proc.Contained() }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -81,6 +82,7 @@ type backend interface {
 	Kill()
 	Shutdown(ctx context.Context) error
 	OutputBytes() uint64
+	Contained() bool
 }
 
 func newServer(resolved Resolved, root string, folders []string, log io.Writer, timeout time.Duration) *Server {
@@ -128,8 +130,20 @@ func (s *Server) baselineFor(key string, c backend) map[string][]lsp.Diagnostic 
 func (s *Server) Spec() Spec { return s.resolved.Spec }
 
 // Note says what the user should know of the server chosen, for every
-// verdict it gives ("" for nothing): a compiler other than the project's.
-func (s *Server) Note() string { return s.resolved.Note }
+// verdict it gives ("" for nothing): a compiler other than the project's,
+// and a server that runs uncontained (the kernel gave it no namespace),
+// which reads every place the policy would have hidden from it.
+func (s *Server) Note() string {
+	note := s.resolved.Note
+	s.mu.Lock()
+	c := s.client
+	s.mu.Unlock()
+	if s.resolved.Contain != nil && c != nil && c.Alive() && !c.Contained() {
+		uncontained := s.resolved.Spec.Name + " runs uncontained: this machine gave it no namespace of its own, so the credential stores and Anvil's state are not hidden from it"
+		note = strings.TrimPrefix(note+"; "+uncontained, "; ")
+	}
+	return note
+}
 
 // Binary returns the path of the server's executable.
 func (s *Server) Binary() string { return s.resolved.Path }

@@ -430,3 +430,7 @@ func firstLine(s string) string {
 // OutputBytes returns how much tsserver has written so far: a server
 // whose count grows is working, whatever it says.
 func (c *Client) OutputBytes() uint64 { return c.proc.OutputBytes() }
+
+// Contained reports whether tsserver runs with its containment's places
+// covered (see [proc.Process.Contained]).
+func (c *Client) Contained() bool { return c.proc.Contained() }
