@@ -791,7 +791,7 @@ func describeFailure(ctx context.Context, server string, err error) string {
 	switch {
 	case errors.As(err, &notLoaded):
 		return notLoaded.Error() + "; fix: make it part of a module or project the server loads (a go.mod above it, or a go.work naming its module)"
-	case strings.Contains(err.Error(), "not ready within the load timeout"):
+	case errors.As(err, new(*notReadyError)):
 		return fmt.Sprintf("%s %s; fix: a large project loads slowly: raise load_timeout ('anvil config set load_timeout 10m'); see servers.log in the session directory", server, firstLine(err.Error()))
 	case errors.Is(err, context.DeadlineExceeded) || (ctx.Err() != nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded)):
 		why := firstLine(err.Error())
@@ -824,8 +824,21 @@ func describeStartFailure(ctx context.Context, server string, bound time.Duratio
 		}
 		return msg + "; servers.log in the session directory has the rest"
 	}
-	return describeFailure(ctx, server, fmt.Errorf("not ready within the load timeout (%s): %w", bound, err))
+	return describeFailure(ctx, server, &notReadyError{bound: bound, err: err})
 }
+
+// notReadyError is a server that was not ready for a check within the
+// load timeout, still starting or loading: one to give more time.
+type notReadyError struct {
+	bound time.Duration
+	err   error
+}
+
+func (e *notReadyError) Error() string {
+	return fmt.Sprintf("not ready within the load timeout (%s): %v", e.bound, e.err)
+}
+
+func (e *notReadyError) Unwrap() error { return e.err }
 
 // lastLine is the last non-blank line of s, cut to 300 bytes.
 func lastLine(s string) string {
