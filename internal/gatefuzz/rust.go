@@ -71,28 +71,34 @@ func (Rust) Shared(names []string) Files {
 	return Files{"Cargo.toml": "[workspace]\nresolver = \"2\"\nmembers = [" + strings.Join(members, ", ") + "]\n"}
 }
 
-// Errors runs cargo check over the whole workspace, going on past a crate
-// that fails (a dependent crate of a failing one is then not checked, and
-// its project's error is the failing crate's).
+// Errors runs cargo check for each project's two crates apart, so that
+// a crate that fails stops no other project's check (cargo stops at the
+// first failing crate, and --keep-going is newer than Debian's cargo); a
+// project's dependent crate is not checked when its base fails, and the
+// project's errors are then the base's. One target directory keeps the
+// runs incremental.
 func (l Rust) Errors(ctx context.Context, dir string, names []string) (map[string][]string, error) {
 	env := append(slices.Clone(l.Env), "CARGO_TARGET_DIR="+filepath.Join(dir, "target"), "CARGO_TERM_COLOR=never")
-	exit, out, err := run(ctx, env, dir, "cargo", "check", "--workspace", "--all-targets", "--message-format=json", "--keep-going", "--offline", "--quiet")
-	if err != nil {
-		return nil, err
-	}
-	rep, err := diagformat.Parse(diagformat.RustcJSON, diagformat.Input{Root: dir, Exit: exit, Output: out})
-	if err != nil {
-		return nil, err
-	}
-	// rustc ends a failing crate with an error of no file ("aborting due
-	// to 2 previous errors"): the errors before it are the evidence.
 	files := map[string][]lsp.Diagnostic{}
-	for p, ds := range rep.Files {
-		for _, d := range ds {
-			if p == "" && strings.HasPrefix(d.Message, "aborting due to") {
-				continue
+	for _, n := range names {
+		exit, out, err := run(ctx, env, dir, "cargo", "check", "-p", n+"_base", "-p", n+"_app", "--all-targets", "--message-format=json", "--offline", "--quiet")
+		if err != nil {
+			return nil, err
+		}
+		rep, err := diagformat.Parse(diagformat.RustcJSON, diagformat.Input{Root: dir, Exit: exit, Output: out})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", n, err)
+		}
+		// rustc ends a failing crate with an error of no file
+		// ("aborting due to 2 previous errors"): the errors before it
+		// are the evidence.
+		for p, ds := range rep.Files {
+			for _, d := range ds {
+				if p == "" && strings.HasPrefix(d.Message, "aborting due to") {
+					continue
+				}
+				files[p] = append(files[p], d)
 			}
-			files[p] = append(files[p], d)
 		}
 	}
 	return byProject(dir, files)
