@@ -64,9 +64,15 @@ func TestScripts(t *testing.T) {
 			}
 			// A rustup install's cargo finds its toolchains through these
 			// (scripts/test.sh sets them under an empty HOME), not through
-			// the scripts' HOME.
-			for _, k := range []string{"CARGO_HOME", "RUSTUP_HOME"} {
-				if v := os.Getenv(k); v != "" {
+			// the scripts' HOME: the real user's, where rustup keeps them.
+			for k, dir := range map[string]string{"CARGO_HOME": ".cargo", "RUSTUP_HOME": ".rustup"} {
+				v := os.Getenv(k)
+				if home, err := os.UserHomeDir(); v == "" && err == nil {
+					if _, err := os.Stat(filepath.Join(home, ".rustup")); err == nil {
+						v = filepath.Join(home, dir)
+					}
+				}
+				if v != "" {
 					env.Setenv(k, v)
 				}
 			}
