@@ -10,7 +10,6 @@ import (
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/compiledb"
 	"github.com/anvil-dev/anvil/internal/lsp"
-	"github.com/anvil-dev/anvil/internal/sandbox"
 	"github.com/anvil-dev/anvil/internal/servers"
 )
 
@@ -50,21 +49,11 @@ func (v *Validator) checkDatabaseChange(parent context.Context, snap *Snapshot, 
 	if err != nil {
 		return cr, "", &unverifiableError{fmt.Sprintf("the changed compile database does not read: %v", err)}
 	}
-	ctx, cancel := context.WithTimeout(parent, v.opts.LoadTimeout)
-	defer cancel()
-	base, err := v.compileBaselines(ctx, snap, before.Commands)
+	base, changed, err := v.compileEitherSide(parent, snap, g, before.Commands, after.Commands)
 	if err != nil {
-		return cr, "", fmt.Errorf("compiling the units as on disk: %w", err)
+		return cr, "", err
 	}
-	var changes []sandbox.Change
-	for _, c := range g.changes {
-		changes = append(changes, sandbox.Change{Path: c.Path, Content: c.Content, Delete: c.Delete})
-	}
-	units, err := v.compileUnits(ctx, after.Commands, changes)
-	if err != nil {
-		return cr, "", fmt.Errorf("compiling the units with the change: %w", err)
-	}
-	cr.Before, cr.After = base, mergeUnits(units)
+	cr.Before, cr.After = base, changed
 	for _, u := range after.Commands {
 		cr.After[u.File] = orEmpty(cr.After[u.File])
 	}

@@ -74,21 +74,10 @@ func (v *Validator) checkIncludes(ctx, parent context.Context, snap *Snapshot, g
 	if len(plan.compiled) == 0 {
 		return cr, strings.Join(via, ""), nil
 	}
-	cctx, cancel := context.WithTimeout(parent, v.opts.LoadTimeout)
-	defer cancel()
-	before, err := v.compileBaselines(cctx, snap, plan.compiled)
+	before, after, err := v.compileEitherSide(parent, snap, g, plan.compiled, plan.compiled)
 	if err != nil {
-		return cr, "", fmt.Errorf("compiling the includers as on disk: %w", err)
+		return cr, "", err
 	}
-	var changes []sandbox.Change
-	for _, c := range g.changes {
-		changes = append(changes, sandbox.Change{Path: c.Path, Content: c.Content, Delete: c.Delete})
-	}
-	afterUnits, err := v.compileUnits(cctx, plan.compiled, changes)
-	if err != nil {
-		return cr, "", fmt.Errorf("compiling the includers with the change: %w", err)
-	}
-	after := mergeUnits(afterUnits)
 	// A file both checked is judged on both answers: what the compiler
 	// says of a source in its includer's translation unit (a clash in a
 	// unity build) the server, compiling the file alone, never sees. Each
@@ -294,6 +283,28 @@ func (v *Validator) reachesChanged(res *compiledb.Resolver, rel string, changed 
 		}
 	}
 	return false
+}
+
+// compileEitherSide compiles the units before as on disk (kept per disk
+// state) and the units after in a shadow tree holding g's changes, each
+// with -fsyntax-only, bounded by the load timeout under parent, and
+// returns their diagnostics merged by file.
+func (v *Validator) compileEitherSide(parent context.Context, snap *Snapshot, g *group, before, after []compiledb.Command) (map[string][]lsp.Diagnostic, map[string][]lsp.Diagnostic, error) {
+	ctx, cancel := context.WithTimeout(parent, v.opts.LoadTimeout)
+	defer cancel()
+	base, err := v.compileBaselines(ctx, snap, before)
+	if err != nil {
+		return nil, nil, fmt.Errorf("compiling the units as on disk: %w", err)
+	}
+	var changes []sandbox.Change
+	for _, c := range g.changes {
+		changes = append(changes, sandbox.Change{Path: c.Path, Content: c.Content, Delete: c.Delete})
+	}
+	units, err := v.compileUnits(ctx, after, changes)
+	if err != nil {
+		return nil, nil, fmt.Errorf("compiling the units with the change: %w", err)
+	}
+	return base, mergeUnits(units), nil
 }
 
 // unverifiableError says why a change cannot be checked, with the fix.
