@@ -17,25 +17,44 @@ import (
 // the batch layer takes as a run that did not check the project: the
 // change is unverified).
 func TestDeletionNothingImportsGoesToTheBatchChecker(t *testing.T) {
-	dir := t.TempDir()
-	testfs.Write(t, dir, map[string]string{
-		"tsconfig.json":        `{"compilerOptions": {"strict": true, "noEmit": true}, "include": ["src"]}`,
-		"src/a.ts":             "export const a: number = 1;\n",
-		"src/lonely.ts":        "export const lonely = 1;\n",
-		"listed/tsconfig.json": `{"compilerOptions": {"strict": true, "noEmit": true}, "files": ["b.ts", "listed.ts"]}`,
-		"listed/b.ts":          "export const b: number = 1;\n",
-		"listed/listed.ts":     "export const listed = 1;\n",
+	harness := func(files map[string]string) *harness {
+		dir := t.TempDir()
+		testfs.Write(t, dir, files)
+		h := newHarnessAt(t, dir, harnessOptions{opts: Options{BatchStateDir: t.TempDir()}})
+		h.requireServer("typescript")
+		return h
+	}
+	h := harness(map[string]string{
+		"tsconfig.json": `{"compilerOptions": {"strict": true, "noEmit": true}, "include": ["src"]}`,
+		"src/a.ts":      "export const a: number = 1;\n",
+		"src/lonely.ts": "export const lonely = 1;\n",
 	})
-	h := newHarnessAt(t, dir, harnessOptions{opts: Options{BatchStateDir: t.TempDir()}})
-	h.requireServer("typescript")
-
 	res := h.validate(map[string]string{"-src/lonely.ts": ""})
 	expect(t, res, Clean)
 	if via := res.Servers[0].Via; !strings.HasPrefix(via, "batch: ") {
 		t.Errorf("checked via %q, not the batch checker", via)
 	}
-	res = h.validate(map[string]string{"-listed/listed.ts": ""})
+
+	h = harness(map[string]string{
+		"tsconfig.json": `{"compilerOptions": {"strict": true, "noEmit": true}, "files": ["b.ts", "listed.ts"]}`,
+		"b.ts":          "export const b: number = 1;\n",
+		"listed.ts":     "export const listed = 1;\n",
+	})
+	res = h.validate(map[string]string{"-listed.ts": ""})
 	if res.Verdict == Clean {
-		t.Fatalf("a file its project's tsconfig lists, deleted:\n%s%+v", describe(res), res.Notes)
+		t.Fatalf("a file its project's tsconfig lists, deleted:\n%s%v", describe(res), res.Notes)
+	}
+
+	// Beside another project, the batch run of the file's own would not
+	// see an importer there that the graph missed: unverified.
+	h = harness(map[string]string{
+		"tsconfig.json":       `{"compilerOptions": {"strict": true, "noEmit": true}, "include": ["src"]}`,
+		"src/lonely.ts":       "export const lonely = 1;\n",
+		"other/tsconfig.json": `{"compilerOptions": {"strict": true, "noEmit": true}}`,
+		"other/o.ts":          "export const o: number = 1;\n",
+	})
+	res = h.validate(map[string]string{"-src/lonely.ts": ""})
+	if res.Verdict == Clean {
+		t.Fatalf("a deletion beside another project:\n%s", describe(res))
 	}
 }

@@ -631,6 +631,12 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group,
 	// Anvil's reading, no evidence that nothing reads it, and the server
 	// has no file left to report on. The project's batch checker decides.
 	deleted := unimportedDeletions(g.changes, req, v.root)
+	if len(deleted) > 0 && !soleProject(snap) {
+		// The batch checker runs the deleted file's own project: with
+		// other projects beside it, an importer there the graph missed
+		// would go unchecked.
+		deleted = nil
+	}
 	if files := batchFiles(req); !spec.ReportsDependants {
 		plan := v.chooseBatch(g, append(slices.Clone(files), deleted...), mustBatch || len(deleted) > 0)
 		if plan == nil && mustBatch {
@@ -980,6 +986,22 @@ func unimportedDeletions(changes []*changeset.Change, req servers.CheckRequest, 
 		}
 	}
 	return out
+}
+
+// soleProject reports whether the workspace holds at most one project
+// configuration of the batch checkers (a tsconfig or jsconfig, a pyright
+// configuration or pyproject.toml), outside installed packages.
+func soleProject(snap *Snapshot) bool {
+	n := 0
+	for rel := range snap.Files {
+		switch base := path.Base(rel); {
+		case strings.HasPrefix(base, "tsconfig") && strings.HasSuffix(base, ".json"),
+			strings.HasPrefix(base, "jsconfig") && strings.HasSuffix(base, ".json"),
+			base == "pyrightconfig.json", base == "pyproject.toml":
+			n++
+		}
+	}
+	return n <= 1
 }
 
 // batchFiles returns what a check asks about: the changed files that
