@@ -64,7 +64,7 @@ func TestBackgroundWorkIsOnePerChecker(t *testing.T) {
 	for len(h.v.Background()) > 0 && ctx.Err() == nil {
 		sample(100 * time.Millisecond)
 	}
-	if c := h.v.checker(srv); !c.Ready(filepath.Join(dir, "tsconfig.json"), last.Fingerprint) {
+	if c := h.v.batchFor(srv); !c.Ready(filepath.Join(dir, "tsconfig.json"), last.Fingerprint) {
 		t.Errorf("the last disk state's answer was not computed (jobs: %+v)", h.v.Background())
 	}
 	if most > 1 {

@@ -39,9 +39,9 @@ import (
 // Every such translation unit must have a compile command, or the change
 // is unverified; so is a C/C++ change without a compile database.
 
-// includeCheck is how a C/C++ change is split between the server and the
+// includePlan is how a C/C++ change is split between the server and the
 // compiler.
-type includeCheck struct {
+type includePlan struct {
 	server   []servers.FileChange // the changed files the server checks
 	compiled []compiledb.Command  // the translation units compiled
 	// covered are the changed files (absolute) that only the compiled
@@ -132,8 +132,8 @@ func cFragmentLanguage(p string) string {
 
 // planIncludes splits the group's check between the server and the
 // compiler.
-func (v *Validator) planIncludes(snap *Snapshot, g *group, req servers.CheckRequest) (includeCheck, error) {
-	plan := includeCheck{covered: map[string][]string{}}
+func (v *Validator) planIncludes(snap *Snapshot, g *group, req servers.CheckRequest) (includePlan, error) {
+	plan := includePlan{covered: map[string][]string{}}
 	dbs := map[string]*compiledb.DB{}
 	dbFor := func(abs string) (*compiledb.DB, error) {
 		p, err := compiledb.Find(abs)

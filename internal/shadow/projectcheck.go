@@ -74,7 +74,8 @@ func globMatch(pattern, rel string) bool {
 
 // projectChecker is a project checker of a validator: one per command.
 type projectChecker struct {
-	label    string // "`mypy src` (mypy format)"
+	v        *Validator
+	name     string // "`mypy src` (mypy format)"
 	language string
 	checker  *batch.Checker
 	cargo    bool
@@ -181,38 +182,39 @@ func (v *Validator) projectCheckerOf(key, label, lang string, tool batch.Tool, c
 	// One state directory per workspace (the batch directory is Anvil's
 	// cache, shared by workspaces).
 	dir := filepath.Join(v.opts.BatchStateDir, key+"-"+workspaceKey(v.root.Dir()))
-	pc := &projectChecker{label: label, language: lang, cargo: cargo,
+	pc := &projectChecker{v: v, name: label, language: lang, cargo: cargo,
 		checker: batch.New(v.root.Dir(), tool, dir, v.opts.Policy)}
 	v.batch.projects[key] = pc
 	return pc
 }
 
-// checkProject checks a group with its project checker: over the whole
-// project in a shadow tree, beside its answer for the unchanged tree,
-// bounded by the load timeout. It is complete or unverified: output that
-// does not read, a killed run, a checker that stopped early without a
-// new error, all leave the change unverified.
-func (v *Validator) checkProject(parent context.Context, snap *Snapshot, g *group) groupOutcome {
-	pc := g.project
-	ctx, cancel := context.WithTimeout(parent, v.opts.LoadTimeout)
+func (pc *projectChecker) label() string { return pc.name }
+
+// check runs the project checker over the whole project in a shadow tree,
+// beside its answer for the unchanged tree, bounded by the load timeout.
+// It is complete or unverified: output that does not read, a killed run,
+// a checker that stopped early without a new error, all leave the change
+// unverified (see judge).
+func (pc *projectChecker) check(ctx context.Context, w checkWork) (evidence, error) {
+	v := pc.v
+	ctx, cancel := context.WithTimeout(ctx, v.opts.LoadTimeout)
 	defer cancel()
-	out := groupOutcome{info: ServerInfo{Language: g.lang, Name: pc.label}}
 	changed := map[string]*changeset.Change{}
 	var changes []batch.Change
-	for _, c := range g.changes {
+	for _, c := range w.g.changes {
 		changed[v.root.Abs(c.Path)] = c
 		changes = append(changes, batch.Change{Path: c.Path, Content: c.Content, Delete: c.Delete})
 	}
 	if pc.cargo {
-		if err := v.cargoAllowed(ctx, snap, g.changes); err != nil {
-			return out.unverifiedAll(g, err.Error())
+		if err := v.cargoAllowed(ctx, w.snap, w.g.changes); err != nil {
+			return evidence{}, &unverifiableError{err.Error()}
 		}
 	}
-	v.progress(g.say, Progress{Server: pc.label, Stage: "checking", Files: len(changes)})
+	v.progress(w.g.say, Progress{Server: pc.name, Stage: "checking", Files: len(changes)})
 	start := time.Now()
-	res, err := pc.checker.Check(ctx, v.root.Dir(), snap.Fingerprint, changes, false)
+	res, err := pc.checker.Check(ctx, v.root.Dir(), w.snap.Fingerprint, changes, false)
 	if err != nil {
-		return out.unverifiedAll(g, describeFailure(ctx, pc.label, err))
+		return evidence{}, &unverifiableError{describeFailure(ctx, pc.name, err)}
 	}
 	cr := servers.CheckResult{Before: res.Before, After: map[string][]lsp.Diagnostic{}}
 	for p, d := range res.After {
@@ -233,7 +235,7 @@ func (v *Validator) checkProject(parent context.Context, snap *Snapshot, g *grou
 		}
 	}
 	slices.Sort(cr.Checked)
-	via := "checked by " + pc.label + " in a shadow tree"
+	via := "checked by " + pc.name + " in a shadow tree"
 	if pc.cargo {
 		via = "checked by cargo check (every crate of the workspace, all targets) in a shadow tree; cargo's state was "
 		if res.Warm {
@@ -242,19 +244,13 @@ func (v *Validator) checkProject(parent context.Context, snap *Snapshot, g *grou
 			via += "cold"
 		}
 	}
-	out.info.Via = fmt.Sprintf("%s, %s", via, time.Since(start).Round(time.Millisecond))
-	out = v.pair(out, changed, &cr, nil)
-	out.wholeProject = res.Incomplete == ""
-	if res.Incomplete != "" && len(out.newErrs) == 0 {
-		return out.unverifiedAll(g, pc.label+" did not check everything: "+res.Incomplete)
-	}
-	if unread := unreadChanges(res.Read, changed); len(unread) > 0 && len(out.newErrs) == 0 {
-		// Silence about a file the compiler never read is no evidence.
-		return out.unverifiedAll(g, fmt.Sprintf("%s read no %s: no target of the workspace compiles %s (a module no `mod` declares?)", pc.label, strings.Join(unread, ", "), plural(len(unread), "it", "them")))
-	}
-	// Errors of no file (the checker's own) block like any other.
-	out.newErrs = append(out.newErrs, fileless(res.Before[""], res.After[""])...)
-	return out
+	return evidence{
+		cr:         cr,
+		via:        fmt.Sprintf("%s, %s", via, time.Since(start).Round(time.Millisecond)),
+		whole:      res.Incomplete == "",
+		incomplete: res.Incomplete,
+		unread:     unreadChanges(res.Read, changed),
+	}, nil
 }
 
 // fileless returns the errors of no file after the change that were not

@@ -102,8 +102,8 @@ func workspaceKey(dir string) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// checker returns the batch checker for srv, or nil when it has none.
-func (v *Validator) checker(srv *servers.Server) *batch.Checker {
+// batchFor returns the batch checker for srv, or nil when it has none.
+func (v *Validator) batchFor(srv *servers.Server) *batch.Checker {
 	if v.opts.BatchStateDir == "" {
 		return nil
 	}
@@ -176,7 +176,7 @@ func (v *Validator) chooseBatch(g *group, files []string, must bool) *batchPlan 
 	if v.opts.Strategy == StrategyPerFile && !must {
 		return nil
 	}
-	c := v.checker(g.server)
+	c := v.batchFor(g.server)
 	if c == nil {
 		return nil
 	}
@@ -202,6 +202,33 @@ func (v *Validator) chooseBatch(g *group, files []string, must bool) *batchPlan 
 		return nil
 	}
 	return plan
+}
+
+// batchChecker checks a group with the batch checker over a shadow tree:
+// every file of the projects of plan, which hold files (the changed files
+// and dependants the server would have been asked about, absolute).
+type batchChecker struct {
+	v     *Validator
+	plan  *batchPlan
+	files []string
+}
+
+func (b batchChecker) label() string { return b.plan.checker.Tool().Label }
+
+// check runs the plan, bounded by the load timeout. A run the bound cut
+// is unverified; any other failure may be made up for by the server.
+func (b batchChecker) check(ctx context.Context, w checkWork) (evidence, error) {
+	ctx, cancel := context.WithTimeout(ctx, b.v.opts.LoadTimeout)
+	defer cancel()
+	b.v.progress(w.g.say, Progress{Server: b.label(), Stage: "checking", Files: len(b.files)})
+	cr, via, err := b.v.batchCheck(ctx, w.snap, w.g, b.plan, b.files)
+	if err != nil {
+		if ctx.Err() != nil {
+			return evidence{}, &unverifiableError{describeFailure(ctx, b.label(), err)}
+		}
+		return evidence{}, err
+	}
+	return evidence{cr: cr, via: via, whole: true}, nil
 }
 
 // batchCheck checks the group with the batch checker over a shadow tree,
@@ -281,7 +308,7 @@ func (v *Validator) warmBatch(snap *Snapshot, g *group) {
 	if !v.opts.WarmBatch || v.opts.Strategy == StrategyPerFile {
 		return
 	}
-	c := v.checker(g.server)
+	c := v.batchFor(g.server)
 	if c == nil {
 		return
 	}

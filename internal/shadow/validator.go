@@ -256,7 +256,7 @@ func (gs *groups) add(srv *servers.Server, lang string, c *changeset.Change, con
 // name is what checks the group.
 func (g *group) name() string {
 	if g.project != nil {
-		return g.project.label
+		return g.project.name
 	}
 	return g.server.Spec().Name
 }
@@ -281,11 +281,11 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 		}
 		lang := servers.LanguageOf(c.Path)
 		if pc := v.projectCheckerFor(c.Path); pc != nil {
-			g, ok := gs.by[pc.label]
+			g, ok := gs.by[pc.name]
 			if !ok {
 				g = &group{project: pc, lang: pc.language}
-				gs.by[pc.label] = g
-				gs.order = append(gs.order, pc.label)
+				gs.by[pc.name] = g
+				gs.order = append(gs.order, pc.name)
 			}
 			g.changes = append(g.changes, c)
 			continue
@@ -351,13 +351,7 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 	outcomes := make([]groupOutcome, len(gs.order))
 	var wg sync.WaitGroup
 	for i, name := range gs.order {
-		wg.Go(func() {
-			if g := gs.by[name]; g.project != nil {
-				outcomes[i] = v.checkProject(ctx, snap, g)
-			} else {
-				outcomes[i] = v.checkGroup(ctx, snap, g, scope)
-			}
-		})
+		wg.Go(func() { outcomes[i] = v.checkGroup(ctx, snap, gs.by[name], scope) })
 	}
 	wg.Wait()
 
@@ -533,189 +527,171 @@ func extensionOf(lang string) string {
 	return ""
 }
 
-// checkGroup runs one server's share of a validation in two bounded
-// parts: getting ready (finding the dependants, starting the server and
-// having it load the project) within the load timeout, then the check
-// within the validation timeout, which so starts when the server is ready
-// for the files in question and stays a bound on a hung server.
+// checkGroup checks one group: the request (the changed files and, for a
+// server that does not report them, their dependants), then the checker
+// pick chooses, then judge's reading of its answer. What each part waits
+// for is bounded by the load timeout below parent; the checker bounds its
+// own waits (see checker.go).
 func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group, scope Scope) groupOutcome {
-	spec := g.server.Spec()
-	ctx, cancel := context.WithTimeout(parent, v.opts.LoadTimeout)
-	defer cancel()
-	out := groupOutcome{info: ServerInfo{Language: g.lang, Name: spec.Name}}
-	// A wait for the server's turn (another client's check on it) is said.
-	req := servers.CheckRequest{OnWait: v.waitNotice(g.say, spec.Name)}
-	if v.opts.AfterOverlay != nil {
-		req.AfterOverlay = func() { v.opts.AfterOverlay(g.server) }
-	}
-	changed := map[string]*changeset.Change{} // by absolute path
-	for _, c := range g.changes {
-		abs := v.root.Abs(c.Path)
-		changed[abs] = c
-		req.Files = append(req.Files, servers.FileChange{
-			Path: abs, Language: servers.LanguageID(c.Path),
-			Old: c.Base, OldExists: c.BaseExists, New: c.Content, Delete: c.Delete,
-			Config: servers.LanguageOf(c.Path) == "",
-		})
-	}
+	out := groupOutcome{info: ServerInfo{Language: g.lang, Name: g.name()}}
+	w := checkWork{snap: snap, g: g, req: v.request(g)}
 	var outside map[string]string
-	if !spec.ReportsDependants && v.deps != nil {
-		var deps reach.Dependants
-		var err error
-		if g.config {
-			deps = projectFiles(snap, g)
-		} else {
-			deps, err = v.deps.Dependants(ctx, snap.Files, g.changes, v.opts.MaxDependants+1)
+	if g.server != nil {
+		var unverified string
+		if outside, unverified = v.addDependants(parent, &w, scope, &out); unverified != "" {
+			return out.unverifiedAll(g, unverified)
 		}
-		if err != nil {
-			// Unknown dependants would be unchecked ones.
-			return out.unverifiedAll(g, fmt.Sprintf("finding the files that depend on the change failed: %v", err))
+		if note := g.server.Note(); note != "" {
+			out.notes = append(out.notes, note)
 		}
-		if scope.ChangedOnly && len(deps.Files) > 0 {
-			out.notes = append(out.notes, fmt.Sprintf("%s: only the changed files were checked; %d %s left to a complete check", spec.Name, len(deps.Files), plural(len(deps.Files), "dependant", "dependants")))
-			deps.Files, deps.Direct = nil, 0
-		}
-		if scope.Staging && len(deps.Files) > deps.Direct {
-			out.notes = append(out.notes, fmt.Sprintf("a staging check: the changed files and the %d files that use them directly were checked; the commit's check also covers %d further %s", deps.Direct, len(deps.Files)-deps.Direct, plural(len(deps.Files)-deps.Direct, "dependant", "dependants")))
-			deps.Files = deps.Files[:deps.Direct]
-		}
-		if len(deps.Files) > v.opts.MaxDependants {
-			return out.unverifiedAll(g, fmt.Sprintf("the change has more than %d dependants, the most checked at once; none was checked; fix: raise max_dependants ('anvil config set max_dependants %d')", v.opts.MaxDependants, 4*v.opts.MaxDependants))
-		}
-		req.BaselineKey = snap.Fingerprint
-		outside = deps.Outside
-		if deps.Unaffected > 0 {
-			out.notes = append(out.notes, fmt.Sprintf("%d %s of the change not checked: the exports they use kept their interfaces", deps.Unaffected, plural(deps.Unaffected, "importer", "importers")))
-		}
-		if len(deps.ByCompiler) > 0 {
-			out.notes = append(out.notes, fmt.Sprintf("the interface of %s compared by TypeScript's declaration emit", strings.Join(deps.ByCompiler, ", ")))
-		}
-		for _, f := range slices.Sorted(maps.Keys(deps.Opaque)) {
-			out.notes = append(out.notes, fmt.Sprintf("%s: every importer checked, %s", f, deps.Opaque[f]))
-		}
-		for i, d := range deps.Files {
-			if s, err := v.servers.ForFile(d); err == nil && s == g.server {
-				req.Dependants = append(req.Dependants, v.root.Abs(d))
-				if i < deps.Direct {
-					req.DirectDependants++
-				}
-			}
-		}
-		if v.opts.Exhaustive || scope.Complete {
-			req.DirectDependants = len(req.Dependants)
-		}
-	}
-
-	if note := g.server.Note(); note != "" {
-		out.notes = append(out.notes, note)
 	}
 	// Answers a check of this very state already gave (the staging check
 	// before a commit's) are not asked for again.
 	var state string
 	var prev *servers.CheckResult
 	var known []string
-	if !spec.ReportsDependants && req.BaselineKey != "" {
+	if g.server != nil && !g.server.Spec().ReportsDependants && w.req.BaselineKey != "" {
 		state = stateKey(snap, g.changes)
-		if prev = v.reuse.known(spec.Name, state); prev != nil {
-			if known = skipKnown(&req, prev); len(known) > 0 {
+		if prev = v.reuse.known(g.server.Spec().Name, state); prev != nil {
+			if known = skipKnown(&w.req, prev); len(known) > 0 {
 				out.notes = append(out.notes, fmt.Sprintf("%d %s' answers reused from the check of this same change a moment ago", len(known), plural(len(known), "dependant", "dependants")))
 			}
 		}
 	}
-	var cr servers.CheckResult
-	batched := false
-	// A server that resolves imports from disk cannot see a created or
-	// deleted file take over (or give back) a name its dependants import.
-	mustBatch := spec.ResolvesFromDisk && len(req.Dependants) > 0 && createsOrDeletes(g.changes)
-	// A deleted file nothing is seen to import: the import graph is
-	// Anvil's reading, no evidence that nothing reads it, and the server
-	// has no file left to report on. The project's batch checker decides.
-	deleted := unimportedDeletions(g.changes, req, v.root)
-	if len(deleted) > 0 && !soleProject(snap) {
-		// The batch checker runs the deleted file's own project: with
-		// other projects beside it, an importer there the graph missed
-		// would go unchecked.
-		deleted = nil
+
+	chk, fallback, unverified := v.pick(w)
+	if unverified != "" {
+		return out.unverifiedAll(g, unverified)
 	}
-	if files := batchFiles(req); !spec.ReportsDependants {
-		plan := v.chooseBatch(g, append(slices.Clone(files), deleted...), mustBatch || len(deleted) > 0)
-		if plan == nil && mustBatch {
-			return out.unverifiedAll(g, fmt.Sprintf("%s resolves imports from the files on disk, so the files that import a created or deleted file cannot be checked with it as an overlay, and no batch checker can check them here", spec.Name))
-		}
-		if plan != nil {
-			v.progress(g.say, Progress{Server: plan.checker.Tool().Label, Stage: "checking", Files: len(files)})
-			var via string
-			var err error
-			cr, via, err = v.batchCheck(ctx, snap, g, plan, files)
-			switch {
-			case err == nil:
-				batched, out.info.Via, out.wholeProject = true, via, true
-			case ctx.Err() != nil || mustBatch:
-				return out.unverifiedAll(g, describeFailure(ctx, plan.checker.Tool().Label, err))
-			default:
-				out.notes = append(out.notes, fmt.Sprintf("%s could not check the change (%s); %s checked it file by file", plan.checker.Tool().Label, firstLine(err.Error()), spec.Name))
-			}
+	ev, err := chk.check(parent, w)
+	if err != nil && fallback != nil && !errors.As(err, new(*unverifiableError)) {
+		out.notes = append(out.notes, fmt.Sprintf("%s could not check the change (%s); %s checked it file by file", chk.label(), firstLine(err.Error()), fallback.label()))
+		chk = fallback
+		ev, err = chk.check(parent, w)
+	}
+	if g.server != nil {
+		info := g.server.Info()
+		out.info.Version = info.Version
+		if info.Name != "" {
+			out.info.Name = info.Name
 		}
 	}
-	if !batched {
-		if err := v.prepare(ctx, g.server, req, g.say); err != nil {
-			return out.unverifiedAll(g, describeStartFailure(ctx, spec.Name, v.opts.LoadTimeout, err))
-		}
-		// The validation timeout bounds the server's silence, not the
-		// check: a server answering file after file is slow, not hung.
-		// The load timeout bounds the whole check.
-		cctx, cancelCheck := g.server.WatchProgress(parent, v.opts.Timeout, v.opts.LoadTimeout)
-		defer cancelCheck()
-		ctx = cctx
-		asked := len(req.Files) + len(req.Dependants)
-		v.progress(g.say, Progress{Server: spec.Name, Stage: "checking", Files: asked})
-		start := time.Now()
-		var err error
-		via := "the server, file by file"
-		if spec.ReadsDiskIncludes {
-			cr, via, err = v.checkIncludes(ctx, parent, snap, g, req)
-		} else {
-			cr, err = g.server.Check(ctx, req)
-		}
-		if err != nil {
-			info := g.server.Info()
-			out.info.Version = info.Version
-			reason := describeFailure(ctx, spec.Name, err)
-			for _, c := range g.changes {
-				out.unverified = append(out.unverified, Skipped{Path: c.Path, Reason: reason})
-			}
-			return out
-		}
-		if asked > 0 {
-			v.costs.learn(v.costs.perFile, spec.Name, float64(time.Since(start).Milliseconds())/float64(asked))
-		}
-		out.info.Via = via
-		out.info.BaselinesReused = cr.Reused
-		if spec.ReportsDependants {
-			out.info.Via = "the server, which reports every affected file"
-		}
+	if err != nil {
+		return out.unverifiedAll(g, describeFailure(parent, chk.label(), err))
 	}
 	if len(known) > 0 {
-		addKnown(&cr, prev, known)
+		addKnown(&ev.cr, prev, known)
 	}
 	if state != "" {
-		v.reuse.keep(spec.Name, state, cr)
+		v.reuse.keep(g.server.Spec().Name, state, ev.cr)
 	}
-	if !batched {
-		v.warmBatch(snap, g)
-	}
-	info := g.server.Info()
-	out.info.Version = info.Version
-	if info.Name != "" {
-		out.info.Name = info.Name
-	}
+	return v.judge(parent, out, g, chk.label(), ev, outside)
+}
 
-	if err := v.checkModuleGraphs(ctx, g, &cr); err != nil {
-		return out.unverifiedAll(g, describeFailure(ctx, "go list", err))
+// request is the check of g's changed files, as a server is asked it.
+func (v *Validator) request(g *group) servers.CheckRequest {
+	var req servers.CheckRequest
+	for _, c := range g.changes {
+		req.Files = append(req.Files, servers.FileChange{
+			Path: v.root.Abs(c.Path), Language: servers.LanguageID(c.Path),
+			Old: c.Base, OldExists: c.BaseExists, New: c.Content, Delete: c.Delete,
+			Config: servers.LanguageOf(c.Path) == "",
+		})
 	}
+	if g.server != nil {
+		// A wait for the server's turn (another client's check on it)
+		// is said.
+		req.OnWait = v.waitNotice(g.say, g.server.Spec().Name)
+		if v.opts.AfterOverlay != nil {
+			req.AfterOverlay = func() { v.opts.AfterOverlay(g.server) }
+		}
+	}
+	return req
+}
 
-	orphaned := withoutUnbaselinedViews(spec, &cr)
-	out = v.pair(out, changed, &cr, outside)
+// addDependants adds to w's request the files that depend on the change,
+// for a server that does not report them itself, as far as scope reaches;
+// its notes go to out. It returns the dependants the project's own checks
+// leave out, with why, and, when they cannot be known or are too many,
+// why the group is unverified. Finding them is bounded by the load
+// timeout below ctx.
+func (v *Validator) addDependants(ctx context.Context, w *checkWork, scope Scope, out *groupOutcome) (outside map[string]string, unverified string) {
+	g, spec := w.g, w.g.server.Spec()
+	if spec.ReportsDependants || v.deps == nil {
+		return nil, ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, v.opts.LoadTimeout)
+	defer cancel()
+	var deps reach.Dependants
+	if g.config {
+		deps = projectFiles(w.snap, g)
+	} else {
+		var err error
+		if deps, err = v.deps.Dependants(ctx, w.snap.Files, g.changes, v.opts.MaxDependants+1); err != nil {
+			// Unknown dependants would be unchecked ones.
+			return nil, fmt.Sprintf("finding the files that depend on the change failed: %v", err)
+		}
+	}
+	if scope.ChangedOnly && len(deps.Files) > 0 {
+		out.notes = append(out.notes, fmt.Sprintf("%s: only the changed files were checked; %d %s left to a complete check", spec.Name, len(deps.Files), plural(len(deps.Files), "dependant", "dependants")))
+		deps.Files, deps.Direct = nil, 0
+	}
+	if scope.Staging && len(deps.Files) > deps.Direct {
+		out.notes = append(out.notes, fmt.Sprintf("a staging check: the changed files and the %d files that use them directly were checked; the commit's check also covers %d further %s", deps.Direct, len(deps.Files)-deps.Direct, plural(len(deps.Files)-deps.Direct, "dependant", "dependants")))
+		deps.Files = deps.Files[:deps.Direct]
+	}
+	if len(deps.Files) > v.opts.MaxDependants {
+		return nil, fmt.Sprintf("the change has more than %d dependants, the most checked at once; none was checked; fix: raise max_dependants ('anvil config set max_dependants %d')", v.opts.MaxDependants, 4*v.opts.MaxDependants)
+	}
+	w.req.BaselineKey = w.snap.Fingerprint
+	if deps.Unaffected > 0 {
+		out.notes = append(out.notes, fmt.Sprintf("%d %s of the change not checked: the exports they use kept their interfaces", deps.Unaffected, plural(deps.Unaffected, "importer", "importers")))
+	}
+	if len(deps.ByCompiler) > 0 {
+		out.notes = append(out.notes, fmt.Sprintf("the interface of %s compared by TypeScript's declaration emit", strings.Join(deps.ByCompiler, ", ")))
+	}
+	for _, f := range slices.Sorted(maps.Keys(deps.Opaque)) {
+		out.notes = append(out.notes, fmt.Sprintf("%s: every importer checked, %s", f, deps.Opaque[f]))
+	}
+	for i, d := range deps.Files {
+		if s, err := v.servers.ForFile(d); err == nil && s == g.server {
+			w.req.Dependants = append(w.req.Dependants, v.root.Abs(d))
+			if i < deps.Direct {
+				w.req.DirectDependants++
+			}
+		}
+	}
+	if v.opts.Exhaustive || scope.Complete {
+		w.req.DirectDependants = len(w.req.Dependants)
+	}
+	return deps.Outside, ""
+}
+
+// judge reads a checker's answer for g into out: the errors either side
+// paired into new, resolved and pre-existing ones; the checker's own
+// errors of no file, which block like any other; and, without a new
+// error, a run that did not finish or never read a changed file, which
+// leave the change unverified. label names the checker; outside are the
+// dependants the project's own checks leave out, with why.
+func (v *Validator) judge(ctx context.Context, out groupOutcome, g *group, label string, ev evidence, outside map[string]string) groupOutcome {
+	cr := &ev.cr
+	out.info.Via = ev.via
+	out.info.BaselinesReused = cr.Reused
+	var orphaned map[string]string
+	if g.server != nil {
+		mctx, cancel := context.WithTimeout(ctx, v.opts.LoadTimeout)
+		defer cancel()
+		if err := v.checkModuleGraphs(mctx, g, cr); err != nil {
+			return out.unverifiedAll(g, describeFailure(mctx, "go list", err))
+		}
+		orphaned = withoutUnbaselinedViews(g.server.Spec(), cr)
+	}
+	changed := map[string]*changeset.Change{} // by absolute path
+	for _, c := range g.changes {
+		changed[v.root.Abs(c.Path)] = c
+	}
+	out = v.pair(out, changed, cr, outside)
+	out.wholeProject = ev.whole
 	for _, abs := range slices.Sorted(maps.Keys(orphaned)) {
 		if rel, err := v.root.Rel(abs); err == nil {
 			out.unverified = append(out.unverified, Skipped{Path: rel, Reason: unbaselinedReason(orphaned[abs])})
@@ -727,7 +703,18 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group,
 		}
 	}
 	if cr.Skipped > 0 {
-		out.notes = append(out.notes, fmt.Sprintf("%s: new errors in the changed files or their direct importers, so %d further %s not checked", spec.Name, cr.Skipped, plural(cr.Skipped, "dependant was", "dependants were")))
+		out.notes = append(out.notes, fmt.Sprintf("%s: new errors in the changed files or their direct importers, so %d further %s not checked", label, cr.Skipped, plural(cr.Skipped, "dependant was", "dependants were")))
+	}
+	out.newErrs = append(out.newErrs, fileless(cr.Before[""], cr.After[""])...)
+	if len(out.newErrs) > 0 {
+		return out
+	}
+	switch {
+	case ev.incomplete != "":
+		return out.unverifiedAll(g, label+" did not check everything: "+ev.incomplete)
+	case len(ev.unread) > 0:
+		// Silence about a file the compiler never read is no evidence.
+		return out.unverifiedAll(g, fmt.Sprintf("%s read no %s: no target of the workspace compiles %s (a module no `mod` declares?)", label, strings.Join(ev.unread, ", "), plural(len(ev.unread), "it", "them")))
 	}
 	return out
 }

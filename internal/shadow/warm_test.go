@@ -25,7 +25,7 @@ func TestBatchBaselineWarmsAhead(t *testing.T) {
 	// A body-only edit: one file, the server answers.
 	res := h.validate(map[string]string{"src/orders.ts": h.read("src/orders.ts") + "\n// a note\n"})
 	expect(t, res, Clean)
-	c := h.v.checker(srv)
+	c := h.v.batchFor(srv)
 	if c == nil {
 		t.Fatal("no batch checker for the project")
 	}

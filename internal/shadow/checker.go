@@ -1,0 +1,169 @@
+package shadow
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/anvil-dev/anvil/internal/servers"
+)
+
+// Every way a group is checked is a checker, and the validator decides
+// everything around the check once, whatever ran (checkGroup): which
+// checker (pick), what to do when it fails (a batch run that fails falls
+// back to the server, where the server can answer), and how its answer
+// becomes a verdict (judge: pairing, errors of no file, a run that did
+// not finish or never read a changed file).
+//
+//	serverChecker   a language server, file by file, the change as overlays
+//	compileChecker  clangd for the changed files, the compiler for their includers (cfamily.go)
+//	batchChecker    the project's batch checker (tsc, pyright) over a shadow tree (strategy.go)
+//	projectChecker  the project's own checker ([check], cargo check) over a shadow tree (projectcheck.go)
+//
+// Each bounds its own waits below the context it is given, by the
+// validator's Options, and says what it waited for when a bound cut it.
+type checker interface {
+	// label names what checks, in a verdict and in progress.
+	label() string
+	// check runs w past the checker. An *unverifiableError says why the
+	// change cannot be checked, and no other checker is tried; another
+	// error is the checker's failure, which a fallback may make up for.
+	check(ctx context.Context, w checkWork) (evidence, error)
+}
+
+// checkWork is what a checker is asked about: a group's changes over a
+// snapshot, as a server check's request (the changed files, and the
+// dependants the validator found for a server that does not report
+// them).
+type checkWork struct {
+	snap *Snapshot
+	g    *group
+	req  servers.CheckRequest
+}
+
+// evidence is a checker's answer, in one form whatever ran.
+type evidence struct {
+	cr  servers.CheckResult
+	via string
+	// whole: the checker ran over every file of the group's projects and
+	// finished, so its silence about a file is an answer: no error there.
+	whole bool
+	// incomplete says what a finished run left unchecked (cargo stops at
+	// a crate that does not build): without a new error, unverified.
+	incomplete string
+	// unread are changed files (workspace-relative) the checker's own
+	// record of what it read does not name: its silence about them is no
+	// evidence.
+	unread []string
+}
+
+// pick chooses the checker for w, and the one to fall back on if it
+// fails; unverified says why no checker can check w.
+func (v *Validator) pick(w checkWork) (chk, fallback checker, unverified string) {
+	g := w.g
+	if g.project != nil {
+		return g.project, nil, ""
+	}
+	spec := g.server.Spec()
+	var server checker = serverChecker{v: v, srv: g.server}
+	if spec.ReadsDiskIncludes {
+		server = compileChecker{v: v, srv: g.server}
+	}
+	if spec.ReportsDependants {
+		return server, nil, ""
+	}
+	// A server that resolves imports from disk cannot see a created or
+	// deleted file take over (or give back) a name its dependants import.
+	mustBatch := spec.ResolvesFromDisk && len(w.req.Dependants) > 0 && createsOrDeletes(g.changes)
+	// A deleted file nothing is seen to import: the import graph is
+	// Anvil's reading, no evidence that nothing reads it, and the server
+	// has no file left to report on. The project's batch checker decides.
+	deleted := unimportedDeletions(g.changes, w.req, v.root)
+	if len(deleted) > 0 && !soleProject(w.snap) {
+		// The batch checker runs the deleted file's own project: with
+		// other projects beside it, an importer there the graph missed
+		// would go unchecked.
+		deleted = nil
+	}
+	files := batchFiles(w.req)
+	plan := v.chooseBatch(g, append(slices.Clone(files), deleted...), mustBatch || len(deleted) > 0)
+	switch {
+	case plan == nil && mustBatch:
+		return nil, nil, fmt.Sprintf("%s resolves imports from the files on disk, so the files that import a created or deleted file cannot be checked with it as an overlay, and no batch checker can check them here", spec.Name)
+	case plan == nil:
+		return server, nil, ""
+	case mustBatch:
+		return batchChecker{v: v, plan: plan, files: files}, nil, ""
+	}
+	return batchChecker{v: v, plan: plan, files: files}, server, ""
+}
+
+// serverChecker checks with a language server, file by file: the changed
+// files as overlays, then their dependants.
+type serverChecker struct {
+	v   *Validator
+	srv *servers.Server
+}
+
+func (s serverChecker) label() string { return s.srv.Spec().Name }
+
+func (s serverChecker) check(ctx context.Context, w checkWork) (evidence, error) {
+	return s.v.withServer(ctx, s.srv, w, func(cctx context.Context) (servers.CheckResult, string, error) {
+		cr, err := s.srv.Check(cctx, w.req)
+		if s.srv.Spec().ReportsDependants {
+			return cr, "the server, which reports every affected file", err
+		}
+		return cr, "the server, file by file", err
+	})
+}
+
+// compileChecker checks C and C++ (a server with ReadsDiskIncludes):
+// the server for the changed files it can see whole, the compiler for
+// every translation unit that includes a changed file (see cfamily.go).
+type compileChecker struct {
+	v   *Validator
+	srv *servers.Server
+}
+
+func (c compileChecker) label() string { return c.srv.Spec().Name }
+
+func (c compileChecker) check(ctx context.Context, w checkWork) (evidence, error) {
+	return c.v.withServer(ctx, c.srv, w, func(cctx context.Context) (servers.CheckResult, string, error) {
+		// The compiles are bounded by the load timeout below ctx, not by
+		// the server's silence.
+		return c.v.checkIncludes(cctx, ctx, w.snap, w.g, w.req)
+	})
+}
+
+// withServer runs a check with srv in two bounded parts: getting ready
+// (starting the server and having it load the project) within the load
+// timeout, then run within the validation timeout, which so starts when
+// the server is ready for the files in question and stays a bound on a
+// hung server. The validation timeout bounds the server's silence, not
+// the check: a server answering file after file is slow, not hung; the
+// load timeout bounds the whole check.
+func (v *Validator) withServer(ctx context.Context, srv *servers.Server, w checkWork, run func(context.Context) (servers.CheckResult, string, error)) (evidence, error) {
+	spec := srv.Spec()
+	lctx, cancel := context.WithTimeout(ctx, v.opts.LoadTimeout)
+	defer cancel()
+	if err := v.prepare(lctx, srv, w.req, w.g.say); err != nil {
+		return evidence{}, &unverifiableError{describeStartFailure(lctx, spec.Name, v.opts.LoadTimeout, err)}
+	}
+	cctx, cancelCheck := srv.WatchProgress(ctx, v.opts.Timeout, v.opts.LoadTimeout)
+	defer cancelCheck()
+	asked := len(w.req.Files) + len(w.req.Dependants)
+	v.progress(w.g.say, Progress{Server: spec.Name, Stage: "checking", Files: asked})
+	start := time.Now()
+	cr, via, err := run(cctx)
+	if err != nil {
+		return evidence{}, &unverifiableError{describeFailure(cctx, spec.Name, err)}
+	}
+	if asked > 0 {
+		v.costs.learn(v.costs.perFile, spec.Name, float64(time.Since(start).Milliseconds())/float64(asked))
+	}
+	// The time until the next check pays for the batch checker's answer
+	// for the unchanged tree, which a change with many dependants needs.
+	v.warmBatch(w.snap, w.g)
+	return evidence{cr: cr, via: via}, nil
+}
