@@ -13,11 +13,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/anvil-dev/anvil/internal/config"
 	"github.com/anvil-dev/anvil/internal/daemon"
 )
 
 func newServeCmd() *cobra.Command {
-	var socket string
+	var socket, memory string
 	var idle, unused time.Duration
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -39,7 +40,13 @@ config and tools directories, PATH).`,
 			if socket == "" {
 				socket = daemon.SocketPath(os.Getenv)
 			}
-			err := daemon.Run(ctx, daemon.Options{Socket: socket, Idle: idle, Unused: unused, Log: cmd.ErrOrStderr(), Getenv: os.Getenv})
+			var bound config.Size
+			if memory != "" {
+				if err := bound.UnmarshalText([]byte(memory)); err != nil {
+					return &exitError{code: exitFailure, err: fmt.Errorf("--memory: %w", err)}
+				}
+			}
+			err := daemon.Run(ctx, daemon.Options{Socket: socket, Idle: idle, Unused: unused, Memory: int64(bound), Log: cmd.ErrOrStderr(), Getenv: os.Getenv})
 			if errors.Is(err, daemon.ErrRunning) {
 				return &exitError{code: exitFailure, err: fmt.Errorf("%w on %s ('anvil serve status' shows it)", err, socket)}
 			}
@@ -52,6 +59,7 @@ config and tools directories, PATH).`,
 		defaultIdle = d
 	}
 	cmd.Flags().DurationVar(&idle, "idle", defaultIdle, "stop a workspace's servers after this long without a request ($ANVIL_DAEMON_IDLE)")
+	cmd.Flags().StringVar(&memory, "memory", os.Getenv("ANVIL_DAEMON_MEMORY"), "the memory everything the daemon starts may hold together (\"6G\"; \"off\"); over it, background work and then the least recently used idle workspaces are stopped; default half the machine's ($ANVIL_DAEMON_MEMORY)")
 	cmd.Flags().DurationVar(&unused, "unused", 0, "exit if no client connects within this long (a daemon a client starts: 1m); 0 waits")
 	cmd.AddCommand(newServeStatusCmd(), newServeStopCmd())
 	return cmd
@@ -124,6 +132,9 @@ func findDaemon(ctx context.Context) (*daemon.Client, error) {
 func printStatus(w io.Writer, st *daemon.Status) {
 	fmt.Fprintf(w, "Anvil daemon: pid %d, version %s, up %s, workspaces stop after %s idle\n",
 		st.PID, st.Version, time.Since(st.Started).Round(time.Second), st.Idle)
+	if st.MemoryBoundKiB > 0 {
+		fmt.Fprintf(w, "Memory: everything it started holds %d MiB of its bound of %d MiB\n", st.ChildrenKiB>>10, st.MemoryBoundKiB>>10)
+	}
 	if len(st.Workspaces) == 0 {
 		fmt.Fprintln(w, "No workspace open.")
 		return

@@ -106,6 +106,10 @@ type Status struct {
 	Started    time.Time         `json:"started"`
 	Idle       time.Duration     `json:"idle_limit"`
 	Workspaces []WorkspaceStatus `json:"workspaces"`
+	// MemoryBoundKiB is the bound everything the daemon starts shares,
+	// and ChildrenKiB what it holds now (see memory.go).
+	MemoryBoundKiB int64 `json:"memory_bound_kib"`
+	ChildrenKiB    int64 `json:"children_kib"`
 }
 
 // WorkspaceStatus is one workspace the daemon holds.

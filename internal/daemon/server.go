@@ -54,6 +54,13 @@ type Options struct {
 	// Version is what the daemon says it is; "" means [Version]. Tests
 	// set it to play a daemon of another build.
 	Version string
+	// Memory bounds the resident memory of everything the daemon starts,
+	// bytes (see memory.go); zero means [DefaultMemory], negative no
+	// bound.
+	Memory int64
+	// memoryTick is how often the memory bound is measured (tests
+	// shorten it); zero means memoryTick.
+	memoryTick time.Duration
 	// Unused, when set, makes a daemon that no client has connected to
 	// within it exit: a daemon a client started for itself (one that lost
 	// a start race, or whose client went away first) does not wait out
@@ -134,6 +141,12 @@ func Listen(opts Options) (*Daemon, error) {
 	if opts.Queue == 0 {
 		opts.Queue = DefaultQueue
 	}
+	if opts.Memory == 0 {
+		opts.Memory = DefaultMemory()
+	}
+	if opts.memoryTick == 0 {
+		opts.memoryTick = memoryTick
+	}
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
@@ -182,8 +195,11 @@ func Listen(opts Options) (*Daemon, error) {
 // Serve accepts clients until the daemon stops, then shuts every
 // workspace's servers down and returns.
 func (d *Daemon) Serve() error {
-	d.log.Printf("listening on %s (pid %d, idle %s)", d.opts.Socket, os.Getpid(), d.opts.Idle)
+	d.log.Printf("listening on %s (pid %d, idle %s, children's memory bound %d MiB)", d.opts.Socket, os.Getpid(), d.opts.Idle, d.opts.Memory>>20)
 	go d.reap()
+	if d.opts.Memory > 0 {
+		go d.watchMemory()
+	}
 	for {
 		c, err := d.ln.Accept()
 		if err != nil {
@@ -619,7 +635,8 @@ func (d *Daemon) status() Status {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.dropGone()
-	st := Status{PID: os.Getpid(), Version: d.version, Started: d.started, Idle: d.opts.Idle}
+	st := Status{PID: os.Getpid(), Version: d.version, Started: d.started, Idle: d.opts.Idle,
+		MemoryBoundKiB: d.opts.Memory >> 10, ChildrenKiB: d.childrenKiB()}
 	now := time.Now()
 	for _, s := range d.spaces {
 		ws := WorkspaceStatus{Dir: s.dir, Active: s.active, Requests: s.requests}

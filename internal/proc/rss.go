@@ -78,3 +78,28 @@ func rssKiB(pid int) int64 {
 	}
 	return 0
 }
+
+// DescendantsRSS returns the resident memory, in KiB, of every process
+// pid started (directly or not), itself left out; an upper bound, as
+// TreeRSS.
+func DescendantsRSS(pid int) int64 {
+	return max(TreeRSS(pid)-rssKiB(pid), 0)
+}
+
+// MemTotal returns the machine's memory in bytes, from /proc/meminfo; 0
+// where it cannot be read.
+func MemTotal() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+			if f := strings.Fields(v); len(f) > 0 {
+				n, _ := strconv.ParseInt(f[0], 10, 64)
+				return n << 10
+			}
+		}
+	}
+	return 0
+}

@@ -113,6 +113,21 @@ func (b *background) supersede(state string) {
 	}
 }
 
+// cancelAll cancels every job in progress and returns how many there
+// were.
+func (b *background) cancelAll() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := 0
+	for _, j := range b.jobs {
+		if !j.ended {
+			j.cancel()
+			n++
+		}
+	}
+	return n
+}
+
 // list returns the jobs in progress.
 func (b *background) list() []BackgroundJob {
 	b.mu.Lock()

@@ -217,6 +217,14 @@ func (v *Validator) Background() []BackgroundJob {
 	return v.work.list()
 }
 
+// CancelBackground cancels the work the validator does ahead of need
+// (a daemon over its memory bound sheds it first: no check waits on it)
+// and returns how many jobs it cancelled. Their processes are killed and
+// reaped within sandbox.Run's bound; a later check may start new work.
+func (v *Validator) CancelBackground() int {
+	return v.work.cancelAll()
+}
+
 // group is the part of a change set one server checks.
 type group struct {
 	server  *servers.Server
