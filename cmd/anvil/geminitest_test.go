@@ -295,3 +295,32 @@ func TestGeminiRenameAcrossFiles(t *testing.T) {
 		}
 	}
 }
+
+// A replace whose old_string is in the file only up to indentation is
+// one Gemini CLI matches loosely, so its result is not known before it is
+// written: the pre-edit hook lets it through, Gemini CLI writes it, and
+// the AfterTool hook hands the model, with the tool's result, the
+// importer the file as written breaks; the model fixes it and the turn
+// ends at the first try.
+func TestGeminiLooseReplaceCheckedAsWritten(t *testing.T) {
+	e := newHookEnv(t)
+	m := newGenerateModel(t,
+		[]toolCall{geminiReplace(e, "src/a.ts", "    export const one: number = 1;", `    export const one: string = "1";`)},
+		[]toolCall{geminiReplace(e, "src/b.ts", "one + 1", "Number(one) + 1")},
+		nil,
+	)
+	out := e.runGemini(t, m)
+	if got := e.read(t, "src/a.ts"); !strings.Contains(got, `one: string = "1"`) {
+		t.Fatalf("Gemini CLI did not apply the loosely matched replace: %q\n%s", got, out)
+	}
+	reqs := m.requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests of the loop, want 3 (a refused end of turn adds one):\n%s\n%s", len(reqs), lastOf(reqs), out)
+	}
+	if got := functionResponse(t, reqs[1], "call_1_0"); !strings.Contains(got, "matched loosely") || !strings.Contains(got, "src/b.ts") {
+		t.Fatalf("the model was not told what the replace as written breaks: %s\n%s", got, out)
+	}
+	if got := e.read(t, "src/b.ts"); !strings.Contains(got, "Number(one) + 1") {
+		t.Errorf("b.ts: %q", got)
+	}
+}

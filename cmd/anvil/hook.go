@@ -39,12 +39,15 @@ let through with a note (--strict refuses what it could not verify).
 
   session-start  keeps the tree as the session starts, for the end-of-turn check
   pre-edit       checks the files an edit tool call would leave, before it writes
+  post-edit      checks a file an edit wrote that pre-edit could not compute
+                 (a loose match), and tells the model what it broke
   stop           checks every file the session changed, and their importers,
                  against the tree as the session started`,
 	}
 	cmd.AddCommand(
 		newHookVerbCmd(hooks.VerbSessionStart, "Keep the workspace's tree as the session starts", hooks.PreEditTimeoutSeconds),
 		newHookVerbCmd(hooks.VerbPreEdit, "Check an edit tool call before the client writes it", hooks.PreEditTimeoutSeconds),
+		newHookVerbCmd(hooks.VerbPostEdit, "Check a file an edit wrote, where the edit could not be checked before", hooks.PreEditTimeoutSeconds),
 		newHookVerbCmd(hooks.VerbStop, "Check what the session changed at the end of a turn", hooks.StopTimeoutSeconds),
 	)
 	return cmd
@@ -116,6 +119,8 @@ func answerHook(ctx context.Context, c hooks.Client, verb string, opts hookOptio
 		return g.SessionStart(ctx, in)
 	case hooks.VerbStop:
 		return g.Stop(ctx, in)
+	case hooks.VerbPostEdit:
+		return g.PostEdit(ctx, in)
 	}
 	return g.PreEdit(ctx, in)
 }

@@ -132,3 +132,33 @@ func TestOpenCodeTurnEndRefused(t *testing.T) {
 		t.Errorf("b.ts: %q", got)
 	}
 }
+
+// An edit whose oldString is in the file only up to indentation is one
+// OpenCode matches loosely, so its result is not known before it is
+// written: the plugin lets it through, OpenCode writes it, and the
+// plugin's after-hook adds to the tool's output the importer the file as
+// written breaks; the model fixes it and the turn ends at the first try.
+func TestOpenCodeLooseEditCheckedAsWritten(t *testing.T) {
+	e := newHookEnv(t)
+	m := newChatModel(t,
+		[]toolCall{opencodeRead(e, "src/a.ts")},
+		[]toolCall{opencodeEdit(e, "src/a.ts", "    export const one: number = 1;", `    export const one: string = "1";`)},
+		[]toolCall{opencodeRead(e, "src/b.ts")},
+		[]toolCall{opencodeEdit(e, "src/b.ts", "one + 1", "Number(one) + 1")},
+		nil,
+	)
+	out := e.runOpenCode(t, m)
+	if got := e.read(t, "src/a.ts"); !strings.Contains(got, `one: string = "1"`) {
+		t.Fatalf("OpenCode did not apply the loosely matched edit: %q\n%s", got, out)
+	}
+	reqs := m.requests()
+	if len(reqs) != 5 {
+		t.Fatalf("%d requests of the loop, want 5 (a refused end of turn adds more):\n%s\n%s", len(reqs), lastOf(reqs), out)
+	}
+	if !strings.Contains(reqs[2], "matched loosely") || !strings.Contains(reqs[2], "src/b.ts") {
+		t.Fatalf("the model was not told what the edit as written breaks:\n%s\n%s", reqs[2], out)
+	}
+	if got := e.read(t, "src/b.ts"); !strings.Contains(got, "Number(one) + 1") {
+		t.Errorf("b.ts: %q", got)
+	}
+}

@@ -60,6 +60,11 @@ type Answer struct {
 	// Message is for the user (an edit let through unverified, a bound
 	// reached).
 	Message string
+	// CheckAfter asks the client's post-tool hook to check the file the
+	// edit writes (an edit Anvil could not compute before: see
+	// pending.go). Only Anvil's OpenCode plugin reads it; Gemini CLI's
+	// post-tool hook runs after every replace.
+	CheckAfter bool
 }
 
 // allow lets the client go on, saying why to the user.
@@ -89,6 +94,8 @@ func (a Answer) Write(c Client, verb string, stdout, stderr io.Writer) int {
 		out["permissionDecision"], out["permissionDecisionReason"] = "deny", a.Reason
 	case a.Deny:
 		out["decision"], out["reason"] = "block", a.Reason
+	case a.Context != "" && verb == VerbPostEdit && c == Gemini:
+		out["hookSpecificOutput"] = map[string]any{"hookEventName": "AfterTool", "additionalContext": a.Context}
 	case a.Context != "" && (c == OpenCode || c == Copilot):
 		out["additionalContext"] = a.Context
 	case a.Context != "" && verb == VerbPreEdit && c != Gemini:
@@ -102,6 +109,9 @@ func (a Answer) Write(c Client, verb string, stdout, stderr io.Writer) int {
 			a.Context = a.Message + "\n" + a.Context
 		}
 		out["systemMessage"] = a.Context
+	}
+	if a.CheckAfter && c == OpenCode {
+		out["anvilCheckAfter"] = true
 	}
 	if len(out) == 0 && c != Gemini {
 		return 0

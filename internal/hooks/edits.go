@@ -240,7 +240,7 @@ func (st *staged) gemini(tool string, input json.RawMessage) error {
 		// Gemini CLI then matches loosely (whitespace-insensitive, as a
 		// regular expression, fuzzily) or asks a model to correct the
 		// edit: what it writes is not the literal replacement.
-		return &Unmodelled{Reason: "old_string is not in " + in.FilePath + " as written, and Gemini CLI matches it loosely"}
+		return &Unmodelled{Path: abs, Reason: "old_string is not in " + in.FilePath + " as written, and Gemini CLI matches it loosely"}
 	case in.ExpectedReplacements != nil && n != *in.ExpectedReplacements:
 		return pass("old_string is in %s %d times, not the %d expected: Gemini CLI refuses the edit itself", in.FilePath, n, *in.ExpectedReplacements)
 	case n > 1 && !in.AllowMultiple && in.ExpectedReplacements == nil:
@@ -370,7 +370,7 @@ func (st *staged) opencode(tool string, input json.RawMessage) error {
 	n := strings.Count(content, old)
 	switch {
 	case n == 0:
-		return &Unmodelled{Reason: "oldString is not in " + in.FilePath + " as written, and OpenCode matches it loosely"}
+		return &Unmodelled{Path: abs, Reason: "oldString is not in " + in.FilePath + " as written, and OpenCode matches it loosely"}
 	case n > 1 && !in.ReplaceAll:
 		return pass("oldString is in %s %d times and replaceAll is not set: OpenCode refuses the edit itself", in.FilePath, n)
 	}
@@ -453,8 +453,14 @@ func (st *staged) patch(c Client, input json.RawMessage) error {
 
 // Unmodelled is an edit whose result the client computes in a way Anvil
 // does not (a loose match): the pre-edit hook lets it through with a note
-// (refuses it under --strict), and the end of the turn checks the file
-// the client wrote, against the session's snapshot.
-type Unmodelled struct{ Reason string }
+// (refuses it under --strict) and keeps the file as it is, the client's
+// post-tool hook checks the file the client wrote (Gate.PostEdit, see
+// pending.go), and the end of the turn checks it again, against the
+// session's snapshot.
+type Unmodelled struct {
+	// Path is the file the edit writes (absolute).
+	Path   string
+	Reason string
+}
 
 func (u *Unmodelled) Error() string { return u.Reason }

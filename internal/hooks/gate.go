@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -120,7 +121,7 @@ func (g *Gate) PreEdit(ctx context.Context, in Input) Answer {
 	case errors.As(err, &u) && g.Strict:
 		return Answer{Deny: true, Reason: "Anvil cannot compute what this edit writes (" + u.Reason + ") and --strict refuses what it cannot verify. Make the edit with the file's exact text."}
 	case errors.As(err, &u):
-		return allow("%s: the edit is not checked before it is written; the end of the turn checks it", u.Reason)
+		return g.afterTheFact(ctx, root, in, u)
 	case err != nil:
 		return allow("the edit's input could not be read (%v): not checked", err)
 	}
@@ -131,21 +132,7 @@ func (g *Gate) PreEdit(ctx context.Context, in Input) Answer {
 		// the workspace, and no end-of-turn snapshot, looks.
 		return Answer{Deny: true, Reason: fmt.Sprintf("%s is a link out of the workspace: the edit would write a file outside it that the project reads through the link, which Anvil cannot check or take back. Edit the file in its own project, or replace the link with a file of this one.", strings.Join(leaving, ", "))}
 	}
-	if g.Snapshots != nil && in.SessionID != "" {
-		// The first hook call of a session that had no SessionStart hook
-		// (installed mid-session) takes its baseline now, before the
-		// edit, and a file the snapshot left out is kept as it is now.
-		if snap, err := g.Snapshots.Ensure(ctx, root, in.SessionID); err == nil {
-			for rel := range touched {
-				data, exists, _ := readFile(root.Abs(rel))
-				if err := g.Snapshots.Record(root, snap, rel, data, exists); err != nil {
-					fmt.Fprintf(os.Stderr, "anvil: keeping %s for the end-of-turn check: %v\n", rel, err)
-				}
-			}
-		} else {
-			fmt.Fprintf(os.Stderr, "anvil: %v\n", err)
-		}
-	}
+	g.keepForTurn(ctx, root, in.SessionID, slices.Sorted(maps.Keys(touched)))
 	if len(specs) == 0 {
 		if len(outside) > 0 {
 			return allow("%s is outside the workspace %s: not checked", strings.Join(outside, ", "), dir)
@@ -173,6 +160,51 @@ func (g *Gate) PreEdit(ctx context.Context, in Input) Answer {
 	if len(outside) > 0 {
 		a = a.withNote(strings.Join(outside, ", ") + " is outside the workspace: not checked")
 	}
+	return a
+}
+
+// keepForTurn has the session's snapshot know the files rels (relative)
+// as they are before an edit: the first hook call of a session that had
+// no SessionStart hook (installed mid-session) takes its baseline now,
+// and a file the snapshot left out is kept as it is now.
+func (g *Gate) keepForTurn(ctx context.Context, root *workspace.Root, session string, rels []string) {
+	if g.Snapshots == nil || session == "" {
+		return
+	}
+	snap, err := g.Snapshots.Ensure(ctx, root, session)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "anvil: %v\n", err)
+		return
+	}
+	for _, rel := range rels {
+		data, exists, _ := readFile(root.Abs(rel))
+		if err := g.Snapshots.Record(root, snap, rel, data, exists); err != nil {
+			fmt.Fprintf(os.Stderr, "anvil: keeping %s for the end-of-turn check: %v\n", rel, err)
+		}
+	}
+}
+
+// afterTheFact lets through an edit whose result Anvil cannot compute
+// (u), keeping its file as it is now, for the client's post-tool hook to
+// check the file it writes (PostEdit) and for the end of the turn.
+func (g *Gate) afterTheFact(ctx context.Context, root *workspace.Root, in Input, u *Unmodelled) Answer {
+	rel, err := root.Rel(u.Path)
+	if err != nil || !lexicallyInside(root, u.Path) {
+		return allow("%s: the edit is not checked before it is written, and its file is outside the workspace", u.Reason)
+	}
+	g.keepForTurn(ctx, root, in.SessionID, []string{rel})
+	if !hasPostEdit(g.Client) || g.Snapshots == nil || in.SessionID == "" {
+		return allow("%s: the edit is not checked before it is written; the end of the turn checks it", u.Reason)
+	}
+	data, exists, err := readFile(u.Path)
+	if err == nil {
+		err = g.Snapshots.KeepBefore(root, in.SessionID, rel, data, exists)
+	}
+	if err != nil {
+		return allow("%s: the edit is not checked before it is written (keeping %s for a check after it failed: %v); the end of the turn checks it", u.Reason, rel, err)
+	}
+	a := allow("%s: Anvil checks the file as written, after the edit", u.Reason)
+	a.CheckAfter = true
 	return a
 }
 

@@ -86,6 +86,7 @@ func ParseScope(s string) (Scope, error) {
 const (
 	VerbSessionStart = "session-start"
 	VerbPreEdit      = "pre-edit"
+	VerbPostEdit     = "post-edit"
 	VerbStop         = "stop"
 )
 
@@ -104,7 +105,9 @@ type entry struct {
 }
 
 // entries are each client's hooks: a snapshot at the session's start,
-// the gate before each edit, the session's check at the end of a turn.
+// the gate before each edit (and after an edit it could not compute
+// before, for the clients that match loosely), the session's check at the
+// end of a turn.
 func entries(c Client) []entry {
 	switch c {
 	case Claude:
@@ -124,6 +127,7 @@ func entries(c Client) []entry {
 		return []entry{
 			{"SessionStart", "", VerbSessionStart},
 			{"BeforeTool", "write_file|replace", VerbPreEdit},
+			{"AfterTool", "replace", VerbPostEdit},
 			{"AfterAgent", "", VerbStop},
 		}
 	}
@@ -201,7 +205,7 @@ func Command(bin, verb string, c Client) string {
 // (the binary, as Command quotes it or a user wrote it), then Anvil's
 // own arguments.
 var anvilCommand = regexp.MustCompile(`^\s*(?:'(?:[^']|'\\'')*'|"[^"]*"|[^\s'"]+)\s+hook\s+(?:` +
-	VerbSessionStart + `|` + VerbPreEdit + `|` + VerbStop + `)\s+--client\s+(?:claude|codex|gemini|opencode|copilot)(?:\s|$)`)
+	VerbSessionStart + `|` + VerbPreEdit + `|` + VerbPostEdit + `|` + VerbStop + `)\s+--client\s+(?:claude|codex|gemini|opencode|copilot)(?:\s|$)`)
 
 // IsAnvilCommand reports whether a hook's command is one Anvil installed.
 func IsAnvilCommand(cmd string) bool { return anvilCommand.MatchString(cmd) }

@@ -142,9 +142,10 @@ func ownFile(c Client, bin string) []byte {
 // newer user message and goes on instead of ending.
 func opencodePlugin(bin string) []byte {
 	binJSON, _ := marshalRaw(bin)
-	timeouts := fmt.Sprintf(`{ %q: %d, %q: %d, %q: %d }`,
+	timeouts := fmt.Sprintf(`{ %q: %d, %q: %d, %q: %d, %q: %d }`,
 		VerbSessionStart, PreEditTimeoutSeconds+clientSlackSeconds,
 		VerbPreEdit, PreEditTimeoutSeconds+clientSlackSeconds,
+		VerbPostEdit, PreEditTimeoutSeconds+clientSlackSeconds,
 		VerbStop, StopTimeoutSeconds+clientSlackSeconds)
 	r := strings.NewReplacer("{{BIN}}", string(binJSON), "{{TIMEOUTS}}", timeouts, "{{EDITS}}", strconv.Quote(strings.Join(opencodeEditTools, ",")))
 	return []byte(r.Replace(opencodePluginTemplate))
@@ -200,6 +201,7 @@ export const AnvilGate = async ({ client, directory }) => {
   const started = new Set();
   const refused = new Set();
   const context = new Map();
+  const after = new Set();
   const base = (sessionID, event) => ({ session_id: sessionID, cwd: directory, hook_event_name: event });
   const start = async (sessionID) => {
     if (started.has(sessionID)) return;
@@ -214,11 +216,18 @@ export const AnvilGate = async ({ client, directory }) => {
       const a = await hook("pre-edit", { ...base(input.sessionID, "PreToolUse"), tool_name: input.tool, tool_input: output.args });
       if (a.decision === "block") throw new Error(a.reason);
       if (a.additionalContext) context.set(input.callID, a.additionalContext);
+      if (a.anvilCheckAfter) after.add(input.callID);
     },
     "tool.execute.after": async (input, output) => {
-      const more = context.get(input.callID);
-      if (!more) return;
+      let more = context.get(input.callID) ?? "";
       context.delete(input.callID);
+      if (after.delete(input.callID)) {
+        // An edit Anvil could not compute before it was written: the file
+        // as written is checked now.
+        const a = await hook("post-edit", { ...base(input.sessionID, "PostToolUse"), tool_name: input.tool });
+        if (a.additionalContext) more = more ? more + "\n\n" + a.additionalContext : a.additionalContext;
+      }
+      if (!more) return;
       output.output = (output.output ?? "") + "\n\n" + more;
     },
     "experimental.text.complete": async (input) => {

@@ -288,15 +288,36 @@ func (s *Store) prune(root *workspace.Root, session string) {
 		mod  time.Time
 	}
 	var ms []m
+	used := map[string]bool{}
 	for _, e := range ents {
 		info, err := e.Info()
-		if err != nil || !strings.HasSuffix(e.Name(), ".json") {
+		if err != nil {
+			continue
+		}
+		if strings.HasSuffix(e.Name(), ".pending") {
+			// Contents kept before an edit the post-edit hook checks.
+			p := filepath.Join(s.dir, "sessions", e.Name())
+			if s.clock().Sub(info.ModTime()) > snapTTL {
+				os.Remove(p)
+				continue
+			}
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return // unsure what is in use: keep every blob
+			}
+			var pending map[string]string
+			_ = json.Unmarshal(data, &pending)
+			for _, h := range pending {
+				used[h] = true
+			}
+			continue
+		}
+		if !strings.HasSuffix(e.Name(), ".json") {
 			continue
 		}
 		ms = append(ms, m{filepath.Join(s.dir, "sessions", e.Name()), info.ModTime()})
 	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i].mod.After(ms[j].mod) })
-	used := map[string]bool{}
 	kept := 0
 	for _, x := range ms {
 		if x.path != own && (kept >= maxSessions || s.clock().Sub(x.mod) > snapTTL) {

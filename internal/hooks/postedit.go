@@ -1,0 +1,110 @@
+package hooks
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/service"
+	"github.com/anvil-dev/anvil/internal/workspace"
+)
+
+// hasPostEdit reports whether Anvil installs a post-tool hook for client
+// c: the clients whose edit tools match loosely (Gemini CLI's replace,
+// OpenCode's edit), where an edit's result is known only once written.
+func hasPostEdit(c Client) bool { return c == Gemini || c == OpenCode }
+
+// PostEdit checks, after the client wrote them, the files of the
+// session's edits that the pre-edit hook could not compute (see
+// pending.go): the way back from each file as written to its content
+// before the edit resolves exactly the errors the edit brought in, in the
+// file and in its importers. They go to the model with the tool's result
+// (the file is written: a post-tool hook cannot refuse it); the end of
+// the turn refuses them if they remain. With nothing kept, it answers at
+// once.
+func (g *Gate) PostEdit(ctx context.Context, in Input) Answer {
+	if g.Snapshots == nil || in.SessionID == "" {
+		return Answer{}
+	}
+	dir, err := g.ProjectDir(in)
+	if err != nil {
+		return Answer{}
+	}
+	root, err := workspace.New(dir)
+	if err != nil {
+		return Answer{}
+	}
+	before, err := g.Snapshots.TakeBefore(root, in.SessionID)
+	if err != nil {
+		return allow("reading what the edit's file held before failed (%v): the edit is not checked until the end of the turn", err)
+	}
+	specs, lost := g.wayBackTo(root, before)
+	var notes []string
+	if len(lost) > 0 {
+		notes = append(notes, fmt.Sprintf("what %s held before the edit is lost: not checked until the end of the turn", joinFiles(lost)))
+	}
+	if len(specs) == 0 {
+		return Answer{}.withNote(strings.Join(notes, "; "))
+	}
+	svc, closeSvc, err := g.Open(ctx, dir)
+	if err != nil {
+		return allow("the gate could not start (%v): the edit is not checked until the end of the turn", err)
+	}
+	defer closeSvc()
+	out, cut, err := checkWithin(ctx, svc, specs, service.GateOptions{Staging: true}, "what the edit wrote")
+	switch {
+	case err != nil:
+		return allow("the edit as written was not verified (%v); the end of the turn checks it", err)
+	case out.Result == nil:
+		return allow("the edit as written was not verified (the check gave no verdict); the end of the turn checks it")
+	}
+	if cut != "" {
+		notes = append(notes, cut+"; the end of the turn checks them")
+	}
+	for _, u := range out.Result.Unverified {
+		notes = append(notes, fmt.Sprintf("%s not verified (%s)", u.Path, u.Reason))
+	}
+	introduced := out.Result.Resolved
+	if len(introduced) == 0 {
+		return Answer{}.withNote(strings.Join(notes, "; "))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Anvil: the edit was matched loosely, so Anvil checked the file as written: it leaves %d new %s in %s:\n",
+		len(introduced), plural(len(introduced), "error", "errors"), joinFiles(filesOf(introduced)))
+	listDiags(&b, introduced)
+	b.WriteString("Fix them: the end of the turn is refused while they remain.")
+	return Answer{Context: b.String()}.withNote(strings.Join(notes, "; "))
+}
+
+// wayBackTo returns the change set that takes each file of before
+// (relative path → content hash, "" for none) back to it from the disk,
+// for the files that differ; lost are those whose content is gone.
+func (g *Gate) wayBackTo(root *workspace.Root, before map[string]string) (specs []changeset.Spec, lost []string) {
+	for _, rel := range slices.Sorted(maps.Keys(before)) {
+		data, exists, err := readFile(root.Abs(rel))
+		if err != nil {
+			lost = append(lost, rel)
+			continue
+		}
+		was := before[rel]
+		switch {
+		case was == "" && !exists:
+		case was == "":
+			specs = append(specs, changeset.Spec{Path: rel, Delete: true})
+		case exists && changeset.Hash(data) == was:
+			// The client did not write it (its own match failed).
+		default:
+			content, err := g.Snapshots.Content(was)
+			if err != nil {
+				lost = append(lost, rel)
+				continue
+			}
+			s := string(content)
+			specs = append(specs, changeset.Spec{Path: rel, Content: &s})
+		}
+	}
+	return specs, lost
+}
