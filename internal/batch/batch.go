@@ -381,11 +381,14 @@ func (c *Checker) run(ctx context.Context, config string, changes []Change, stat
 	if err != nil {
 		return report{}, err
 	}
-	if c.tool.Kind != Command {
+	if c.tool.Kind != Command && changes == nil {
 		// An error of no file (a type library not found, a bad option)
-		// means the checker did not build the program the project's own
-		// build does, before the change or after: its silence about the
-		// files is no evidence, even where both sides agree.
+		// on the unchanged tree means the checker did not build the
+		// program the project's own build does: its silence about the
+		// files is no evidence, even where both sides agree. On the
+		// changed tree, with none before, it is the change's (a file a
+		// tsconfig's "files" lists, deleted: "File not found"): kept
+		// under "" as a new error, which blocks.
 		for _, d := range r.Files[""] {
 			if d.IsError() {
 				return report{}, fmt.Errorf("it reported an error of no file, so it did not check the project as its build does: %s", firstLine(d.Message))

@@ -267,6 +267,9 @@ func (v *Validator) batchCheck(ctx context.Context, snap *Snapshot, g *group, pl
 	// nothing about after the change has no diagnostics.
 	checked := map[string]bool{}
 	mark := func(p string) {
+		if p == "" {
+			return // the checker's errors of no file: judge's to read
+		}
 		if !checked[p] {
 			checked[p] = true
 			cr.Checked = append(cr.Checked, p)

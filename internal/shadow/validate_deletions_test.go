@@ -13,9 +13,8 @@ import (
 // unverified, the end of every agent turn that created a file nobody
 // imports). The project's batch checker decides: a deletion nothing reads
 // is clean, and one the graph missed a reader of (a tsconfig's "files")
-// is never clean (tsc's "File not found" is an error of no file, which
-// the batch layer takes as a run that did not check the project: the
-// change is unverified).
+// is rejected (tsc's "File not found" is an error of no file, one the
+// unchanged tree's run did not have: the change's own, and it blocks).
 func TestDeletionNothingImportsGoesToTheBatchChecker(t *testing.T) {
 	harness := func(files map[string]string) *harness {
 		dir := t.TempDir()
@@ -41,8 +40,9 @@ func TestDeletionNothingImportsGoesToTheBatchChecker(t *testing.T) {
 		"listed.ts":     "export const listed = 1;\n",
 	})
 	res = h.validate(map[string]string{"-listed.ts": ""})
-	if res.Verdict == Clean {
-		t.Fatalf("a file its project's tsconfig lists, deleted:\n%s%v", describe(res), res.Notes)
+	expect(t, res, Rejected, ".")
+	if len(res.New) == 0 || !strings.Contains(res.New[0].Message, "listed.ts") {
+		t.Errorf("the new error does not name the deleted file:\n%s", describe(res))
 	}
 
 	// Beside another project, the batch run of the file's own would not

@@ -742,6 +742,9 @@ func (v *Validator) pair(out groupOutcome, changed map[string]*changeset.Change,
 		paths[p] = true
 	}
 	for abs := range paths {
+		if abs == "" {
+			continue // errors of no file: judge reads them
+		}
 		if !hasError(cr.Before[abs]) && !hasError(cr.After[abs]) {
 			continue // warnings only (gopls reports every such file): nothing to pair
 		}
