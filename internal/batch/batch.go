@@ -162,7 +162,7 @@ func (c *Checker) Check(ctx context.Context, config, diskState string, changes [
 	if !c.kept(config, diskState) {
 		return c.checkBoth(ctx, config, diskState, changes)
 	}
-	base, computed, err := c.baseline(ctx, config, diskState)
+	base, computed, err := c.baseline(ctx, config, diskState, false)
 	if err != nil {
 		return nil, fmt.Errorf("%s on the unchanged tree: %w", c.tool.Label, err)
 	}
@@ -177,7 +177,7 @@ func (c *Checker) Check(ctx context.Context, config, diskState string, changes [
 		}
 		defer os.Remove(state)
 	}
-	after, err := c.run(ctx, config, changes, state)
+	after, err := c.run(ctx, config, changes, state, false)
 	if err != nil {
 		return nil, fmt.Errorf("%s on the changed tree: %w", c.tool.Label, err)
 	}
@@ -192,13 +192,7 @@ func (c *Checker) Warm(ctx context.Context, config, diskState string) {
 	if c.kept(config, diskState) {
 		return
 	}
-	_, _, _ = c.baseline(withBackground(ctx), config, diskState)
-}
-
-type backgroundKey struct{}
-
-func withBackground(ctx context.Context) context.Context {
-	return context.WithValue(ctx, backgroundKey{}, true)
+	_, _, _ = c.baseline(ctx, config, diskState, true)
 }
 
 // Ready reports whether the unchanged tree's answer for config at
@@ -231,9 +225,9 @@ func (c *Checker) checkBoth(ctx context.Context, config, diskState string, chang
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		after, afterErr = c.run(ctx, config, changes, "")
+		after, afterErr = c.run(ctx, config, changes, "", false)
 	}()
-	base, _, err := c.baseline(ctx, config, diskState)
+	base, _, err := c.baseline(ctx, config, diskState, false)
 	<-done
 	if err != nil {
 		return nil, fmt.Errorf("%s on the unchanged tree: %w", c.tool.Label, err)
@@ -247,9 +241,10 @@ func (c *Checker) checkBoth(ctx context.Context, config, diskState string, chang
 // baseline returns the unchanged tree's answer for config at diskState,
 // computing it once: a caller that finds it being computed (the
 // background warm-up's run) waits for it within its own context.
-func (c *Checker) baseline(ctx context.Context, config, diskState string) (*baseline, bool, error) {
+// background runs it at a low priority (work ahead of need).
+func (c *Checker) baseline(ctx context.Context, config, diskState string, background bool) (*baseline, bool, error) {
 	for {
-		b, computed, err := c.baselineOnce(ctx, config, diskState)
+		b, computed, err := c.baselineOnce(ctx, config, diskState, background)
 		if err != nil && !computed && ctx.Err() == nil && errors.Is(err, context.Canceled) {
 			// The run waited for was cancelled by its own caller (a
 			// background warm-up superseded): this caller still wants
@@ -260,7 +255,7 @@ func (c *Checker) baseline(ctx context.Context, config, diskState string) (*base
 	}
 }
 
-func (c *Checker) baselineOnce(ctx context.Context, config, diskState string) (*baseline, bool, error) {
+func (c *Checker) baselineOnce(ctx context.Context, config, diskState string, background bool) (*baseline, bool, error) {
 	c.mu.Lock()
 	b, ok := c.baselines[config]
 	if !ok || b.diskState != diskState {
@@ -276,7 +271,7 @@ func (c *Checker) baselineOnce(ctx context.Context, config, diskState string) (*
 			b.state = c.statePath(config)
 		}
 		var r report
-		r, b.err = c.run(ctx, config, nil, b.state)
+		r, b.err = c.run(ctx, config, nil, b.state, background)
 		if b.err == nil && r.Incomplete != "" {
 			// Errors the unchanged tree hides behind others would be
 			// counted as the change's.
@@ -322,14 +317,13 @@ type report struct {
 }
 
 // run runs the tool over the tree with changes (nil: the unchanged
-// tree) and reads its answer.
-func (c *Checker) run(ctx context.Context, config string, changes []Change, state string) (report, error) {
+// tree) and reads its answer; background runs it at a low priority.
+func (c *Checker) run(ctx context.Context, config string, changes []Change, state string, background bool) (report, error) {
 	argv, dir := c.command(config, state)
-	bg, _ := ctx.Value(backgroundKey{}).(bool)
 	if c.policy == nil {
 		return report{}, errors.New("no execution policy to run " + c.tool.Label + " with")
 	}
-	spec := c.policy.Sealed(sandbox.Spec{Root: c.root, Changes: changes, Argv: argv, Dir: dir, Env: slices.Clone(c.tool.Env), OutputLimit: 64 << 20, Background: bg})
+	spec := c.policy.Sealed(sandbox.Spec{Root: c.root, Changes: changes, Argv: argv, Dir: dir, Env: slices.Clone(c.tool.Env), OutputLimit: 64 << 20, Background: background})
 	if state != "" {
 		// tsc writes its incremental state there; the rest of the host is
 		// read-only to it.
