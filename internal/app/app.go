@@ -150,7 +150,10 @@ func New(opts Options) (*App, error) {
 	}
 	a.Servers = servers.NewManager(root.Dir(), registry, servers.ManagerOptions{Log: serverLog, OnStart: onStart})
 	a.Parser = syntax.New(syntax.Options{})
-	a.declarations = tsdecl.Find(toolsDir)
+	a.declarations = tsdecl.Find(tsdecl.FindOptions{ToolsDir: toolsDir, Path: opts.Getenv("PATH"), Contain: policy.Containment(),
+		Allow: func(node string) error {
+			return policy.Program(execpolicy.Origin{What: "node (for TypeScript's declaration emit)", Path: node})
+		}})
 	graph := reach.New(root, a.Parser).WithDeclarations(a.declarations)
 	a.Validator = shadow.New(root, a.Servers, graph, shadow.Options{
 		Timeout:       cfg.Timeout(),

@@ -161,7 +161,7 @@ func benchRealChanges(b *testing.B, p changeProject) []string {
 	reg := servers.NewRegistry(servers.RegistryOptions{Policy: testPolicy(root.Dir()), ToolsDir: servers.DefaultToolsDir(os.Getenv)})
 	mgr := servers.NewManager(root.Dir(), reg, servers.ManagerOptions{})
 	parser := syntax.New(syntax.Options{})
-	decl := tsdecl.Find(servers.DefaultToolsDir(os.Getenv))
+	decl := tsdecl.Find(tsdecl.FindOptions{ToolsDir: servers.DefaultToolsDir(os.Getenv), Path: os.Getenv("PATH")})
 	if decl != nil {
 		b.Cleanup(decl.Close)
 	}

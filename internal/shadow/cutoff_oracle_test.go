@@ -295,7 +295,7 @@ func TestCutoffHeldToBatchChecker(t *testing.T) {
 // tools directory, which the cut-off asks as the gate does.
 func declarationEmitter(t *testing.T) *tsdecl.Emitter {
 	t.Helper()
-	e := tsdecl.Find(servers.DefaultToolsDir(os.Getenv))
+	e := tsdecl.Find(tsdecl.FindOptions{ToolsDir: servers.DefaultToolsDir(os.Getenv), Path: os.Getenv("PATH")})
 	if e == nil {
 		t.Fatal("no TypeScript 6 in Anvil's tools directory, or no node: run scripts/install-servers.sh")
 	}

@@ -28,7 +28,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"time"
@@ -61,6 +60,7 @@ type Result struct {
 // Emitter answers declaration emits with one Node process.
 type Emitter struct {
 	node, typescript string
+	contain          *proc.Containment
 
 	mu    sync.Mutex
 	p     *proc.Process
@@ -69,18 +69,54 @@ type Emitter struct {
 	cache map[[32]byte]Result
 }
 
+// FindOptions say where the emitter's programs are and how they run.
+type FindOptions struct {
+	// ToolsDir is Anvil's tools directory, whose ts-legacy holds the
+	// TypeScript the emitter runs (never a workspace's).
+	ToolsDir string
+	// Path is the PATH node is looked for on (the user's environment,
+	// from the composition root).
+	Path string
+	// Allow asks the execution policy whether the node found may run
+	// (one inside an untrusted workspace may not); nil allows it.
+	Allow func(node string) error
+	// Contain keeps the process from the places no program may see (the
+	// policy's); nil runs it uncontained.
+	Contain *proc.Containment
+}
+
 // Find returns an emitter over the TypeScript of Anvil's tools directory
-// (toolsDir/ts-legacy, TypeScript 6), or nil when it or node is missing.
-func Find(toolsDir string) *Emitter {
-	node, err := exec.LookPath("node")
+// (toolsDir/ts-legacy, TypeScript 6), or nil when it or node is missing,
+// or the policy refuses the node found.
+func Find(opts FindOptions) *Emitter {
+	node, err := lookPath("node", opts.Path)
 	if err != nil {
 		return nil
 	}
-	ts := filepath.Join(toolsDir, "ts-legacy", "node_modules", "typescript")
+	if opts.Allow != nil && opts.Allow(node) != nil {
+		return nil
+	}
+	ts := filepath.Join(opts.ToolsDir, "ts-legacy", "node_modules", "typescript")
 	if _, err := os.Stat(filepath.Join(ts, "lib", "typescript.js")); err != nil {
 		return nil
 	}
-	return New(node, ts)
+	e := New(node, ts)
+	e.contain = opts.Contain
+	return e
+}
+
+// lookPath finds the executable name on the directories of path.
+func lookPath(name, path string) (string, error) {
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue // a relative entry names the working directory's programs
+		}
+		p := filepath.Join(dir, name)
+		if info, err := os.Stat(p); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s not found on PATH", name)
 }
 
 // New returns an emitter that runs node with the TypeScript package at
@@ -160,7 +196,9 @@ func (e *Emitter) start() error {
 		return nil
 	}
 	e.stop()
-	p, err := proc.Start(proc.Spec{Path: e.node, Args: []string{"-e", script, "--", e.typescript}})
+	// No environment: it reads its request on stdin and Anvil's
+	// TypeScript, nothing of the user's.
+	p, err := proc.Start(proc.Spec{Path: e.node, Args: []string{"-e", script, "--", e.typescript}, Contain: e.contain})
 	if err != nil {
 		return fmt.Errorf("starting the declaration emitter: %w", err)
 	}

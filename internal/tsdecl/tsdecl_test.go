@@ -2,16 +2,27 @@ package tsdecl
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/anvil-dev/anvil/internal/proc"
 	"github.com/anvil-dev/anvil/internal/servers"
 )
 
+// The test binary is also the containment helper.
+func TestMain(m *testing.M) {
+	proc.Main(os.Getenv)
+	os.Exit(m.Run())
+}
+
+// emitter is the emitter as Anvil runs it: contained, with a hidden
+// place (the test's own) it must not see.
 func emitter(t *testing.T) *Emitter {
 	t.Helper()
-	e := Find(servers.DefaultToolsDir(os.Getenv))
+	e := Find(FindOptions{ToolsDir: servers.DefaultToolsDir(os.Getenv), Path: os.Getenv("PATH"),
+		Contain: &proc.Containment{Helper: os.Args[0], Hidden: []string{t.TempDir()}}})
 	if e == nil {
 		t.Fatal("no TypeScript 6 in Anvil's tools directory, or no node: run scripts/install-servers.sh")
 	}
@@ -98,5 +109,28 @@ func TestEmitAfterAKill(t *testing.T) {
 	r, err := e.Emit(ctx, "c.ts", []byte("export const c: string = \"\";\n"))
 	if err != nil || !strings.Contains(r.DTS, "c: string") {
 		t.Errorf("after a kill: %v %q", err, r.DTS)
+	}
+}
+
+// The emitter runs as the policy says: contained (its process is the
+// helper's), and not at all with a node the policy refuses (one inside an
+// untrusted workspace, first on PATH).
+func TestEmitterFollowsThePolicy(t *testing.T) {
+	e := emitter(t)
+	if _, err := e.Emit(context.Background(), "a.ts", []byte("export const a = 1;\n")); err != nil {
+		t.Fatal(err)
+	}
+	e.mu.Lock()
+	contained := e.p != nil && e.p.Contained()
+	e.mu.Unlock()
+	if !contained {
+		t.Errorf("the declaration emitter runs uncontained")
+	}
+	refused := errors.New("untrusted")
+	if got := Find(FindOptions{ToolsDir: servers.DefaultToolsDir(os.Getenv), Path: os.Getenv("PATH"), Allow: func(string) error { return refused }}); got != nil {
+		t.Errorf("an emitter with a node the policy refuses")
+	}
+	if got := Find(FindOptions{ToolsDir: servers.DefaultToolsDir(os.Getenv), Path: "relative/bin"}); got != nil {
+		t.Errorf("node found on a relative PATH entry")
 	}
 }
