@@ -198,25 +198,56 @@ func shapesGraph(rel string) bool {
 }
 
 // cargoMetaCache keeps what cargo metadata said of the latest disk state;
-// a change that can change the graph is asked about on its own.
+// a change that can change the graph is asked about on its own. One run
+// answers every check of a state: a check that finds it under way waits
+// for it within its own context, not behind a lock.
 type cargoMetaCache struct {
-	mu    sync.Mutex
+	mu   sync.Mutex
+	last *cargoMeta // the latest disk state's answer, done or under way
+}
+
+// cargoMeta is one state's answer; runs and err are set before done
+// closes.
+type cargoMeta struct {
 	state string
+	done  chan struct{}
 	runs  []string
+	err   error
 }
 
 func (c *cargoMetaCache) programs(ctx context.Context, state string, changes []*changeset.Change, ask func(context.Context) ([]string, error)) ([]string, error) {
-	if slices.ContainsFunc(changes, func(c *changeset.Change) bool { return shapesGraph(c.Path) }) {
+	if state == "" || slices.ContainsFunc(changes, func(c *changeset.Change) bool { return shapesGraph(c.Path) }) {
 		return ask(ctx)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.state == state && state != "" {
-		return c.runs, nil
+	for {
+		c.mu.Lock()
+		m := c.last
+		if m == nil || m.state != state {
+			m = &cargoMeta{state: state, done: make(chan struct{})}
+			c.last = m
+			c.mu.Unlock()
+			m.runs, m.err = ask(ctx)
+			if m.err != nil {
+				// A failed run (its caller's bound, a broken manifest) is
+				// not kept: the next check asks again.
+				c.mu.Lock()
+				if c.last == m {
+					c.last = nil
+				}
+				c.mu.Unlock()
+			}
+			close(m.done)
+			return m.runs, m.err
+		}
+		c.mu.Unlock()
+		select {
+		case <-m.done:
+			if m.err != nil {
+				continue // its caller's run failed: this one asks itself
+			}
+			return m.runs, nil
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waiting for cargo metadata of this disk state: %w", ctx.Err())
+		}
 	}
-	runs, err := ask(ctx)
-	if err == nil {
-		c.state, c.runs = state, runs
-	}
-	return runs, err
 }

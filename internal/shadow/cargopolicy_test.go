@@ -1,8 +1,14 @@
 package shadow
 
 import (
+	"context"
+	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/anvil-dev/anvil/internal/changeset"
 
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
@@ -127,5 +133,63 @@ func TestMetadataPrograms(t *testing.T) {
 	}
 	if _, err := metadataPrograms([]byte("warning: x\n{")); err == nil {
 		t.Fatal("garbage read as metadata")
+	}
+}
+
+// One cargo metadata run answers every check of a disk state: checks that
+// come while it runs wait for it, each within its own context (not behind
+// a lock); a failed run is not kept; a change that can reshape the graph
+// is asked about on its own.
+func TestCargoMetadataOncePerState(t *testing.T) {
+	var c cargoMetaCache
+	release := make(chan struct{})
+	var asked atomic.Int32
+	ask := func(ctx context.Context) ([]string, error) {
+		asked.Add(1)
+		select {
+		case <-release:
+			return []string{"build.rs of app"}, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	body := []*changeset.Change{{Path: "src/lib.rs"}}
+	first := make(chan []string)
+	go func() {
+		runs, _ := c.programs(context.Background(), "s1", body, ask)
+		first <- runs
+	}()
+	for asked.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	// A waiter whose own bound ends first is told so, at its bound.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := c.programs(ctx, "s1", body, ask); err == nil || !strings.Contains(err.Error(), "waiting for cargo metadata") {
+		t.Errorf("a waiter past its bound: %v", err)
+	}
+	second := make(chan []string)
+	go func() {
+		runs, _ := c.programs(context.Background(), "s1", body, ask)
+		second <- runs
+	}()
+	time.Sleep(10 * time.Millisecond)
+	close(release)
+	if a, b := <-first, <-second; len(a) != 1 || len(b) != 1 || asked.Load() != 1 {
+		t.Errorf("runs %v and %v, cargo metadata asked %d times, want once", a, b, asked.Load())
+	}
+	if _, err := c.programs(context.Background(), "s1", []*changeset.Change{{Path: "Cargo.toml"}}, ask); err != nil || asked.Load() != 2 {
+		t.Errorf("a manifest change was answered from the state's run (asked %d times): %v", asked.Load(), err)
+	}
+
+	failing := func(context.Context) ([]string, error) { asked.Add(1); return nil, errors.New("broken manifest") }
+	before := asked.Load()
+	for range 2 {
+		if _, err := c.programs(context.Background(), "s2", body, failing); err == nil {
+			t.Fatal("a failed run answered")
+		}
+	}
+	if asked.Load()-before != 2 {
+		t.Errorf("a failed run was kept: asked %d times for 2 checks", asked.Load()-before)
 	}
 }
