@@ -59,7 +59,7 @@ func lookupEnv(env []string, name string) string {
 	return ""
 }
 
-func (cargoRunner) run(ctx context.Context, s *Stage, changes []sandbox.Change, only []string) (*outcome, error) {
+func (cargoRunner) run(ctx context.Context, s *call, changes []sandbox.Change, only []string) (*outcome, error) {
 	o := newOutcome()
 	o.tests = 0
 	var excluded []string

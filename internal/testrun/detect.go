@@ -15,7 +15,7 @@ import (
 // detect picks the runner: the configured commands, else the project's
 // ecosystem. Whatever it has to run to decide runs in the shadow tree
 // too, bounded.
-func (s *Stage) detect(ctx context.Context) (runner, error) {
+func (s *call) detect(ctx context.Context) (runner, error) {
 	if s.opts.Test != "" || s.opts.Build != "" {
 		return commandRunner{build: s.opts.Build, test: s.opts.Test, report: s.opts.Report}, nil
 	}
@@ -74,7 +74,7 @@ const probeTimeout = time.Minute
 
 // probePython asks python, in the shadow tree, whether it has pytest;
 // cached by the interpreter's path and modification time.
-func (s *Stage) probePython(ctx context.Context, python string) (probeResult, error) {
+func (s *call) probePython(ctx context.Context, python string) (probeResult, error) {
 	key := python
 	if info, err := os.Stat(python); err == nil {
 		key += "\x00" + info.ModTime().String()
@@ -120,7 +120,7 @@ func (r commandRunner) command() string {
 	return r.test
 }
 
-func (r commandRunner) run(ctx context.Context, s *Stage, changes []sandbox.Change, only []string) (*outcome, error) {
+func (r commandRunner) run(ctx context.Context, s *call, changes []sandbox.Change, only []string) (*outcome, error) {
 	o := newOutcome()
 	o.tests, o.opaque = -1, true
 	reportPath := ""

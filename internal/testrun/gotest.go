@@ -61,7 +61,7 @@ type goEvent struct {
 // dependencies.
 const listFormat = `{{.ImportPath}}	{{.Dir}}	{{len .GoFiles}}	{{join .Deps " "}}`
 
-func (r goRunner) forChanges(ctx context.Context, s *Stage, set *changeset.Set) runner {
+func (r goRunner) forChanges(ctx context.Context, s *call, set *changeset.Set) runner {
 	res, err := s.exec(ctx, toSandbox(set), execSpec{argv: []string{"go", "list", "-e", "-deps", "-test", "-f", listFormat, "./..."}, env: s.goEnv(), cache: "go-build", parsed: true})
 	if err != nil || res.ExitCode != 0 {
 		return r // every package: the go command will say what is wrong
@@ -150,7 +150,7 @@ func plainPackage(ip string) string {
 	return strings.TrimSuffix(ip, "_test")
 }
 
-func (r goRunner) run(ctx context.Context, s *Stage, changes []sandbox.Change, only []string) (*outcome, error) {
+func (r goRunner) run(ctx context.Context, s *call, changes []sandbox.Change, only []string) (*outcome, error) {
 	o := newOutcome()
 	o.note = r.note
 	if r.pkgs != nil && len(r.pkgs) == 0 {

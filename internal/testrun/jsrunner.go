@@ -25,7 +25,7 @@ type jsRunner struct {
 // jsSource are the extensions whose tests the runners can relate.
 var jsSource = map[string]bool{".ts": true, ".tsx": true, ".mts": true, ".cts": true, ".js": true, ".jsx": true, ".mjs": true, ".cjs": true}
 
-func (r jsRunner) forChanges(_ context.Context, _ *Stage, set *changeset.Set) runner {
+func (r jsRunner) forChanges(_ context.Context, _ *call, set *changeset.Set) runner {
 	var files []string
 	changes := set.Changes()
 	for _, c := range changes {
@@ -81,7 +81,7 @@ type jsReport struct {
 // jsReportFile is the report's name in the report directory.
 const jsReportFile = "report.json"
 
-func (r jsRunner) run(ctx context.Context, s *Stage, changes []sandbox.Change, only []string) (*outcome, error) {
+func (r jsRunner) run(ctx context.Context, s *call, changes []sandbox.Change, only []string) (*outcome, error) {
 	argv := r.argv(only)
 	// The report goes to a file of its own: a test can print anything,
 	// a report-shaped line included, on the output.

@@ -33,7 +33,7 @@ func (r pytestRunner) command() string {
 // dependants. It keeps every test when it cannot be sure: a change to
 // something other than a module (data, configuration), or no test found
 // (a test may reach the code another way).
-func (r pytestRunner) forChanges(ctx context.Context, s *Stage, set *changeset.Set) runner {
+func (r pytestRunner) forChanges(ctx context.Context, s *call, set *changeset.Set) runner {
 	tests, note, ok := pythonSelection(ctx, s, set, isPytestModule, true)
 	if ok {
 		r.tests, r.note = tests, note
@@ -49,7 +49,7 @@ func isPytestModule(base string) bool {
 // pythonSelection returns the test modules (and, with conftests, the
 // directories below a conftest.py) among the changed files and their
 // importers; ok is false when every test must run.
-func pythonSelection(ctx context.Context, s *Stage, set *changeset.Set, isTest func(string) bool, conftests bool) (tests []string, note string, ok bool) {
+func pythonSelection(ctx context.Context, s *call, set *changeset.Set, isTest func(string) bool, conftests bool) (tests []string, note string, ok bool) {
 	if s.opts.Importers == nil {
 		return nil, "", false
 	}
@@ -101,7 +101,7 @@ func pythonSelection(ctx context.Context, s *Stage, set *changeset.Set, isTest f
 // junitFile is pytest's report's name in the report directory.
 const junitFile = "junit.xml"
 
-func (r pytestRunner) run(ctx context.Context, s *Stage, changes []sandbox.Change, only []string) (*outcome, error) {
+func (r pytestRunner) run(ctx context.Context, s *call, changes []sandbox.Change, only []string) (*outcome, error) {
 	argv := []string{r.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--color=no",
 		"--junitxml=" + sandbox.ReportDir + "/" + junitFile, "-o", "junit_family=xunit1"}
 	res, o, killed, err := s.execTests(ctx, changes, argv, r.tests, only, r.note)

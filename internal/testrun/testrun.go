@@ -143,7 +143,7 @@ func newOutcome() *outcome {
 // selector is a runner that can narrow its tests to those a change set
 // can affect.
 type selector interface {
-	forChanges(ctx context.Context, s *Stage, set *changeset.Set) runner
+	forChanges(ctx context.Context, s *call, set *changeset.Set) runner
 }
 
 // runner knows one ecosystem's build and tests.
@@ -152,7 +152,7 @@ type runner interface {
 	command() string
 	// run builds and tests the tree the sandbox holds (with changes);
 	// with only set, it re-runs just those tests (outcome.retry values).
-	run(ctx context.Context, s *Stage, changes []sandbox.Change, only []string) (*outcome, error)
+	run(ctx context.Context, s *call, changes []sandbox.Change, only []string) (*outcome, error)
 }
 
 // Run runs the stage for set. A report that is not "passed" or "failed"
@@ -161,7 +161,7 @@ func (s *Stage) Run(ctx context.Context, set *changeset.Set) *shadow.RunReport {
 	start := time.Now()
 	rep := &shadow.RunReport{}
 	hit := &boundsHit{}
-	ctx = context.WithValue(ctx, boundsKey{}, hit)
+	c := &call{Stage: s, hit: hit}
 	defer func() {
 		rep.ElapsedMS = time.Since(start).Milliseconds()
 		hit.state(rep)
@@ -176,7 +176,7 @@ func (s *Stage) Run(ctx context.Context, set *changeset.Set) *shadow.RunReport {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 3*s.opts.Timeout)
 	defer cancel()
-	r, err := s.detect(ctx)
+	r, err := c.detect(ctx)
 	if err != nil {
 		return fail(err)
 	}
@@ -186,7 +186,7 @@ func (s *Stage) Run(ctx context.Context, set *changeset.Set) *shadow.RunReport {
 	}
 	changes := toSandbox(set)
 	if sel, ok := r.(selector); ok {
-		r = sel.forChanges(ctx, s, set)
+		r = sel.forChanges(ctx, c, set)
 	}
 	rep.Command = r.command()
 	rep.Over = "the workspace, which Anvil's commits leave alone while the stage runs; an edit made meanwhile makes the run unverified"
@@ -194,11 +194,11 @@ func (s *Stage) Run(ctx context.Context, set *changeset.Set) *shadow.RunReport {
 	if err != nil {
 		return fail(err)
 	}
-	base, err := s.baseline(ctx, r, key)
+	base, err := c.baseline(ctx, r, key)
 	if err != nil {
 		return fail(fmt.Errorf("on the unchanged tree: %w", err))
 	}
-	now, err := s.bounded(ctx, func(ctx context.Context) (*outcome, error) { return r.run(ctx, s, changes, nil) })
+	now, err := s.bounded(ctx, func(ctx context.Context) (*outcome, error) { return r.run(ctx, c, changes, nil) })
 	if err != nil {
 		return fail(err)
 	}
@@ -237,7 +237,7 @@ func (s *Stage) Run(ctx context.Context, set *changeset.Set) *shadow.RunReport {
 	}
 	var again *outcome
 	if len(retry) > 0 {
-		if again, err = s.bounded(ctx, func(ctx context.Context) (*outcome, error) { return r.run(ctx, s, changes, retry) }); err != nil {
+		if again, err = s.bounded(ctx, func(ctx context.Context) (*outcome, error) { return r.run(ctx, c, changes, retry) }); err != nil {
 			return fail(err)
 		}
 	}
@@ -286,7 +286,7 @@ func (s *Stage) bounded(ctx context.Context, fn func(context.Context) (*outcome,
 // alone before it counts as pre-existing (a flake in the baseline would
 // otherwise excuse a real break of the same test for as long as the tree
 // stays as it is).
-func (s *Stage) baseline(ctx context.Context, r runner, key string) (*outcome, error) {
+func (s *call) baseline(ctx context.Context, r runner, key string) (*outcome, error) {
 	for {
 		s.mu.Lock()
 		if o := s.baselines[key]; o != nil {
@@ -320,7 +320,7 @@ func (s *Stage) baseline(ctx context.Context, r runner, key string) (*outcome, e
 	}
 }
 
-func (s *Stage) runBaseline(ctx context.Context, r runner) (*outcome, error) {
+func (s *call) runBaseline(ctx context.Context, r runner) (*outcome, error) {
 	s.baselineRuns.Add(1)
 	o, err := s.bounded(ctx, func(ctx context.Context) (*outcome, error) { return r.run(ctx, s, nil, nil) })
 	if err != nil {
@@ -375,7 +375,7 @@ type execSpec struct {
 const outputLimit = 64 << 20
 
 // exec runs a command in a sealed shadow tree holding changes.
-func (s *Stage) exec(ctx context.Context, changes []sandbox.Change, e execSpec) (*sandbox.Result, error) {
+func (s *call) exec(ctx context.Context, changes []sandbox.Change, e execSpec) (*sandbox.Result, error) {
 	if s.opts.Policy == nil {
 		return nil, errors.New("no execution policy to run the project's commands with")
 	}
@@ -389,10 +389,8 @@ func (s *Stage) exec(ctx context.Context, changes []sandbox.Change, e execSpec) 
 		spec.Writable = append(spec.Writable, dir)
 	}
 	res, err := sandbox.Run(ctx, spec)
-	if err == nil {
-		if hit, ok := ctx.Value(boundsKey{}).(*boundsHit); ok {
-			hit.add(res)
-		}
+	if err == nil && s.hit != nil {
+		s.hit.add(res)
 	}
 	if err == nil && e.parsed && res.Truncated {
 		return nil, fmt.Errorf("%s wrote more than %d MiB; its results cannot be read whole", e.argv[0], outputLimit>>20)
@@ -412,7 +410,7 @@ func runFailed(o *outcome, tool string, res *sandbox.Result, why string) {
 // execTests runs a test command that writes its report to the report
 // directory: argv, then only (a re-run) or selected. The outcome is empty
 // and done when the bound killed it.
-func (s *Stage) execTests(ctx context.Context, changes []sandbox.Change, argv, selected, only []string, note string) (*sandbox.Result, *outcome, bool, error) {
+func (s *call) execTests(ctx context.Context, changes []sandbox.Change, argv, selected, only []string, note string) (*sandbox.Result, *outcome, bool, error) {
 	if only != nil {
 		argv = append(argv, only...)
 	} else {
@@ -447,9 +445,14 @@ func trimOutput(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// boundsKey carries a stage run's record of the bounds its commands
-// reached (a *boundsHit), whichever runner ran them.
-type boundsKey struct{}
+// call is one Run of the stage: the stage, and the record of the bounds
+// its commands reached (whichever runner ran them; nil keeps none). A
+// baseline one call computes for others records its bounds in that
+// call's report.
+type call struct {
+	*Stage
+	hit *boundsHit
+}
 
 // boundsHit is what the commands of one stage run showed of the bounds:
 // each reached, with its value, as [run] writes it.

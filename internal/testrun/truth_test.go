@@ -315,7 +315,7 @@ func TestEnvironmentIsAllowListed(t *testing.T) {
 	s := New(root, Options{Policy: policyOf(root, []string{"PATH=" + os.Getenv("PATH"), "HOME=/nonexistent", "ANTHROPIC_API_KEY=sk-ant-secret", "OPENAI_API_KEY=sk-secret",
 		"SSH_AUTH_SOCK=/run/user/0/ssh", "DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/0/bus", "GITHUB_TOKEN=ghp_secret", "GOFLAGS=-mod=mod", "MY_SETTING=kept"},
 		[]string{"MY_SETTING"}, nil)})
-	res, err := s.exec(context.Background(), nil, execSpec{argv: []string{"env"}})
+	res, err := (&call{Stage: s}).exec(context.Background(), nil, execSpec{argv: []string{"env"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +359,7 @@ func TestStageHidesStateConfigAndCredentials(t *testing.T) {
 	s := New(root, Options{Policy: policyOf(root, []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}, nil, Hidden(getenv))})
 	script := `cat ~/.ssh/id_ed25519 ~/.netrc; ls -A ~/.config/anvil ~/.local/state/anvil; cat ~/notes.txt ~/.claude/.credentials.json ~/.codex/auth.json ~/.config/git/credentials ~/.bash_history ~/.gitconfig
 echo pwned >> ~/.bashrc; echo pwned > ~/.config/anvil/config.toml`
-	res, err := s.exec(context.Background(), nil, execSpec{argv: []string{"sh", "-c", script}})
+	res, err := (&call{Stage: s}).exec(context.Background(), nil, execSpec{argv: []string{"sh", "-c", script}})
 	if err != nil {
 		t.Fatal(err)
 	}

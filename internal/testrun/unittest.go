@@ -33,7 +33,7 @@ func (r unittestRunner) command() string {
 	return r.python + " -m unittest " + strings.Join(r.ids, " ")
 }
 
-func (r unittestRunner) forChanges(ctx context.Context, s *Stage, set *changeset.Set) runner {
+func (r unittestRunner) forChanges(ctx context.Context, s *call, set *changeset.Set) runner {
 	tests, note, ok := pythonSelection(ctx, s, set, func(base string) bool {
 		return strings.HasPrefix(base, "test") && strings.HasSuffix(base, ".py")
 	}, false)
@@ -62,7 +62,7 @@ type unittestResult struct {
 
 const unittestReport = "unittest.json"
 
-func (r unittestRunner) run(ctx context.Context, s *Stage, changes []sandbox.Change, only []string) (*outcome, error) {
+func (r unittestRunner) run(ctx context.Context, s *call, changes []sandbox.Change, only []string) (*outcome, error) {
 	argv := []string{r.python, "-c", unittestDriver, sandbox.ReportDir + "/" + unittestReport}
 	res, o, killed, err := s.execTests(ctx, changes, argv, r.ids, only, r.note)
 	if err != nil || killed {
