@@ -375,16 +375,18 @@ func (c *Checker) run(ctx context.Context, config string, changes []Change, stat
 	if err != nil {
 		return report{}, err
 	}
-	if c.tool.Kind != Command && changes == nil {
+	if c.tool.Kind != Command {
 		// An error of no file (a type library not found, a bad option)
-		// on the unchanged tree means the checker did not build the
-		// program the project's own build does: its silence about the
-		// files is no evidence, even where both sides agree. On the
-		// changed tree, with none before, it is the change's (a file a
-		// tsconfig's "files" lists, deleted: "File not found"): kept
-		// under "" as a new error, which blocks.
+		// means the checker did not build the program the project's own
+		// build does: its silence about the files is no evidence, even
+		// where both sides agree. One on the changed tree that names a
+		// changed file (a deleted file a tsconfig's "files" lists:
+		// "File '…/listed.ts' not found") is the change's own, since the
+		// unchanged tree's run had none: kept under "" as a new error,
+		// which blocks. Any other (the checker's trouble writing its
+		// state, say) is no evidence either way.
 		for _, d := range r.Files[""] {
-			if d.IsError() {
+			if d.IsError() && !namesChangedFile(d.Message, c.root, changes) {
 				return report{}, fmt.Errorf("it reported an error of no file, so it did not check the project as its build does: %s", firstLine(d.Message))
 			}
 		}
@@ -394,6 +396,17 @@ func (c *Checker) run(ctx context.Context, config string, changes []Change, stat
 		rep.read = depInfoFiles(filepath.Join(c.stateDir, map[bool]string{true: "change", false: "base"}[changes != nil]), filepath.Join(c.root, dir))
 	}
 	return rep, nil
+}
+
+// namesChangedFile reports whether msg names one of changes by its
+// absolute path (as tsc and pyright name files in their own errors).
+func namesChangedFile(msg, root string, changes []Change) bool {
+	for _, ch := range changes {
+		if strings.Contains(msg, filepath.Join(root, ch.Path)) {
+			return true
+		}
+	}
+	return false
 }
 
 // depInfoFiles returns every file the make-style dependency files under

@@ -52,7 +52,13 @@ func ParsePyright(exit int, out []byte) (map[string][]lsp.Diagnostic, error) {
 		if d.Rule != "" {
 			code, _ = json.Marshal(d.Rule)
 		}
-		f := filepath.Clean(d.File)
+		f := ""
+		if d.File != "" {
+			// An error of no file (pyright's own: a configuration it
+			// cannot read) stays under "", where the batch layer and the
+			// validator look for them; Clean would make it ".".
+			f = filepath.Clean(d.File)
+		}
 		diags[f] = append(diags[f], lsp.Diagnostic{Range: lsp.Range{Start: d.Range.Start, End: d.Range.End}, Severity: sev, Code: code, Source: "Pyright", Message: d.Message})
 	}
 	return diags, nil

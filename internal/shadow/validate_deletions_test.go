@@ -57,4 +57,19 @@ func TestDeletionNothingImportsGoesToTheBatchChecker(t *testing.T) {
 	if res.Verdict == Clean {
 		t.Fatalf("a deletion beside another project:\n%s", describe(res))
 	}
+	// With a file the server does check in the same change set, the
+	// deletion still has no evidence: its own file stays unverified
+	// (before, the other file's answer made the change clean).
+	h = harness(map[string]string{
+		"tsconfig.json":       `{"compilerOptions": {"strict": true, "noEmit": true}, "files": ["b.ts", "listed.ts"]}`,
+		"b.ts":                "export const b: number = 1;\n",
+		"listed.ts":           "export const listed = 1;\n",
+		"other/tsconfig.json": `{"compilerOptions": {"strict": true, "noEmit": true}}`,
+		"other/o.ts":          "export const o: number = 1;\n",
+	})
+	res = h.validate(map[string]string{"-listed.ts": "", "b.ts": "export const b: number = 2;\n"})
+	expect(t, res, Unverified)
+	if len(res.Unverified) != 1 || res.Unverified[0].Path != "listed.ts" {
+		t.Errorf("unverified %v, want listed.ts alone", res.Unverified)
+	}
 }

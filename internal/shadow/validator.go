@@ -585,7 +585,13 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group,
 		}
 	}
 	if err != nil {
-		return out.unverifiedAll(g, describeFailure(parent, chk.label(), err))
+		// A checker that says why says it best: the request's own
+		// bound may have passed meanwhile, and is not the reason.
+		why := describeFailure(parent, chk.label(), err)
+		if u := new(unverifiableError); errors.As(err, &u) {
+			why = u.reason
+		}
+		return out.unverifiedAll(g, why)
 	}
 	if len(known) > 0 {
 		addKnown(&ev.cr, prev, known)
@@ -593,7 +599,21 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group,
 	if state != "" {
 		v.reuse.keep(g.server.Spec().Name, state, ev.cr)
 	}
-	return v.judge(parent, out, g, chk.label(), ev, outside)
+	out = v.judge(parent, out, g, chk.label(), ev, outside)
+	if !ev.whole && g.server != nil && !g.server.Spec().ReportsDependants {
+		// A deleted file nothing is seen to import, which no run over
+		// the whole project answered for (no batch checker here, several
+		// projects, a run that failed): the server has no file left to
+		// report on, and the import graph is Anvil's reading, no
+		// evidence that nothing reads the file. Never clean, whatever
+		// else the group checked.
+		for _, abs := range unimportedDeletions(g.changes, w.req, v.root) {
+			if rel, err := v.root.Rel(abs); err == nil {
+				out.unverified = append(out.unverified, Skipped{Path: rel, Reason: "deleted; the import graph finds no file that imports it, but that graph is Anvil's reading, and no checker that reads the whole project (a batch run, in a workspace of one project) confirmed that none does"})
+			}
+		}
+	}
+	return out
 }
 
 // request is the check of g's changed files, as a server is asked it.
