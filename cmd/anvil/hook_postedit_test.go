@@ -29,7 +29,11 @@ func TestHookPostEditChecksALooseMatchAsWritten(t *testing.T) {
 				}
 				return in
 			}
-			post := map[string]any{"session_id": session, "cwd": e.ws, "hook_event_name": "AfterTool", "tool_name": "replace"}
+			post := map[string]any{"session_id": session, "cwd": e.ws, "hook_event_name": "AfterTool", "tool_name": "replace",
+				"tool_input": map[string]any{"file_path": abs}}
+			if client == "opencode" {
+				post["tool_input"] = map[string]any{"filePath": abs}
+			}
 			if r := e.hook(t, "session-start", client, map[string]any{"session_id": session, "cwd": e.ws, "hook_event_name": "SessionStart"}); r.code != 0 {
 				t.Fatalf("session start: %+v", r)
 			}

@@ -201,7 +201,7 @@ export const AnvilGate = async ({ client, directory }) => {
   const started = new Set();
   const refused = new Set();
   const context = new Map();
-  const after = new Set();
+  const after = new Map();
   const base = (sessionID, event) => ({ session_id: sessionID, cwd: directory, hook_event_name: event });
   const start = async (sessionID) => {
     if (started.has(sessionID)) return;
@@ -216,15 +216,17 @@ export const AnvilGate = async ({ client, directory }) => {
       const a = await hook("pre-edit", { ...base(input.sessionID, "PreToolUse"), tool_name: input.tool, tool_input: output.args });
       if (a.decision === "block") throw new Error(a.reason);
       if (a.additionalContext) context.set(input.callID, a.additionalContext);
-      if (a.anvilCheckAfter) after.add(input.callID);
+      if (a.anvilCheckAfter) after.set(input.callID, output.args);
     },
     "tool.execute.after": async (input, output) => {
       let more = context.get(input.callID) ?? "";
       context.delete(input.callID);
-      if (after.delete(input.callID)) {
+      const args = after.get(input.callID);
+      if (args !== undefined) {
+        after.delete(input.callID);
         // An edit Anvil could not compute before it was written: the file
         // as written is checked now.
-        const a = await hook("post-edit", { ...base(input.sessionID, "PostToolUse"), tool_name: input.tool });
+        const a = await hook("post-edit", { ...base(input.sessionID, "PostToolUse"), tool_name: input.tool, tool_input: args });
         if (a.additionalContext) more = more ? more + "\n\n" + a.additionalContext : a.additionalContext;
       }
       if (!more) return;

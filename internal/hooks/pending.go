@@ -1,11 +1,16 @@
 package hooks
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
 
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
@@ -14,11 +19,20 @@ import (
 // (a replace the client matches loosely: whitespace-insensitively, as a
 // regular expression, fuzzily) is checked after it is written, by the
 // client's post-tool hook: the pre-edit hook keeps the file's content as
-// it is before the call (KeepBefore), and the post-edit hook checks the
-// way back from the file as written to that content, whose resolved
-// errors are the edit's (TakeBefore). The contents before are kept in a
-// small file per session beside its manifest, so that a post-edit hook
-// with nothing to check reads no manifest; its blobs are the store's.
+// it is before the call (KeepBefore), and the post-edit hook of the same
+// call takes it (TakeBefore) and checks the way back from the file as
+// written to that content, whose resolved errors are the edit's. The
+// contents before are kept in a small file per session beside its
+// manifest, so that a post-edit hook with nothing to check reads no
+// manifest; its blobs are the store's, and its pruning keeps them. Hook
+// processes of one session may run at once (a client's parallel tool
+// calls): each read and write of the file holds its lock, within
+// pendingLockWait. The end of the turn drops what is left (DropBefore):
+// a call whose post-tool hook never ran (a failed tool) is checked there.
+
+// pendingLockWait bounds the wait for another hook process of the session
+// to finish with the file.
+const pendingLockWait = 5 * time.Second
 
 // pendingPath is the file of a session's contents before unmodelled
 // edits.
@@ -26,61 +40,85 @@ func (s *Store) pendingPath(root *workspace.Root, session string) string {
 	return strings.TrimSuffix(s.manifest(root, session), ".json") + ".pending"
 }
 
-// KeepBefore keeps rel's content before an edit the post-edit hook will
-// check (exists false: the file is not there), unless a content before
-// an edit not yet checked is kept already: that one is the older.
-func (s *Store) KeepBefore(root *workspace.Root, session, rel string, data []byte, exists bool) error {
+// withPending runs fn over the session's pending contents (relative path
+// → content hash, "" for a file that was not there) under the file's
+// lock, and writes back what fn leaves (removing the file when empty).
+func (s *Store) withPending(root *workspace.Root, session string, fn func(pending map[string]string) error) error {
 	if err := s.ensureDirs(); err != nil {
 		return err
 	}
-	pending, err := s.readPending(root, session)
-	if err != nil {
+	p := s.pendingPath(root, session)
+	lock := flock.New(p + ".lock")
+	ctx, cancel := context.WithTimeout(context.Background(), pendingLockWait)
+	defer cancel()
+	if ok, err := lock.TryLockContext(ctx, 20*time.Millisecond); !ok || err != nil {
+		return fmt.Errorf("another hook of the session held its edits' contents for %s: %v", pendingLockWait, err)
+	}
+	defer lock.Unlock()
+	pending := map[string]string{}
+	data, err := os.ReadFile(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return err
+	default:
+		// A file of Anvil's own that does not read holds nothing: those
+		// edits are checked at the end of the turn.
+		_ = json.Unmarshal(data, &pending)
+	}
+	if err := fn(pending); err != nil {
 		return err
 	}
-	if _, ok := pending[rel]; ok {
-		return nil
-	}
-	hash := ""
-	if exists {
-		if hash, err = s.keep(data); err != nil {
+	if len(pending) == 0 {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
+		return nil
 	}
-	pending[rel] = hash
 	out, err := json.Marshal(pending)
 	if err != nil {
 		return err
 	}
-	return writeAtomic(s.pendingPath(root, session), out, false)
+	return writeAtomic(p, out, false)
 }
 
-// TakeBefore returns the contents kept before the session's unchecked
-// edits (workspace-relative path → content hash, "" for a file that was
-// not there) and forgets them.
-func (s *Store) TakeBefore(root *workspace.Root, session string) (map[string]string, error) {
-	pending, err := s.readPending(root, session)
-	if err != nil || len(pending) == 0 {
-		return nil, err
-	}
-	if err := os.Remove(s.pendingPath(root, session)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	return pending, nil
+// KeepBefore keeps rel's content before an edit the post-edit hook will
+// check (exists false: the file is not there), unless a content before
+// an edit not yet checked is kept already: that one is the older.
+func (s *Store) KeepBefore(root *workspace.Root, session, rel string, data []byte, exists bool) error {
+	return s.withPending(root, session, func(pending map[string]string) error {
+		if _, ok := pending[rel]; ok {
+			return nil
+		}
+		hash := ""
+		if exists {
+			var err error
+			if hash, err = s.keep(data); err != nil {
+				return err
+			}
+		}
+		pending[rel] = hash
+		return nil
+	})
 }
 
-func (s *Store) readPending(root *workspace.Root, session string) (map[string]string, error) {
-	data, err := os.ReadFile(s.pendingPath(root, session))
-	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]string{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	pending := map[string]string{}
-	if err := json.Unmarshal(data, &pending); err != nil {
-		// A file of Anvil's own that does not read: what it held is
-		// lost, and the end of the turn still checks those files.
-		return map[string]string{}, nil
-	}
-	return pending, nil
+// TakeBefore returns the content kept before an edit of rel (its hash,
+// "" for a file that was not there; ok false when none is kept) and
+// forgets it.
+func (s *Store) TakeBefore(root *workspace.Root, session, rel string) (hash string, ok bool, err error) {
+	err = s.withPending(root, session, func(pending map[string]string) error {
+		hash, ok = pending[rel]
+		delete(pending, rel)
+		return nil
+	})
+	return hash, ok, err
+}
+
+// DropBefore forgets every content kept before the session's unchecked
+// edits: the end of the turn checks them all.
+func (s *Store) DropBefore(root *workspace.Root, session string) error {
+	return s.withPending(root, session, func(pending map[string]string) error {
+		clear(pending)
+		return nil
+	})
 }

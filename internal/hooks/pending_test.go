@@ -3,6 +3,7 @@ package hooks
 import (
 	"context"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,9 +13,11 @@ import (
 )
 
 // The contents kept before an edit the post-edit hook checks: the oldest
-// one wins until it is taken, taking forgets it, a file of Anvil's own
-// that does not read holds nothing (never a failure), and a pruning of
-// the store by another session keeps the blobs they name.
+// one of a file wins until it is taken, each post-edit takes its own
+// file's alone, hook processes of one session keep and take at once
+// without losing any, the end of the turn drops what is left, a file of
+// Anvil's own that does not read holds nothing (never a failure), and a
+// pruning of the store by another session keeps the blobs they name.
 func TestContentBeforeAnEditCheckedAfter(t *testing.T) {
 	dir := testfs.Tree(t, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "src/a.ts": "a\n"})
 	root, err := workspace.New(dir)
@@ -22,8 +25,8 @@ func TestContentBeforeAnEditCheckedAfter(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := NewStore(t.TempDir())
-	if got, err := s.TakeBefore(root, "one"); err != nil || got != nil {
-		t.Fatalf("nothing kept: %v %v", got, err)
+	if _, ok, err := s.TakeBefore(root, "one", "src/a.ts"); err != nil || ok {
+		t.Fatalf("nothing kept: %v %v", ok, err)
 	}
 	if err := s.KeepBefore(root, "one", "src/a.ts", []byte("first\n"), true); err != nil {
 		t.Fatal(err)
@@ -40,25 +43,68 @@ func TestContentBeforeAnEditCheckedAfter(t *testing.T) {
 	if _, err := s.Ensure(context.Background(), root, "two"); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.TakeBefore(root, "one")
-	if err != nil {
-		t.Fatal(err)
+	hash, ok, err := s.TakeBefore(root, "one", "src/a.ts")
+	if err != nil || !ok || hash != changeset.Hash([]byte("first\n")) {
+		t.Fatalf("src/a.ts: %q %v %v, want the first content kept", hash, ok, err)
 	}
-	if want := changeset.Hash([]byte("first\n")); got["src/a.ts"] != want || len(got) != 2 || got["src/new.ts"] != "" {
-		t.Fatalf("kept %v, want src/a.ts as first seen and src/new.ts as absent", got)
-	}
-	if data, err := s.Content(got["src/a.ts"]); err != nil || string(data) != "first\n" {
+	if data, err := s.Content(hash); err != nil || string(data) != "first\n" {
 		t.Errorf("the content before was pruned: %q %v", data, err)
 	}
-	if again, _ := s.TakeBefore(root, "one"); again != nil {
-		t.Errorf("taken twice: %v", again)
+	if _, ok, _ := s.TakeBefore(root, "one", "src/a.ts"); ok {
+		t.Errorf("taken twice")
+	}
+	if hash, ok, _ := s.TakeBefore(root, "one", "src/new.ts"); !ok || hash != "" {
+		t.Errorf("src/new.ts: %q %v, want kept as absent", hash, ok)
+	}
+
+	// Parallel tool calls: none lost, each taken once.
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			if err := s.KeepBefore(root, "par", "f"+string(rune('a'+i))+".ts", []byte{byte(i)}, true); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	taken := make(chan bool, 16)
+	for i := range 16 {
+		wg.Go(func() {
+			_, ok, err := s.TakeBefore(root, "par", "f"+string(rune('a'+i%8))+".ts")
+			if err != nil {
+				t.Error(err)
+			}
+			taken <- ok
+		})
+	}
+	wg.Wait()
+	close(taken)
+	n := 0
+	for ok := range taken {
+		if ok {
+			n++
+		}
+	}
+	if n != 8 {
+		t.Errorf("%d of 8 contents taken by 16 parallel takes", n)
+	}
+
+	// The end of the turn drops what no post-edit took.
+	if err := s.KeepBefore(root, "one", "src/a.ts", []byte("x\n"), true); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DropBefore(root, "one"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := s.TakeBefore(root, "one", "src/a.ts"); ok {
+		t.Errorf("kept past the end of the turn")
 	}
 
 	// A pending file that does not read holds nothing.
 	if err := os.WriteFile(s.pendingPath(root, "three"), []byte("{not json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s.TakeBefore(root, "three"); err != nil || len(got) != 0 {
-		t.Errorf("a corrupted pending file: %v %v", got, err)
+	if _, ok, err := s.TakeBefore(root, "three", "src/a.ts"); err != nil || ok {
+		t.Errorf("a corrupted pending file: %v %v", ok, err)
 	}
 }

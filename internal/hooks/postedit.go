@@ -2,8 +2,10 @@ package hooks
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -37,11 +39,22 @@ func (g *Gate) PostEdit(ctx context.Context, in Input) Answer {
 	if err != nil {
 		return Answer{}
 	}
-	before, err := g.Snapshots.TakeBefore(root, in.SessionID)
-	if err != nil {
-		return allow("reading what the edit's file held before failed (%v): the edit is not checked until the end of the turn", err)
+	abs, ok := editedFile(in.ToolInput, cmpOr(in.Cwd, dir))
+	if !ok {
+		return Answer{}
 	}
-	specs, lost := g.wayBackTo(root, before)
+	rel, err := root.Rel(abs)
+	if err != nil {
+		return Answer{}
+	}
+	hash, kept, err := g.Snapshots.TakeBefore(root, in.SessionID, rel)
+	switch {
+	case err != nil:
+		return allow("reading what %s held before the edit failed (%v): the edit is not checked until the end of the turn", rel, err)
+	case !kept:
+		return Answer{} // an edit the pre-edit hook checked before it was written
+	}
+	specs, lost := g.wayBackTo(root, map[string]string{rel: hash})
 	var notes []string
 	if len(lost) > 0 {
 		notes = append(notes, fmt.Sprintf("what %s held before the edit is lost: not checked until the end of the turn", joinFiles(lost)))
@@ -77,6 +90,27 @@ func (g *Gate) PostEdit(ctx context.Context, in Input) Answer {
 	listDiags(&b, introduced)
 	b.WriteString("Fix them: the end of the turn is refused while they remain.")
 	return Answer{Context: b.String()}.withNote(strings.Join(notes, "; "))
+}
+
+// editedFile returns the file (absolute) an edit tool's input names:
+// Gemini CLI's file_path, OpenCode's filePath; cwd resolves a relative
+// one.
+func editedFile(input json.RawMessage, cwd string) (string, bool) {
+	var in struct {
+		FilePath  string `json:"file_path"`
+		FilePath2 string `json:"filePath"`
+	}
+	if json.Unmarshal(input, &in) != nil {
+		return "", false
+	}
+	p := cmpOr(in.FilePath, in.FilePath2)
+	if p == "" || strings.ContainsRune(p, 0) {
+		return "", false
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(cwd, p)
+	}
+	return filepath.Clean(p), true
 }
 
 // wayBackTo returns the change set that takes each file of before

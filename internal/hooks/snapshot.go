@@ -294,6 +294,12 @@ func (s *Store) prune(root *workspace.Root, session string) {
 		if err != nil {
 			continue
 		}
+		if strings.HasSuffix(e.Name(), ".lock") {
+			if s.clock().Sub(info.ModTime()) > snapTTL {
+				os.Remove(filepath.Join(s.dir, "sessions", e.Name()))
+			}
+			continue
+		}
 		if strings.HasSuffix(e.Name(), ".pending") {
 			// Contents kept before an edit the post-edit hook checks.
 			p := filepath.Join(s.dir, "sessions", e.Name())

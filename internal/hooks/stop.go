@@ -90,6 +90,11 @@ func (g *Gate) Stop(ctx context.Context, in Input) Answer {
 	if !in.StopHookActive {
 		snap.Blocks = 0 // a turn the user started: the count of refusals in a row starts again
 	}
+	// The edits a post-tool hook was to check and did not (a tool that
+	// failed, a client that skipped it) are the turn's to check now.
+	if err := g.Snapshots.DropBefore(root, in.SessionID); err != nil {
+		fmt.Fprintf(os.Stderr, "anvil: %v\n", err)
+	}
 	specs, unknown, err := g.wayBack(ctx, root, snap)
 	if err != nil {
 		return allow("comparing the tree with the session's start failed (%v): the end of the turn is not checked", err)
