@@ -42,8 +42,11 @@ config and tools directories, PATH).`,
 			}
 			var bound config.Size
 			if memory != "" {
-				if err := bound.UnmarshalText([]byte(memory)); err != nil {
-					return &exitError{code: exitFailure, err: fmt.Errorf("--memory: %w", err)}
+				if err := bound.UnmarshalText([]byte(memory)); err != nil || bound > 0 && bound < daemon.MinMemory {
+					if err == nil {
+						err = fmt.Errorf("%s is below the smallest bound, %d MiB", memory, daemon.MinMemory>>20)
+					}
+					return &exitError{code: exitFailure, err: fmt.Errorf("--memory (or ANVIL_DAEMON_MEMORY): %w", err)}
 				}
 			}
 			err := daemon.Run(ctx, daemon.Options{Socket: socket, Idle: idle, Unused: unused, Memory: int64(bound), Log: cmd.ErrOrStderr(), Getenv: os.Getenv})

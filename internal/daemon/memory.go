@@ -21,14 +21,24 @@ import (
 //     workspaces, the least recently used first, until the measured
 //     memory of those stopped brings the total under the bound.
 //
-// A workspace with a request in flight or waiting is never stopped: a
-// check someone waits for is not cut by the bound. Each step is written
+// A workspace with a request in flight or waiting, or one used in the
+// last memoryMinIdle, is never stopped: a check someone waits for is not
+// cut by the bound. Each step is written
 // to the daemon's log with the figures, and 'anvil serve status' shows
 // the bound beside what the children hold.
 
 // memoryTick is how often the children's memory is measured (a scan of
 // /proc: a few milliseconds).
 const memoryTick = 5 * time.Second
+
+// memoryMinIdle is how long a workspace must have had no request before
+// the bound may stop it: an agent's pre-edit and post-edit hooks, seconds
+// apart, never find its servers gone in between.
+const memoryMinIdle = time.Minute
+
+// MinMemory is the smallest bound the daemon takes: below it every
+// workspace would be stopped as soon as it is idle.
+const MinMemory = 256 << 20
 
 // DefaultMemory returns the bound the daemon's children share when
 // Options.Memory is zero: half the machine's memory, or 8 GiB where that
@@ -87,47 +97,71 @@ func (d *Daemon) watchMemory() {
 
 // holdMemory is one tick of the bound: it returns whether it cancelled
 // background work this tick (the next tick then measures without it
-// before it stops a workspace).
+// before it stops a workspace). /proc is read with the daemon's lock
+// released: requests never wait on the measure.
 func (d *Daemon) holdMemory(shedBefore bool) bool {
 	total := d.childrenKiB()
 	bound := d.opts.Memory >> 10
 	if total <= bound {
 		return false
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	if !shedBefore {
+		d.mu.Lock()
 		n := 0
 		for _, s := range d.spaces {
 			n += s.app.Validator.CancelBackground()
 		}
+		d.mu.Unlock()
 		if n > 0 {
 			d.log.Printf("memory: the daemon's children hold %d MiB, over the bound of %d MiB; %d background %s cancelled",
 				total>>10, bound>>10, n, plural(n, "job", "jobs"))
 			return true
 		}
 	}
-	var spaces []spaceMemory
+	// Which workspaces there are, and their servers, under the lock;
+	// their memory after.
+	type seen struct {
+		spaceMemory
+		s    *space
+		pids []int
+	}
+	d.mu.Lock()
+	var all []seen
 	for key, s := range d.spaces {
-		sm := spaceMemory{key: key, busy: s.active > 0, last: s.last}
+		x := seen{spaceMemory: spaceMemory{key: key, busy: s.active > 0 || time.Since(s.last) < d.opts.memoryMinIdle, last: s.last}, s: s}
 		for _, srv := range s.app.Servers.Running() {
 			if pid := srv.PID(); pid != 0 {
-				sm.rssKiB += proc.TreeRSS(pid)
+				x.pids = append(x.pids, pid)
 			}
 		}
-		spaces = append(spaces, sm)
+		all = append(all, x)
+	}
+	d.mu.Unlock()
+	var spaces []spaceMemory
+	for i := range all {
+		for _, pid := range all[i].pids {
+			all[i].rssKiB += proc.TreeRSS(pid)
+		}
+		spaces = append(spaces, all[i].spaceMemory)
 	}
 	slices.SortFunc(spaces, func(a, b spaceMemory) int { return cmp.Compare(a.key, b.key) })
 	stop := idleToStop(spaces, total, bound)
+	if len(stop) == 0 {
+		d.log.Printf("memory: the daemon's children hold %d MiB, over the bound of %d MiB, and every workspace is in use", total>>10, bound>>10)
+		return false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	for _, key := range stop {
 		s := d.spaces[key]
+		i := slices.IndexFunc(all, func(x seen) bool { return x.key == key })
+		if s == nil || s != all[i].s || s.active > 0 || !s.last.Equal(all[i].last) {
+			continue // gone, or used since it was measured
+		}
 		d.log.Printf("memory: the daemon's children hold %d MiB, over the bound of %d MiB; %s is the least recently used idle workspace (%s); stopping its servers",
 			total>>10, bound>>10, key, time.Since(s.last).Round(time.Second))
 		delete(d.spaces, key)
 		go s.app.Close()
-	}
-	if len(stop) == 0 {
-		d.log.Printf("memory: the daemon's children hold %d MiB, over the bound of %d MiB, and every workspace is in use", total>>10, bound>>10)
 	}
 	return false
 }

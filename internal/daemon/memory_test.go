@@ -63,7 +63,7 @@ func TestMemoryBoundStopsIdleWorkspaces(t *testing.T) {
 	e := newEnv(t)
 	var log syncLog
 	// A bound of one byte: every child is over it.
-	d := e.serve(t, Options{Memory: 1, memoryTick: 20 * time.Millisecond, Log: &log})
+	d := e.serve(t, Options{Memory: 1, memoryTick: 20 * time.Millisecond, memoryMinIdle: time.Millisecond, Log: &log})
 	if st := d.status(); st.MemoryBoundKiB != 0 || st.ChildrenKiB < 0 {
 		t.Fatalf("status: bound %d KiB, children %d KiB", st.MemoryBoundKiB, st.ChildrenKiB)
 	}

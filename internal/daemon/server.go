@@ -58,9 +58,10 @@ type Options struct {
 	// bytes (see memory.go); zero means [DefaultMemory], negative no
 	// bound.
 	Memory int64
-	// memoryTick is how often the memory bound is measured (tests
-	// shorten it); zero means memoryTick.
-	memoryTick time.Duration
+	// memoryTick is how often the memory bound is measured, and
+	// memoryMinIdle how long a workspace must be idle before the bound
+	// may stop it (tests shorten both); zero means the constants.
+	memoryTick, memoryMinIdle time.Duration
 	// Unused, when set, makes a daemon that no client has connected to
 	// within it exit: a daemon a client started for itself (one that lost
 	// a start race, or whose client went away first) does not wait out
@@ -147,6 +148,9 @@ func Listen(opts Options) (*Daemon, error) {
 	if opts.memoryTick == 0 {
 		opts.memoryTick = memoryTick
 	}
+	if opts.memoryMinIdle == 0 {
+		opts.memoryMinIdle = memoryMinIdle
+	}
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
@@ -195,7 +199,11 @@ func Listen(opts Options) (*Daemon, error) {
 // Serve accepts clients until the daemon stops, then shuts every
 // workspace's servers down and returns.
 func (d *Daemon) Serve() error {
-	d.log.Printf("listening on %s (pid %d, idle %s, children's memory bound %d MiB)", d.opts.Socket, os.Getpid(), d.opts.Idle, d.opts.Memory>>20)
+	bound := "off"
+	if d.opts.Memory > 0 {
+		bound = fmt.Sprintf("%d MiB", d.opts.Memory>>20)
+	}
+	d.log.Printf("listening on %s (pid %d, idle %s, children's memory bound %s)", d.opts.Socket, os.Getpid(), d.opts.Idle, bound)
 	go d.reap()
 	if d.opts.Memory > 0 {
 		go d.watchMemory()
@@ -632,11 +640,12 @@ func (d *Daemon) closeAll() {
 }
 
 func (d *Daemon) status() Status {
+	children := d.childrenKiB() // /proc, read before the lock
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.dropGone()
 	st := Status{PID: os.Getpid(), Version: d.version, Started: d.started, Idle: d.opts.Idle,
-		MemoryBoundKiB: d.opts.Memory >> 10, ChildrenKiB: d.childrenKiB()}
+		MemoryBoundKiB: max(d.opts.Memory>>10, 0), ChildrenKiB: children}
 	now := time.Now()
 	for _, s := range d.spaces {
 		ws := WorkspaceStatus{Dir: s.dir, Active: s.active, Requests: s.requests}
