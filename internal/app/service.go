@@ -149,8 +149,8 @@ func (l *local) Tool(ctx context.Context, name string, args json.RawMessage, sta
 	if err := a.Root.Replaced(); err != nil {
 		return nil, &service.InputError{Msg: err.Error()}
 	}
-	if len(staged) > 0 {
-		ctx = tools.WithStaged(ctx, staged)
+	if r, ok := t.(tools.StagedReader); ok && len(staged) > 0 {
+		t = r.WithStaged(staged)
 	}
 	res, err := t.Call(ctx, args)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/corpus"
 	"github.com/anvil-dev/anvil/internal/search"
 	"github.com/anvil-dev/anvil/internal/servers"
@@ -229,6 +230,36 @@ func TestRenameSymbolColdPyright(t *testing.T) {
 	}
 	if n := len(res.Data.(RenameData).Changes); n < 20 {
 		t.Fatalf("a cold rename touched %d files:\n%s", n, res.Output)
+	}
+}
+
+// A rename asked with a change set staged elsewhere (an Executor's, sent
+// with a daemon's tool call) renames what that change set holds, not the
+// disk, and stages into nothing: the staged file's own new line is
+// renamed too.
+func TestRenameSymbolReadsAChangeSetStagedElsewhere(t *testing.T) {
+	root, parser, mgr := lspFixture(t, "ts")
+	data, err := os.ReadFile(root.Abs("src/types.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	staged := string(data) + "\nexport const guest: User = { id: 0 } as User;\n"
+	tool := Adapt(NewRenameSymbol(root, parser, mgr, nil)).(StagedReader).WithStaged([]changeset.Spec{{Path: "src/types.ts", Content: &staged}})
+	res := call(t, tool, `{"name":"User","new_name":"Account","path":"src/types.ts","line":1}`)
+	if res.IsError {
+		t.Fatal(res.Output)
+	}
+	renamed := false
+	for _, c := range res.Data.(RenameData).Changes {
+		if c.Path == "src/types.ts" && c.Content != nil {
+			renamed = strings.Contains(*c.Content, "guest: Account")
+		}
+	}
+	if !renamed {
+		t.Errorf("the staged line was not renamed:\n%s", res.Output)
+	}
+	if res.Data.(RenameData).Staged {
+		t.Errorf("staged into a change set read from elsewhere")
 	}
 }
 

@@ -40,6 +40,16 @@ type RenameSymbol struct {
 	loc     locator
 	servers *servers.Manager
 	stager  Stager
+	// staged is a change set staged elsewhere, read and never staged
+	// into (see WithStaged); nil for none.
+	staged Stager
+}
+
+// withStaged returns the tool reading st, staged elsewhere.
+func (t *RenameSymbol) withStaged(st Stager) Typed[RenameSymbolParams] {
+	c := *t
+	c.staged = st
+	return &c
 }
 
 // NewRenameSymbol returns the rename_symbol tool. With a nil stager the
@@ -68,7 +78,7 @@ func (t *RenameSymbol) Run(ctx context.Context, p RenameSymbolParams) (Result, e
 	// staged elsewhere (read, never staged into).
 	stage := t.stager
 	if stage == nil {
-		stage = stagedFrom(ctx)
+		stage = t.staged
 	}
 	// Open every staged file with its staged content, so the server renames
 	// what the change set holds, not what is on disk.

@@ -43,22 +43,27 @@ func currentContent(st Stager, root *workspace.Root, rel string) ([]byte, bool, 
 	return data, true, nil
 }
 
-type stagedKey struct{}
-
-// WithStaged returns a context in which the tools read specs' contents
-// instead of the disk's for those files: a change set staged elsewhere
-// (an Executor's, asking a daemon's tool), which the tools see but never
-// stage into.
-func WithStaged(ctx context.Context, specs []changeset.Spec) context.Context {
-	return context.WithValue(ctx, stagedKey{}, readOnlyStage(specs))
+// StagedReader is a tool that can read a change set staged elsewhere (an
+// Executor's, asking a daemon's tool) instead of the disk for those
+// files: WithStaged returns the tool for one call over specs, which it
+// reads but never stages into.
+type StagedReader interface {
+	WithStaged(specs []changeset.Spec) Tool
 }
 
-// stagedFrom returns the change set a context carries, or nil.
-func stagedFrom(ctx context.Context) Stager {
-	if st, ok := ctx.Value(stagedKey{}).(readOnlyStage); ok {
-		return st
+// staging is a typed tool that can read a change set staged elsewhere.
+type staging[P any] interface {
+	withStaged(st Stager) Typed[P]
+}
+
+// WithStaged implements [StagedReader] for the typed tools that read a
+// change set staged elsewhere; the others read the disk, as before.
+func (a *adapted[P]) WithStaged(specs []changeset.Spec) Tool {
+	s, ok := a.typed.(staging[P])
+	if !ok {
+		return a
 	}
-	return nil
+	return &adapted[P]{typed: s.withStaged(readOnlyStage(specs)), schema: a.schema, raw: a.raw}
 }
 
 // readOnlyStage is a change set to read, never to stage into.
