@@ -34,7 +34,7 @@ func (g *HookGate) Judge(ctx context.Context, edit Edit) (Judgement, error) {
 	g.n++
 	session := fmt.Sprintf("fuzz-%d", g.n)
 	in := func(event string) hooks.Input { return hooks.Input{SessionID: session, Cwd: g.Dir, Event: event} }
-	if a := g.Gate.SessionStart(ctx, in("SessionStart")); strings.Contains(a.Message, "could not be kept") {
+	if a := g.Gate.SessionStart(ctx, in("SessionStart")); a.Unverified {
 		return Judgement{}, errors.New(a.Message)
 	}
 	put, err := g.keep(edit)
@@ -70,7 +70,7 @@ func (g *HookGate) Judge(ctx context.Context, edit Edit) (Judgement, error) {
 	switch {
 	case stop.Deny:
 		refused = append(refused, "stop: "+stop.Reason)
-	case len(refused) == 0 && (strings.Contains(stop.Message, "not verified") || strings.Contains(stop.Message, "not checked")):
+	case len(refused) == 0 && stop.Unverified:
 		return Judgement{Verdict: "unverified", Why: strings.TrimPrefix(stop.Message, "Anvil: ")}, nil
 	}
 	if len(refused) > 0 {

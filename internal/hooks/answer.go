@@ -60,6 +60,10 @@ type Answer struct {
 	// Message is for the user (an edit let through unverified, a bound
 	// reached).
 	Message string
+	// Unverified says the answer lets the client go on without evidence
+	// (a turn not checked, or checked only in part), for those who read
+	// answers as data (the gate fuzzer); the client sees only Message.
+	Unverified bool
 	// CheckAfter asks the client's post-tool hook to check the file the
 	// edit writes (an edit Anvil could not compute before: see
 	// pending.go). Only Anvil's OpenCode plugin reads it; Gemini CLI's
@@ -70,6 +74,13 @@ type Answer struct {
 // allow lets the client go on, saying why to the user.
 func allow(format string, args ...any) Answer {
 	return Answer{Message: "Anvil: " + fmt.Sprintf(format, args...)}
+}
+
+// notVerified lets the client go on without evidence, saying why.
+func notVerified(format string, args ...any) Answer {
+	a := allow(format, args...)
+	a.Unverified = true
+	return a
 }
 
 // Write gives the answer to client c as its hook for verb expects, and

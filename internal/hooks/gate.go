@@ -298,7 +298,7 @@ func (g *Gate) unverified(ctx context.Context, why string) Answer {
 	if g.Strict {
 		return Answer{Deny: true, Reason: "Anvil could not verify this edit (" + why + ") and --strict refuses what it cannot verify."}
 	}
-	return allow("this edit was not verified (%s)", why)
+	return notVerified("this edit was not verified (%s)", why)
 }
 
 // judgeEdit maps a check's verdict to the pre-edit answer.

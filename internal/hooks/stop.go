@@ -40,14 +40,14 @@ func (g *Gate) keepStart(ctx context.Context, in Input) Answer {
 	}
 	dir, err := g.ProjectDir(in)
 	if err != nil {
-		return allow("no workspace for this session (%v): its turns are not checked", err)
+		return notVerified("no workspace for this session (%v): its turns are not checked", err)
 	}
 	root, err := workspace.New(dir)
 	if err != nil {
-		return allow("no workspace for this session (%v): its turns are not checked", err)
+		return notVerified("no workspace for this session (%v): its turns are not checked", err)
 	}
 	if _, err := g.Snapshots.Ensure(ctx, root, in.SessionID); err != nil {
-		return allow("the session's starting tree could not be kept (%v): the end of its turns is checked against the tree of its first edit", err)
+		return notVerified("the session's starting tree could not be kept (%v): the end of its turns is checked against the tree of its first edit", err)
 	}
 	return Answer{}
 }
@@ -67,25 +67,25 @@ func (g *Gate) keepStart(ctx context.Context, in Input) Answer {
 // would undo) does not cut the importers' check short.
 func (g *Gate) Stop(ctx context.Context, in Input) Answer {
 	if g.Snapshots == nil || in.SessionID == "" {
-		return allow("no session id in the hook's input: the end of the turn is not checked")
+		return notVerified("no session id in the hook's input: the end of the turn is not checked")
 	}
 	dir, err := g.ProjectDir(in)
 	if err != nil {
-		return allow("no workspace for this session (%v): the end of the turn is not checked", err)
+		return notVerified("no workspace for this session (%v): the end of the turn is not checked", err)
 	}
 	root, err := workspace.New(dir)
 	if err != nil {
-		return allow("no workspace for this session (%v): the end of the turn is not checked", err)
+		return notVerified("no workspace for this session (%v): the end of the turn is not checked", err)
 	}
 	snap, err := g.Snapshots.Load(root, in.SessionID)
 	if err != nil {
-		return allow("%v: the end of the turn is not checked", err)
+		return notVerified("%v: the end of the turn is not checked", err)
 	}
 	if snap == nil {
 		if _, err := g.Snapshots.Ensure(ctx, root, in.SessionID); err != nil {
-			return allow("no snapshot of the session's start, and none could be taken (%v): the end of the turn is not checked", err)
+			return notVerified("no snapshot of the session's start, and none could be taken (%v): the end of the turn is not checked", err)
 		}
-		return allow("no snapshot of this session's start (its hooks were installed after it began, or its snapshot went unused for %d days or behind %d sessions used since): from now on the end of each turn is checked against the tree as it is now", int(snapTTL.Hours()/24), maxSessions)
+		return notVerified("no snapshot of this session's start (its hooks were installed after it began, or its snapshot went unused for %d days or behind %d sessions used since): from now on the end of each turn is checked against the tree as it is now", int(snapTTL.Hours()/24), maxSessions)
 	}
 	if !in.StopHookActive {
 		snap.Blocks = 0 // a turn the user started: the count of refusals in a row starts again
@@ -97,14 +97,14 @@ func (g *Gate) Stop(ctx context.Context, in Input) Answer {
 	}
 	specs, unknown, err := g.wayBack(ctx, root, snap)
 	if err != nil {
-		return allow("comparing the tree with the session's start failed (%v): the end of the turn is not checked", err)
+		return notVerified("comparing the tree with the session's start failed (%v): the end of the turn is not checked", err)
 	}
 	var notes []string
 	if len(unknown) > 0 {
 		notes = append(notes, fmt.Sprintf("%s changed but %s not in the session's snapshot (its size bound), so not checked", joinFiles(unknown), plural(len(unknown), "was", "were")))
 	}
 	if len(specs) == 0 {
-		return g.endTurn(root, snap, Answer{}.withNote(strings.Join(notes, "; ")))
+		return g.endTurn(root, snap, Answer{Unverified: len(unknown) > 0}.withNote(strings.Join(notes, "; ")))
 	}
 	svc, closeSvc, err := g.Open(ctx, dir)
 	if err != nil {
@@ -127,7 +127,7 @@ func (g *Gate) Stop(ctx context.Context, in Input) Answer {
 		notes = append(notes, fmt.Sprintf("%s not verified (%s)", u.Path, u.Reason))
 	}
 	if len(introduced) == 0 {
-		a := Answer{}
+		a := Answer{Unverified: len(res.Unverified) > 0 || cut != "" || len(unknown) > 0}
 		if (len(res.Unverified) > 0 || cut != "") && g.Strict {
 			a = Answer{Deny: true, Reason: "Anvil could not verify the session's changes (" + strings.Join(notes, "; ") + ") and --strict refuses what it cannot verify."}
 			return g.refuse(root, snap, a)
@@ -186,7 +186,7 @@ func (g *Gate) unverifiedTurn(ctx context.Context, why string) Answer {
 	if ctx.Err() != nil {
 		why = "the check did not finish within the hook's bound"
 	}
-	return allow("the session's changes were not verified (%s)", why)
+	return notVerified("the session's changes were not verified (%s)", why)
 }
 
 // wayBack returns the change set that takes the disk back to the
