@@ -81,6 +81,12 @@ func (g *Gate) PostEdit(ctx context.Context, in Input) Answer {
 		notes = append(notes, fmt.Sprintf("%s not verified (%s)", u.Path, u.Reason))
 	}
 	introduced := out.Result.Resolved
+	var further string
+	for _, n := range out.Result.Notes {
+		if strings.HasPrefix(n, "a staging check:") {
+			further = "; the end of the turn checks the files that use them further away"
+		}
+	}
 	if len(introduced) == 0 {
 		return Answer{}.withNote(strings.Join(notes, "; "))
 	}
@@ -88,7 +94,7 @@ func (g *Gate) PostEdit(ctx context.Context, in Input) Answer {
 	fmt.Fprintf(&b, "Anvil: the edit was matched loosely, so Anvil checked the file as written: it leaves %d new %s in %s:\n",
 		len(introduced), plural(len(introduced), "error", "errors"), joinFiles(filesOf(introduced)))
 	listDiags(&b, introduced)
-	b.WriteString("Fix them: the end of the turn is refused while they remain.")
+	b.WriteString("Fix them: the end of the turn is refused while they remain" + further + ".")
 	return Answer{Context: b.String()}.withNote(strings.Join(notes, "; "))
 }
 
