@@ -264,14 +264,7 @@ func cUse(d *cDecl, u string) string {
 }
 
 func (p *cProject) edit(r *rand.Rand, before Files) Edit {
-	var decls []*cDecl
-	owner := map[*cDecl]*cHeader{}
-	for _, h := range p.headers {
-		for _, d := range h.decls {
-			decls = append(decls, d)
-			owner[d] = h
-		}
-	}
+	decls, owner := declsOf(p.headers, func(h *cHeader) []*cDecl { return h.decls })
 	d := decls[r.IntN(len(decls))]
 	h := owner[d]
 	after := func(change func(Files)) Edit {

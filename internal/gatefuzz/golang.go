@@ -126,14 +126,7 @@ func (Go) Generate(r *rand.Rand) (Files, Edit, []string) {
 		return f
 	}
 	before := render()
-	var decls []*goDecl
-	owner := map[*goDecl]*goPkg{}
-	for _, p := range pkgs {
-		for _, d := range p.decls {
-			decls = append(decls, d)
-			owner[d] = p
-		}
-	}
+	decls, owner := declsOf(pkgs, func(p *goPkg) []*goDecl { return p.decls })
 	d := decls[r.IntN(len(decls))]
 	p := owner[d]
 	var edit Edit

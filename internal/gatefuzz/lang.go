@@ -49,3 +49,16 @@ func pick[T any](r *rand.Rand, xs ...T) T { return xs[r.IntN(len(xs))] }
 func chance(r *rand.Rand, p float64) bool { return r.Float64() < p }
 
 func ptr(s string) *string { return &s }
+
+// declsOf returns every declaration of units (modules, packages,
+// headers), in order, and the unit holding each: what an edit picks from.
+func declsOf[U, D comparable](units []U, declsIn func(U) []D) (decls []D, owner map[D]U) {
+	owner = map[D]U{}
+	for _, u := range units {
+		for _, d := range declsIn(u) {
+			decls = append(decls, d)
+			owner[d] = u
+		}
+	}
+	return decls, owner
+}

@@ -263,14 +263,7 @@ func renderPyDecl(d *pyDecl, stub bool) string {
 }
 
 func (p *pyProject) edit(r *rand.Rand, before Files) Edit {
-	var decls []*pyDecl
-	owner := map[*pyDecl]*pyModule{}
-	for _, m := range p.mods {
-		for _, d := range m.decls {
-			decls = append(decls, d)
-			owner[d] = m
-		}
-	}
+	decls, owner := declsOf(p.mods, func(m *pyModule) []*pyDecl { return m.decls })
 	d := decls[r.IntN(len(decls))]
 	if last := p.mods[len(p.mods)-1]; last.path == "tools/main.py" && chance(r, 0.5) {
 		d = p.mods[len(p.mods)-2].decls[0] // the script's neighbour

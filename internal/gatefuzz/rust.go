@@ -188,14 +188,7 @@ func rustUse(d *rustDecl, path, u string) string {
 }
 
 func (p *rustProject) edit(r *rand.Rand, before Files) Edit {
-	var decls []*rustDecl
-	owner := map[*rustDecl]*rustModule{}
-	for _, m := range p.mods {
-		for _, d := range m.decls {
-			decls = append(decls, d)
-			owner[d] = m
-		}
-	}
+	decls, owner := declsOf(p.mods, func(m *rustModule) []*rustDecl { return m.decls })
 	d := decls[r.IntN(len(decls))]
 	m := owner[d]
 	switch k := r.IntN(20); {

@@ -9,14 +9,7 @@ import (
 // edit makes one random change to the project and returns it against
 // before, the project as rendered.
 func (p *tsProject) edit(r *rand.Rand, before Files) Edit {
-	var decls []*tsDecl
-	owner := map[*tsDecl]*tsModule{}
-	for _, m := range p.mods {
-		for _, d := range m.decls {
-			decls = append(decls, d)
-			owner[d] = m
-		}
-	}
+	decls, owner := declsOf(p.mods, func(m *tsModule) []*tsDecl { return m.decls })
 	d := decls[r.IntN(len(decls))]
 	m := owner[d]
 	var deleted []string
