@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,6 +19,11 @@ func TestHookPostEditChecksALooseMatchAsWritten(t *testing.T) {
 	for _, client := range []string{"gemini", "opencode"} {
 		t.Run(client, func(t *testing.T) {
 			e := newHookEnv(t)
+			install := exec.Command(filepath.Join(binDir, "anvil"), "hooks", "install", "-C", e.ws, client)
+			install.Env = e.vars
+			if out, err := install.CombinedOutput(); err != nil {
+				t.Fatalf("anvil hooks install: %v\n%s", err, out)
+			}
 			session := "s-" + client
 			abs := filepath.Join(e.ws, "src/a.ts")
 			call := func(old, new string) map[string]any {

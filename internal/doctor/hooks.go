@@ -32,6 +32,9 @@ func checkHooks(dir string, getenv func(string) string) []Check {
 				if gone := missingBinaries(in.Commands); gone != "" {
 					ch.Status, ch.Detail = Warn, ch.Detail+"; they run "+gone+", which is not there"
 					ch.Fix = "anvil hooks install " + string(c) + scopeFlag(s)
+				} else if in.Outdated != "" {
+					ch.Status, ch.Detail = Warn, ch.Detail+"; they are "+in.Outdated
+					ch.Fix = "anvil hooks install " + string(c) + scopeFlag(s)
 				} else if c == hooks.Codex {
 					ch.Detail += "; Codex runs them only once you trust them (/hooks in codex), skipping them silently until then"
 				}

@@ -193,7 +193,7 @@ func (g *Gate) afterTheFact(ctx context.Context, root *workspace.Root, in Input,
 		return allow("%s: the edit is not checked before it is written, and its file is outside the workspace", u.Reason)
 	}
 	g.keepForTurn(ctx, root, in.SessionID, []string{rel})
-	if !hasPostEdit(g.Client) || g.Snapshots == nil || in.SessionID == "" {
+	if !g.postEditInstalled(root.Dir()) || g.Snapshots == nil || in.SessionID == "" {
 		return allow("%s: the edit is not checked before it is written; the end of the turn checks it", u.Reason)
 	}
 	data, exists, err := readFile(u.Path)

@@ -6,11 +6,13 @@
 package hooks
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -237,6 +239,18 @@ type Installation struct {
 	Commands []string
 	// Err says why the file could not be read.
 	Err error
+	// Outdated says what the installed hooks lack of what this Anvil
+	// installs (an older Anvil's: the post-edit hook, an older plugin);
+	// "" when current or not installed.
+	Outdated string
+}
+
+// Has reports whether the installed hooks include verb's.
+func (in Installation) Has(verb string) bool {
+	if in.Client == OpenCode {
+		return len(in.Commands) > 0 && !strings.Contains(in.Outdated, "plugin")
+	}
+	return slices.ContainsFunc(in.Commands, func(cmd string) bool { return strings.Contains(cmd, " hook "+verb+" ") })
 }
 
 // Inspect reads what client c's settings in scope hold of Anvil's hooks.
@@ -251,7 +265,35 @@ func Inspect(c Client, s Scope, dir string, getenv func(string) string) Installa
 		return in
 	}
 	in.Commands, in.Err = Installed(data, c)
+	if in.Err == nil && len(in.Commands) > 0 {
+		in.Outdated = outdated(c, data, in)
+	}
 	return in
+}
+
+// outdated says what an installation of client c (its file's text data)
+// lacks of what this Anvil installs.
+func outdated(c Client, data []byte, in Installation) string {
+	want := entries(c)
+	switch c {
+	case OpenCode:
+		if !bytes.Equal(data, opencodePlugin(Binary(in.Commands[0]))) {
+			return "an older Anvil's plugin"
+		}
+		return ""
+	case Copilot:
+		want = copilotEvents
+	}
+	var missing []string
+	for _, e := range want {
+		if !in.Has(e.verb) && !slices.Contains(missing, e.verb) {
+			missing = append(missing, e.verb)
+		}
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	return "an older Anvil's hooks, without " + strings.Join(missing, ", ")
 }
 
 // Binary returns the anvil binary an installed command runs.

@@ -587,3 +587,52 @@ func emptiedOnly(t *testing.T, before, after []byte, jsonc bool) bool {
 	}
 	return norm(before) == norm(after)
 }
+
+// Hooks an older Anvil installed (Gemini CLI's without the post-edit
+// hook, an older OpenCode plugin) are told apart from current ones: the
+// pre-edit hook then leaves a loose edit to the end of the turn instead
+// of promising a check after it, and doctor says to install again.
+func TestOutdatedInstallations(t *testing.T) {
+	dir := t.TempDir()
+	getenv := func(k string) string { return map[string]string{"HOME": t.TempDir()}[k] }
+	write := func(c Client, data []byte) {
+		p := SettingsPath(c, Project, dir, getenv)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	older := `{"hooks": {
+  "SessionStart": [{"hooks": [{"type": "command", "command": "/bin/anvil hook session-start --client gemini"}]}],
+  "BeforeTool": [{"matcher": "write_file|replace", "hooks": [{"type": "command", "command": "/bin/anvil hook pre-edit --client gemini"}]}],
+  "AfterAgent": [{"hooks": [{"type": "command", "command": "/bin/anvil hook stop --client gemini"}]}]
+}}`
+	write(Gemini, []byte(older))
+	in := Inspect(Gemini, Project, dir, getenv)
+	if in.Has(VerbPostEdit) || !strings.Contains(in.Outdated, VerbPostEdit) {
+		t.Errorf("an older Gemini CLI installation: has post-edit %v, outdated %q", in.Has(VerbPostEdit), in.Outdated)
+	}
+	current, err := Install([]byte(older), Gemini, "/bin/anvil")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(Gemini, current)
+	if in := Inspect(Gemini, Project, dir, getenv); !in.Has(VerbPostEdit) || in.Outdated != "" {
+		t.Errorf("installed again: has post-edit %v, outdated %q", in.Has(VerbPostEdit), in.Outdated)
+	}
+
+	plugin, err := Install(nil, OpenCode, "/bin/anvil")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(OpenCode, plugin)
+	if in := Inspect(OpenCode, Project, dir, getenv); !in.Has(VerbPostEdit) || in.Outdated != "" {
+		t.Errorf("a current plugin: has post-edit %v, outdated %q", in.Has(VerbPostEdit), in.Outdated)
+	}
+	write(OpenCode, bytes.ReplaceAll(plugin, []byte(`"post-edit"`), []byte(`"x"`)))
+	if in := Inspect(OpenCode, Project, dir, getenv); in.Has(VerbPostEdit) || in.Outdated == "" {
+		t.Errorf("an older plugin: has post-edit %v, outdated %q", in.Has(VerbPostEdit), in.Outdated)
+	}
+}

@@ -19,6 +19,21 @@ import (
 // OpenCode's edit), where an edit's result is known only once written.
 func hasPostEdit(c Client) bool { return c == Gemini || c == OpenCode }
 
+// postEditInstalled reports whether the client's hooks for the workspace
+// dir (its own or the user's) include the post-edit hook: hooks an older
+// Anvil installed do not, and then only the end of the turn checks.
+func (g *Gate) postEditInstalled(dir string) bool {
+	if !hasPostEdit(g.Client) || g.Getenv == nil {
+		return false
+	}
+	for _, s := range []Scope{Project, User} {
+		if Inspect(g.Client, s, dir, g.Getenv).Has(VerbPostEdit) {
+			return true
+		}
+	}
+	return false
+}
+
 // PostEdit checks, after the client wrote them, the files of the
 // session's edits that the pre-edit hook could not compute (see
 // pending.go): the way back from each file as written to its content
