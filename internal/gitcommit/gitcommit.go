@@ -126,6 +126,11 @@ func open(ctx context.Context, workspace string, opts Options) (*repo, error) {
 		return nil, err
 	}
 	r.gitDir = strings.TrimSpace(gd)
+	if opts.Untrusted {
+		if name := r.repoFilter(ctx); name != "" {
+			return nil, refused("the repository's own configuration names a program for the filter %s, which git would run on its files; it runs only in a workspace you trust (anvil trust)", name)
+		}
+	}
 	r.zero = strings.Repeat("0", 40)
 	if f, err := r.git(ctx, r.top, nil, "rev-parse", "--show-object-format"); err == nil && strings.TrimSpace(f) == "sha256" {
 		r.zero = strings.Repeat("0", 64)

@@ -192,3 +192,53 @@ func TestOverlappingUnstagedEditRefuses(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// An untrusted workspace's repository that names programs in its own
+// configuration for a commit to run — a clean filter for every file, a
+// signing program — runs none of them: the commit is refused, saying
+// how to trust it. Trusted, the filter runs as git add runs it.
+func TestUntrustedRepositoryProgramsDoNotRun(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		config func(dir, marker string) []string
+		want   string
+	}{
+		{"a clean filter", func(dir, marker string) []string {
+			testfs.Write(t, dir, map[string]string{".gitattributes": "*.txt filter=evil\n"})
+			git(t, dir, "add", ".gitattributes")
+			git(t, dir, "commit", "-q", "-m", "attributes")
+			return []string{"filter.evil.clean", "sh -c 'touch " + marker + "; cat'"}
+		}, "filter evil"},
+		{"a signing program", func(dir, marker string) []string {
+			git(t, dir, "config", "commit.gpgsign", "true")
+			return []string{"gpg.program", "sh -c 'touch " + marker + "; exit 1' --"}
+		}, "gpg.program"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := repoWith(t, map[string]string{"a.txt": "a\n"})
+			marker := filepath.Join(t.TempDir(), "ran")
+			kv := tc.config(dir, marker)
+			git(t, dir, "config", kv[0], kv[1])
+			head := git(t, dir, "rev-parse", "HEAD")
+			files := write(t, dir, map[string]string{"a.txt": "anvil\n"})
+			_, err := Commit(context.Background(), dir, files, "Anvil", Options{Env: os.Environ(), Untrusted: true})
+			if !IsRefused(err) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "anvil trust") {
+				t.Errorf("untrusted: err = %v", err)
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Fatal("the repository's program ran in an untrusted workspace")
+			}
+			if git(t, dir, "rev-parse", "HEAD") != head {
+				t.Fatal("committed anyway")
+			}
+			if tc.name == "a clean filter" {
+				if _, err := Commit(context.Background(), dir, files, "Anvil", Options{Env: os.Environ()}); err != nil {
+					t.Fatalf("trusted: %v", err)
+				}
+				if _, err := os.Stat(marker); err != nil {
+					t.Errorf("trusted, the filter did not run as git add runs it")
+				}
+			}
+		})
+	}
+}

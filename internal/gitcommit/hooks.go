@@ -162,6 +162,9 @@ func (r *repo) commitTree(ctx context.Context, tree, parent, message string, aut
 	}
 	sign := false
 	if out, err := r.git(ctx, r.top, nil, "config", "--type=bool", "commit.gpgsign"); err == nil && strings.TrimSpace(out) == "true" {
+		if key := r.repoSigner(ctx); r.noHooks && key != "" {
+			return "", refused("the commit would be signed with %s from the repository's own configuration, which runs only in a workspace you trust (anvil trust)", key)
+		}
 		args, sign = append(args, "-S"), true
 	}
 	commit, err := r.gitIn(ctx, r.top, author, []byte(message), args...)
