@@ -40,6 +40,9 @@ type checkWork struct {
 	snap *Snapshot
 	g    *group
 	req  servers.CheckRequest
+	// unimported are the deleted files (absolute) the request asks about
+	// no dependant of: nothing the import graph knows reads them.
+	unimported []string
 }
 
 // evidence is a checker's answer, in one form whatever ran.
@@ -79,7 +82,7 @@ func (v *Validator) pick(w checkWork) (chk, fallback checker, unverified string)
 	// A deleted file nothing is seen to import: the import graph is
 	// Anvil's reading, no evidence that nothing reads it, and the server
 	// has no file left to report on. The project's batch checker decides.
-	deleted := unimportedDeletions(g.changes, w.req, v.root)
+	deleted := w.unimported
 	if len(deleted) > 0 && !soleProject(w.snap) {
 		// The batch checker runs the deleted file's own project: with
 		// other projects beside it, an importer there the graph missed

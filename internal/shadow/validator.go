@@ -553,6 +553,9 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group,
 			out.notes = append(out.notes, note)
 		}
 	}
+	// The deleted files nothing is seen to import, found before reused
+	// answers take dependants out of the request.
+	w.unimported = unimportedDeletions(g.changes, w.req, v.root)
 	// Answers a check of this very state already gave (the staging check
 	// before a commit's) are not asked for again.
 	var state string
@@ -607,7 +610,7 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group,
 		// report on, and the import graph is Anvil's reading, no
 		// evidence that nothing reads the file. Never clean, whatever
 		// else the group checked.
-		for _, abs := range unimportedDeletions(g.changes, w.req, v.root) {
+		for _, abs := range w.unimported {
 			if rel, err := v.root.Rel(abs); err == nil {
 				out.unverified = append(out.unverified, Skipped{Path: rel, Reason: "deleted; the import graph finds no file that imports it, but that graph is Anvil's reading, and no checker that reads the whole project (a batch run, in a workspace of one project) confirmed that none does"})
 			}
