@@ -27,6 +27,13 @@ func Defaults() []Spec {
 			// Measured: an overlay of tsconfig.json or package.json changes
 			// the diagnostics of the project's files at the next pull.
 			ConfigOverlays: []string{"tsconfig.json", "tsconfig.*.json", "jsconfig.json", "jsconfig.*.json", "package.json"},
+			// Measured by the gate fuzzer (TypeScript 7.0.2): an overlay
+			// deleting a module that another re-exports (export * from),
+			// or that an import finds through moduleSuffixes, leaves the
+			// importer's TS2307 unreported, where tsc reports it; a named
+			// import of it is reported. So a change that creates or
+			// deletes a file with dependants goes to the batch checker.
+			ResolvesFromDisk: true,
 			// Like VS Code, the server reports the errors of the style checks
 			// (noUnusedLocals, noImplicitReturns...) as warnings unless told
 			// otherwise; tsc fails on them, and so must the gate.
