@@ -90,12 +90,9 @@ func (s *Store) KeepBefore(root *workspace.Root, session, rel string, data []byt
 		if _, ok := pending[rel]; ok {
 			return nil
 		}
-		hash := ""
-		if exists {
-			var err error
-			if hash, err = s.keep(data); err != nil {
-				return err
-			}
+		hash, err := s.keepIfExists(data, exists)
+		if err != nil {
+			return err
 		}
 		pending[rel] = hash
 		return nil

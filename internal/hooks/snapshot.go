@@ -264,15 +264,21 @@ func (s *Store) Record(root *workspace.Root, snap *Snapshot, rel string, data []
 	if _, ok := snap.Files[rel]; ok || !exists && !snap.Partial {
 		return nil
 	}
-	hash := ""
-	if exists {
-		var err error
-		if hash, err = s.keep(data); err != nil {
-			return err
-		}
+	hash, err := s.keepIfExists(data, exists)
+	if err != nil {
+		return err
 	}
 	snap.Files[rel] = hash
 	return s.Save(root, snap)
+}
+
+// keepIfExists keeps data and returns its hash; "" for a file that is
+// not there (exists false), as manifests name one.
+func (s *Store) keepIfExists(data []byte, exists bool) (string, error) {
+	if !exists {
+		return "", nil
+	}
+	return s.keep(data)
 }
 
 // prune removes manifests unused past snapTTL or past maxSessions (the

@@ -16,8 +16,8 @@ import (
 // becomes a verdict (judge: pairing, errors of no file, a run that did
 // not finish or never read a changed file).
 //
-//	serverChecker   a language server, file by file, the change as overlays
-//	compileChecker  clangd for the changed files, the compiler for their includers (cfamily.go)
+//	serverChecker   a language server, file by file, the change as overlays (for
+//	                clangd, the compiler for the includers: cfamily.go)
 //	batchChecker    the project's batch checker (tsc, pyright) over a shadow tree (strategy.go)
 //	projectChecker  the project's own checker ([check], cargo check) over a shadow tree (projectcheck.go)
 //
@@ -69,10 +69,7 @@ func (v *Validator) pick(w checkWork) (chk, fallback checker, unverified string)
 		return g.project, nil, ""
 	}
 	spec := g.server.Spec()
-	var server checker = serverChecker{v: v, srv: g.server}
-	if spec.ReadsDiskIncludes {
-		server = compileChecker{v: v, srv: g.server}
-	}
+	server := serverChecker{v: v, srv: g.server}
 	if spec.ReportsDependants {
 		return server, nil, ""
 	}
@@ -102,8 +99,11 @@ func (v *Validator) pick(w checkWork) (chk, fallback checker, unverified string)
 	return batchChecker{v: v, plan: plan, files: files}, server, ""
 }
 
-// serverChecker checks with a language server, file by file: the changed
-// files as overlays, then their dependants.
+// serverChecker checks with a language server, file by file: the
+// changed files as overlays, then their dependants. A server that reads
+// included files from disk (clangd: ReadsDiskIncludes) checks the changed
+// files it can see whole, and the compiler every translation unit that
+// includes a changed file (see cfamily.go).
 type serverChecker struct {
 	v   *Validator
 	srv *servers.Server
@@ -113,29 +113,18 @@ func (s serverChecker) label() string { return s.srv.Spec().Name }
 
 func (s serverChecker) check(ctx context.Context, w checkWork) (evidence, error) {
 	return s.v.withServer(ctx, s.srv, w, func(cctx context.Context) (servers.CheckResult, string, error) {
-		cr, err := s.srv.Check(cctx, w.req)
-		if s.srv.Spec().ReportsDependants {
+		spec := s.srv.Spec()
+		switch {
+		case spec.ReadsDiskIncludes:
+			// The compiles are bounded by the load timeout below ctx,
+			// not by the server's silence.
+			return s.v.checkIncludes(cctx, ctx, w.snap, w.g, w.req)
+		case spec.ReportsDependants:
+			cr, err := s.srv.Check(cctx, w.req)
 			return cr, "the server, which reports every affected file", err
 		}
+		cr, err := s.srv.Check(cctx, w.req)
 		return cr, "the server, file by file", err
-	})
-}
-
-// compileChecker checks C and C++ (a server with ReadsDiskIncludes):
-// the server for the changed files it can see whole, the compiler for
-// every translation unit that includes a changed file (see cfamily.go).
-type compileChecker struct {
-	v   *Validator
-	srv *servers.Server
-}
-
-func (c compileChecker) label() string { return c.srv.Spec().Name }
-
-func (c compileChecker) check(ctx context.Context, w checkWork) (evidence, error) {
-	return c.v.withServer(ctx, c.srv, w, func(cctx context.Context) (servers.CheckResult, string, error) {
-		// The compiles are bounded by the load timeout below ctx, not by
-		// the server's silence.
-		return c.v.checkIncludes(cctx, ctx, w.snap, w.g, w.req)
 	})
 }
 
