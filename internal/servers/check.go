@@ -242,10 +242,11 @@ func (cy *cycle) send(ctx context.Context, path, language, text string) (sent, e
 	if _, open := cy.client.IsOpen(uri); open {
 		version, err = cy.client.DidChange(ctx, uri, text)
 	} else {
+		// Recorded before it is sent: a didOpen cut short by the caller's
+		// context may still have reached the server, and a document left
+		// open there would shadow the disk for every later check.
+		cy.opened = append(cy.opened, uri)
 		version, err = cy.client.DidOpen(ctx, uri, language, text)
-		if err == nil {
-			cy.opened = append(cy.opened, uri)
-		}
 	}
 	if err != nil {
 		return sent{}, err

@@ -150,11 +150,9 @@ func (cy *tsCycle) applyOverlays(ctx context.Context) error {
 		}
 		cy.text[f.Path] = text
 	}
+	cy.willOpen(open)
 	if err := cy.client.UpdateOpen(ctx, open, edits, nil); err != nil {
 		return err
-	}
-	for _, o := range open {
-		cy.opened = append(cy.opened, o.File)
 	}
 	if cy.req.AfterOverlay != nil {
 		cy.req.AfterOverlay()
@@ -324,13 +322,19 @@ func (cy *tsCycle) open(ctx context.Context, files []tsserver.OpenFile) error {
 	if len(files) == 0 {
 		return nil
 	}
-	if err := cy.client.UpdateOpen(ctx, files, nil, nil); err != nil {
-		return err
-	}
+	cy.willOpen(files)
+	return cy.client.UpdateOpen(ctx, files, nil, nil)
+}
+
+// willOpen records files as opened before the request that opens them
+// goes out: a request cut short by its caller's context may still have
+// reached tsserver, and a file left open there would shadow the disk
+// for every later check (the client's next write of it never seen).
+// Closing a file tsserver does not hold open is harmless.
+func (cy *tsCycle) willOpen(files []tsserver.OpenFile) {
 	for _, f := range files {
 		cy.opened = append(cy.opened, f.File)
 	}
-	return nil
 }
 
 // restore closes what the cycle opened; tsserver then reads those files
