@@ -154,7 +154,7 @@ func New(opts Options) (*App, error) {
 		Allow: func(node string) error {
 			return policy.Program(execpolicy.Origin{What: "node (for TypeScript's declaration emit)", Path: node})
 		}})
-	graph := reach.New(root, a.Parser).WithDeclarations(a.declarations)
+	graph := reach.New(root, a.Parser).WithTypeScript(a.declarations)
 	a.Validator = shadow.New(root, a.Servers, graph, shadow.Options{
 		Timeout:       cfg.Timeout(),
 		LoadTimeout:   cfg.LoadTimeout.Duration,

@@ -52,6 +52,10 @@ type Graph struct {
 	// declaration emit), which decides in place of the shape when it is
 	// complete.
 	decl *tsdecl.Emitter
+	// records, if set, is the compiler's record of the imports it
+	// resolved, taken beside Anvil's own resolution (records.go).
+	records  ImportRecorder
+	recorded recordCache
 
 	mu    sync.Mutex
 	cache map[string]fileImports // by relative path
@@ -90,10 +94,15 @@ func New(root *workspace.Root, parser *syntax.Parser) *Graph {
 	return &Graph{root: root, parser: parser, projects: tsconfig.NewProjects(root.Dir()), cutoff: true, cache: map[string]fileImports{}}
 }
 
-// WithDeclarations makes the cut-off ask TypeScript for a changed
-// TypeScript file's interface (nil asks nothing).
-func (g *Graph) WithDeclarations(e *tsdecl.Emitter) *Graph {
+// WithTypeScript has the graph ask Anvil's TypeScript (nil asks
+// nothing): for a changed file's interface, which the cut-off compares,
+// and for the imports the compiler resolved in each project, taken
+// beside Anvil's own resolution (records.go).
+func (g *Graph) WithTypeScript(e *tsdecl.Emitter) *Graph {
 	g.decl = e
+	if e != nil {
+		g.records = e
+	}
 	return g
 }
 
@@ -172,7 +181,11 @@ func (g *Graph) dependants(ctx context.Context, files Files, changes []*changese
 	}
 	paths := withChanged(files, changes)
 	res := resolve.New(g.root.Dir(), paths, g.projects)
-	gr, err := g.reverse(ctx, files, paths, families, res, changed, fragments)
+	var rec *record
+	if families["ecma"] && g.records != nil {
+		rec = g.recordFor(ctx, files, changes)
+	}
+	gr, err := g.reverse(ctx, files, paths, families, res, rec, changed, fragments)
 	if err != nil {
 		return Dependants{}, err
 	}
@@ -343,7 +356,7 @@ type edge struct {
 
 // reverse builds the graph for the files of the given families among
 // paths (see withChanged).
-func (g *Graph) reverse(ctx context.Context, files Files, paths []string, families map[string]bool, res *resolve.Workspace, changed map[string]*changeset.Change, fragments map[string]bool) (*importGraph, error) {
+func (g *Graph) reverse(ctx context.Context, files Files, paths []string, families map[string]bool, res *resolve.Workspace, rec *record, changed map[string]*changeset.Change, fragments map[string]bool) (*importGraph, error) {
 	gr := &importGraph{files: map[string]*graphFile{}, importers: map[string][]edge{}, byFamily: map[string][]string{},
 		unknown: map[string][]string{}, fragments: fragments}
 	var includes *compiledb.Resolver
@@ -377,6 +390,11 @@ func (g *Graph) reverse(ctx context.Context, files Files, paths []string, famili
 			continue
 		}
 		unknown := false
+		if fam == "ecma" {
+			gf.surface = withRecorded(gf.surface, rec.specs(rel))
+			// A project the compiler could not record may import anything.
+			unknown = rec.unrecordedWhy(rel) != ""
+		}
 		if fam == "c" {
 			// What the compile command forces in (-include) is included
 			// before the first line.
@@ -397,6 +415,7 @@ func (g *Graph) reverse(ctx context.Context, files Files, paths []string, famili
 				if !known {
 					unknown = true
 				}
+				targets = appendNew(targets, rec.targets(rel, b.Module)...)
 				for _, t := range targets {
 					gf.links[i] = append(gf.links[i], link{target: t, name: b.Name})
 				}
@@ -431,6 +450,36 @@ func (g *Graph) reverse(ctx context.Context, files Files, paths []string, famili
 		}
 	}
 	return gr, nil
+}
+
+// withRecorded returns s with a whole-module binding for each specifier
+// the compiler resolved that s does not import (a require, a dynamic
+// import, an import the surface does not read): the record adds what
+// Anvil's reading leaves out.
+func withRecorded(s *syntax.Surface, recorded map[string][]string) *syntax.Surface {
+	if len(recorded) == 0 {
+		return s
+	}
+	read := map[string]bool{}
+	for _, b := range s.Imports {
+		read[b.Module] = true
+	}
+	var extra []string
+	for spec := range recorded {
+		if !read[spec] {
+			extra = append(extra, spec)
+		}
+	}
+	if len(extra) == 0 {
+		return s
+	}
+	slices.Sort(extra)
+	out := *s
+	out.Imports = slices.Clone(s.Imports)
+	for _, spec := range extra {
+		out.Imports = append(out.Imports, syntax.Binding{Module: spec, Name: "*", Whole: true})
+	}
+	return &out
 }
 
 // hasFamily reports whether files hold a file of family fam.

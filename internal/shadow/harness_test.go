@@ -111,7 +111,7 @@ func newHarnessAt(t *testing.T, dir string, ho harnessOptions) *harness {
 		t.Cleanup(parser.Close)
 		// As the app builds it: TypeScript's declaration emit decides
 		// where it is complete.
-		deps = reach.New(root, parser).WithDeclarations(declarationEmitter(t))
+		deps = reach.New(root, parser).WithTypeScript(declarationEmitter(t))
 	}
 	if ho.opts.Log == nil {
 		f, err := os.Create(filepath.Join(t.TempDir(), "shadow.log"))

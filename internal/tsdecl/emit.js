@@ -40,10 +40,82 @@ function opened(text, fileName) {
   }
   return out + text.slice(last);
 }
+// Imports: {"id", "kind": "imports", "config", "root", "overlay"}, where
+// overlay maps an absolute path to its text, or to null for a file
+// deleted. The answer {"id", "imports"} maps each file of the project's
+// program under root (outside node_modules) to the pairs [specifier,
+// resolved file] of the modules TypeScript resolved for it into root:
+// the compiler's own record of who reads what, on the tree the overlay
+// makes. Parsed files are kept by path and modification (or overlay
+// text); resolution runs afresh on every request, so a link or a file
+// that appeared is seen.
+const parsed = new Map();
+function imports(req) {
+  const overlay = new Map(Object.entries(req.overlay || {}));
+  const root = String(req.root).replace(/\/+$/, "") + "/";
+  const inRoot = (p) => p.startsWith(root) && !p.slice(root.length).split("/").includes("node_modules");
+  const exists = (p) => overlay.has(p) ? overlay.get(p) !== null : ts.sys.fileExists(p);
+  const read = (p) => overlay.has(p) ? (overlay.get(p) === null ? undefined : overlay.get(p)) : ts.sys.readFile(p);
+  const dirExists = (d) => {
+    const prefix = d.replace(/\/+$/, "") + "/";
+    for (const [p, text] of overlay) if (text !== null && p.startsWith(prefix)) return true;
+    return ts.sys.directoryExists(d);
+  };
+  const configHost = { ...ts.sys, fileExists: exists, readFile: read, directoryExists: dirExists, onUnRecoverableConfigFileDiagnostic: () => {} };
+  const cmd = ts.getParsedCommandLineOfConfigFile(String(req.config), {}, configHost);
+  if (!cmd) throw new Error("TypeScript cannot read " + req.config);
+  const options = { ...cmd.options, noEmit: true };
+  const host = ts.createCompilerHost(options, true);
+  host.fileExists = exists;
+  host.readFile = read;
+  host.directoryExists = dirExists;
+  host.getSourceFile = (fileName, languageVersion) => {
+    let key;
+    if (overlay.has(fileName)) {
+      const text = overlay.get(fileName);
+      if (text === null) return undefined;
+      key = "overlay:" + text;
+    } else {
+      let st;
+      try { st = require("fs").statSync(fileName); } catch (e) { return undefined; }
+      key = st.mtimeMs + ":" + st.size;
+    }
+    const lv = JSON.stringify(languageVersion);
+    const hit = parsed.get(fileName);
+    if (hit && hit.key === key && hit.lv === lv) return hit.sf;
+    const text = read(fileName);
+    if (text === undefined) return undefined;
+    const sf = ts.createSourceFile(fileName, text, languageVersion);
+    parsed.set(fileName, { key, lv, sf });
+    return sf;
+  };
+  const roots = cmd.fileNames.slice();
+  const configDir = require("path").dirname(String(req.config)) + "/";
+  for (const [p, text] of overlay) {
+    if (text !== null && p.startsWith(configDir) && /\.(d\.)?[cm]?[tj]sx?$/.test(p) && !roots.includes(p)) roots.push(p);
+  }
+  const program = ts.createProgram({ rootNames: roots, options, host, projectReferences: cmd.projectReferences });
+  const out = {};
+  for (const sf of program.getSourceFiles()) {
+    if (!inRoot(sf.fileName)) continue;
+    const pairs = [];
+    program.forEachResolvedModule((resolution, name) => {
+      const target = resolution && resolution.resolvedModule && resolution.resolvedModule.resolvedFileName;
+      if (target && inRoot(target)) pairs.push([name, target]);
+    }, sf);
+    if (pairs.length > 0) out[sf.fileName] = pairs;
+  }
+  if (parsed.size > 50000) parsed.clear();
+  return out;
+}
 readline.createInterface({ input: process.stdin, terminal: false }).on("line", (line) => {
   let req;
   try { req = JSON.parse(line); } catch (e) { answer({ id: -1, error: "a request that is not JSON" }); return; }
   try {
+    if (req.kind === "imports") {
+      answer({ id: req.id, imports: imports(req) });
+      return;
+    }
     const text = String(req.text), fileName = String(req.fileName);
     const plain = emit(text, fileName);
     const openText = opened(text, fileName);

@@ -134,58 +134,76 @@ func (e *Emitter) Emit(ctx context.Context, fileName string, src []byte) (Result
 	if r, ok := e.cache[key]; ok {
 		return r, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, answerBound)
-	defer cancel()
-	if err := e.start(); err != nil {
+	line, err := e.roundTrip(ctx, answerBound, map[string]any{"fileName": fileName, "text": string(src)})
+	if err != nil {
 		return Result{}, err
 	}
+	var a struct {
+		DTS   string  `json:"dts"`
+		Open  *string `json:"open"`
+		Codes []int   `json:"codes"`
+	}
+	if err := json.Unmarshal(line, &a); err != nil {
+		e.stop()
+		return Result{}, fmt.Errorf("the declaration emitter's answer: %v", err)
+	}
+	r := Result{DTS: a.DTS, Open: a.DTS, Complete: len(a.Codes) == 0}
+	if a.Open != nil {
+		r.Open = *a.Open
+	}
+	if len(e.cache) >= cacheSize {
+		clear(e.cache)
+	}
+	e.cache[key] = r
+	return r, nil
+}
+
+// roundTrip sends req (an id is added) and returns its answer's line,
+// within bound; called with e.mu held. An answer that reports an error
+// is returned as one.
+func (e *Emitter) roundTrip(ctx context.Context, bound time.Duration, req map[string]any) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	if err := e.start(); err != nil {
+		return nil, err
+	}
 	e.next++
-	req, _ := json.Marshal(map[string]any{"id": e.next, "fileName": fileName, "text": string(src)})
+	req["id"] = e.next
+	data, _ := json.Marshal(req)
 	p := e.p
 	if err := p.WriteBounded(ctx, func() error {
-		_, err := p.Stdin().Write(append(req, '\n'))
+		_, err := p.Stdin().Write(append(data, '\n'))
 		return err
 	}); err != nil {
 		e.stop()
-		return Result{}, fmt.Errorf("the declaration emitter: %w", err)
+		return nil, fmt.Errorf("the declaration emitter: %w", err)
 	}
 	for {
 		select {
 		case <-ctx.Done():
 			// Its state is unknown now: the next call starts another.
 			e.stop()
-			return Result{}, fmt.Errorf("the declaration emitter did not answer: %w", ctx.Err())
+			return nil, fmt.Errorf("the declaration emitter did not answer: %w", ctx.Err())
 		case line, ok := <-e.lines:
 			if !ok {
 				e.stop()
-				return Result{}, errors.New("the declaration emitter exited")
+				return nil, errors.New("the declaration emitter exited")
 			}
 			var a struct {
-				ID    int     `json:"id"`
-				DTS   string  `json:"dts"`
-				Open  *string `json:"open"`
-				Codes []int   `json:"codes"`
-				Error string  `json:"error"`
+				ID    int    `json:"id"`
+				Error string `json:"error"`
 			}
 			if err := json.Unmarshal(line, &a); err != nil {
 				e.stop()
-				return Result{}, fmt.Errorf("the declaration emitter's answer: %v", err)
+				return nil, fmt.Errorf("the declaration emitter's answer: %v", err)
 			}
 			if a.ID != e.next {
 				continue // an answer to a request whose caller gave up
 			}
 			if a.Error != "" {
-				return Result{}, fmt.Errorf("TypeScript's declaration emit: %s", a.Error)
+				return nil, fmt.Errorf("TypeScript: %s", a.Error)
 			}
-			r := Result{DTS: a.DTS, Open: a.DTS, Complete: len(a.Codes) == 0}
-			if a.Open != nil {
-				r.Open = *a.Open
-			}
-			if len(e.cache) >= cacheSize {
-				clear(e.cache)
-			}
-			e.cache[key] = r
-			return r, nil
+			return line, nil
 		}
 	}
 }
