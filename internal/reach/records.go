@@ -19,7 +19,7 @@ import (
 // compiler says reads it. Anvil's resolution (package resolve) stays
 // beside it, so a record can only add an importer, never drop one.
 type ImportRecorder interface {
-	Imports(ctx context.Context, config, root string, overlay map[string]*string) (tsdecl.Imports, error)
+	Imports(ctx context.Context, config, root string, overlay map[string]*string, reuse bool) (tsdecl.Imports, error)
 }
 
 // maxRecordedProjects bounds the TypeScript projects recorded for one
@@ -73,8 +73,15 @@ func (r *record) unrecordedWhy(from string) string {
 // edits of one disk state ask the compiler once.
 type recordCache struct {
 	mu  sync.Mutex
-	key [32]byte
+	key recordKey
 	rec *record
+}
+
+// recordKey is a disk state as the record sees it: full changes with any
+// TypeScript or JSON file; shape only when such a file is created or
+// deleted, or a JSON file changes.
+type recordKey struct {
+	full, shape [32]byte
 }
 
 // recordFor returns the compiler's record for files with changes: the
@@ -109,41 +116,54 @@ func (g *Graph) recordFor(ctx context.Context, files Files, changes []*changeset
 				overlay[g.root.Abs(c.Path)] = &text
 			}
 		}
-		rec.merge(g.ask(ctx, configs, overlay))
+		rec.merge(g.ask(ctx, configs, overlay, false))
 	}
 	return rec
 }
 
 // diskRecord is the record of the disk, from the cache when no TypeScript
-// or JSON file changed since it was made.
+// or JSON file changed since it was made. When only source files'
+// contents changed (the same files, the same JSON), the compiler is told
+// it may keep its earlier resolutions of the unchanged files.
 func (g *Graph) diskRecord(ctx context.Context, files Files, configs []string) *record {
-	h := sha256.New()
+	full, shape := sha256.New(), sha256.New()
 	for _, rel := range files.Sorted() {
-		if fam := Family(rel); fam == "ecma" || strings.HasSuffix(rel, ".json") {
-			st := files[rel]
-			fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\n", rel, st.Size, st.ModTime, st.Digest)
+		json := strings.HasSuffix(rel, ".json")
+		if Family(rel) != "ecma" && !json {
+			continue
+		}
+		st := files[rel]
+		stat := fmt.Sprintf("%s\x00%d\x00%d\x00%s\n", rel, st.Size, st.ModTime, st.Digest)
+		fmt.Fprint(full, stat)
+		if json {
+			fmt.Fprint(shape, stat)
+		} else {
+			fmt.Fprintf(shape, "%s\n", rel)
 		}
 	}
-	var key [32]byte
-	h.Sum(key[:0])
+	var key recordKey
+	full.Sum(key.full[:0])
+	shape.Sum(key.shape[:0])
 	g.recorded.mu.Lock()
 	defer g.recorded.mu.Unlock()
-	if g.recorded.rec != nil && g.recorded.key == key {
+	if g.recorded.rec != nil && g.recorded.key.full == key.full {
 		return g.recorded.rec
 	}
-	rec := g.ask(ctx, configs, nil)
+	reuse := g.recorded.rec != nil && g.recorded.key.shape == key.shape
+	rec := g.ask(ctx, configs, nil, reuse)
+	g.recorded.key, g.recorded.rec = key, nil
 	if len(rec.unrecorded) == 0 {
-		g.recorded.key, g.recorded.rec = key, rec
+		g.recorded.rec = rec
 	}
 	return rec
 }
 
 // ask records every project of configs on the tree overlay makes.
-func (g *Graph) ask(ctx context.Context, configs []string, overlay map[string]*string) *record {
+func (g *Graph) ask(ctx context.Context, configs []string, overlay map[string]*string, reuse bool) *record {
 	rec := &record{edges: map[string]map[string][]string{}, unrecorded: map[string]string{}}
 	root := g.root.Dir()
 	for _, cfg := range configs {
-		imports, err := g.records.Imports(ctx, g.root.Abs(cfg), root, overlay)
+		imports, err := g.records.Imports(ctx, g.root.Abs(cfg), root, overlay, reuse)
 		if err != nil {
 			rec.unrecorded[path.Dir(cfg)] = fmt.Sprintf("the compiler's record of %s's imports could not be had (%v)", cfg, err)
 			continue

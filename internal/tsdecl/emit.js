@@ -46,10 +46,10 @@ function opened(text, fileName) {
 // program under root (outside node_modules) to the pairs [specifier,
 // resolved file] of the modules TypeScript resolved for it into root:
 // the compiler's own record of who reads what, on the tree the overlay
-// makes. Parsed files are kept by path and modification (or overlay
-// text); resolution runs afresh on every request, so a link or a file
-// that appeared is seen.
+// makes. Parsed files are kept by path and text; resolution runs afresh unless "reuse" is set (see below), so a
+// link or a file that appeared is seen.
 const parsed = new Map();
+const programs = new Map();
 function imports(req) {
   const overlay = new Map(Object.entries(req.overlay || {}));
   const root = String(req.root).replace(/\/+$/, "") + "/";
@@ -69,24 +69,17 @@ function imports(req) {
   host.fileExists = exists;
   host.readFile = read;
   host.directoryExists = dirExists;
+  // A parsed file is reused while its text is the same (compared whole:
+  // two writes within one tick of the file system's clock keep size and
+  // time).
   host.getSourceFile = (fileName, languageVersion) => {
-    let key;
-    if (overlay.has(fileName)) {
-      const text = overlay.get(fileName);
-      if (text === null) return undefined;
-      key = "overlay:" + text;
-    } else {
-      let st;
-      try { st = require("fs").statSync(fileName); } catch (e) { return undefined; }
-      key = st.mtimeMs + ":" + st.size;
-    }
-    const lv = JSON.stringify(languageVersion);
-    const hit = parsed.get(fileName);
-    if (hit && hit.key === key && hit.lv === lv) return hit.sf;
     const text = read(fileName);
     if (text === undefined) return undefined;
+    const lv = JSON.stringify(languageVersion);
+    const hit = parsed.get(fileName);
+    if (hit && hit.text === text && hit.lv === lv) return hit.sf;
     const sf = ts.createSourceFile(fileName, text, languageVersion);
-    parsed.set(fileName, { key, lv, sf });
+    parsed.set(fileName, { text, lv, sf });
     return sf;
   };
   const roots = cmd.fileNames.slice();
@@ -94,7 +87,14 @@ function imports(req) {
   for (const [p, text] of overlay) {
     if (text !== null && p.startsWith(configDir) && /\.(d\.)?[cm]?[tj]sx?$/.test(p) && !roots.includes(p)) roots.push(p);
   }
-  const program = ts.createProgram({ rootNames: roots, options, host, projectReferences: cmd.projectReferences });
+  // The program of the last disk request is reused when the caller says
+  // no file was created or deleted and no JSON file changed since: then
+  // only the changed files' imports can resolve otherwise, and TypeScript
+  // resolves those again.
+  const config = String(req.config);
+  const old = !req.overlay && req.reuse ? programs.get(config) : undefined;
+  const program = ts.createProgram({ rootNames: roots, options, host, projectReferences: cmd.projectReferences, oldProgram: old });
+  if (!req.overlay) programs.set(config, program);
   const out = {};
   for (const sf of program.getSourceFiles()) {
     if (!inRoot(sf.fileName)) continue;
@@ -105,7 +105,7 @@ function imports(req) {
     }, sf);
     if (pairs.length > 0) out[sf.fileName] = pairs;
   }
-  if (parsed.size > 50000) parsed.clear();
+  if (parsed.size > 50000) { parsed.clear(); programs.clear(); }
   return out;
 }
 readline.createInterface({ input: process.stdin, terminal: false }).on("line", (line) => {

@@ -24,10 +24,20 @@ type Imports map[string][][2]string
 // outside node_modules. A created file under the configuration's
 // directory is taken into the program whether its patterns include it
 // or not: a record may hold more than the compiler's program, never less.
-func (e *Emitter) Imports(ctx context.Context, config, root string, overlay map[string]*string) (Imports, error) {
+//
+// With reuse (and no overlay), the caller vouches that since the last
+// record of config no file was created or deleted and no JSON file
+// changed, only the content of source files: TypeScript then keeps the
+// earlier program's resolutions of the unchanged files and resolves the
+// changed files' imports again, which costs the change, not the project.
+func (e *Emitter) Imports(ctx context.Context, config, root string, overlay map[string]*string, reuse bool) (Imports, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	line, err := e.roundTrip(ctx, importsBound, map[string]any{"kind": "imports", "config": config, "root": root, "overlay": overlay})
+	req := map[string]any{"kind": "imports", "config": config, "root": root, "reuse": reuse}
+	if overlay != nil {
+		req["overlay"] = overlay
+	}
+	line, err := e.roundTrip(ctx, importsBound, req)
 	if err != nil {
 		return nil, err
 	}

@@ -2,11 +2,14 @@ package tsdecl
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
 
@@ -43,7 +46,7 @@ func TestImportsAsTheCompilerResolves(t *testing.T) {
 		slices.Sort(out)
 		return out
 	}
-	rec, err := e.Imports(ctx, abs("tsconfig.json"), dir, nil)
+	rec, err := e.Imports(ctx, abs("tsconfig.json"), dir, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +55,7 @@ func TestImportsAsTheCompilerResolves(t *testing.T) {
 		t.Errorf("on disk: %v, want %v", got, want)
 	}
 	created, gone := "export const b = 2;\n", (*string)(nil)
-	rec, err = e.Imports(ctx, abs("tsconfig.json"), dir, map[string]*string{abs("src/b.ios.ts"): &created, abs("src/c.ios.ts"): gone})
+	rec, err = e.Imports(ctx, abs("tsconfig.json"), dir, map[string]*string{abs("src/b.ios.ts"): &created, abs("src/c.ios.ts"): gone}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,8 +63,64 @@ func TestImportsAsTheCompilerResolves(t *testing.T) {
 	if got := targets(rec); !slices.Equal(got, want) {
 		t.Errorf("on the changed tree: %v, want %v", got, want)
 	}
+	// A content change on disk, recorded with reuse: the changed file's
+	// new import is resolved.
+	testfs.Write(t, dir, map[string]string{"src/app.ts": "import { d } from \"./d\";\nexport const m = d;\n", "src/d.ios.ts": "export const d = 1;\n"})
+	if _, err := e.Imports(ctx, abs("tsconfig.json"), dir, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	testfs.Write(t, dir, map[string]string{"src/app.ts": "import { d } from \"./d\";\nimport { b } from \"./b\";\nexport const m = d + b;\n"})
+	rec, err = e.Imports(ctx, abs("tsconfig.json"), dir, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []string{"./b→src/b.ts", "./d→src/d.ios.ts"}
+	if got := targets(rec); !slices.Equal(got, want) {
+		t.Errorf("reused after a content change: %v, want %v", got, want)
+	}
 	// A configuration TypeScript cannot read is an error, never an empty record.
-	if _, err := e.Imports(ctx, abs("missing/tsconfig.json"), dir, nil); err == nil {
+	if _, err := e.Imports(ctx, abs("missing/tsconfig.json"), dir, nil, false); err == nil {
 		t.Error("a missing configuration gave a record")
+	}
+}
+
+// BenchmarkImports records a project of 1,500 modules, each importing
+// three others, as the gate asks after a file's content changed: the
+// parsed files are kept; resolution runs again (fresh) or only for the
+// changed file (reuse).
+func BenchmarkImports(b *testing.B) {
+	b.Run("fresh", func(b *testing.B) { benchmarkImports(b, false) })
+	b.Run("reuse", func(b *testing.B) { benchmarkImports(b, true) })
+}
+
+func benchmarkImports(b *testing.B, reuse bool) {
+	files := map[string]string{"tsconfig.json": `{"compilerOptions": {"strict": true, "noEmit": true, "module": "preserve", "moduleResolution": "bundler"}, "include": ["src"]}`}
+	const n = 1500
+	for i := range n {
+		// Each imports modules of lower numbers (a tree of modest depth:
+		// TypeScript follows imports depth first).
+		a, c, d := i/2, i/3, i/5
+		files[fmt.Sprintf("src/m%d.ts", i)] = fmt.Sprintf("import { v%d } from \"./m%d\";\nimport { v%d } from \"./m%d\";\nimport { v%d } from \"./m%d\";\nexport const v%d: number = v%d + v%d + v%d;\n",
+			a, a, c, c, d, d, i, a, c, d)
+	}
+	dir := testfs.Tree(b, files)
+	e := Find(FindOptions{ToolsDir: servers.DefaultToolsDir(os.Getenv), Path: os.Getenv("PATH")})
+	if e == nil {
+		b.Fatal("no TypeScript 6 in Anvil's tools directory, or no node")
+	}
+	b.Cleanup(e.Close)
+	ctx := context.Background()
+	start := time.Now()
+	if _, err := e.Imports(ctx, filepath.Join(dir, "tsconfig.json"), dir, nil, false); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(time.Since(start).Milliseconds()), "cold-ms")
+	b.ResetTimer()
+	for i := range b.N {
+		// One file changed on disk, as between two edits.
+		testfs.Write(b, dir, map[string]string{"src/m0.ts": files["src/m0.ts"] + fmt.Sprintf("// %d\n", i)})
+		if _, err := e.Imports(ctx, filepath.Join(dir, "tsconfig.json"), dir, nil, reuse); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
