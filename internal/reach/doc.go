@@ -12,6 +12,9 @@
 //	--------------------------------------------------|----------------------------------------------------------------------|------------------------------------------
 //	importers are the reverse of resolved imports      | tsc and pyright resolve a specifier to one file (paths, baseUrl,     | shadow: TestDependantsAsTheCompilerResolves
 //	  (package resolve), transitively, nearest first   |   rootDirs, workspace packages, Python import roots)                 |
+//	TypeScript's own record adds its resolved imports  | the compiler's program (forEachResolvedModule) on the disk and, for  | shadow: TestDependantsTheCompilerRecorded;
+//	  (records.go); a project it cannot record may     |   a created/deleted file or a JSON change, on the changed tree; npm  |   tsdecl: TestImportsAsTheCompilerResolves
+//	  import anything                                  |   links a local package under node_modules by any name              |
 //	where the compiler loads the first of several      | which is first depends on moduleSuffixes, a .d.ts beside its         | resolve: TestECMAEveryCandidate; shadow:
 //	  files, every one that exists is a target         |   .js, paths' order, the resolution mode (types, typesVersions,      |   TestCutoffHeldToBatchChecker (ts/moduleSuffixes,
 //	  (Anvil's resolution may add, never drop)         |   exports) and on the files a change creates                         |   ts/a declaration file beside its JavaScript)
