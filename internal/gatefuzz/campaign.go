@@ -265,12 +265,19 @@ func errors2(a, b error) error {
 	return b
 }
 
-// writeFiles writes files under dir.
+// writeFiles writes files under dir; a content "->target" is a symbolic
+// link to target (a package npm links under node_modules).
 func writeFiles(dir string, files Files) error {
 	for _, rel := range slices.Sorted(maps.Keys(files)) {
 		p := filepath.Join(dir, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
+		}
+		if target, ok := strings.CutPrefix(files[rel], "->"); ok {
+			if err := os.Symlink(filepath.FromSlash(target), p); err != nil {
+				return err
+			}
+			continue
 		}
 		if err := os.WriteFile(p, []byte(files[rel]), 0o644); err != nil {
 			return err

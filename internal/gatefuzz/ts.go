@@ -10,7 +10,8 @@ import (
 // TypeScript projects: modules and scripts, JavaScript under checkJs with
 // JSDoc types, named, namespace and type-only imports, re-exports, class
 // members and their modifiers, declaration merging, generics, overloads,
-// enums, a JSON module, tsconfig.json with `extends` and `moduleSuffixes`.
+// enums, a JSON module, tsconfig.json with `extends` and `moduleSuffixes`,
+// a local package npm links under node_modules by another name.
 // Every use an importer makes of a declaration is written when the
 // project is generated and is valid then; an edit re-renders the
 // declaring side only, so what it breaks is what the checker says.
@@ -46,6 +47,9 @@ type tsModule struct {
 
 type tsProject struct {
 	strict, extends, suffixes, json bool
+	// linked: the first module is a local package's (shared/), which
+	// importers name "lib", npm's link node_modules/lib → ../shared.
+	linked bool
 	mods                            []*tsModule
 	tags                            map[string]bool
 }
@@ -86,6 +90,7 @@ func genTSProject(r *rand.Rand) *tsProject {
 	p.extends = chance(r, 0.3)
 	p.suffixes = chance(r, 0.15)
 	p.json = chance(r, 0.15)
+	p.linked = !p.suffixes && chance(r, 0.12)
 	if p.extends {
 		p.tag("ts/tsconfig-extends")
 	}
@@ -100,6 +105,9 @@ func genTSProject(r *rand.Rand) *tsProject {
 		} else if p.suffixes && i == 0 {
 			m.path = "src/m0.ios.ts"
 			p.tag("ts/module-suffixes")
+		} else if p.linked && i == 0 {
+			m.path = "shared/m0.ts"
+			p.tag("ts/linked-package")
 		}
 		for k := 1 + r.IntN(3); k > 0; k-- {
 			d := &tsDecl{exported: 1, typ: pick(r, tsTypes...)}
@@ -161,6 +169,9 @@ func genTSProject(r *rand.Rand) *tsProject {
 				continue
 			}
 			spec := "./" + strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(src.path, "src/"), ".ts"), ".js"), ".ios")
+			if strings.HasPrefix(src.path, "shared/") {
+				spec = "lib"
+			}
 			used := pickSome(r, src.exports)
 			switch form := r.IntN(10); {
 			case form < 2:
@@ -321,11 +332,17 @@ func (p *tsProject) render() Files {
 		opts += `, "resolveJsonModule": true, "allowSyntheticDefaultImports": true`
 		f["src/data.json"] = `{"n": 1}` + "\n"
 	}
+	include := `["src"]`
+	if p.linked {
+		include = `["src", "shared"]`
+		f["shared/package.json"] = `{"name": "shared-lib", "type": "module", "types": "./m0.ts"}` + "\n"
+		f["node_modules/lib"] = "->../shared"
+	}
 	if p.extends {
 		f["configs/base.json"] = "{\n  \"compilerOptions\": {" + opts + "}\n}\n"
-		f["tsconfig.json"] = "{\n  \"extends\": \"./configs/base.json\",\n  \"include\": [\"src\"]\n}\n"
+		f["tsconfig.json"] = "{\n  \"extends\": \"./configs/base.json\",\n  \"include\": " + include + "\n}\n"
 	} else {
-		f["tsconfig.json"] = "{\n  \"compilerOptions\": {" + opts + "},\n  \"include\": [\"src\"]\n}\n"
+		f["tsconfig.json"] = "{\n  \"compilerOptions\": {" + opts + "},\n  \"include\": " + include + "\n}\n"
 	}
 	for _, m := range p.mods {
 		f[m.path] = m.render()
