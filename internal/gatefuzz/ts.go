@@ -50,8 +50,8 @@ type tsProject struct {
 	// linked: the first module is a local package's (shared/), which
 	// importers name "lib", npm's link node_modules/lib → ../shared.
 	linked bool
-	mods                            []*tsModule
-	tags                            map[string]bool
+	mods   []*tsModule
+	tags   map[string]bool
 }
 
 // TS is TypeScript and JavaScript under checkJs, checked by tsc.
