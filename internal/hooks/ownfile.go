@@ -197,6 +197,15 @@ function hook(verb, input) {
   });
 }
 
+// remember keeps value for a tool call until its after-hook takes it; a
+// call whose after-hook never comes (the tool refused elsewhere, the
+// session aborted) is forgotten once newer calls pile up past the bound.
+const pendingBound = 256;
+function remember(map, key, value) {
+  map.set(key, value);
+  while (map.size > pendingBound) map.delete(map.keys().next().value);
+}
+
 export const AnvilGate = async ({ client, directory }) => {
   const started = new Set();
   const refused = new Set();
@@ -215,8 +224,8 @@ export const AnvilGate = async ({ client, directory }) => {
       await start(input.sessionID);
       const a = await hook("pre-edit", { ...base(input.sessionID, "PreToolUse"), tool_name: input.tool, tool_input: output.args });
       if (a.decision === "block") throw new Error(a.reason);
-      if (a.additionalContext) context.set(input.callID, a.additionalContext);
-      if (a.anvilCheckAfter) after.set(input.callID, output.args);
+      if (a.additionalContext) remember(context, input.callID, a.additionalContext);
+      if (a.anvilCheckAfter) remember(after, input.callID, output.args);
     },
     "tool.execute.after": async (input, output) => {
       let more = context.get(input.callID) ?? "";
