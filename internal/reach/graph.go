@@ -130,6 +130,13 @@ type Dependants struct {
 	// ByCompiler are the changed files whose interface TypeScript's
 	// declaration emit compared (complete before and after the change).
 	ByCompiler []string
+	// Recorded: TypeScript's compiler recorded the imports of every
+	// project of the workspace, on the disk and, for a change set that
+	// creates or deletes a file, on the changed tree (records.go). A
+	// TypeScript file that record and Anvil's reading both leave without
+	// importers is read by no file the compiler checks, other than through
+	// a project's configuration.
+	Recorded bool
 	// Opaque says, for each changed file whose change counts as a change
 	// of every export or reaches every file (so the cut-off did not
 	// apply), why.
@@ -249,6 +256,7 @@ func (g *Graph) dependants(ctx context.Context, files Files, changes []*changese
 		d.Opaque = opaque
 	}
 	d.ByCompiler = byCompiler
+	d.Recorded = rec != nil && len(rec.unrecorded) == 0
 	for _, f := range append(slices.Sorted(maps.Keys(changed)), d.Files...) {
 		if why := p.outside(f); why != "" {
 			if d.Outside == nil {

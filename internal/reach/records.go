@@ -22,6 +22,13 @@ type ImportRecorder interface {
 	Imports(ctx context.Context, config, root string, overlay map[string]*string, reuse bool) (tsdecl.Imports, error)
 }
 
+// WithoutRecords has the graph rely on Anvil's own resolution alone
+// (tests compare the two).
+func (g *Graph) WithoutRecords() *Graph {
+	g.records = nil
+	return g
+}
+
 // maxRecordedProjects bounds the TypeScript projects recorded for one
 // change; beyond it every file of the language is a possible importer.
 const maxRecordedProjects = 64

@@ -43,6 +43,9 @@ type checkWork struct {
 	// unimported are the deleted files (absolute) the request asks about
 	// no dependant of: nothing the import graph knows reads them.
 	unimported []string
+	// recorded: the dependants come with TypeScript's own record of the
+	// imports of every project (reach.Dependants.Recorded).
+	recorded bool
 }
 
 // evidence is a checker's answer, in one form whatever ran.

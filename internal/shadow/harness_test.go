@@ -40,6 +40,9 @@ type harnessOptions struct {
 	overrides []servers.Spec
 	opts      Options
 	noDeps    bool
+	// noRecords leaves out TypeScript's record of imports: the graph
+	// has Anvil's own resolution alone.
+	noRecords bool
 	// toolsDir replaces Anvil's tools directory ("" for the installed one).
 	toolsDir string
 	// hidden are the places the policy keeps from sealed commands;
@@ -111,7 +114,11 @@ func newHarnessAt(t *testing.T, dir string, ho harnessOptions) *harness {
 		t.Cleanup(parser.Close)
 		// As the app builds it: TypeScript's declaration emit decides
 		// where it is complete.
-		deps = reach.New(root, parser).WithTypeScript(declarationEmitter(t))
+		g := reach.New(root, parser).WithTypeScript(declarationEmitter(t))
+		if ho.noRecords {
+			g = g.WithoutRecords()
+		}
+		deps = g
 	}
 	if ho.opts.Log == nil {
 		f, err := os.Create(filepath.Join(t.TempDir(), "shadow.log"))

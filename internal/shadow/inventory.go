@@ -1,7 +1,9 @@
 package shadow
 
 import (
+	"bytes"
 	"context"
+	"os"
 	"path"
 	"strings"
 
@@ -118,4 +120,24 @@ func (v *Validator) extendedBy(snap *Snapshot, notCode []Skipped) map[string]str
 		}
 	}
 	return extended
+}
+
+// namedByProjectConfig reports whether a TypeScript project configuration
+// of the snapshot may name rel itself (its base name appears in the
+// file's text: a "files" entry, which a deletion breaks with TS6053
+// whoever imports it). Reading the text over-approximates: any mention
+// counts.
+func namedByProjectConfig(snap *Snapshot, rel string) bool {
+	base := []byte(path.Base(rel))
+	for p, st := range snap.Files {
+		name := path.Base(p)
+		if !strings.HasSuffix(name, ".json") || !(strings.HasPrefix(name, "tsconfig") || name == "jsconfig.json") {
+			continue
+		}
+		data, err := os.ReadFile(st.Abs)
+		if err != nil || bytes.Contains(data, base) {
+			return true
+		}
+	}
+	return false
 }

@@ -46,7 +46,8 @@ func TestDeletionNothingImportsGoesToTheBatchChecker(t *testing.T) {
 	}
 
 	// Beside another project, the batch run of the file's own would not
-	// see an importer there that the graph missed: unverified.
+	// see an importer there; TypeScript's record of both projects'
+	// imports, before and after, is the evidence that nothing reads it.
 	h = harness(map[string]string{
 		"tsconfig.json":       `{"compilerOptions": {"strict": true, "noEmit": true}, "include": ["src"]}`,
 		"src/lonely.ts":       "export const lonely = 1;\n",
@@ -54,8 +55,16 @@ func TestDeletionNothingImportsGoesToTheBatchChecker(t *testing.T) {
 		"other/o.ts":          "export const o: number = 1;\n",
 	})
 	res = h.validate(map[string]string{"-src/lonely.ts": ""})
+	expect(t, res, Clean)
+	if !strings.Contains(strings.Join(res.Notes, "\n"), "TypeScript's record") {
+		t.Errorf("the verdict does not say what made it:\n%s", describe(res))
+	}
+	// Without the compiler's record (Anvil's reading alone), the same
+	// deletion has no evidence.
+	h = newHarnessAt(t, h.dir, harnessOptions{opts: Options{BatchStateDir: t.TempDir()}, noRecords: true})
+	res = h.validate(map[string]string{"-src/lonely.ts": ""})
 	if res.Verdict == Clean {
-		t.Fatalf("a deletion beside another project:\n%s", describe(res))
+		t.Fatalf("a deletion beside another project, without the compiler's record:\n%s", describe(res))
 	}
 	// With a file the server does check in the same change set, the
 	// deletion still has no evidence: its own file stays unverified

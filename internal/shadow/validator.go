@@ -381,12 +381,12 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 		res.Verdict = Rejected
 	case len(res.Unverified) > 0:
 		res.Verdict = Unverified
-	case len(res.CheckedFiles) == 0 && slices.ContainsFunc(outcomes, func(o groupOutcome) bool { return !o.wholeProject }):
+	case len(res.CheckedFiles) == 0 && slices.ContainsFunc(outcomes, func(o groupOutcome) bool { return !o.answered() }):
 		// Code or configuration changed and no server reported on any
 		// file: nothing shows the change was seen. (A checker that ran
 		// over the whole project and finished saw it, and found nothing.)
 		for i, name := range gs.order {
-			if outcomes[i].wholeProject {
+			if outcomes[i].answered() {
 				continue
 			}
 			for _, c := range gs.by[name].changes {
@@ -421,7 +421,15 @@ type groupOutcome struct {
 	// and finished (a batch or project checker), so its silence about a
 	// file is an answer: no error there.
 	wholeProject bool
+	// recordedOnly: every change of the group is a deletion the
+	// compiler's record shows nothing reads, so no file was left for the
+	// checker to report on, and the record is the answer.
+	recordedOnly bool
 }
+
+// answered reports whether the outcome says something of the change
+// even when no file was reported on.
+func (o groupOutcome) answered() bool { return o.wholeProject || o.recordedOnly }
 
 // unverifiedAll marks every change of g unverified for reason.
 func (o groupOutcome) unverifiedAll(g *group, reason string) groupOutcome {
@@ -609,12 +617,22 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group,
 		// projects, a run that failed): the server has no file left to
 		// report on, and the import graph is Anvil's reading, no
 		// evidence that nothing reads the file. Never clean, whatever
-		// else the group checked.
+		// else the group checked — unless TypeScript's own record of
+		// every project's imports, on both trees, is that evidence.
+		recorded := 0
 		for _, abs := range w.unimported {
 			if rel, err := v.root.Rel(abs); err == nil {
+				if w.recorded && reach.Family(rel) == "ecma" && !namedByProjectConfig(snap, rel) {
+					// The compiler's own record, on both trees, has no
+					// file that reads it.
+					out.notes = append(out.notes, fmt.Sprintf("%s: deleted; TypeScript's record of its projects' imports, before and after the change, has no file that reads it", rel))
+					recorded++
+					continue
+				}
 				out.unverified = append(out.unverified, Skipped{Path: rel, Reason: "deleted; the import graph finds no file that imports it, but that graph is Anvil's reading, and no checker that reads the whole project (a batch run, in a workspace of one project) confirmed that none does"})
 			}
 		}
+		out.recordedOnly = recorded > 0 && recorded == len(g.changes)
 	}
 	return out
 }
@@ -675,6 +693,7 @@ func (v *Validator) addDependants(ctx context.Context, w *checkWork, scope Scope
 		return nil, fmt.Sprintf("the change has more than %d dependants, the most checked at once; none was checked; fix: raise max_dependants ('anvil config set max_dependants %d')", v.opts.MaxDependants, 4*v.opts.MaxDependants)
 	}
 	w.req.BaselineKey = w.snap.Fingerprint
+	w.recorded = deps.Recorded
 	if deps.Unaffected > 0 {
 		out.notes = append(out.notes, fmt.Sprintf("%d %s of the change not checked: the exports they use kept their interfaces", deps.Unaffected, plural(deps.Unaffected, "importer", "importers")))
 	}

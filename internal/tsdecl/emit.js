@@ -82,7 +82,9 @@ function imports(req) {
     parsed.set(fileName, { text, lv, sf });
     return sf;
   };
-  const roots = cmd.fileNames.slice();
+  // A file the overlay deletes is no root, though a pattern matched it on
+  // disk.
+  const roots = cmd.fileNames.filter((p) => !overlay.has(p) || overlay.get(p) !== null);
   const configDir = require("path").dirname(String(req.config)) + "/";
   for (const [p, text] of overlay) {
     if (text !== null && p.startsWith(configDir) && /\.(d\.)?[cm]?[tj]sx?$/.test(p) && !roots.includes(p)) roots.push(p);
@@ -102,6 +104,20 @@ function imports(req) {
     program.forEachResolvedModule((resolution, name) => {
       const target = resolution && resolution.resolvedModule && resolution.resolvedModule.resolvedFileName;
       if (target && inRoot(target)) pairs.push([name, target]);
+    }, sf);
+    // A file read through a triple-slash directive is read as much as an
+    // imported one: `/// <reference path>` names a file (the program holds
+    // it under the name given or with an extension added), `/// <reference
+    // types>` a resolved package.
+    for (const ref of sf.referencedFiles) {
+      const base = ts.getNormalizedAbsolutePath(ref.fileName, ts.getDirectoryPath(sf.fileName));
+      for (const t of [base, base + ".ts", base + ".tsx", base + ".d.ts"]) {
+        if (inRoot(t) && program.getSourceFile(t)) pairs.push(["reference:" + ref.fileName, t]);
+      }
+    }
+    program.forEachResolvedTypeReferenceDirective((resolution, name) => {
+      const target = resolution && resolution.resolvedTypeReferenceDirective && resolution.resolvedTypeReferenceDirective.resolvedFileName;
+      if (target && inRoot(target)) pairs.push(["types:" + name, target]);
     }, sf);
     if (pairs.length > 0) out[sf.fileName] = pairs;
   }

@@ -124,3 +124,36 @@ func benchmarkImports(b *testing.B, reuse bool) {
 		}
 	}
 }
+
+// A triple-slash directive is a read: a referenced file and a types
+// package resolved into the workspace are in the record, under the
+// directive's kind.
+func TestImportsHoldTripleSlashReferences(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(testfs.Tree(t, map[string]string{
+		"tsconfig.json":            `{"compilerOptions": {"strict": true, "noEmit": true, "typeRoots": ["./types"]}, "include": ["src"]}`,
+		"src/app.ts":               "/// <reference path=\"./globals.d.ts\" />\n/// <reference types=\"extra\" />\nexport const n: number = G + X;\n",
+		"src/globals.d.ts":         "declare const G: number;\n",
+		"types/extra/index.d.ts":   "declare const X: number;\n",
+		"types/extra/package.json": `{"name": "extra", "types": "index.d.ts"}`,
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := emitter(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rec, err := e.Imports(ctx, filepath.Join(dir, "tsconfig.json"), dir, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, pair := range rec[filepath.Join(dir, "src/app.ts")] {
+		rel, _ := filepath.Rel(dir, pair[1])
+		got = append(got, pair[0]+"→"+rel)
+	}
+	slices.Sort(got)
+	want := []string{"reference:./globals.d.ts→src/globals.d.ts", "types:extra→types/extra/index.d.ts"}
+	if !slices.Equal(got, want) {
+		t.Errorf("%v, want %v", got, want)
+	}
+}
