@@ -31,6 +31,9 @@ func (l *local) Warm(ctx context.Context, paths []string) error {
 	if err := l.a.Root.Replaced(); err != nil {
 		return &service.InputError{Msg: err.Error()}
 	}
+	if len(paths) == 0 {
+		return l.a.Validator.WarmAhead(ctx)
+	}
 	return l.a.Validator.Warm(ctx, paths)
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/service"
@@ -19,6 +20,7 @@ import (
 // never refuses: a snapshot it cannot take is said.
 func (g *Gate) SessionStart(ctx context.Context, in Input) Answer {
 	a := g.keepStart(ctx, in)
+	g.warmAhead(ctx, in)
 	if g.TrustNotice == nil {
 		return a
 	}
@@ -31,6 +33,33 @@ func (g *Gate) SessionStart(ctx context.Context, in Input) Answer {
 		}
 	}
 	return a
+}
+
+// warmAheadBound bounds what the session's start waits for of the
+// warm-up: opening the service (the daemon, started if need be) and
+// asking it to start its work, which then runs in the daemon.
+const warmAheadBound = 3 * time.Second
+
+// warmAhead has the workspace's service start, in the background, what
+// the session's first check would wait for (its servers and projects,
+// the dependants' records): without it every first edit of a session on
+// a large project ran into the hook's bound. Best effort, never said.
+func (g *Gate) warmAhead(ctx context.Context, in Input) {
+	if g.Open == nil {
+		return
+	}
+	dir, err := g.ProjectDir(in)
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, warmAheadBound)
+	defer cancel()
+	svc, closeSvc, err := g.Open(ctx, dir)
+	if err != nil {
+		return
+	}
+	defer closeSvc()
+	_ = svc.Warm(ctx, nil)
 }
 
 // keepStart keeps the workspace's tree as the session starts.

@@ -29,6 +29,15 @@ func (g *Graph) WithoutRecords() *Graph {
 	return g
 }
 
+// Prepare makes TypeScript's record of the projects' imports for files
+// (the disk as it is), ahead of the first change's need; nothing without
+// a recorder or a TypeScript project.
+func (g *Graph) Prepare(ctx context.Context, files Files) {
+	if g.records != nil && hasFamily(files, "ecma") {
+		g.recordFor(ctx, files, nil)
+	}
+}
+
 // maxRecordedProjects bounds the TypeScript projects recorded for one
 // change; beyond it every file of the language is a possible importer.
 const maxRecordedProjects = 64

@@ -35,7 +35,10 @@ type Service interface {
 	// Warm has the servers answer for files (workspace-relative) as they
 	// are on disk, starting them if need be, so that the first check of a
 	// change to them asks about the change alone: a plan's files, while
-	// its user reads it. Best effort: nothing depends on it.
+	// its user reads it. With no paths, it starts in the background what a
+	// session's first check would wait for (every language's server and
+	// project, the dependants' records) and returns at once: a session's
+	// start. Best effort: nothing depends on it.
 	Warm(ctx context.Context, paths []string) error
 }
 

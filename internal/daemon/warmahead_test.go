@@ -1,0 +1,51 @@
+package daemon
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// A session's start asks the daemon to warm the workspace ahead (Warm
+// with no files): it answers at once, and the server of the project's
+// language starts and loads in the daemon meanwhile, so the session's
+// first edit does not wait for it (every first edit of a session on a
+// large project ran into the hook's bound).
+func TestWarmAheadStartsTheServersInTheBackground(t *testing.T) {
+	e := newEnv(t)
+	e.serve(t, Options{})
+	c := e.dial(t)
+	dir := writeProject(t, freshProject)
+	ws, err := c.Workspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	start := time.Now()
+	if err := ws.Warm(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("the warm-up was waited for: %s", took)
+	}
+	for {
+		st, err := c.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range st.Workspaces {
+			for _, s := range w.Servers {
+				if s.PID > 0 {
+					t.Logf("%s running after %s", s.Name, time.Since(start))
+					return
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no server started after the warm-up: %+v", st.Workspaces)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
