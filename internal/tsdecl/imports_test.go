@@ -157,3 +157,31 @@ func TestImportsHoldTripleSlashReferences(t *testing.T) {
 		t.Errorf("%v, want %v", got, want)
 	}
 }
+
+// Recording a repository's imports runs none of its code: a tsconfig's
+// language service plugins (which tsserver loads) and the repository's own
+// TypeScript under node_modules are not loaded by a program build over
+// Anvil's TypeScript, and a module the project imports is read, never
+// run.
+func TestImportsRunNothingOfTheRepository(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "ran")
+	payload := fmt.Sprintf("require('fs').writeFileSync(%q, 'ran');\nmodule.exports = () => ({ create: (i) => i.languageService });\n", marker)
+	dir := testfs.Tree(t, map[string]string{
+		"tsconfig.json":                             `{"compilerOptions": {"strict": true, "noEmit": true, "allowJs": true, "plugins": [{"name": "evil-plugin"}]}, "include": ["src"]}`,
+		"node_modules/evil-plugin/package.json":     `{"name": "evil-plugin", "main": "index.js"}`,
+		"node_modules/evil-plugin/index.js":         payload,
+		"node_modules/typescript/package.json":      `{"name": "typescript", "version": "5.4.5", "main": "lib/typescript.js"}`,
+		"node_modules/typescript/lib/typescript.js": payload,
+		"src/run.js": payload,
+		"src/app.ts": "import \"./run.js\";\nimport * as p from \"evil-plugin\";\nexport const n = p;\n",
+	})
+	e := emitter(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := e.Imports(ctx, filepath.Join(dir, "tsconfig.json"), dir, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("recording the imports ran the repository's code")
+	}
+}
