@@ -28,6 +28,9 @@ type Config struct {
 	Dir string
 	// Open opens the gate on a workspace.
 	Open OpenGate
+	// Path names the front end Open asks through ("local", "daemon",
+	// "hooks"), for the cases kept.
+	Path string
 	// Known are the constructs of false cleans still open, by tag, with
 	// their cause: a false clean of a trial that uses one is counted as
 	// known, not new.
@@ -144,7 +147,7 @@ func keep(ctx context.Context, c Config, dir string, o *Outcome) error {
 	if err != nil {
 		return err
 	}
-	cs := &Case{Trial: t, Class: o.Class, Gate: o.Gate.Verdict + " " + strings.Join(o.Gate.New, "; "), Truth: o.Truth}
+	cs := &Case{Trial: t, Class: o.Class, Gate: o.Gate.Verdict + " " + strings.Join(o.Gate.New, "; "), Truth: o.Truth, Path: c.Path}
 	if o.Class == FalseClean {
 		cs.Open = strings.TrimSpace(strings.TrimPrefix(o.Cause, "known open: "))
 		if cs.Open == "" {
@@ -274,6 +277,8 @@ func writeFiles(dir string, files Files) error {
 			return err
 		}
 		if target, ok := strings.CutPrefix(files[rel], "->"); ok {
+			// A case file (txtar) ends its content with a newline.
+			target = strings.TrimSuffix(target, "\n")
 			if err := os.Symlink(filepath.FromSlash(target), p); err != nil {
 				return err
 			}

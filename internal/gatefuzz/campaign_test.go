@@ -29,7 +29,7 @@ func TestGateFuzzCampaign(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 6*time.Hour)
 			defer cancel()
-			rep, err := gatefuzz.Run(ctx, gatefuzz.Config{Lang: l, Trials: *campaignTrials, Seed: *campaignSeed, First: *campaignFirst, Dir: t.TempDir(), Open: open, Known: gatefuzz.KnownOpen(), Cases: casesDir(), Log: os.Stdout})
+			rep, err := gatefuzz.Run(ctx, gatefuzz.Config{Lang: l, Trials: *campaignTrials, Seed: *campaignSeed, First: *campaignFirst, Dir: t.TempDir(), Open: open, Path: *campaignPath, Known: gatefuzz.KnownOpen(), Cases: casesDir(), Log: os.Stdout})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -14,7 +14,8 @@ import (
 // A regression case is a txtar archive: its comment says what the trial
 // was and what each side said, as "key: value" lines; its files are the
 // project (project/PATH), the edit's new contents (edit/PATH) and its
-// deletions (delete/PATH, empty). A case whose comment has an "open:" line
+// deletions (delete/PATH, empty); a "path:" line names the front end it
+// was found through and is replayed through. A case whose comment has an "open:" line
 // is a false clean still open, with its cause: the replaying test prints
 // it and passes; without one, a false clean fails.
 
@@ -31,6 +32,10 @@ type Case struct {
 	// Note says what else a reader should know (that the case reproduces
 	// only beside other projects).
 	Note string
+	// Path is the front end the case was found through ("" or "local":
+	// in the process; "daemon"; "hooks": a session's hooks, where the end
+	// of the turn checks the way back), and is replayed through.
+	Path string
 }
 
 // Format writes the case as a txtar archive.
@@ -46,6 +51,9 @@ func (c *Case) Format() []byte {
 	}
 	if c.Note != "" {
 		fmt.Fprintf(&comment, "note: %s\n", c.Note)
+	}
+	if c.Path != "" && c.Path != "local" {
+		fmt.Fprintf(&comment, "path: %s\n", c.Path)
 	}
 	a := &txtar.Archive{Comment: []byte(comment.String())}
 	for _, p := range sortedKeys(c.Trial.Project) {
@@ -89,6 +97,8 @@ func ParseCase(data []byte) (*Case, error) {
 			c.Open = v
 		case "note":
 			c.Note = v
+		case "path":
+			c.Path = v
 		}
 	}
 	if c.Trial.Lang == "" {

@@ -1,6 +1,7 @@
 package gatefuzz_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -88,17 +89,20 @@ func describeCauses(rep *gatefuzz.Report) string {
 // (testdata/cases): a false clean fails unless the case says it is open,
 // and why.
 func TestGateFuzzCases(t *testing.T) {
-	paths, err := filepath.Glob(filepath.Join("testdata", "cases", "*.txtar"))
+	files, err := filepath.Glob(filepath.Join("testdata", "cases", "*.txtar"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(paths) == 0 {
+	if len(files) == 0 {
 		t.Fatal("no cases under testdata/cases")
 	}
 	langs := languages(t)
+	fronts := paths(t)
+	// Cases are replayed by language and by the front end they were
+	// found through.
 	byLang := map[string][]*gatefuzz.Trial{}
 	cases := map[*gatefuzz.Trial]*gatefuzz.Case{}
-	for i, p := range paths {
+	for i, p := range files {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
@@ -108,19 +112,28 @@ func TestGateFuzzCases(t *testing.T) {
 			t.Fatalf("%s: %v", p, err)
 		}
 		c.Trial.Name = fmt.Sprintf("c%03d", i)
-		byLang[c.Trial.Lang] = append(byLang[c.Trial.Lang], c.Trial)
+		group := c.Trial.Lang
+		if c.Path != "" && c.Path != "local" {
+			group += "/" + c.Path
+		}
+		byLang[group] = append(byLang[group], c.Trial)
 		cases[c.Trial] = c
 	}
-	for _, lang := range slices.Sorted(maps.Keys(byLang)) {
-		t.Run(lang, func(t *testing.T) {
+	for _, group := range slices.Sorted(maps.Keys(byLang)) {
+		t.Run(group, func(t *testing.T) {
+			lang, front, _ := strings.Cut(group, "/")
 			l, ok := langs[lang]
 			if !ok {
 				t.Fatalf("cases of an unknown language %q", lang)
 			}
+			open, ok := fronts[cmp.Or(front, "local")]
+			if !ok {
+				t.Fatalf("cases of an unknown front end %q", front)
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 			defer cancel()
 			// All cases of a language share one workspace, as a campaign's trials do.
-			outs, err := gatefuzz.Judge(ctx, l, inProcess(t), t.TempDir(), byLang[lang])
+			outs, err := gatefuzz.Judge(ctx, l, open, t.TempDir(), byLang[group])
 			if err != nil {
 				t.Fatal(err)
 			}

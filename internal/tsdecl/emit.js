@@ -50,17 +50,42 @@ function opened(text, fileName) {
 // link or a file that appeared is seen.
 const parsed = new Map();
 const programs = new Map();
+// canonical is p with every link resolved, for a path that may not exist:
+// its nearest existing ancestor's real path, then the rest as given.
+function canonical(p) {
+  const fs = require("fs"), path = require("path");
+  const rest = [];
+  for (let dir = p; ; ) {
+    try { return path.join(fs.realpathSync(dir), ...rest); } catch (e) { /* not there: one level up */ }
+    const parent = path.dirname(dir);
+    if (parent === dir) return p;
+    rest.unshift(path.basename(dir));
+    dir = parent;
+  }
+}
 function imports(req) {
   const overlay = new Map(Object.entries(req.overlay || {}));
   const root = String(req.root).replace(/\/+$/, "") + "/";
   const inRoot = (p) => p.startsWith(root) && !p.slice(root.length).split("/").includes("node_modules");
-  const exists = (p) => overlay.has(p) ? overlay.get(p) !== null : ts.sys.fileExists(p);
-  const read = (p) => overlay.has(p) ? (overlay.get(p) === null ? undefined : overlay.get(p)) : ts.sys.readFile(p);
+  // The overlay names files by their real paths; the compiler may reach
+  // one through a link (node_modules/lib → ../shared), so a path is
+  // looked up as given and as its real path.
+  const key = (p) => {
+    if (overlay.size === 0) return undefined;
+    if (overlay.has(p)) return p;
+    const c = canonical(p);
+    return overlay.has(c) ? c : undefined;
+  };
+  const exists = (p) => { const k = key(p); return k !== undefined ? overlay.get(k) !== null : ts.sys.fileExists(p); };
+  const read = (p) => { const k = key(p); return k !== undefined ? (overlay.get(k) === null ? undefined : overlay.get(k)) : ts.sys.readFile(p); };
   const dirExists = (d) => {
-    const prefix = d.replace(/\/+$/, "") + "/";
-    for (const [p, text] of overlay) if (text !== null && p.startsWith(prefix)) return true;
+    for (const dir of overlay.size === 0 ? [] : [d, canonical(d)]) {
+      const prefix = dir.replace(/\/+$/, "") + "/";
+      for (const [p, text] of overlay) if (text !== null && p.startsWith(prefix)) return true;
+    }
     return ts.sys.directoryExists(d);
   };
+  const realpath = (p) => key(p) || (ts.sys.realpath ? ts.sys.realpath(p) : p);
   const configHost = { ...ts.sys, fileExists: exists, readFile: read, directoryExists: dirExists, onUnRecoverableConfigFileDiagnostic: () => {} };
   const cmd = ts.getParsedCommandLineOfConfigFile(String(req.config), {}, configHost);
   if (!cmd) throw new Error("TypeScript cannot read " + req.config);
@@ -69,6 +94,7 @@ function imports(req) {
   host.fileExists = exists;
   host.readFile = read;
   host.directoryExists = dirExists;
+  host.realpath = realpath;
   // A parsed file is reused while its text is the same (compared whole:
   // two writes within one tick of the file system's clock keep size and
   // time).

@@ -63,6 +63,21 @@ func TestImportsAsTheCompilerResolves(t *testing.T) {
 	if got := targets(rec); !slices.Equal(got, want) {
 		t.Errorf("on the changed tree: %v, want %v", got, want)
 	}
+	// A file created, on the changed tree, behind the link the compiler
+	// follows: the package's file, deleted on disk, comes back (the way
+	// back of a session that deleted it).
+	if err := os.Remove(abs("shared/index.ts")); err != nil {
+		t.Fatal(err)
+	}
+	back := "export const total = 1;\n"
+	rec, err = e.Imports(ctx, abs("tsconfig.json"), dir, map[string]*string{abs("shared/index.ts"): &back}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []string{"./a→src/a.ios.ts", "./b→src/b.ts", "./c→src/c.ios.ts", "lib→shared/index.ts"}
+	if got := targets(rec); !slices.Equal(got, want) {
+		t.Errorf("created behind a link: %v, want %v", got, want)
+	}
 	// A content change on disk, recorded with reuse: the changed file's
 	// new import is resolved.
 	testfs.Write(t, dir, map[string]string{"src/app.ts": "import { d } from \"./d\";\nexport const m = d;\n", "src/d.ios.ts": "export const d = 1;\n"})
