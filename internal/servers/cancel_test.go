@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/anvil-dev/anvil/internal/execpolicy"
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
 
@@ -36,13 +35,7 @@ func TestCancelledCheckLeavesTheServerOnTheDisk(t *testing.T) {
 				"hub.ts":        "export const zero = 0;\n",
 				"use.ts":        "import { zero } from \"./hub.js\";\nexport const one: number = zero + 1;\n",
 			})
-			mgr := NewManager(dir, NewRegistry(RegistryOptions{Policy: execpolicy.New(execpolicy.Options{Root: dir, Environ: os.Environ()}), ToolsDir: DefaultToolsDir(os.Getenv)}), ManagerOptions{StartTimeout: time.Minute})
-			t.Cleanup(func() {
-				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-				defer cancel()
-				mgr.Shutdown(ctx)
-			})
-			srv, err := mgr.ForLanguage("typescript")
+			srv, err := realManager(t, dir).ForLanguage("typescript")
 			if err != nil {
 				t.Fatal(err)
 			}

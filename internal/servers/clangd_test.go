@@ -13,6 +13,20 @@ import (
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
 
+// realManager is a manager of Anvil's installed servers for dir, as the
+// app makes one (the policy's environment, the tools directory), shut
+// down when the test ends.
+func realManager(t *testing.T, dir string) *Manager {
+	t.Helper()
+	mgr := NewManager(dir, NewRegistry(RegistryOptions{Policy: execpolicy.New(execpolicy.Options{Root: dir, Environ: os.Environ()}), ToolsDir: DefaultToolsDir(os.Getenv)}), ManagerOptions{StartTimeout: time.Minute})
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		mgr.Shutdown(ctx)
+	})
+	return mgr
+}
+
 // The measured facts behind the C/C++ check (internal/shadow/cfamily.go),
 // pinned against the installed clangd: it answers a changed file by a
 // publish of the version sent; a translation unit checked after a
@@ -28,13 +42,7 @@ func TestClangdReadsIncludesFromDisk(t *testing.T) {
 	})
 	testfs.Write(t, dir, map[string]string{"compile_commands.json": `[{"directory": "` + dir + `", "file": "a.c", "arguments": ["cc", "-c", "a.c"]},
  {"directory": "` + dir + `", "file": "b.c", "arguments": ["cc", "-c", "b.c"]}]`})
-	mgr := NewManager(dir, NewRegistry(RegistryOptions{Policy: execpolicy.New(execpolicy.Options{Root: dir, Environ: os.Environ()}), ToolsDir: DefaultToolsDir(os.Getenv)}), ManagerOptions{StartTimeout: time.Minute})
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		mgr.Shutdown(ctx)
-	})
-	srv, err := mgr.ForLanguage("c")
+	srv, err := realManager(t, dir).ForLanguage("c")
 	if err != nil {
 		t.Fatalf("clangd: %v (apt-get install clangd)", err)
 	}
