@@ -336,7 +336,7 @@ func (p *tsProject) render() Files {
 	if p.linked {
 		include = `["src", "shared"]`
 		f["shared/package.json"] = `{"name": "shared-lib", "type": "module", "types": "./m0.ts"}` + "\n"
-		f["node_modules/lib"] = "->../shared"
+		f["node_modules/lib"] = "->../shared\n" // a case file ends every content with a newline
 	}
 	if p.extends {
 		f["configs/base.json"] = "{\n  \"compilerOptions\": {" + opts + "}\n}\n"
