@@ -1,9 +1,11 @@
 package shadow
 
 import (
+	"context"
 	"strings"
 	"testing"
 
+	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
 
@@ -65,6 +67,27 @@ func TestDeletionNothingImportsGoesToTheBatchChecker(t *testing.T) {
 	res = h.validate(map[string]string{"-src/lonely.ts": ""})
 	if res.Verdict == Clean {
 		t.Fatalf("a deletion beside another project, without the compiler's record:\n%s", describe(res))
+	}
+	// A check that leaves the dependants out (the hooks' narrowed check,
+	// ChangedOnly) leaves a deleted file's importers out too: the
+	// record says they exist, so the deletion is never judged on it.
+	h = harness(map[string]string{
+		"tsconfig.json":       `{"compilerOptions": {"strict": true, "noEmit": true}, "include": ["src"]}`,
+		"src/used.ts":         "export const used = 1;\n",
+		"src/user.ts":         "import { used } from \"./used\";\nexport const u: number = used;\n",
+		"other/tsconfig.json": `{"compilerOptions": {"strict": true, "noEmit": true}}`,
+		"other/o.ts":          "export const o: number = 1;\n",
+	})
+	set, err := changeset.Load(h.root, []changeset.Spec{{Path: "src/used.ts", Delete: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = h.v.Validate(context.Background(), set, 1, Scope{ChangedOnly: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict == Clean {
+		t.Fatalf("a deletion whose importer the scope left out:\n%s", describe(res))
 	}
 	// With a file the server does check in the same change set, the
 	// deletion still has no evidence: its own file stays unverified

@@ -681,19 +681,24 @@ func (v *Validator) addDependants(ctx context.Context, w *checkWork, scope Scope
 			return nil, fmt.Sprintf("finding the files that depend on the change failed: %v", err)
 		}
 	}
+	// The record is evidence that nothing reads a deleted file only
+	// while every dependant found is asked about: a scope that leaves
+	// some out (below) leaves a deleted file's importers out too.
+	w.recorded = deps.Recorded
 	if scope.ChangedOnly && len(deps.Files) > 0 {
+		w.recorded = false
 		out.notes = append(out.notes, fmt.Sprintf("%s: only the changed files were checked; %d %s left to a complete check", spec.Name, len(deps.Files), plural(len(deps.Files), "dependant", "dependants")))
 		deps.Files, deps.Direct = nil, 0
 	}
 	if scope.Staging && len(deps.Files) > deps.Direct {
 		out.notes = append(out.notes, fmt.Sprintf("a staging check: the changed files and the %d files that use them directly were checked; the commit's check also covers %d further %s", deps.Direct, len(deps.Files)-deps.Direct, plural(len(deps.Files)-deps.Direct, "dependant", "dependants")))
 		deps.Files = deps.Files[:deps.Direct]
+		w.recorded = false
 	}
 	if len(deps.Files) > v.opts.MaxDependants {
 		return nil, fmt.Sprintf("the change has more than %d dependants, the most checked at once; none was checked; fix: raise max_dependants ('anvil config set max_dependants %d')", v.opts.MaxDependants, 4*v.opts.MaxDependants)
 	}
 	w.req.BaselineKey = w.snap.Fingerprint
-	w.recorded = deps.Recorded
 	if deps.Unaffected > 0 {
 		out.notes = append(out.notes, fmt.Sprintf("%d %s of the change not checked: the exports they use kept their interfaces", deps.Unaffected, plural(deps.Unaffected, "importer", "importers")))
 	}
@@ -710,6 +715,9 @@ func (v *Validator) addDependants(ctx context.Context, w *checkWork, scope Scope
 				w.req.DirectDependants++
 			}
 		}
+	}
+	if len(w.req.Dependants) != len(deps.Files) {
+		w.recorded = false // a dependant another checker answers for
 	}
 	if v.opts.Exhaustive || scope.Complete {
 		w.req.DirectDependants = len(w.req.Dependants)
