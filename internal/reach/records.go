@@ -39,7 +39,9 @@ func (g *Graph) Prepare(ctx context.Context, files Files) {
 }
 
 // maxRecordedProjects bounds the TypeScript projects recorded for one
-// change; beyond it every file of the language is a possible importer.
+// change; beyond it there is no record (each project's program costs a
+// resolution of its files): Anvil's reading alone finds the importers,
+// and nothing is judged on the record.
 const maxRecordedProjects = 64
 
 // projectConfig matches the files TypeScript reads a project from.
@@ -115,11 +117,12 @@ func (g *Graph) recordFor(ctx context.Context, files Files, changes []*changeset
 	if len(configs) == 0 {
 		return nil
 	}
-	rec := &record{edges: map[string]map[string][]string{}, unrecorded: map[string]string{}}
 	if len(configs) > maxRecordedProjects {
-		rec.unrecorded["."] = fmt.Sprintf("the workspace has more than %d TypeScript projects, whose imports the compiler is not asked for", maxRecordedProjects)
-		return rec
+		// No record: Anvil's reading alone decides, as without a
+		// recorder, and Dependants.Recorded stays false.
+		return nil
 	}
+	rec := &record{edges: map[string]map[string][]string{}, unrecorded: map[string]string{}}
 	disk := g.diskRecord(ctx, files, configs)
 	rec.merge(disk)
 	if reresolves(changes) {

@@ -2,6 +2,7 @@ package shadow
 
 import (
 	"context"
+	"maps"
 	"slices"
 
 	"github.com/anvil-dev/anvil/internal/reach"
@@ -51,13 +52,7 @@ func (v *Validator) WarmAhead(ctx context.Context) error {
 			parts[srv.Spec().Name] = part{srv, v.root.Abs(rel)}
 		}
 	}
-	names := slices.Sorted(func(yield func(string) bool) {
-		for n := range parts {
-			if !yield(n) {
-				return
-			}
-		}
-	})
+	names := slices.Sorted(maps.Keys(parts))
 	const records = "the dependants' records"
 	if _, ok := v.deps.(preparer); ok {
 		names = append(names, records)

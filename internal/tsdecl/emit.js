@@ -40,14 +40,15 @@ function opened(text, fileName) {
   }
   return out + text.slice(last);
 }
-// Imports: {"id", "kind": "imports", "config", "root", "overlay"}, where
-// overlay maps an absolute path to its text, or to null for a file
-// deleted. The answer {"id", "imports"} maps each file of the project's
-// program under root (outside node_modules) to the pairs [specifier,
-// resolved file] of the modules TypeScript resolved for it into root:
-// the compiler's own record of who reads what, on the tree the overlay
-// makes. Parsed files are kept by path and text; resolution runs afresh unless "reuse" is set (see below), so a
-// link or a file that appeared is seen.
+// Imports: {"id", "kind": "imports", "config", "root", "overlay",
+// "reuse"}, where overlay maps an absolute path to its text, or to null
+// for a file deleted. The answer {"id", "imports"} maps each file of the
+// project's program under root (outside node_modules) to the pairs
+// [specifier, resolved file] of what TypeScript resolved for it into
+// root: the compiler's own record of who reads what, on the tree the
+// overlay makes. Parsed files are kept by path and text; resolution runs
+// afresh unless "reuse" is set (see below), so a link or a file that
+// appeared is seen.
 const parsed = new Map();
 const programs = new Map();
 // canonical is p with every link resolved, for a path that may not exist:
