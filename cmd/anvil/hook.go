@@ -113,6 +113,9 @@ func answerHook(ctx context.Context, c hooks.Client, verb string, opts hookOptio
 		Open: func(ctx context.Context, dir string) (service.Service, func(), error) {
 			return daemon.Open(ctx, daemon.OpenOptions{Dir: dir, Getenv: os.Getenv, Warn: func(m string) { fmt.Fprintf(stderr, "anvil: %s\n", m) }})
 		},
+		OpenShared: func(ctx context.Context, dir string) (service.Service, func(), error) {
+			return daemon.Shared(ctx, daemon.OpenOptions{Dir: dir, Getenv: os.Getenv})
+		},
 	}
 	switch verb {
 	case hooks.VerbSessionStart:

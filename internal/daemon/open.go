@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/anvil-dev/anvil/internal/app"
@@ -45,7 +46,7 @@ func Open(ctx context.Context, o OpenOptions) (svc service.Service, close func()
 			o.Warn(n)
 		}
 	}
-	if !o.NoDaemon && o.Getenv("ANVIL_DAEMON") != "off" {
+	if o.daemonWanted() {
 		ws, closeWS, err := Workspace(ctx, o.Getenv, root.Dir())
 		if err == nil {
 			return ws, closeWS, nil
@@ -62,6 +63,31 @@ func Open(ctx context.Context, o OpenOptions) (svc service.Service, close func()
 		return nil, nil, &service.InputError{Msg: err.Error()}
 	}
 	return a.Service(), func() { a.Close() }, nil
+}
+
+// daemonWanted says whether o is served by the daemon, when it can be
+// reached.
+func (o OpenOptions) daemonWanted() bool {
+	return !o.NoDaemon && o.Getenv("ANVIL_DAEMON") != "off"
+}
+
+// ErrNoDaemon is Shared's answer when the daemon is turned off.
+var ErrNoDaemon = errors.New("the Anvil daemon is turned off")
+
+// Shared returns the daemon's service for o.Dir (the daemon started if
+// need be), never one in this process: for work that is only worth doing
+// where it outlives the caller (a session's warm-up, which a process of
+// its own would start and stop at once). ErrNoDaemon when o turns the
+// daemon off.
+func Shared(ctx context.Context, o OpenOptions) (service.Service, func(), error) {
+	if !o.daemonWanted() {
+		return nil, nil, ErrNoDaemon
+	}
+	root, err := workspace.New(o.Dir)
+	if err != nil {
+		return nil, nil, &service.InputError{Msg: err.Error()}
+	}
+	return Workspace(ctx, o.Getenv, root.Dir())
 }
 
 // Workspace reaches the daemon (starting it if need be) and returns its

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 )
@@ -47,5 +48,34 @@ func TestWarmAheadStartsTheServersInTheBackground(t *testing.T) {
 			t.Fatalf("no server started after the warm-up: %+v", st.Workspaces)
 		case <-time.After(100 * time.Millisecond):
 		}
+	}
+}
+
+// Shared serves only from the daemon: with the daemon turned off it
+// answers ErrNoDaemon, never a service of the caller's own process
+// (which would start servers only to stop them as the caller exits).
+func TestSharedNeverServesInTheCallersProcess(t *testing.T) {
+	dir := writeProject(t, freshProject)
+	for _, tc := range []struct {
+		name string
+		o    OpenOptions
+	}{
+		{"ANVIL_DAEMON=off", OpenOptions{Dir: dir, Getenv: func(k string) string {
+			if k == "ANVIL_DAEMON" {
+				return "off"
+			}
+			return ""
+		}}},
+		{"NoDaemon", OpenOptions{Dir: dir, NoDaemon: true, Getenv: func(string) string { return "" }}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			svc, closeSvc, err := Shared(context.Background(), tc.o)
+			if !errors.Is(err, ErrNoDaemon) {
+				if closeSvc != nil {
+					closeSvc()
+				}
+				t.Fatalf("Shared = %v, %v; want ErrNoDaemon", svc, err)
+			}
+		})
 	}
 }

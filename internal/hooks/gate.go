@@ -26,6 +26,11 @@ type Opener func(ctx context.Context, dir string) (service.Service, func(), erro
 type Gate struct {
 	Client Client
 	Open   Opener
+	// OpenShared returns the service that keeps working after the hook
+	// has answered (the daemon's), or an error when there is none; nil
+	// for none. The session's warm-up is sent there only: a service of
+	// the hook's own process would start servers only to stop them.
+	OpenShared Opener
 	// Getenv reads the environment Anvil started with.
 	Getenv func(string) string
 	// Strict refuses what could not be verified, instead of letting it

@@ -43,9 +43,11 @@ const warmAheadBound = 3 * time.Second
 // warmAhead has the workspace's service start, in the background, what
 // the session's first check would wait for (its servers and projects,
 // the dependants' records): without it every first edit of a session on
-// a large project ran into the hook's bound. Best effort, never said.
+// a large project ran into the hook's bound. Only a shared service (the
+// daemon) is warmed: the work must outlive the hook. Best effort, never
+// said.
 func (g *Gate) warmAhead(ctx context.Context, in Input) {
-	if g.Open == nil {
+	if g.OpenShared == nil {
 		return
 	}
 	dir, err := g.ProjectDir(in)
@@ -54,7 +56,7 @@ func (g *Gate) warmAhead(ctx context.Context, in Input) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, warmAheadBound)
 	defer cancel()
-	svc, closeSvc, err := g.Open(ctx, dir)
+	svc, closeSvc, err := g.OpenShared(ctx, dir)
 	if err != nil {
 		return
 	}
