@@ -48,7 +48,8 @@ type Options struct {
 	// Dir is the workspace, in a git work tree.
 	Dir string
 	// Commits is how many commits of HEAD's first-parent history to
-	// replay (0: all of them after Since).
+	// replay, a merge as the branch it landed (0: all of them after
+	// Since).
 	Commits int
 	// Since, if set, replays only the commits after it.
 	Since string
@@ -156,13 +157,13 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 }
 
 // commitChanges returns the commit's change set, or why it is not
-// replayed.
+// replayed. A merge's change is what it brought to its first parent: a
+// pull request's branch as it landed, which is all the first-parent
+// history replay walks shows of the branch (skipping merges replayed
+// nothing of a history of merged pull requests).
 func commitChanges(ctx context.Context, r *repo, c commit) ([]changeset.Spec, string, error) {
-	switch {
-	case len(c.parents) == 0:
+	if len(c.parents) == 0 {
 		return nil, "the root commit: there is no parent tree to apply it to", nil
-	case len(c.parents) > 1:
-		return nil, "a merge: its change is its branch's commits", nil
 	}
 	files, err := r.changes(ctx, c.parents[0], c.hash)
 	if err != nil {

@@ -71,6 +71,18 @@ var want = map[string]replay.Verdict{
 	"py: area of a square/py/geometry.py":     replay.Rejected,
 	"py: area of a square/py/report.py":       replay.Rejected,
 	"py: area returns a string/whole":         replay.Rejected,
+	// A merged pull request is replayed as it landed on the first
+	// parent: the branch's change whole, and each of its files alone.
+	"Merge shout/whole":       replay.Clean,
+	"Merge shout/src/lib.ts":  replay.Clean,
+	"Merge shout/src/main.ts": replay.Rejected,
+}
+
+// branch is a pull request's one commit, merged into main with a merge
+// commit ("Merge shout"): on the first-parent history, only the merge.
+var branch = map[string]string{
+	"src/lib.ts":  "export function welcome(name: string): string {\n  return \"hi \" + name;\n}\n\nexport function shout(name: string): string {\n  return welcome(name).toUpperCase();\n}\n",
+	"src/main.ts": "import { shout } from \"./lib.js\";\n\nexport const banner: string = shout(\"world\");\n",
 }
 
 func TestReplayHoldsTheGateToTheBatchChecker(t *testing.T) {
@@ -97,6 +109,12 @@ func TestReplayHoldsTheGateToTheBatchChecker(t *testing.T) {
 		git("add", "-A")
 		git("commit", "-q", "-m", c.subject)
 	}
+	git("checkout", "-q", "-b", "shout")
+	testfs.Write(t, dir, branch)
+	git("add", "-A")
+	git("commit", "-q", "-m", "ts: shout")
+	git("checkout", "-q", "main")
+	git("merge", "-q", "--no-ff", "-m", "Merge shout", "shout")
 	// The user's own work in progress: an edit staged, another not, a
 	// new file; replay must leave all of it as it is.
 	testfs.Write(t, dir, map[string]string{"src/main.ts": "// wip\n", "notes.txt": "todo\n"})
@@ -119,7 +137,7 @@ func TestReplayHoldsTheGateToTheBatchChecker(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	rep, err := app.Replay(ctx, replay.Options{Dir: dir, Commits: len(history), TempDir: t.TempDir()}, func(k string) string { return env[k] })
+	rep, err := app.Replay(ctx, replay.Options{Dir: dir, Commits: len(history) + 1, TempDir: t.TempDir()}, func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +202,7 @@ func TestReplayHoldsTheGateToTheBatchChecker(t *testing.T) {
 		t.Errorf("skipped = %+v, want the root commit only", rep.Skipped)
 	}
 	tot := rep.Totals
-	if tot.Cases != len(want) || tot.Agreement != len(want) || tot.FalseCleans != 0 || tot.FalseRejects != 0 || tot.Unverified != 0 || tot.Breaking != 6 || tot.Caught != 6 {
+	if tot.Cases != len(want) || tot.Agreement != len(want) || tot.FalseCleans != 0 || tot.FalseRejects != 0 || tot.Unverified != 0 || tot.Breaking != 7 || tot.Caught != 7 {
 		t.Errorf("totals = %+v", tot)
 	}
 }
