@@ -72,6 +72,15 @@ func (v *Validator) pick(w checkWork) (chk, fallback checker, unverified string)
 		return g.project, nil, ""
 	}
 	spec := g.server.Spec()
+	if len(g.diskConfig) > 0 {
+		// Configuration the server reads only from disk: only a run
+		// that reads the changed tree can check it.
+		plan, why := v.configPlan(w.snap, g)
+		if plan == nil {
+			return nil, nil, configUnverifiable(spec, g.diskConfig[0]) + ", and " + why
+		}
+		return batchChecker{v: v, plan: plan, files: batchFiles(w.req)}, nil, ""
+	}
 	server := serverChecker{v: v, srv: g.server}
 	if spec.ReportsDependants {
 		return server, nil, ""

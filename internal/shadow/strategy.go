@@ -240,7 +240,9 @@ func (v *Validator) batchCheck(ctx context.Context, snap *Snapshot, g *group, pl
 	fresh := false
 	for _, c := range g.changes {
 		changes = append(changes, batch.Change{Path: c.Path, Content: c.Content, Delete: c.Delete})
-		fresh = fresh || reach.Global(c)
+		// A configuration file changes how everything is checked: no
+		// incremental state of the unchanged tree applies.
+		fresh = fresh || reach.Global(c) || servers.LanguageOf(c.Path) == ""
 	}
 	cr := servers.CheckResult{Before: map[string][]lsp.Diagnostic{}, After: map[string][]lsp.Diagnostic{}}
 	start := time.Now()

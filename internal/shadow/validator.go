@@ -233,6 +233,10 @@ type group struct {
 	// config: the changes include a configuration file (go.mod,
 	// tsconfig.json), so every file of its project depends on them.
 	config bool
+	// diskConfig are the group's configuration files (workspace-relative)
+	// its server reads only from disk: a batch run over every project
+	// checks them (see configPlan).
+	diskConfig []string
 	// project, when set, checks the group instead of a server: the
 	// project's own checker ([check], cargo check; see projectcheck.go).
 	project *projectChecker
@@ -249,7 +253,7 @@ type groups struct {
 
 // add puts c in the group of srv (made for lang if new); config says c is
 // a configuration file the server's projects read.
-func (gs *groups) add(srv *servers.Server, lang string, c *changeset.Change, config bool) {
+func (gs *groups) add(srv *servers.Server, lang string, c *changeset.Change, config bool) *group {
 	name := srv.Spec().Name
 	g, ok := gs.by[name]
 	if !ok {
@@ -259,6 +263,24 @@ func (gs *groups) add(srv *servers.Server, lang string, c *changeset.Change, con
 	}
 	g.changes = append(g.changes, c)
 	g.config = g.config || config
+	return g
+}
+
+// addConfig puts c, a configuration file srv's projects read, in srv's
+// group. One srv reads only from disk goes to the batch checker, which
+// reads it in a shadow tree (see configPlan); with no batch checker it is
+// unverified, and the reason is returned. why prefixes the reason.
+func (v *Validator) addConfig(gs *groups, srv *servers.Server, lang string, c *changeset.Change, why string) (unverified string) {
+	if srv.Spec().TakesConfig(c.Path) {
+		gs.add(srv, lang, c, true)
+		return ""
+	}
+	if v.batchFor(srv) == nil {
+		return why + configUnverifiable(srv.Spec(), c.Path)
+	}
+	g := gs.add(srv, lang, c, true)
+	g.diskConfig = append(g.diskConfig, c.Path)
+	return ""
 }
 
 // name is what checks the group.
@@ -318,8 +340,10 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 		// it (cdatabase.go); other configuration a server reads only
 		// from disk cannot be checked before it is written.
 		compiled := srv.Spec().ReadsDiskIncludes && path.Base(c.Path) == compiledb.CommandsFile
-		if config && !srv.Spec().TakesConfig(c.Path) && !compiled {
-			res.Unverified = append(res.Unverified, Skipped{Path: c.Path, Reason: configUnverifiable(srv.Spec(), c.Path)})
+		if config && !compiled {
+			if why := v.addConfig(gs, srv, lang, c, ""); why != "" {
+				res.Unverified = append(res.Unverified, Skipped{Path: c.Path, Reason: why})
+			}
 			continue
 		}
 		gs.add(srv, lang, c, config)
@@ -347,8 +371,10 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 		switch {
 		case err != nil:
 			res.Unverified = append(res.Unverified, Skipped{Path: r.change.Path, Reason: err.Error()})
-		case r.config && !srv.Spec().TakesConfig(r.change.Path):
-			res.Unverified = append(res.Unverified, Skipped{Path: r.change.Path, Reason: "a project's configuration extends it: " + configUnverifiable(srv.Spec(), r.change.Path)})
+		case r.config:
+			if why := v.addConfig(gs, srv, r.lang, r.change, "a project's configuration extends it: "); why != "" {
+				res.Unverified = append(res.Unverified, Skipped{Path: r.change.Path, Reason: why})
+			}
 		default:
 			gs.add(srv, r.lang, r.change, r.config)
 		}
@@ -667,6 +693,12 @@ func (v *Validator) request(g *group) servers.CheckRequest {
 func (v *Validator) addDependants(ctx context.Context, w *checkWork, scope Scope, out *groupOutcome) (outside map[string]string, unverified string) {
 	g, spec := w.g, w.g.server.Spec()
 	if spec.ReportsDependants || v.deps == nil {
+		return nil, ""
+	}
+	if len(g.diskConfig) > 0 {
+		// The batch checker runs every project (configPlan): no
+		// dependant is left to find, and none to cap.
+		w.req.BaselineKey = w.snap.Fingerprint
 		return nil, ""
 	}
 	ctx, cancel := context.WithTimeout(ctx, v.opts.LoadTimeout)

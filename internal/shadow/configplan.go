@@ -1,0 +1,98 @@
+package shadow
+
+import (
+	"fmt"
+	"path"
+	"slices"
+
+	"github.com/anvil-dev/anvil/internal/batch"
+	"github.com/anvil-dev/anvil/internal/servers"
+	"github.com/anvil-dev/anvil/internal/tsconfig"
+)
+
+// maxConfigProjects bounds the projects one configuration change runs the
+// batch checker for: a monorepo's shared base would otherwise run every
+// package's checker in one check.
+const maxConfigProjects = 16
+
+// configPlan is the batch run that checks g when it holds configuration
+// its server reads only from disk (tsserver's tsconfig.json and
+// package.json, a base a tsconfig.json extends, pyright's configuration):
+// the checker over every project of the server's languages in the
+// workspace, in a shadow tree of the changed files. Which projects a
+// configuration file reaches (through extends, a package.json's module
+// format and exports) is the checker's to know, so every project runs,
+// and each one's silence about a file is an answer. nil, with why, when
+// no such run can be had.
+func (v *Validator) configPlan(snap *Snapshot, g *group) (*batchPlan, string) {
+	c := v.batchFor(g.server)
+	if c == nil {
+		return nil, "no batch checker runs here"
+	}
+	for _, ch := range g.changes {
+		if servers.LanguageOf(ch.Path) == "" && (ch.Delete || !ch.BaseExists) {
+			// The projects are read from the disk: one created or
+			// deleted would not be among them.
+			return nil, fmt.Sprintf("%s is created or deleted, which changes what the projects are", ch.Path)
+		}
+	}
+	// A package.json also governs the files no project includes (their
+	// module format), which no batch run checks.
+	packageJSON := slices.ContainsFunc(g.diskConfig, func(p string) bool { return path.Base(p) == "package.json" })
+	langs := g.server.Spec().Languages
+	projects := tsconfig.NewProjects(v.root.Dir())
+	plan := &batchPlan{checker: c}
+	for _, rel := range snap.Sorted() {
+		if !slices.Contains(langs, servers.LanguageOf(rel)) {
+			continue
+		}
+		project, ok := v.batchProject(projects, c.Tool().Kind, v.root.Abs(rel))
+		switch {
+		case !ok && packageJSON:
+			return nil, fmt.Sprintf("%s is in no project %s runs, and package.json governs it too", rel, c.Tool().Label)
+		case !ok:
+			// No project reads it, so no project configuration
+			// governs it: a file of an inferred project, or one the
+			// configuration leaves out before and after alike.
+			continue
+		case !slices.Contains(plan.configs, project):
+			plan.configs = append(plan.configs, project)
+		}
+	}
+	if c.Tool().Kind == batch.TSC {
+		// A project the changed configuration may give its first files
+		// (its include widened) has no file on the disk to name it.
+		for _, p := range projectsReading(snap, v.root.Abs, g.diskConfig) {
+			if !slices.Contains(plan.configs, p) {
+				plan.configs = append(plan.configs, p)
+			}
+		}
+	}
+	switch {
+	case len(plan.configs) == 0:
+		return nil, fmt.Sprintf("no project of %s reads it", c.Tool().Label)
+	case len(plan.configs) > maxConfigProjects:
+		return nil, fmt.Sprintf("%d projects would run %s, more than the %d one check runs", len(plan.configs), c.Tool().Label, maxConfigProjects)
+	}
+	return plan, ""
+}
+
+// projectsReading returns the TypeScript projects (tsconfig.json,
+// jsconfig.json; absolute) of snap that are one of the configuration
+// files changed (workspace-relative) or extend one, directly or not.
+func projectsReading(snap *Snapshot, abs func(string) string, changed []string) []string {
+	var out []string
+	for _, rel := range snap.Sorted() {
+		if base := path.Base(rel); base != "tsconfig.json" && base != "jsconfig.json" {
+			continue
+		}
+		reads := slices.Contains(changed, rel)
+		for _, ext := range tsconfig.Extended(abs(rel)) {
+			reads = reads || slices.ContainsFunc(changed, func(c string) bool { return abs(c) == ext })
+		}
+		if reads {
+			out = append(out, abs(rel))
+		}
+	}
+	return out
+}

@@ -1,0 +1,70 @@
+package shadow
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Configuration a server reads only from disk (tsserver's tsconfig.json,
+// a base a tsconfig.json or pyright's configuration extends) is checked
+// by the project's batch checker over every project, in a shadow tree of
+// the changed files: the checker's verdict, where it was "unverified".
+// A configuration file created or deleted changes what the projects are,
+// which are read from the disk: still unverified, with the reason.
+func TestConfigReadOnlyFromDiskGoesToTheBatchChecker(t *testing.T) {
+	tsExtends := map[string]string{
+		"tsconfig.json":       `{"extends": "./configs/strict.json", "compilerOptions": {"noEmit": true}, "include": ["src"]}`,
+		"configs/strict.json": `{"compilerOptions": {"strict": false}}`,
+		"src/loose.ts":        "export function f(x) {\n  return x;\n}\n",
+	}
+	pyExtends := map[string]string{
+		"pyrightconfig.json": `{"extends": "./configs/base.json"}`,
+		"configs/base.json":  `{"typeCheckingMode": "basic"}`,
+		"app/loose.py":       "def f(x):\n    return x\n",
+	}
+	tsserverParam := map[string]string{"src/param.ts": "export function f(unused: number): number {\n  return 1;\n}\n"}
+	for _, tc := range []struct {
+		name, project, server string
+		files, change         map[string]string
+		want                  Verdict
+		newIn                 string // a file the new errors must include
+		reason                string // in the unverified reason
+	}{
+		{name: "tsgo: an extended base turns strict on", project: "ts", server: "typescript", files: tsExtends,
+			change: map[string]string{"configs/strict.json": `{"compilerOptions": {"strict": true}}`}, want: Rejected, newIn: "src/loose.ts"},
+		{name: "tsgo: an extended base changes nothing checked", project: "ts", server: "typescript", files: tsExtends,
+			change: map[string]string{"configs/strict.json": "{\"compilerOptions\": {\"strict\": false}}\n"}, want: Clean},
+		{name: "tsserver: tsconfig.json turns noUnusedParameters on", project: "ts-esm", server: "typescript", files: tsserverParam,
+			change: map[string]string{"tsconfig.json": "{\"compilerOptions\": {\"target\": \"es2022\", \"module\": \"nodenext\", \"moduleResolution\": \"nodenext\", \"strict\": true, \"noImplicitReturns\": true, \"noEmit\": true, \"noUnusedParameters\": true, \"paths\": {\"#lib/*\": [\"./src/lib/*\"]}}, \"include\": [\"src\"]}\n"},
+			want: Rejected, newIn: "src/param.ts"},
+		{name: "tsserver: tsconfig.json reformatted", project: "ts-esm", server: "typescript", files: tsserverParam,
+			change: map[string]string{"tsconfig.json": "{\"compilerOptions\": {\"target\": \"es2022\", \"module\": \"nodenext\", \"moduleResolution\": \"nodenext\", \"strict\": true, \"noImplicitReturns\": true, \"noEmit\": true, \"paths\": {\"#lib/*\": [\"./src/lib/*\"]}}, \"include\": [\"src\"]}\n"},
+			want: Clean},
+		{name: "tsserver: a project configuration created", project: "ts-esm", server: "typescript", files: tsserverParam,
+			change: map[string]string{"src/lib/tsconfig.json": `{"compilerOptions": {"strict": false}}`},
+			want: Unverified, reason: "created or deleted"},
+		{name: "pyright: an extended base turns strict on", project: "py", server: "python", files: pyExtends,
+			change: map[string]string{"configs/base.json": `{"typeCheckingMode": "strict"}`}, want: Rejected, newIn: "app/loose.py"},
+		{name: "pyright: an extended base changes nothing checked", project: "py", server: "python", files: pyExtends,
+			change: map[string]string{"configs/base.json": "{\"typeCheckingMode\": \"basic\"}\n"}, want: Clean},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, tc.project, harnessOptions{files: tc.files, opts: Options{BatchStateDir: t.TempDir()}})
+			h.requireServer(tc.server)
+			res := h.validate(tc.change)
+			if res.Verdict != tc.want {
+				t.Fatalf("verdict = %s, want %s\n%s", res.Verdict, tc.want, describe(res))
+			}
+			if tc.newIn != "" && !slices.Contains(res.NewErrorFiles(), tc.newIn) {
+				t.Errorf("no new error in %s\n%s", tc.newIn, describe(res))
+			}
+			if tc.reason != "" && (len(res.Unverified) == 0 || !strings.Contains(res.Unverified[0].Reason, tc.reason)) {
+				t.Errorf("unverified without saying %q\n%s", tc.reason, describe(res))
+			}
+			if tc.want != Unverified && !slices.ContainsFunc(res.Servers, func(s ServerInfo) bool { return strings.HasPrefix(s.Via, "batch:") }) {
+				t.Errorf("not checked by the batch checker\n%s", describe(res))
+			}
+		})
+	}
+}
