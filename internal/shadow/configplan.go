@@ -36,9 +36,6 @@ func (v *Validator) configPlan(snap *Snapshot, g *group) (*batchPlan, string) {
 			return nil, fmt.Sprintf("%s is created or deleted, which changes what the projects are", ch.Path)
 		}
 	}
-	// A package.json also governs the files no project includes (their
-	// module format), which no batch run checks.
-	packageJSON := slices.ContainsFunc(g.diskConfig, func(p string) bool { return path.Base(p) == "package.json" })
 	langs := g.server.Spec().Languages
 	projects := tsconfig.NewProjects(v.root.Dir())
 	plan := &batchPlan{checker: c}
@@ -48,8 +45,8 @@ func (v *Validator) configPlan(snap *Snapshot, g *group) (*batchPlan, string) {
 		}
 		project, ok := v.batchProject(projects, c.Tool().Kind, v.root.Abs(rel))
 		switch {
-		case !ok && packageJSON:
-			return nil, fmt.Sprintf("%s is in no project %s runs, and package.json governs it too", rel, c.Tool().Label)
+		case !ok && g.inferred:
+			return nil, fmt.Sprintf("%s is in no project %s runs, and the change governs it too", rel, c.Tool().Label)
 		case !ok:
 			// No project reads it, so no project configuration
 			// governs it: a file of an inferred project, or one the

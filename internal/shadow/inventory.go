@@ -18,9 +18,15 @@ import (
 // reads all the same: checked as lang's (config: as its projects'
 // configuration), or unverified with the reason.
 type unread struct {
-	change     *changeset.Change
-	lang       string
-	config     bool
+	change *changeset.Change
+	lang   string
+	config bool
+	// why says who reads it, as a reason's prefix ("code imports this
+	// JSON file: ").
+	why string
+	// inferred: it also governs files no project includes (imported
+	// data), which only a server checks.
+	inferred   bool
 	unverified string
 }
 
@@ -28,7 +34,8 @@ type unread struct {
 // language server applies to (notCode), whatever its name; it keeps in
 // notCode only the files no checker reads. The rules, in order:
 //   - data code imports (JSON through resolveJsonModule) is part of its
-//     importers' types, and is not checked yet: unverified;
+//     importers' types: TypeScript configuration, which the servers read
+//     only from disk, so the batch checker checks it (configPlan);
 //   - a file a //go:embed names is read by the go command, and gopls reads
 //     it only from disk: unverified;
 //   - a Go package's assembly and object files, and the vendor manifest,
@@ -67,8 +74,11 @@ func (v *Validator) readerOf(ctx context.Context, snap *Snapshot, c *changeset.C
 		return len(d.Files), err
 	}
 	if path.Ext(c.Path) == ".json" {
-		if n, err := importers(); err != nil || n > 0 {
-			return unread{change: c, unverified: "code imports this JSON file, and changes to imported data are not checked yet"}, true
+		switch n, err := importers(); {
+		case err != nil:
+			return unread{change: c, unverified: "who imports this JSON file could not be found: " + err.Error()}, true
+		case n > 0:
+			return unread{change: c, lang: "typescript", config: true, why: "code imports this JSON file: ", inferred: true}, true
 		}
 	}
 	if by := reach.EmbeddedBy(snap.Files, c.Path); by != "" {
@@ -78,7 +88,7 @@ func (v *Validator) readerOf(ctx context.Context, snap *Snapshot, c *changeset.C
 		return unread{change: c, unverified: why + ", and gopls does not check it, so a change to it cannot be checked before it is written"}, true
 	}
 	if lang := extended[v.root.Abs(c.Path)]; lang != "" {
-		return unread{change: c, lang: lang, config: true}, true
+		return unread{change: c, lang: lang, config: true, why: "a project's configuration extends it: "}, true
 	}
 	if reach.Family(c.Path) == "" && v.deps != nil {
 		n, err := importers()

@@ -7,7 +7,8 @@ import (
 )
 
 // Configuration a server reads only from disk (tsserver's tsconfig.json,
-// a base a tsconfig.json or pyright's configuration extends) is checked
+// a base a tsconfig.json or pyright's configuration extends, JSON that
+// code imports) is checked
 // by the project's batch checker over every project, in a shadow tree of
 // the changed files: the checker's verdict, where it was "unverified".
 // A configuration file created or deleted changes what the projects are,
@@ -23,6 +24,11 @@ func TestConfigReadOnlyFromDiskGoesToTheBatchChecker(t *testing.T) {
 		"configs/base.json":  `{"typeCheckingMode": "basic"}`,
 		"app/loose.py":       "def f(x):\n    return x\n",
 	}
+	tsJSON := map[string]string{
+		"tsconfig.json": `{"compilerOptions": {"target": "es2022", "module": "preserve", "moduleResolution": "bundler", "strict": true, "noEmit": true, "skipLibCheck": true, "resolveJsonModule": true}, "include": ["src"]}`,
+		"src/data.json": `{"port": 80}`,
+		"src/port.ts":   "import data from \"./data.json\";\n\nexport const port: number = data.port;\n",
+	}
 	tsserverParam := map[string]string{"src/param.ts": "export function f(unused: number): number {\n  return 1;\n}\n"}
 	for _, tc := range []struct {
 		name, project, server string
@@ -35,15 +41,19 @@ func TestConfigReadOnlyFromDiskGoesToTheBatchChecker(t *testing.T) {
 			change: map[string]string{"configs/strict.json": `{"compilerOptions": {"strict": true}}`}, want: Rejected, newIn: "src/loose.ts"},
 		{name: "tsgo: an extended base changes nothing checked", project: "ts", server: "typescript", files: tsExtends,
 			change: map[string]string{"configs/strict.json": "{\"compilerOptions\": {\"strict\": false}}\n"}, want: Clean},
+		{name: "tsgo: JSON code imports changes a type", project: "ts", server: "typescript", files: tsJSON,
+			change: map[string]string{"src/data.json": `{"port": "80"}`}, want: Rejected, newIn: "src/port.ts"},
+		{name: "tsgo: JSON code imports keeps its types", project: "ts", server: "typescript", files: tsJSON,
+			change: map[string]string{"src/data.json": `{"port": 8080}`}, want: Clean},
 		{name: "tsserver: tsconfig.json turns noUnusedParameters on", project: "ts-esm", server: "typescript", files: tsserverParam,
 			change: map[string]string{"tsconfig.json": "{\"compilerOptions\": {\"target\": \"es2022\", \"module\": \"nodenext\", \"moduleResolution\": \"nodenext\", \"strict\": true, \"noImplicitReturns\": true, \"noEmit\": true, \"noUnusedParameters\": true, \"paths\": {\"#lib/*\": [\"./src/lib/*\"]}}, \"include\": [\"src\"]}\n"},
-			want: Rejected, newIn: "src/param.ts"},
+			want:   Rejected, newIn: "src/param.ts"},
 		{name: "tsserver: tsconfig.json reformatted", project: "ts-esm", server: "typescript", files: tsserverParam,
 			change: map[string]string{"tsconfig.json": "{\"compilerOptions\": {\"target\": \"es2022\", \"module\": \"nodenext\", \"moduleResolution\": \"nodenext\", \"strict\": true, \"noImplicitReturns\": true, \"noEmit\": true, \"paths\": {\"#lib/*\": [\"./src/lib/*\"]}}, \"include\": [\"src\"]}\n"},
-			want: Clean},
+			want:   Clean},
 		{name: "tsserver: a project configuration created", project: "ts-esm", server: "typescript", files: tsserverParam,
 			change: map[string]string{"src/lib/tsconfig.json": `{"compilerOptions": {"strict": false}}`},
-			want: Unverified, reason: "created or deleted"},
+			want:   Unverified, reason: "created or deleted"},
 		{name: "pyright: an extended base turns strict on", project: "py", server: "python", files: pyExtends,
 			change: map[string]string{"configs/base.json": `{"typeCheckingMode": "strict"}`}, want: Rejected, newIn: "app/loose.py"},
 		{name: "pyright: an extended base changes nothing checked", project: "py", server: "python", files: pyExtends,

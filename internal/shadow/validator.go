@@ -237,6 +237,9 @@ type group struct {
 	// its server reads only from disk: a batch run over every project
 	// checks them (see configPlan).
 	diskConfig []string
+	// inferred: a file of diskConfig also governs the files no project
+	// includes (a package.json, imported data), which no batch run checks.
+	inferred bool
 	// project, when set, checks the group instead of a server: the
 	// project's own checker ([check], cargo check; see projectcheck.go).
 	project *projectChecker
@@ -269,8 +272,9 @@ func (gs *groups) add(srv *servers.Server, lang string, c *changeset.Change, con
 // addConfig puts c, a configuration file srv's projects read, in srv's
 // group. One srv reads only from disk goes to the batch checker, which
 // reads it in a shadow tree (see configPlan); with no batch checker it is
-// unverified, and the reason is returned. why prefixes the reason.
-func (v *Validator) addConfig(gs *groups, srv *servers.Server, lang string, c *changeset.Change, why string) (unverified string) {
+// unverified, and the reason is returned. why prefixes the reason;
+// inferred says c also governs files no project includes.
+func (v *Validator) addConfig(gs *groups, srv *servers.Server, lang string, c *changeset.Change, why string, inferred bool) (unverified string) {
 	if srv.Spec().TakesConfig(c.Path) {
 		gs.add(srv, lang, c, true)
 		return ""
@@ -280,6 +284,7 @@ func (v *Validator) addConfig(gs *groups, srv *servers.Server, lang string, c *c
 	}
 	g := gs.add(srv, lang, c, true)
 	g.diskConfig = append(g.diskConfig, c.Path)
+	g.inferred = g.inferred || inferred
 	return ""
 }
 
@@ -341,7 +346,9 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 		// from disk cannot be checked before it is written.
 		compiled := srv.Spec().ReadsDiskIncludes && path.Base(c.Path) == compiledb.CommandsFile
 		if config && !compiled {
-			if why := v.addConfig(gs, srv, lang, c, ""); why != "" {
+			// A package.json also governs the files no project
+			// includes (their module format).
+			if why := v.addConfig(gs, srv, lang, c, "", path.Base(c.Path) == "package.json"); why != "" {
 				res.Unverified = append(res.Unverified, Skipped{Path: c.Path, Reason: why})
 			}
 			continue
@@ -372,7 +379,7 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 		case err != nil:
 			res.Unverified = append(res.Unverified, Skipped{Path: r.change.Path, Reason: err.Error()})
 		case r.config:
-			if why := v.addConfig(gs, srv, r.lang, r.change, "a project's configuration extends it: "); why != "" {
+			if why := v.addConfig(gs, srv, r.lang, r.change, r.why, r.inferred); why != "" {
 				res.Unverified = append(res.Unverified, Skipped{Path: r.change.Path, Reason: why})
 			}
 		default:
