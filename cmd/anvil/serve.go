@@ -62,7 +62,7 @@ config and tools directories, PATH).`,
 		defaultIdle = d
 	}
 	cmd.Flags().DurationVar(&idle, "idle", defaultIdle, "stop a workspace's servers after this long without a request ($ANVIL_DAEMON_IDLE)")
-	cmd.Flags().StringVar(&memory, "memory", os.Getenv("ANVIL_DAEMON_MEMORY"), "the memory everything the daemon starts may hold together (\"6G\"; \"off\"); over it, background work and then the least recently used idle workspaces are stopped; default half the machine's ($ANVIL_DAEMON_MEMORY)")
+	cmd.Flags().StringVar(&memory, "memory", os.Getenv("ANVIL_DAEMON_MEMORY"), "the memory everything the daemon starts may hold together (\"6G\"; \"off\"); over it, background work and then the least recently used idle workspaces are stopped; default half the machine's, or of a container's bound ($ANVIL_DAEMON_MEMORY)")
 	cmd.Flags().DurationVar(&unused, "unused", 0, "exit if no client connects within this long (a daemon a client starts: 1m); 0 waits")
 	cmd.AddCommand(newServeStatusCmd(), newServeStopCmd())
 	return cmd

@@ -11,7 +11,8 @@ import (
 
 // The daemon's children — every workspace's language servers, the batch
 // checkers' background runs and the checks in flight — share one memory
-// bound (Options.Memory; by default half the machine's memory). Every
+// bound (Options.Memory; by default half the machine's memory, or of its
+// control group's bound where that is lower). Every
 // memoryTick the daemon measures them (resident memory of every process
 // it started, from /proc: an upper bound, shared pages counted in each).
 // Over the bound it sheds, in order, what no one waits for:
@@ -41,10 +42,11 @@ const memoryMinIdle = time.Minute
 const MinMemory = 256 << 20
 
 // DefaultMemory returns the bound the daemon's children share when
-// Options.Memory is zero: half the machine's memory, or 8 GiB where that
-// cannot be read.
+// Options.Memory is zero: half the memory the daemon may hold (the
+// machine's, or its control group's bound where that is lower: a
+// container), or 8 GiB where neither can be read.
 func DefaultMemory() int64 {
-	if total := proc.MemTotal(); total > 0 {
+	if total := proc.MemLimit(); total > 0 {
 		return total / 2
 	}
 	return 8 << 30
