@@ -144,21 +144,18 @@ func (g *Gate) wayBackTo(root *workspace.Root, before map[string]string) (specs 
 			lost = append(lost, rel)
 			continue
 		}
-		was := before[rel]
+		cur := ""
+		if exists {
+			cur = changeset.Hash(data)
+		}
+		// A file whose hash is still before's: the client did not write
+		// it (its own match failed).
+		spec, ok := g.backTo(rel, before[rel], cur)
 		switch {
-		case was == "" && !exists:
-		case was == "":
-			specs = append(specs, changeset.Spec{Path: rel, Delete: true})
-		case exists && changeset.Hash(data) == was:
-			// The client did not write it (its own match failed).
-		default:
-			content, err := g.Snapshots.Content(was)
-			if err != nil {
-				lost = append(lost, rel)
-				continue
-			}
-			s := string(content)
-			specs = append(specs, changeset.Spec{Path: rel, Content: &s})
+		case !ok:
+			lost = append(lost, rel)
+		case spec != nil:
+			specs = append(specs, *spec)
 		}
 	}
 	return specs, lost

@@ -64,6 +64,25 @@ func (g *Gate) warmAhead(ctx context.Context, in Input) {
 	_ = svc.Warm(ctx, nil)
 }
 
+// backTo is the change that takes rel from its content on disk (cur, its
+// hash; "" for no file) back to the content whose hash is was ("" for no
+// file): nil when they are the same; false when was's content is not
+// kept.
+func (g *Gate) backTo(rel, was, cur string) (*changeset.Spec, bool) {
+	switch {
+	case was == cur:
+		return nil, true
+	case was == "":
+		return &changeset.Spec{Path: rel, Delete: true}, true
+	}
+	data, err := g.Snapshots.Content(was)
+	if err != nil {
+		return nil, false
+	}
+	s := string(data)
+	return &changeset.Spec{Path: rel, Content: &s}, true
+}
+
 // keepStart keeps the workspace's tree as the session starts.
 func (g *Gate) keepStart(ctx context.Context, in Input) Answer {
 	if g.Snapshots == nil || in.SessionID == "" {
@@ -276,23 +295,17 @@ func (g *Gate) wayBack(ctx context.Context, root *workspace.Root, snap *Snapshot
 	sort.Strings(paths)
 	for _, rel := range paths {
 		was, known := snap.Files[rel]
-		cur := now[rel]
-		switch {
-		case known && was == cur:
-		case !known && (snap.Partial || ignored[rel] && snap.IgnoredPartial):
+		if !known && (snap.Partial || ignored[rel] && snap.IgnoredPartial) {
 			unknown = append(unknown, rel)
-		case !known || was == "":
-			if cur != "" {
-				specs = append(specs, changeset.Spec{Path: rel, Delete: true})
-			}
-		default:
-			data, err := g.Snapshots.Content(was)
-			if err != nil {
-				unknown = append(unknown, rel)
-				continue
-			}
-			s := string(data)
-			specs = append(specs, changeset.Spec{Path: rel, Content: &s})
+			continue
+		}
+		// A file the snapshot does not hold did not exist at the start.
+		spec, ok := g.backTo(rel, was, now[rel])
+		switch {
+		case !ok:
+			unknown = append(unknown, rel)
+		case spec != nil:
+			specs = append(specs, *spec)
 		}
 	}
 	return specs, unknown, nil

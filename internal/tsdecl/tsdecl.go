@@ -14,9 +14,15 @@
 // members is emitted twice, the second time with each `private` made
 // `public`; both emits are its interface (Result.Open).
 //
-// One Node process per Emitter answers file after file; it is owned
-// through package proc (its death kills it, a wait for it is bounded) and
-// started on first use.
+// The same process answers a second question (Emitter.Imports, in
+// imports.go): who reads which file, as TypeScript's program of each
+// project resolves its imports, references and type directives. That
+// record only adds importers to Anvil's own reading (internal/reach).
+//
+// One Node process per Emitter answers request after request, of either
+// kind; it is owned through package proc (its death kills it, a wait for
+// it is bounded), started on first use, and runs Anvil's TypeScript only:
+// no module, plugin or script of the repository.
 package tsdecl
 
 import (
