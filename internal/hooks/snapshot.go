@@ -109,8 +109,19 @@ func (s *Store) ensureDirs() error {
 // marks the session as in use (its manifest's time), so that pruning
 // goes by last use: a session whose agent is still working is the last
 // to go.
+//
+// The manifest is the end of the turn's baseline: one another user could
+// have written (a shared or planted state directory, a manifest that is a
+// link or writable by others) would let them pass what the session broke,
+// so it is refused (state.UnsafeError), never read.
 func (s *Store) Load(root *workspace.Root, session string) (*Snapshot, error) {
+	if err := s.ensureDirs(); err != nil {
+		return nil, err
+	}
 	path := s.manifest(root, session)
+	if err := state.CheckPrivate(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

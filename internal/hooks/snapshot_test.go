@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/state"
 	"github.com/anvil-dev/anvil/internal/testfs"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
@@ -217,5 +218,65 @@ func TestTurnSeesAGeneratedIgnoredSource(t *testing.T) {
 	specs, _, err = (&Gate{Snapshots: s}).wayBack(ctx, root, &old)
 	if err != nil || len(specs) != 0 {
 		t.Errorf("an earlier snapshot's way back = %v, %v", specs, err)
+	}
+}
+
+// A session's manifest is the end of the turn's baseline: one that
+// another user could have written is refused, never read, so a planted
+// manifest (saying the session's broken file was already broken) cannot
+// pass a turn. The turn's end says so, and is not verified.
+func TestPlantedManifestIsNeverRead(t *testing.T) {
+	dir := testfs.Tree(t, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "a.ts": "export const a = 1;\n"})
+	root, err := workspace.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		plant func(t *testing.T, s *Store, manifest string)
+	}{
+		{"a manifest others may write", func(t *testing.T, s *Store, manifest string) {
+			if err := os.Chmod(manifest, 0o666); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a manifest that is a link", func(t *testing.T, s *Store, manifest string) {
+			other := filepath.Join(t.TempDir(), "forged.json")
+			data, err := os.ReadFile(manifest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(other, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Remove(manifest); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(other, manifest); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a sessions directory others may write", func(t *testing.T, s *Store, manifest string) {
+			if err := os.Chmod(filepath.Dir(manifest), 0o777); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := NewStore(t.TempDir())
+			if _, err := s.Ensure(context.Background(), root, "one"); err != nil {
+				t.Fatal(err)
+			}
+			tc.plant(t, s, s.manifest(root, "one"))
+			snap, err := s.Load(root, "one")
+			if !state.IsUnsafe(err) {
+				t.Fatalf("Load = %v, %v; want an unsafe-state error", snap, err)
+			}
+			g := &Gate{Client: Claude, Getenv: func(string) string { return "" }, Snapshots: s}
+			a := g.Stop(context.Background(), Input{SessionID: "one", Cwd: dir})
+			if a.Deny || !strings.Contains(a.Message+a.Context+a.Reason, "not checked") {
+				t.Errorf("the turn's end with a planted manifest: %+v", a)
+			}
+		})
 	}
 }
