@@ -56,6 +56,10 @@ type Graph struct {
 	// resolved, taken beside Anvil's own resolution (records.go).
 	records  ImportRecorder
 	recorded recordCache
+	// pyRecords, if set, is pyright's record of the imports it resolved,
+	// taken beside Anvil's own resolution (pyrecords.go).
+	pyRecords  PythonRecorder
+	pyRecorded pyRecordCache
 
 	mu    sync.Mutex
 	cache map[string]fileImports // by relative path
@@ -192,7 +196,11 @@ func (g *Graph) dependants(ctx context.Context, files Files, changes []*changese
 	if families["ecma"] && g.records != nil {
 		rec = g.recordFor(ctx, files, changes)
 	}
-	gr, err := g.reverse(ctx, files, paths, families, res, rec, changed, fragments)
+	var pyRec map[string][]string
+	if families["python"] {
+		pyRec = g.pythonRecord()
+	}
+	gr, err := g.reverse(ctx, files, paths, families, res, rec, pyRec, changed, fragments)
 	if err != nil {
 		return Dependants{}, err
 	}
@@ -364,7 +372,7 @@ type edge struct {
 
 // reverse builds the graph for the files of the given families among
 // paths (see withChanged).
-func (g *Graph) reverse(ctx context.Context, files Files, paths []string, families map[string]bool, res *resolve.Workspace, rec *record, changed map[string]*changeset.Change, fragments map[string]bool) (*importGraph, error) {
+func (g *Graph) reverse(ctx context.Context, files Files, paths []string, families map[string]bool, res *resolve.Workspace, rec *record, pyRec map[string][]string, changed map[string]*changeset.Change, fragments map[string]bool) (*importGraph, error) {
 	gr := &importGraph{files: map[string]*graphFile{}, importers: map[string][]edge{}, byFamily: map[string][]string{},
 		unknown: map[string][]string{}, fragments: fragments}
 	var includes *compiledb.Resolver
@@ -452,6 +460,9 @@ func (g *Graph) reverse(ctx context.Context, files Files, paths []string, famili
 					gr.importers[l.target] = append(gr.importers[l.target], edge{from: rel, binding: i, name: l.name})
 				}
 			}
+		}
+		if fam == "python" && (!isChanged || !c.Delete) {
+			gr.withPythonRecorded(rel, gf, pyRec[rel])
 		}
 		if unknown {
 			gr.unknown[fam] = append(gr.unknown[fam], rel)

@@ -29,13 +29,14 @@ func (g *Graph) WithoutRecords() *Graph {
 	return g
 }
 
-// Prepare makes TypeScript's record of the projects' imports for files
-// (the disk as it is), ahead of the first change's need; nothing without
-// a recorder or a TypeScript project.
+// Prepare makes TypeScript's and pyright's records of the projects'
+// imports for files (the disk as it is), ahead of the first change's
+// need; nothing without a recorder or a project of the language.
 func (g *Graph) Prepare(ctx context.Context, files Files) {
 	if g.records != nil && hasFamily(files, "ecma") {
 		g.recordFor(ctx, files, nil)
 	}
+	g.RefreshPython(ctx, files)
 }
 
 // maxRecordedProjects bounds the TypeScript projects recorded for one

@@ -40,8 +40,8 @@ type harnessOptions struct {
 	overrides []servers.Spec
 	opts      Options
 	noDeps    bool
-	// noRecords leaves out TypeScript's record of imports: the graph
-	// has Anvil's own resolution alone.
+	// noRecords leaves out TypeScript's and pyright's records of
+	// imports: the graph has Anvil's own resolution alone.
 	noRecords bool
 	// toolsDir replaces Anvil's tools directory ("" for the installed one).
 	toolsDir string
@@ -128,7 +128,13 @@ func newHarnessAt(t *testing.T, dir string, ho harnessOptions) *harness {
 		t.Cleanup(func() { f.Close() })
 		ho.opts.Log = NewLog(f)
 	}
-	return &harness{t: t, dir: root.Dir(), root: root, mgr: mgr, v: New(root, mgr, deps, ho.opts)}
+	v := New(root, mgr, deps, ho.opts)
+	if g, ok := deps.(*reach.Graph); ok && !ho.noRecords {
+		// As the app wires it: pyright's record is run by the
+		// validator's batch checker (none without BatchStateDir).
+		g.WithPython(v)
+	}
+	return &harness{t: t, dir: root.Dir(), root: root, mgr: mgr, v: v}
 }
 
 // requireServer fails the test when the language's server is missing: in
@@ -177,6 +183,21 @@ func (h *harness) validate(changes map[string]string) *Result {
 }
 
 // read returns a file of the project.
+// prepareRecords makes the dependant finder's records for the disk as it
+// is (as a session's warm-up does), and waits for them.
+func (h *harness) prepareRecords() {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	snap, err := h.v.syncDisk(ctx)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if p, ok := h.v.deps.(preparer); ok {
+		p.Prepare(ctx, snap.Files)
+	}
+}
+
 func (h *harness) read(rel string) string {
 	h.t.Helper()
 	data, err := os.ReadFile(filepath.Join(h.dir, filepath.FromSlash(rel)))

@@ -1,6 +1,11 @@
 package shadow
 
-import "testing"
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/anvil-dev/anvil/internal/testfs"
+)
 
 // Who reads a file is who the compiler says reads it. Anvil's own
 // resolution takes a package under node_modules for an installed one
@@ -20,4 +25,37 @@ func TestDependantsTheCompilerRecorded(t *testing.T) {
 	h.requireServer("typescript")
 	res := h.validate(map[string]string{"shared/index.ts": "export function total(xs: number[]): string {\n  return String(xs.length);\n}\n"})
 	expect(t, res, Rejected, "src/app.ts")
+}
+
+// The same for Python, from pyright's record: an editable install's .pth
+// file in the project's virtual environment puts extra/ on the path,
+// where nspkg is a namespace package (no __init__.py). Anvil's own
+// reading knows no such root, so app/main.py was never checked.
+func TestDependantsPyrightRecorded(t *testing.T) {
+	files := map[string]string{
+		"pyrightconfig.json": `{"typeCheckingMode": "standard", "include": ["app", "extra"], "venvPath": ".", "venv": ".venv"}`,
+		".venv/pyvenv.cfg":   "home = /usr/bin\n",
+		"extra/nspkg/mod.py": "def f() -> int:\n    return 1\n",
+		"app/uses.py":        "from nspkg.mod import f\n\nx: int = f()\n",
+	}
+	change := map[string]string{"extra/nspkg/mod.py": "def f() -> str:\n    return \"1\"\n"}
+	for _, tc := range []struct {
+		name      string
+		noRecords bool
+		want      Verdict
+		newIn     []string
+	}{
+		{"with pyright's record", false, Rejected, []string{"app/uses.py"}},
+		{"Anvil's reading alone", true, Clean, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, "py", harnessOptions{files: files, noRecords: tc.noRecords, opts: Options{BatchStateDir: t.TempDir()}})
+			testfs.Write(t, h.dir, map[string]string{".venv/lib/python3.11/site-packages/extra.pth": filepath.Join(h.dir, "extra") + "\n"})
+			h.requireServer("python")
+			// The record is made in the background (no check waits for a
+			// whole pyright run): here, ahead of the check.
+			h.prepareRecords()
+			expect(t, h.validate(change), tc.want, tc.newIn...)
+		})
+	}
 }

@@ -365,6 +365,9 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 		return nil, err
 	}
 	res.DiskState = snap.Fingerprint
+	// pyright's record for this disk state is made while the check runs
+	// and the model thinks (at a low priority): the next check takes it.
+	defer v.refreshRecords(snap)
 	// A file no server applies to may still be read by a checker: the
 	// inventory decides, once, what reads each.
 	var read []unread

@@ -1,0 +1,87 @@
+package reach
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/testfs"
+)
+
+// fakePyRecorder answers a fixed record (relative paths, made absolute
+// under root), or fails; it counts its runs.
+type fakePyRecorder struct {
+	root  string
+	edges map[string][]string
+	err   error
+	runs  int
+}
+
+func (f *fakePyRecorder) PythonImports(context.Context) (map[string][]string, error) {
+	f.runs++
+	if f.err != nil {
+		return nil, f.err
+	}
+	out := map[string][]string{}
+	for from, ts := range f.edges {
+		for _, t := range ts {
+			out[filepath.Join(f.root, from)] = append(out[filepath.Join(f.root, from)], filepath.Join(f.root, t))
+		}
+	}
+	return out, nil
+}
+
+// pyright's record adds the importers Anvil's reading misses; no check
+// waits for it (the record kept is used, made in the background); a
+// record of an older shape still adds; a shape whose record failed is not
+// asked again.
+func TestDependantsTakePyrightsRecord(t *testing.T) {
+	dir := t.TempDir()
+	testfs.Write(t, dir, map[string]string{
+		"extra/nspkg/mod.py": "def f() -> int:\n    return 1\n",
+		"app/uses.py":        "from nspkg.mod import f\n\nx: int = f()\n",
+		"app/other.py":       "print(1)\n",
+	})
+	root, parser, files := scanned(t, dir)
+	rec := &fakePyRecorder{root: root.Dir(), edges: map[string][]string{"app/uses.py": {"extra/nspkg/mod.py", "/elsewhere/typeshed.pyi"}}}
+	g := New(root, parser).WithPython(rec)
+	content := []byte("def f() -> str:\n    return \"1\"\n")
+	c := &changeset.Change{Path: "extra/nspkg/mod.py", Content: content, Base: []byte("def f() -> int:\n    return 1\n"), BaseExists: true}
+	dependants := func() []string {
+		t.Helper()
+		d, err := g.Dependants(context.Background(), files, []*changeset.Change{c}, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Files
+	}
+	if got := dependants(); slices.Contains(got, "app/uses.py") || rec.runs != 0 {
+		t.Fatalf("before any record: dependants %v, %d runs; want Anvil's reading alone, and no run", got, rec.runs)
+	}
+	if !g.PythonStale(files) {
+		t.Fatal("no record, and not stale")
+	}
+	g.RefreshPython(context.Background(), files)
+	if got := dependants(); !slices.Contains(got, "app/uses.py") || slices.Contains(got, "app/other.py") {
+		t.Fatalf("with the record: dependants %v, want app/uses.py alone", got)
+	}
+	if g.PythonStale(files) {
+		t.Error("a record of this shape, and stale")
+	}
+	// A file created: another shape. The record kept still adds.
+	testfs.Write(t, dir, map[string]string{"app/new.py": "print(2)\n"})
+	files = scanFiles(t, root)
+	if !g.PythonStale(files) || !slices.Contains(dependants(), "app/uses.py") {
+		t.Errorf("another shape: stale %v, dependants %v", g.PythonStale(files), dependants())
+	}
+	// A record that fails is not asked again for that shape.
+	rec.err, rec.runs = errors.New("pyright crashed"), 0
+	g.RefreshPython(context.Background(), files)
+	g.RefreshPython(context.Background(), files)
+	if rec.runs != 1 || g.PythonStale(files) || !slices.Contains(dependants(), "app/uses.py") {
+		t.Errorf("after a failure: %d runs, stale %v, dependants %v", rec.runs, g.PythonStale(files), dependants())
+	}
+}
