@@ -64,6 +64,11 @@ type Tool struct {
 	// tree, one for changed trees, so that each run starts from the
 	// state of the run before it.
 	CacheEnv string
+	// SharedCache, when set, is the one directory CacheEnv names for
+	// every run, of every workspace: a cache the tool itself keeps safe
+	// for concurrent use and keys by content (the go build cache), so
+	// that only Anvil's first run anywhere builds the standard library.
+	SharedCache string
 	// DepInfo: the state directory holds make-style dependency files
 	// (`*.d`, as cargo writes them) naming every source file the checker
 	// read, which tells a file no target compiles from a clean one.
@@ -339,6 +344,9 @@ func (c *Checker) run(ctx context.Context, config string, changes []Change, stat
 			spec.Changes = c.rewritten(changes)
 		}
 		cache := filepath.Join(c.stateDir, name)
+		if c.tool.SharedCache != "" {
+			cache = c.tool.SharedCache
+		}
 		if err := os.MkdirAll(cache, 0o700); err != nil {
 			return report{}, err
 		}

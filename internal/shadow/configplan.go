@@ -36,9 +36,14 @@ func (v *Validator) configPlan(snap *Snapshot, g *group) (*batchPlan, string) {
 			return nil, fmt.Sprintf("%s is created or deleted, which changes what the projects are", ch.Path)
 		}
 	}
+	plan := &batchPlan{checker: c}
+	if c.Tool().Kind == batch.Command {
+		// A command (the go command's vet) checks the whole workspace.
+		plan.configs = []string{v.root.Dir()}
+		return plan, ""
+	}
 	langs := g.server.Spec().Languages
 	projects := tsconfig.NewProjects(v.root.Dir())
-	plan := &batchPlan{checker: c}
 	for _, rel := range snap.Sorted() {
 		if !slices.Contains(langs, servers.LanguageOf(rel)) {
 			continue

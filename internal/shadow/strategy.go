@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -107,7 +108,7 @@ func (v *Validator) batchFor(srv *servers.Server) *batch.Checker {
 	if v.opts.BatchStateDir == "" {
 		return nil
 	}
-	tool, ok := batchTool(srv)
+	tool, ok := v.batchTool(srv)
 	if !ok {
 		return nil
 	}
@@ -123,13 +124,19 @@ func (v *Validator) batchFor(srv *servers.Server) *batch.Checker {
 }
 
 // batchTool is the batch checker of the same compiler as srv, if it has
-// one.
-func batchTool(srv *servers.Server) (batch.Tool, bool) {
-	kind, argv, label, ok := srv.BatchCommand()
-	if !ok {
-		return batch.Tool{}, false
+// one: for Go's server, the go command's vet of the module at the root
+// (gopls reports every dependant itself, so only what it reads from disk
+// alone, go.sum, and the truth replay holds the gate to need it).
+func (v *Validator) batchTool(srv *servers.Server) (batch.Tool, bool) {
+	if kind, argv, label, ok := srv.BatchCommand(); ok {
+		return batch.Tool{Kind: batch.Kind(kind), Argv: argv, Label: label}, true
 	}
-	return batch.Tool{Kind: batch.Kind(kind), Argv: argv, Label: label}, true
+	if slices.Contains(srv.Spec().Languages, "go") && v.opts.Policy != nil {
+		if _, err := os.Stat(v.root.Abs("go.mod")); err == nil {
+			return goVetTool(v.opts.Policy.Getenv, filepath.Join(v.opts.BatchStateDir, "go-build")), true
+		}
+	}
+	return batch.Tool{}, false
 }
 
 // batchProject returns the project (a tsconfig.json for tsc, pyright's
@@ -145,6 +152,9 @@ func (v *Validator) batchProject(projects *tsconfig.Projects, kind batch.Kind, a
 			return "", false
 		}
 		return owner.Path, true
+	case batch.Command:
+		// A command checks the whole workspace from its root.
+		return v.root.Dir(), true
 	case batch.Pyright:
 		rel, err := v.root.Rel(abs)
 		if err != nil {

@@ -78,3 +78,38 @@ func TestConfigReadOnlyFromDiskGoesToTheBatchChecker(t *testing.T) {
 		})
 	}
 }
+
+// gopls reads go.sum only from disk, and a go.mod's requirements load only
+// as far as go.sum's entries allow: the go command itself (go vet ./...)
+// checks a change to the module files over the changed tree. One
+// workspace for the cases: the checker's build cache is cold only once.
+func TestModuleFilesGoToTheGoCommand(t *testing.T) {
+	goMod := "module example.com/shop\n\ngo 1.22\n\nrequire example.com/lib v0.0.0\n\nreplace example.com/lib => ./lib\n"
+	h := newHarness(t, "go", harnessOptions{files: map[string]string{
+		"go.mod":       goMod,
+		"go.sum":       "example.com/unused v1.0.0/go.mod h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n",
+		"lib/go.mod":   "module example.com/lib\n\ngo 1.22\n",
+		"lib/lib.go":   "package lib\n\nfunc Name() string { return \"lib\" }\n",
+		"uses/uses.go": "package uses\n\nimport \"example.com/lib\"\n\nvar N = lib.Name()\n",
+	}, opts: Options{BatchStateDir: t.TempDir()}})
+	h.requireServer("go")
+	for _, tc := range []struct {
+		name   string
+		change map[string]string
+		want   Verdict
+	}{
+		{"go.mod drops the module a package imports", map[string]string{"go.mod": "module example.com/shop\n\ngo 1.22\n"}, Rejected},
+		{"go.mod gains a comment", map[string]string{"go.mod": "// The shop.\n" + goMod}, Clean},
+		{"go.sum gains an entry nothing uses", map[string]string{"go.sum": "example.com/unused v1.0.0/go.mod h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\nexample.com/unused v1.1.0/go.mod h1:BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB=\n"}, Clean},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := h.validate(tc.change)
+			if res.Verdict != tc.want {
+				t.Fatalf("verdict = %s, want %s\n%s", res.Verdict, tc.want, describe(res))
+			}
+			if !slices.ContainsFunc(res.Servers, func(s ServerInfo) bool { return strings.HasPrefix(s.Via, "batch: go vet") }) {
+				t.Errorf("not checked by the go command\n%s", describe(res))
+			}
+		})
+	}
+}

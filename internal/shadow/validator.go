@@ -269,13 +269,29 @@ func (gs *groups) add(srv *servers.Server, lang string, c *changeset.Change, con
 	return g
 }
 
+// moduleFile reports whether p is one of the go command's module files.
+// gopls takes go.mod and go.work as overlays but reads go.sum only from
+// disk, and what a go.mod requires loads only as far as go.sum's entries
+// allow: gopls checked a bumped requirement against the old module and
+// found nothing (a real history: a go.mod applied alone that breaks
+// command.go passed; go.mod and go.sum together were refused for errors
+// of the old module). So any of them goes to the go command itself, over
+// the changed tree, where it can run.
+func moduleFile(p string) bool {
+	switch path.Base(p) {
+	case "go.mod", "go.sum", "go.work", "go.work.sum":
+		return true
+	}
+	return false
+}
+
 // addConfig puts c, a configuration file srv's projects read, in srv's
 // group. One srv reads only from disk goes to the batch checker, which
 // reads it in a shadow tree (see configPlan); with no batch checker it is
 // unverified, and the reason is returned. why prefixes the reason;
 // inferred says c also governs files no project includes.
 func (v *Validator) addConfig(gs *groups, srv *servers.Server, lang string, c *changeset.Change, why string, inferred bool) (unverified string) {
-	if srv.Spec().TakesConfig(c.Path) {
+	if srv.Spec().TakesConfig(c.Path) && !(moduleFile(c.Path) && v.batchFor(srv) != nil) {
 		gs.add(srv, lang, c, true)
 		return ""
 	}
