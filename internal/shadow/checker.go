@@ -75,7 +75,7 @@ func (v *Validator) pick(w checkWork) (chk, fallback checker, unverified string)
 	if len(g.diskConfig) > 0 {
 		// Configuration the server reads only from disk: only a run
 		// that reads the changed tree can check it.
-		plan, why := v.configPlan(w.snap, g)
+		plan, why := v.configPlan(w.snap, g, batchFiles(w.req))
 		if plan == nil {
 			return nil, nil, configUnverifiable(spec, g.diskConfig[0]) + ", and " + why
 		}

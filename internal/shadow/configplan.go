@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/anvil-dev/anvil/internal/batch"
+	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/tsconfig"
 )
@@ -17,14 +18,15 @@ const maxConfigProjects = 16
 
 // configPlan is the batch run that checks g when it holds configuration
 // its server reads only from disk (tsserver's tsconfig.json and
-// package.json, a base a tsconfig.json extends, pyright's configuration):
-// the checker over every project of the server's languages in the
-// workspace, in a shadow tree of the changed files. Which projects a
-// configuration file reaches (through extends, a package.json's module
-// format and exports) is the checker's to know, so every project runs,
-// and each one's silence about a file is an answer. nil, with why, when
-// no such run can be had.
-func (v *Validator) configPlan(snap *Snapshot, g *group) (*batchPlan, string) {
+// package.json, a base a tsconfig.json extends, pyright's configuration,
+// JSON that code imports): the checker, in a shadow tree of the changed
+// files, over every project that may read it, each run's silence an
+// answer. Those are the projects of files (the changed files and their
+// dependants: every file below a changed configuration, the importers of
+// imported data), the project configurations that are or extend a changed
+// file, and, for a package.json (module format, exports), every project.
+// nil, with why, when no such run can be had.
+func (v *Validator) configPlan(snap *Snapshot, g *group, files []string) (*batchPlan, string) {
 	c := v.batchFor(g.server)
 	if c == nil {
 		return nil, "no batch checker runs here"
@@ -42,31 +44,49 @@ func (v *Validator) configPlan(snap *Snapshot, g *group) (*batchPlan, string) {
 		plan.configs = []string{v.root.Dir()}
 		return plan, ""
 	}
-	langs := g.server.Spec().Languages
-	projects := tsconfig.NewProjects(v.root.Dir())
-	for _, rel := range snap.Sorted() {
-		if !slices.Contains(langs, servers.LanguageOf(rel)) {
-			continue
-		}
-		project, ok := v.batchProject(projects, c.Tool().Kind, v.root.Abs(rel))
-		switch {
-		case !ok && g.inferred:
-			return nil, fmt.Sprintf("%s is in no project %s runs, and the change governs it too", rel, c.Tool().Label)
-		case !ok:
-			// No project reads it, so no project configuration
-			// governs it: a file of an inferred project, or one the
-			// configuration leaves out before and after alike.
-			continue
-		case !slices.Contains(plan.configs, project):
+	add := func(project string) {
+		if !slices.Contains(plan.configs, project) {
 			plan.configs = append(plan.configs, project)
 		}
+	}
+	projects := tsconfig.NewProjects(v.root.Dir())
+	if slices.ContainsFunc(g.diskConfig, func(p string) bool { return path.Base(p) == "package.json" }) {
+		langs := g.server.Spec().Languages
+		for _, rel := range snap.Sorted() {
+			if slices.Contains(langs, servers.LanguageOf(rel)) {
+				files = append(files, v.root.Abs(rel))
+			}
+		}
+	}
+	for _, abs := range files {
+		if servers.LanguageOf(abs) == "" {
+			continue // a configuration or data file: by the rule below
+		}
+		project, ok := v.batchProject(projects, c.Tool().Kind, abs)
+		switch {
+		case !ok && g.inferred:
+			rel, _ := v.root.Rel(abs)
+			return nil, fmt.Sprintf("%s is in no project %s runs, and the change governs it too", rel, c.Tool().Label)
+		case ok:
+			add(project)
+		}
+		// Otherwise no project reads it, so no project configuration
+		// governs it: a file of an inferred project, or one the
+		// configuration leaves out before and after alike.
 	}
 	if c.Tool().Kind == batch.TSC {
 		// A project the changed configuration may give its first files
 		// (its include widened) has no file on the disk to name it.
 		for _, p := range projectsReading(snap, v.root.Abs, g.diskConfig) {
-			if !slices.Contains(plan.configs, p) {
-				plan.configs = append(plan.configs, p)
+			add(p)
+		}
+	}
+	if c.Tool().Kind == batch.Pyright && len(plan.configs) == 0 {
+		// pyright's configuration with no file covered yet: the
+		// projects of its own directories.
+		for _, p := range g.diskConfig {
+			if project, ok := v.configProject(batch.Pyright, p); ok {
+				add(project)
 			}
 		}
 	}
@@ -77,6 +97,18 @@ func (v *Validator) configPlan(snap *Snapshot, g *group) (*batchPlan, string) {
 		return nil, fmt.Sprintf("%d projects would run %s, more than the %d one check runs", len(plan.configs), c.Tool().Label, maxConfigProjects)
 	}
 	return plan, ""
+}
+
+// dataChanges are g's changes to data code imports: their importers
+// are found by the import graph.
+func (g *group) dataChanges() []*changeset.Change {
+	var out []*changeset.Change
+	for _, c := range g.changes {
+		if slices.Contains(g.data, c.Path) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // projectsReading returns the TypeScript projects (tsconfig.json,

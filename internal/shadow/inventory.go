@@ -24,9 +24,9 @@ type unread struct {
 	// why says who reads it, as a reason's prefix ("code imports this
 	// JSON file: ").
 	why string
-	// inferred: it also governs files no project includes (imported
-	// data), which only a server checks.
-	inferred   bool
+	// data: it is data code imports (its importers are found by the
+	// import graph), not a configuration.
+	data       bool
 	unverified string
 }
 
@@ -78,7 +78,7 @@ func (v *Validator) readerOf(ctx context.Context, snap *Snapshot, c *changeset.C
 		case err != nil:
 			return unread{change: c, unverified: "who imports this JSON file could not be found: " + err.Error()}, true
 		case n > 0:
-			return unread{change: c, lang: "typescript", config: true, why: "code imports this JSON file: ", inferred: true}, true
+			return unread{change: c, lang: "typescript", config: true, why: "code imports this JSON file: ", data: true}, true
 		}
 	}
 	if by := reach.EmbeddedBy(snap.Files, c.Path); by != "" {

@@ -240,6 +240,8 @@ type group struct {
 	// inferred: a file of diskConfig also governs the files no project
 	// includes (a package.json, imported data), which no batch run checks.
 	inferred bool
+	// data are the files of diskConfig that are data code imports.
+	data []string
 	// project, when set, checks the group instead of a server: the
 	// project's own checker ([check], cargo check; see projectcheck.go).
 	project *projectChecker
@@ -289,8 +291,9 @@ func moduleFile(p string) bool {
 // group. One srv reads only from disk goes to the batch checker, which
 // reads it in a shadow tree (see configPlan); with no batch checker it is
 // unverified, and the reason is returned. why prefixes the reason;
-// inferred says c also governs files no project includes.
-func (v *Validator) addConfig(gs *groups, srv *servers.Server, lang string, c *changeset.Change, why string, inferred bool) (unverified string) {
+// data says c is data code imports (whose importers the import graph
+// finds), not a configuration.
+func (v *Validator) addConfig(gs *groups, srv *servers.Server, lang string, c *changeset.Change, why string, data bool) (unverified string) {
 	if srv.Spec().TakesConfig(c.Path) && !(moduleFile(c.Path) && v.batchFor(srv) != nil) {
 		gs.add(srv, lang, c, true)
 		return ""
@@ -300,7 +303,12 @@ func (v *Validator) addConfig(gs *groups, srv *servers.Server, lang string, c *c
 	}
 	g := gs.add(srv, lang, c, true)
 	g.diskConfig = append(g.diskConfig, c.Path)
-	g.inferred = g.inferred || inferred
+	// A package.json and imported data also govern the files no project
+	// includes (their module format, their importers' types).
+	g.inferred = g.inferred || data || path.Base(c.Path) == "package.json"
+	if data {
+		g.data = append(g.data, c.Path)
+	}
 	return ""
 }
 
@@ -362,9 +370,7 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 		// from disk cannot be checked before it is written.
 		compiled := srv.Spec().ReadsDiskIncludes && path.Base(c.Path) == compiledb.CommandsFile
 		if config && !compiled {
-			// A package.json also governs the files no project
-			// includes (their module format).
-			if why := v.addConfig(gs, srv, lang, c, "", path.Base(c.Path) == "package.json"); why != "" {
+			if why := v.addConfig(gs, srv, lang, c, "", false); why != "" {
 				res.Unverified = append(res.Unverified, Skipped{Path: c.Path, Reason: why})
 			}
 			continue
@@ -398,7 +404,7 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 		case err != nil:
 			res.Unverified = append(res.Unverified, Skipped{Path: r.change.Path, Reason: err.Error()})
 		case r.config:
-			if why := v.addConfig(gs, srv, r.lang, r.change, r.why, r.inferred); why != "" {
+			if why := v.addConfig(gs, srv, r.lang, r.change, r.why, r.data); why != "" {
 				res.Unverified = append(res.Unverified, Skipped{Path: r.change.Path, Reason: why})
 			}
 		default:
@@ -721,14 +727,28 @@ func (v *Validator) addDependants(ctx context.Context, w *checkWork, scope Scope
 	if spec.ReportsDependants || v.deps == nil {
 		return nil, ""
 	}
+
+	ctx, cancel := context.WithTimeout(ctx, v.opts.LoadTimeout)
+	defer cancel()
 	if len(g.diskConfig) > 0 {
-		// The batch checker runs every project (configPlan): no
-		// dependant is left to find, and none to cap.
+		// The batch checker runs the projects of these files
+		// (configPlan), however many they are: no cap applies.
+		files := projectFiles(w.snap, g).Files
+		if data := g.dataChanges(); len(data) > 0 {
+			d, err := v.deps.Dependants(ctx, w.snap.Files, data, v.opts.MaxDependants+1)
+			if err != nil {
+				return nil, fmt.Sprintf("finding the files that import the changed data failed: %v", err)
+			}
+			files = append(files, d.Files...)
+		}
+		for _, f := range files {
+			if abs := v.root.Abs(f); !slices.Contains(w.req.Dependants, abs) {
+				w.req.Dependants = append(w.req.Dependants, abs)
+			}
+		}
 		w.req.BaselineKey = w.snap.Fingerprint
 		return nil, ""
 	}
-	ctx, cancel := context.WithTimeout(ctx, v.opts.LoadTimeout)
-	defer cancel()
 	var deps reach.Dependants
 	if g.config {
 		deps = projectFiles(w.snap, g)
