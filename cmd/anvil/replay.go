@@ -26,7 +26,7 @@ func newReplayCmd() *cobra.Command {
 		Long: `Replay the repository's recent commits through the gate, without touching
 your files: each commit is applied to a scratch tree of its parent, whole and
 file by file (a change set as an agent has it mid-task), and the gate's verdict
-is held to the project's own batch checker (tsc, pyright, cargo check, your
+is held to the project's own batch checker (tsc, pyright, go vet, cargo check, your
 [check] command) over the same trees: agreement, breaking changes caught,
 false rejects, what the gate could not verify and why, and both sides' times.
 
