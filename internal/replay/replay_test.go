@@ -206,3 +206,73 @@ func TestReplayHoldsTheGateToTheBatchChecker(t *testing.T) {
 		t.Errorf("totals = %+v", tot)
 	}
 }
+
+// Go's truth is the go command's vet of the module: replay holds gopls's
+// verdicts, and a module file's (the go command's own), to it.
+func TestReplayHoldsGoToGoVet(t *testing.T) {
+	dir := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	for _, c := range []struct {
+		subject string
+		files   map[string]string
+	}{
+		{"start", map[string]string{
+			"go.mod":      "module example.com/replayed\n\ngo 1.22\n",
+			"lib/lib.go":  "package lib\n\nfunc Greet(name string) string { return \"hello \" + name }\n",
+			"cmd/main.go": "package main\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/replayed/lib\"\n)\n\nfunc main() { fmt.Println(lib.Greet(\"world\")) }\n",
+		}},
+		{"go: a clean body edit", map[string]string{"lib/lib.go": "package lib\n\nfunc Greet(name string) string { return \"hi \" + name }\n"}},
+		{"go: Greet takes a number", map[string]string{"lib/lib.go": "package lib\n\nimport \"strconv\"\n\nfunc Greet(n int) string { return \"hi \" + strconv.Itoa(n) }\n"}},
+		{"go: go.mod gains a comment", map[string]string{"go.mod": "// The replayed module.\nmodule example.com/replayed\n\ngo 1.22\n"}},
+	} {
+		testfs.Write(t, dir, c.files)
+		git("add", "-A")
+		git("commit", "-q", "-m", c.subject)
+	}
+	home := t.TempDir()
+	env := map[string]string{
+		"HOME": home, "ANVIL_STATE_DIR": filepath.Join(home, "state"), "XDG_CONFIG_HOME": filepath.Join(home, "config"),
+		"XDG_CACHE_HOME": filepath.Join(home, "cache"), "ANVIL_TOOLS_DIR": servers.DefaultToolsDir(os.Getenv), "PATH": os.Getenv("PATH"),
+		"GOMODCACHE": filepath.Join(home, "gomod"),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	rep, err := app.Replay(ctx, replay.Options{Dir: dir, Commits: 3, TempDir: t.TempDir()}, func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	rep.Print(&text)
+	t.Log("\n" + text.String())
+	want := map[string]replay.Verdict{
+		"go: a clean body edit/whole":      replay.Clean,
+		"go: Greet takes a number/whole":   replay.Rejected,
+		"go: go.mod gains a comment/whole": replay.Clean,
+	}
+	for _, k := range rep.Cases {
+		key := k.Subject + "/" + k.Scope
+		w, ok := want[key]
+		if !ok {
+			continue
+		}
+		delete(want, key)
+		if k.Checker != w || k.Gate != k.Checker {
+			t.Errorf("%s: gate %s (%v %s), go vet %s (%v %s), want %s", key, k.Gate, k.GateErrors, k.GateReason, k.Checker, k.CheckerErrors, k.CheckerReason, w)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("no case for %v", want)
+	}
+	if rep.Totals.FalseCleans != 0 || rep.Totals.FalseRejects != 0 || rep.Totals.Unverified != 0 {
+		t.Errorf("totals = %+v", rep.Totals)
+	}
+}
