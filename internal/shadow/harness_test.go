@@ -129,6 +129,9 @@ func newHarnessAt(t *testing.T, dir string, ho harnessOptions) *harness {
 		ho.opts.Log = NewLog(f)
 	}
 	v := New(root, mgr, deps, ho.opts)
+	// Its background jobs (a batch baseline, pyright's record) end with
+	// the test, before the servers are shut down.
+	t.Cleanup(v.Close)
 	if g, ok := deps.(*reach.Graph); ok && !ho.noRecords {
 		// As the app wires it: pyright's record is run by the
 		// validator's batch checker (none without BatchStateDir).
