@@ -501,10 +501,23 @@ func (o groupOutcome) unverifiedAll(g *group, reason string) groupOutcome {
 // be checked by the server of spec, and what would check it.
 func configUnverifiable(spec servers.Spec, p string) string {
 	why := fmt.Sprintf("%s reads %s only from disk, so a change to it cannot be checked before it is written", spec.Name, path.Base(p))
-	if spec.Mode == servers.ModeTSServer {
+	if spec.Mode == servers.ModeTSServer && nativeTakes(p) {
 		why += "; typescript_engine = native checks it with TypeScript 7's server"
 	}
 	return why
+}
+
+// nativeTakes reports whether TypeScript 7's server (the default spec of
+// the native engine) takes p as an overlay: only then does switching the
+// engine check it (an extended base, imported data, it reads from disk
+// too).
+func nativeTakes(p string) bool {
+	for _, spec := range servers.Defaults() {
+		if spec.Name == "tsgo" {
+			return spec.TakesConfig(p)
+		}
+	}
+	return false
 }
 
 // projectFiles returns, as dependants of a change to configuration, every
