@@ -234,8 +234,9 @@ type group struct {
 	// tsconfig.json), so every file of its project depends on them.
 	config bool
 	// diskConfig are the group's configuration files (workspace-relative)
-	// its server reads only from disk: a batch run over every project
-	// checks them (see configPlan).
+	// its server reads only from disk (and the go command's module
+	// files): a batch run of the projects they reach checks the group
+	// (see configPlan).
 	diskConfig []string
 	// inferred: a file of diskConfig also governs the files no project
 	// includes (a package.json, imported data), which no batch run checks.
@@ -366,8 +367,8 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 			continue
 		}
 		// The compile database is checked by compiling every unit with
-		// it (cdatabase.go); other configuration a server reads only
-		// from disk cannot be checked before it is written.
+		// it (cdatabase.go); other configuration goes to the server as
+		// an overlay, or to the batch checker (addConfig).
 		compiled := srv.Spec().ReadsDiskIncludes && path.Base(c.Path) == compiledb.CommandsFile
 		if config && !compiled {
 			if why := v.addConfig(gs, srv, lang, c, "", false); why != "" {
@@ -740,7 +741,6 @@ func (v *Validator) addDependants(ctx context.Context, w *checkWork, scope Scope
 	if spec.ReportsDependants || v.deps == nil {
 		return nil, ""
 	}
-
 	ctx, cancel := context.WithTimeout(ctx, v.opts.LoadTimeout)
 	defer cancel()
 	if len(g.diskConfig) > 0 {
