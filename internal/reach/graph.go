@@ -141,6 +141,12 @@ type Dependants struct {
 	// importers is read by no file the compiler checks, other than through
 	// a project's configuration.
 	Recorded bool
+	// PythonUnrecorded: a Python file's interface changed (or the file
+	// came or went), the graph takes pyright's record (WithPython), and
+	// none was made yet (a cold start): who reads it is Anvil's reading
+	// alone, which a record may add to. The project's batch check decides
+	// then (slower, sound).
+	PythonUnrecorded bool
 	// Opaque says, for each changed file whose change counts as a change
 	// of every export or reaches every file (so the cut-off did not
 	// apply), why.
@@ -216,6 +222,9 @@ func (g *Graph) dependants(ctx context.Context, files Files, changes []*changese
 	p := newPropagation(gr, cut, g.outside())
 	opaque := map[string]string{}
 	var byCompiler []string
+	// pyInterface: a Python file's interface changed (or the file came or
+	// went), so an importer the reading misses could break.
+	pyInterface := false
 	for _, c := range changes {
 		if changed[c.Path] == nil {
 			continue
@@ -234,6 +243,7 @@ func (g *Graph) dependants(ctx context.Context, files Files, changes []*changese
 			}
 		}
 		p.seed(c.Path, cs)
+		pyInterface = pyInterface || gr.family(c.Path) == "python" && !cs.empty()
 	}
 	for _, c := range changes {
 		fam := gr.family(c.Path)
@@ -265,6 +275,7 @@ func (g *Graph) dependants(ctx context.Context, files Files, changes []*changese
 	}
 	d.ByCompiler = byCompiler
 	d.Recorded = rec != nil && len(rec.unrecorded) == 0
+	d.PythonUnrecorded = pyInterface && g.pyRecords != nil && pyRec == nil
 	for _, f := range append(slices.Sorted(maps.Keys(changed)), d.Files...) {
 		if why := p.outside(f); why != "" {
 			if d.Outside == nil {

@@ -46,6 +46,9 @@ type checkWork struct {
 	// recorded: the dependants come with TypeScript's own record of the
 	// imports of every project (reach.Dependants.Recorded).
 	recorded bool
+	// coldPython: the dependants of a Python change are Anvil's reading
+	// alone, pyright's record not made yet (reach.Dependants.PythonUnrecorded).
+	coldPython bool
 }
 
 // evidence is a checker's answer, in one form whatever ran.
@@ -99,7 +102,12 @@ func (v *Validator) pick(w checkWork) (chk, fallback checker, unverified string)
 		deleted = nil
 	}
 	files := batchFiles(w.req)
-	plan := v.chooseBatch(g, append(slices.Clone(files), deleted...), mustBatch || len(deleted) > 0)
+	// Before pyright's record of imports exists, an importer Anvil's
+	// reading misses would go unchecked: the batch checker, which reads
+	// the whole project, decides where it can (unless the server is
+	// asked for by name: the per-file strategy).
+	cold := w.coldPython && v.opts.Strategy != StrategyPerFile
+	plan := v.chooseBatch(g, append(slices.Clone(files), deleted...), mustBatch || len(deleted) > 0 || cold)
 	switch {
 	case plan == nil && mustBatch:
 		return nil, nil, fmt.Sprintf("%s resolves imports from the files on disk, so the files that import a created or deleted file cannot be checked with it as an overlay, and no batch checker can check them here", spec.Name)

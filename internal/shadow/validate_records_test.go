@@ -2,6 +2,7 @@ package shadow
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/anvil-dev/anvil/internal/testfs"
@@ -30,7 +31,8 @@ func TestDependantsTheCompilerRecorded(t *testing.T) {
 // The same for Python, from pyright's record: an editable install's .pth
 // file in the project's virtual environment puts extra/ on the path,
 // where nspkg is a namespace package (no __init__.py). Anvil's own
-// reading knows no such root, so app/main.py was never checked.
+// reading knows no such root, so app/main.py was never checked. Before
+// the first record (a cold start), the project's batch check decides.
 func TestDependantsPyrightRecorded(t *testing.T) {
 	files := map[string]string{
 		"pyrightconfig.json": `{"typeCheckingMode": "standard", "include": ["app", "extra"], "venvPath": ".", "venv": ".venv"}`,
@@ -42,20 +44,29 @@ func TestDependantsPyrightRecorded(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		noRecords bool
+		cold      bool // no record made yet
 		want      Verdict
 		newIn     []string
+		via       string
 	}{
-		{"with pyright's record", false, Rejected, []string{"app/uses.py"}},
-		{"Anvil's reading alone", true, Clean, nil},
+		{"with pyright's record", false, false, Rejected, []string{"app/uses.py"}, "the server"},
+		{"a cold start: the batch checker decides", false, true, Rejected, []string{"app/uses.py"}, "batch: pyright"},
+		{"Anvil's reading alone", true, false, Clean, nil, "the server"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, "py", harnessOptions{files: files, noRecords: tc.noRecords, opts: Options{BatchStateDir: t.TempDir()}})
 			testfs.Write(t, h.dir, map[string]string{".venv/lib/python3.11/site-packages/extra.pth": filepath.Join(h.dir, "extra") + "\n"})
 			h.requireServer("python")
-			// The record is made in the background (no check waits for a
-			// whole pyright run): here, ahead of the check.
-			h.prepareRecords()
-			expect(t, h.validate(change), tc.want, tc.newIn...)
+			if !tc.cold {
+				// The record is made in the background (no check waits
+				// for a whole pyright run): here, ahead of the check.
+				h.prepareRecords()
+			}
+			res := h.validate(change)
+			expect(t, res, tc.want, tc.newIn...)
+			if via := res.Servers[0].Via; !strings.HasPrefix(via, tc.via) {
+				t.Errorf("checked via %q, want %q…", via, tc.via)
+			}
 		})
 	}
 }

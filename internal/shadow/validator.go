@@ -776,6 +776,7 @@ func (v *Validator) addDependants(ctx context.Context, w *checkWork, scope Scope
 	// while every dependant found is asked about: a scope that leaves
 	// some out (below) leaves a deleted file's importers out too.
 	w.recorded = deps.Recorded
+	w.coldPython = deps.PythonUnrecorded
 	if scope.ChangedOnly && len(deps.Files) > 0 {
 		w.recorded = false
 		out.notes = append(out.notes, fmt.Sprintf("%s: only the changed files were checked; %d %s left to a complete check", spec.Name, len(deps.Files), plural(len(deps.Files), "dependant", "dependants")))
