@@ -30,8 +30,8 @@ func (g *Graph) WithPython(r PythonRecorder) *Graph {
 // pyRecordCache keeps pyright's latest record. A record costs a whole
 // pyright run (seconds on a real project), so no check waits for one: a
 // check takes the record kept, whatever shape of the workspace's Python
-// (its files by name, its configuration by stat) it was made for, and a
-// background job makes the next one (RefreshPython). A record of another
+// (its files by name, pyright's configuration files by stat) it was made
+// for, and a background job makes the next one (RefreshPython). A record of another
 // shape is still only importers added: an import it misses (a file
 // created since, which pyright resolves from disk, so its importers go to
 // the batch checker anyway; an import line added since) is Anvil's own
@@ -54,8 +54,9 @@ func pythonShape(files Files) [32]byte {
 		switch base := path.Base(rel); {
 		case Family(rel) == "python":
 			fmt.Fprintf(shape, "%s\n", rel)
-		case base == "pyproject.toml" || path.Ext(base) == ".json":
-			// Configuration (an extended one too): by stat.
+		case base == "pyproject.toml" || base == "pyrightconfig.json":
+			// pyright's configuration, by stat (any other JSON file, a
+			// package.json, a data file, would only cost a pyright run).
 			st := files[rel]
 			fmt.Fprintf(shape, "%s\x00%d\x00%d\x00%s\n", rel, st.Size, st.ModTime, st.Digest)
 		}

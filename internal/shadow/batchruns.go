@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"path/filepath"
-	"strings"
 
 	"github.com/anvil-dev/anvil/internal/batch"
 	"github.com/anvil-dev/anvil/internal/diagformat"
@@ -111,31 +109,11 @@ func (v *Validator) configProject(kind batch.Kind, rel string) (string, bool) {
 // goVetTool is Go's batch checker: `go vet ./...` at the module root,
 // which type-checks every package, tests included, as gopls does, over
 // the modules already in the module cache (no network, no toolchain
-// download). getenv reads the environment Anvil was started with;
-// buildCache is the go build cache every run shares ("" for one per
-// checker): the go command writes it, no code of the repository does.
-func goVetTool(getenv func(string) string, buildCache string) batch.Tool {
+// download; the sealed environment keeps HOME, GOPATH and GOMODCACHE, and
+// the sandbox shows the cache go env names). buildCache is the go build
+// cache every run shares ("" for one per checker): the go command writes
+// it, no code of the repository does.
+func goVetTool(buildCache string) batch.Tool {
 	env := []string{"GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local"}
-	if cache := goModCache(getenv); cache != "" {
-		env = append(env, "GOMODCACHE="+cache)
-	}
 	return batch.Tool{Kind: batch.Command, Argv: []string{"go", "vet", "./..."}, Format: diagformat.GoVet, Label: "go vet", Env: env, CacheEnv: "GOCACHE", SharedCache: buildCache}
-}
-
-// goModCache is where the go command keeps modules for the user:
-// GOMODCACHE, else the first GOPATH's pkg/mod, else ~/go/pkg/mod ("" for
-// none found). A sealed run has a home of its own, so it is named.
-func goModCache(getenv func(string) string) string {
-	if c := getenv("GOMODCACHE"); c != "" {
-		return c
-	}
-	if gp, _, _ := strings.Cut(getenv("GOPATH"), string(os.PathListSeparator)); gp != "" {
-		return filepath.Join(gp, "pkg", "mod")
-	}
-	if home := getenv("HOME"); home != "" {
-		if _, err := os.Stat(filepath.Join(home, "go", "pkg", "mod")); err == nil {
-			return filepath.Join(home, "go", "pkg", "mod")
-		}
-	}
-	return ""
 }

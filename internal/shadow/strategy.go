@@ -131,9 +131,9 @@ func (v *Validator) batchTool(srv *servers.Server) (batch.Tool, bool) {
 	if kind, argv, label, ok := srv.BatchCommand(); ok {
 		return batch.Tool{Kind: batch.Kind(kind), Argv: argv, Label: label}, true
 	}
-	if slices.Contains(srv.Spec().Languages, "go") && v.opts.Policy != nil {
+	if slices.Contains(srv.Spec().Languages, "go") {
 		if _, err := os.Stat(v.root.Abs("go.mod")); err == nil {
-			return goVetTool(v.opts.Policy.Getenv, filepath.Join(v.opts.BatchStateDir, "go-build")), true
+			return goVetTool(filepath.Join(v.opts.BatchStateDir, "go-build")), true
 		}
 	}
 	return batch.Tool{}, false
