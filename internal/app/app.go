@@ -168,6 +168,9 @@ func New(opts Options) (*App, error) {
 		WarmBatch:     true,
 		Check:         projectCheck(cfg.Check),
 		CargoNetwork:  cfg.Run.Network,
+		// Under the auto engine only (the registry decides): another
+		// engine is the user's explicit choice of compiler.
+		NativeWhereAgrees: true,
 	})
 	// pyright's record of imports is run by the Python server's batch
 	// checker, which the validator owns.

@@ -209,6 +209,18 @@ func (c *Checker) Ready(config, diskState string) bool {
 	return ok && b.diskState == diskState && b.ready
 }
 
+// Baseline returns the unchanged tree's answer for config at diskState,
+// when it is computed and kept (see Ready).
+func (c *Checker) Baseline(config, diskState string) (map[string][]lsp.Diagnostic, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, ok := c.baselines[config]
+	if !ok || b.diskState != diskState || !b.ready {
+		return nil, false
+	}
+	return b.diags, true
+}
+
 // kept reports whether the unchanged tree's answer for config at
 // diskState is kept or being computed.
 func (c *Checker) kept(config, diskState string) bool {

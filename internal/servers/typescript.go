@@ -72,7 +72,7 @@ func (r *Registry) ExplainTypeScript(root string) string {
 	case engine == EngineTSServer:
 		why = "tsserver checks every project"
 	case major > 0 && major < 7:
-		why = fmt.Sprintf("the project uses TypeScript %s, so that TypeScript's tsserver checks it when installed (the exact compiler, with answers per file); typescript_engine = native would be faster but checks with TypeScript 7", pinned)
+		why = fmt.Sprintf("the project uses TypeScript %s, so that TypeScript's tsserver checks it when installed (the exact compiler, with answers per file); a change with many dependants goes to TypeScript 7's tsc where its answers for the project are the project's compiler's (proven on the unchanged tree, confirmed at the end of a turn); typescript_engine = native would check everything with TypeScript 7", pinned)
 	case major >= 7:
 		why = fmt.Sprintf("the project uses TypeScript %s: TypeScript 7's native server", pinned)
 	default:
@@ -198,4 +198,30 @@ func majorOf(v string) int {
 		return 0
 	}
 	return n
+}
+
+// NativeCompiler returns TypeScript 7's compiler for the workspace at
+// root, where it may stand in for the project's own batch checker while
+// their answers agree (see internal/shadow/tsagree.go): under the auto
+// engine, for a project that uses TypeScript 6 or older. It is found as
+// the native server's binary is (a workspace's own copy only where the
+// policy lets the workspace's programs run); label names it in verdicts.
+func (r *Registry) NativeCompiler(root string) (argv []string, label string, ok bool) {
+	if r.engine != "" && r.engine != EngineAuto {
+		return nil, "", false
+	}
+	if major, _ := projectTypeScript(root); major == 0 || major >= 7 {
+		return nil, "", false
+	}
+	for _, s := range r.specs {
+		if s.Name != "tsgo" {
+			continue
+		}
+		path, _ := r.find(root, s)
+		if path == "" {
+			return nil, "", false
+		}
+		return []string{path}, "tsc " + nonEmpty(typeScriptVersionOf(path), "7"), true
+	}
+	return nil, "", false
 }

@@ -49,6 +49,9 @@ type checkWork struct {
 	// coldPython: the dependants of a Python change are Anvil's reading
 	// alone, pyright's record not made yet (reach.Dependants.PythonUnrecorded).
 	coldPython bool
+	// complete: every dependant is checked (Scope.Complete), as at the
+	// end of a hooked agent's turn.
+	complete bool
 }
 
 // evidence is a checker's answer, in one form whatever ran.
@@ -107,7 +110,7 @@ func (v *Validator) pick(w checkWork) (chk, fallback checker, unverified string)
 	// the whole project, decides where it can (unless the server is
 	// asked for by name: the per-file strategy).
 	cold := w.coldPython && v.opts.Strategy != StrategyPerFile
-	plan := v.chooseBatch(g, append(slices.Clone(files), deleted...), mustBatch || len(deleted) > 0 || cold)
+	plan := v.chooseBatch(w, append(slices.Clone(files), deleted...), mustBatch || len(deleted) > 0 || cold)
 	switch {
 	case plan == nil && mustBatch:
 		return nil, nil, fmt.Sprintf("%s resolves imports from the files on disk, so the files that import a created or deleted file cannot be checked with it as an overlay, and no batch checker can check them here", spec.Name)

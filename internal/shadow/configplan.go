@@ -38,7 +38,7 @@ func (v *Validator) configPlan(snap *Snapshot, g *group, files []string) (*batch
 			return nil, fmt.Sprintf("%s is created or deleted, which changes what the projects are", ch.Path)
 		}
 	}
-	plan := &batchPlan{checker: c}
+	plan := &batchPlan{checker: c, costKey: g.server.Spec().Name}
 	if c.Tool().Kind == batch.Command {
 		// A command (the go command's vet) checks the whole workspace.
 		plan.configs = []string{v.root.Dir()}

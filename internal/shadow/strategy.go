@@ -175,6 +175,15 @@ type batchPlan struct {
 	checker *batch.Checker
 	// configs are the projects (a tsconfig.json, or pyright's directory).
 	configs []string
+	// native says why TypeScript 7's tsc runs in place of the project's
+	// own (see tsagree.go); "" when the project's own checker runs.
+	native string
+	// holdNative: the project's own tsc runs (a Complete check), and
+	// TypeScript 7, which agreed so far, is held to its answer.
+	holdNative bool
+	// costKey names the checker's costs (the server's name, or "tsgo"
+	// for TypeScript 7 in place of tsserver's tsc).
+	costKey string
 }
 
 // chooseBatch decides whether the batch checker checks files (the
@@ -182,7 +191,8 @@ type batchPlan struct {
 // it must be able to check every one of them (each in a project it runs),
 // and, under the auto strategy, be expected to finish first, unless only
 // it can check them (must), whatever the strategy.
-func (v *Validator) chooseBatch(g *group, files []string, must bool) *batchPlan {
+func (v *Validator) chooseBatch(w checkWork, files []string, must bool) *batchPlan {
+	g := w.g
 	if v.opts.Strategy == StrategyPerFile && !must {
 		return nil
 	}
@@ -190,7 +200,7 @@ func (v *Validator) chooseBatch(g *group, files []string, must bool) *batchPlan 
 	if c == nil {
 		return nil
 	}
-	plan := &batchPlan{checker: c}
+	plan := &batchPlan{checker: c, costKey: g.server.Spec().Name}
 	seen := map[string]bool{}
 	projects := tsconfig.NewProjects(v.root.Dir())
 	for _, abs := range files {
@@ -203,10 +213,20 @@ func (v *Validator) chooseBatch(g *group, files []string, must bool) *batchPlan 
 			plan.configs = append(plan.configs, project)
 		}
 	}
+	if nc, why := v.nativeFor(c, w.snap, plan.configs); nc != nil {
+		if w.complete {
+			// The project's own compiler confirms at the end of a turn,
+			// and TypeScript 7 is held to its answer.
+			plan.holdNative = true
+		} else {
+			plan.checker, plan.native, plan.costKey = nc, why, "tsgo"
+		}
+	}
 	if v.opts.Strategy == StrategyBatch || must {
 		return plan
 	}
-	perFile, batchRun := v.costs.estimate(g.server.Spec().Name, len(files), false)
+	perFile, _ := v.costs.estimate(g.server.Spec().Name, len(files), false)
+	_, batchRun := v.costs.estimate(plan.costKey, len(files), false)
 	// Several projects mean several runs.
 	if perFile <= 1.5*batchRun*float64(len(plan.configs)) {
 		return nil
@@ -255,6 +275,7 @@ func (v *Validator) batchCheck(ctx context.Context, snap *Snapshot, g *group, pl
 		fresh = fresh || reach.Global(c) || servers.LanguageOf(c.Path) == ""
 	}
 	cr := servers.CheckResult{Before: map[string][]lsp.Diagnostic{}, After: map[string][]lsp.Diagnostic{}}
+	var notes []string
 	start := time.Now()
 	ready := true // every project's answer for the unchanged tree was kept
 	for _, config := range plan.configs {
@@ -266,7 +287,12 @@ func (v *Validator) batchCheck(ctx context.Context, snap *Snapshot, g *group, pl
 		if !res.Baseline {
 			// A run beside the unchanged tree's costs more than the one
 			// run the estimate is of (it applies that factor itself).
-			v.costs.learn(v.costs.batch, g.server.Spec().Name, float64(res.Elapsed.Milliseconds()))
+			v.costs.learn(v.costs.batch, plan.costKey, float64(res.Elapsed.Milliseconds()))
+		}
+		if plan.holdNative {
+			if note := v.holdNative(ctx, plan, config, snap, changes, fresh, res); note != "" {
+				notes = append(notes, note)
+			}
 		}
 		for p, d := range res.Before {
 			cr.Before[p] = append(cr.Before[p], d...)
@@ -301,9 +327,16 @@ func (v *Validator) batchCheck(ctx context.Context, snap *Snapshot, g *group, pl
 			mark(p)
 		}
 	}
-	via := fmt.Sprintf("batch: %s over the whole of %d %s in a shadow tree, %s", plan.checker.Tool().Label, len(plan.configs), plural(len(plan.configs), "project", "projects"), time.Since(start).Round(time.Millisecond))
+	label := plan.checker.Tool().Label
+	if plan.native != "" {
+		label += " (" + plan.native + ")"
+	}
+	via := fmt.Sprintf("batch: %s over the whole of %d %s in a shadow tree, %s", label, len(plan.configs), plural(len(plan.configs), "project", "projects"), time.Since(start).Round(time.Millisecond))
 	if ready {
 		via += "; the unchanged tree's answer was ready"
+	}
+	for _, n := range notes {
+		via += "; " + n
 	}
 	return cr, via, nil
 }
@@ -348,17 +381,25 @@ func (v *Validator) warmBatch(snap *Snapshot, g *group) {
 		case batch.Pyright:
 			config = v.root.Abs(pyconfig.Nearest(v.root.Dir(), ch.Path).Dir)
 		}
-		if config != "" && !slices.Contains(configs, config) && !c.Ready(config, snap.Fingerprint) {
+		if config != "" && !slices.Contains(configs, config) && (!c.Ready(config, snap.Fingerprint) || v.wantsProof(c, config, snap)) {
 			configs = append(configs, config)
 		}
 	}
 	if len(configs) == 0 {
 		return
 	}
+	why := "the unchanged tree's answer, for the next check of a change with many dependants"
+	if nc := v.native(); nc != nil && c.Tool().Kind == batch.TSC {
+		why += fmt.Sprintf(", by %s and by %s, which takes the project's batch runs where the two agree", c.Tool().Label, nc.Tool().Label)
+	}
 	// One job per checker, cancelled by the next disk state (see
 	// background.go); each project's run bounded like any batch run. A
 	// check waiting for the answer waits within its own context.
-	v.work.run(v.bg, g.server.Spec().Name, c.Tool().Label, snap.Fingerprint,
-		"the unchanged tree's answer, for the next check of a change with many dependants", configs, v.opts.LoadTimeout,
-		func(ctx context.Context, config string) { c.Warm(ctx, config, snap.Fingerprint) })
+	v.work.run(v.bg, g.server.Spec().Name, c.Tool().Label, snap.Fingerprint, why, configs, v.opts.LoadTimeout,
+		func(ctx context.Context, config string) {
+			c.Warm(ctx, config, snap.Fingerprint)
+			if c.Tool().Kind == batch.TSC {
+				v.prove(ctx, c, snap, config)
+			}
+		})
 }

@@ -92,6 +92,10 @@ type Options struct {
 	// CargoNetwork lets cargo check reach the network; without it cargo
 	// runs --offline.
 	CargoNetwork bool
+	// NativeWhereAgrees lets TypeScript 7's tsc take the batch runs of a
+	// project on TypeScript 6 or older while its answers are the
+	// project's compiler's (see tsagree.go).
+	NativeWhereAgrees bool
 }
 
 // Progress is one step of a validation in progress.
@@ -166,6 +170,8 @@ type Validator struct {
 	batch  batchers
 	reuse  reuse
 	cbase  compileBaselineCache
+	// agree is where TypeScript 7 agrees with the project's compiler.
+	agree nativeAgreement
 	// cargoMeta is what cargo metadata said cargo check would run.
 	cargoMeta cargoMetaCache
 	// bg bounds the work done ahead of need (warming batch baselines);
@@ -622,7 +628,7 @@ func extensionOf(lang string) string {
 // own waits (see checker.go).
 func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group, scope Scope) groupOutcome {
 	out := groupOutcome{info: ServerInfo{Language: g.lang, Name: g.name()}}
-	w := checkWork{snap: snap, g: g, req: v.request(g)}
+	w := checkWork{snap: snap, g: g, req: v.request(g), complete: scope.Complete}
 	var outside map[string]string
 	if g.server != nil {
 		var unverified string

@@ -1,0 +1,168 @@
+package shadow
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anvil-dev/anvil/internal/batch"
+	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/lsp"
+)
+
+// agreeOptions are the app's options for TypeScript 7 where it agrees,
+// with the background proof made for a project of any size.
+func agreeOptions(t *testing.T) Options {
+	return Options{BatchStateDir: t.TempDir(), WarmBatch: true, WarmBatchFiles: 1, NativeWhereAgrees: true}
+}
+
+// awaitProof makes a check the server answers (which starts the
+// background job that warms both compilers' answers for the unchanged
+// tree and compares them) and waits until the comparison is made.
+func awaitProof(t *testing.T, h *harness, config string) {
+	t.Helper()
+	res := h.validate(map[string]string{"src/main.ts": h.read("src/main.ts") + "\n// a note\n"})
+	expect(t, res, Clean)
+	snap, err := h.v.syncDisk(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(3 * time.Minute)
+	for !h.v.agreementProven(config, snap.Fingerprint) && !h.v.agreementDisagreed(config) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no comparison of the two compilers was made; background: %+v", h.v.Background())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// validateScope is validate with a scope (Complete: the end of a turn).
+func validateScope(t *testing.T, h *harness, changes map[string]string, scope Scope) *Result {
+	t.Helper()
+	var specs []changeset.Spec
+	for p, content := range changes {
+		c := content
+		specs = append(specs, changeset.Spec{Path: p, Content: &c})
+	}
+	set, err := changeset.Load(h.root, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.v.Validate(context.Background(), set, 1, scope, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// A project on TypeScript 5.9 is checked by its own compiler until
+// TypeScript 7's answer for its unchanged tree is proven the same; then
+// TypeScript 7's tsc takes its batch runs, except at the end of a turn
+// (a Complete check), where the project's tsc decides. A configuration
+// TypeScript 7 rejects (moduleResolution node10, removed in 7) is a
+// disagreement: the project's compiler keeps every run, for good.
+func TestTypeScript7WhereItAgrees(t *testing.T) {
+	rename := func(h *harness) map[string]string {
+		return map[string]string{"src/shapes.ts": strings.Replace(h.read("src/shapes.ts"), "class Circle", "class Round", 1)}
+	}
+	t.Run("agrees", func(t *testing.T) {
+		h := newHarness(t, "ts-esm", harnessOptions{opts: agreeOptions(t)})
+		withTypeScript(t, h, "5.9.3")
+		h.requireServer("typescript")
+		config := filepath.Join(h.dir, "tsconfig.json")
+
+		// Before any proof, the project's own compiler runs.
+		h.v.opts.Strategy = StrategyBatch
+		res := h.validate(rename(h))
+		expect(t, res, Rejected, "src/render.ts")
+		if via := res.Servers[0].Via; !strings.Contains(via, "tsc 5.9.3") || strings.Contains(via, "in place of") {
+			t.Fatalf("before a proof: via %q, want the project's tsc 5.9.3", via)
+		}
+
+		h.v.opts.Strategy = StrategyAuto
+		awaitProof(t, h, config)
+		if d := h.v.Disagreements(); len(d) != 0 {
+			t.Fatalf("the compilers disagree on the unchanged tree: %v", d)
+		}
+		h.v.opts.Strategy = StrategyBatch
+		res = h.validate(rename(h))
+		expect(t, res, Rejected, "src/render.ts")
+		if via := res.Servers[0].Via; !strings.Contains(via, "tsc 7") || !strings.Contains(via, "in place of the project's tsc 5.9.3") {
+			t.Fatalf("after the proof: via %q, want TypeScript 7 in place of tsc 5.9.3", via)
+		}
+
+		// The end of a turn: the project's compiler, TypeScript 7 held
+		// to its answer (they agree: no note).
+		res = validateScope(t, h, rename(h), Scope{Complete: true})
+		expect(t, res, Rejected, "src/render.ts")
+		if via := res.Servers[0].Via; !strings.Contains(via, "tsc 5.9.3") || strings.Contains(via, "in place of") || strings.Contains(via, "differ") {
+			t.Fatalf("at the end of a turn: via %q, want the project's tsc 5.9.3 and no disagreement", via)
+		}
+	})
+
+	t.Run("a configuration TypeScript 7 rejects", func(t *testing.T) {
+		h := newHarness(t, "ts-esm", harnessOptions{opts: agreeOptions(t), files: map[string]string{
+			"tsconfig.json": `{"compilerOptions": {"target": "es2022", "module": "commonjs", "moduleResolution": "node", "strict": true, "noEmit": true, "paths": {"#lib/*": ["./src/lib/*"]}}, "include": ["src"]}`,
+			"package.json":  `{"name": "shapes", "private": true, "devDependencies": {"typescript": "~5.9.3"}}`,
+		}})
+		withTypeScript(t, h, "5.9.3")
+		h.requireServer("typescript")
+		config := filepath.Join(h.dir, "tsconfig.json")
+		awaitProof(t, h, config)
+		if why := h.v.Disagreements()[config]; !strings.Contains(why, "TS5108") {
+			t.Fatalf("disagreements %v, want TypeScript 7's TS5108 in tsconfig.json", h.v.Disagreements())
+		}
+		h.v.opts.Strategy = StrategyBatch
+		res := h.validate(rename(h))
+		expect(t, res, Rejected, "src/render.ts")
+		if via := res.Servers[0].Via; !strings.Contains(via, "tsc 5.9.3") || strings.Contains(via, "in place of") {
+			t.Fatalf("via %q, want the project's tsc 5.9.3", via)
+		}
+		// Kept on disk: a new validator (a daemon's restart) knows.
+		v2 := New(h.root, h.mgr, h.v.deps, h.v.opts)
+		t.Cleanup(v2.Close)
+		if _, ok := v2.Disagreements()[config]; !ok {
+			t.Fatal("the disagreement was not kept for the next validator")
+		}
+	})
+}
+
+func diag(line int, code string) lsp.Diagnostic {
+	return lsp.Diagnostic{Severity: lsp.SeverityError, Code: json.RawMessage(code), Message: "m" + code, Range: lsp.Range{Start: lsp.Position{Line: line}}}
+}
+
+// The comparison: errors by file, line and code, counted; new errors are
+// the changed tree's beyond the unchanged tree's.
+func TestAnswersDiffer(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		a, b   map[string][]lsp.Diagnostic
+		differ bool
+	}{
+		{"same", map[string][]lsp.Diagnostic{"a.ts": {diag(1, "2322")}}, map[string][]lsp.Diagnostic{"a.ts": {diag(1, "2322")}}, false},
+		{"another column or wording is the same error", map[string][]lsp.Diagnostic{"a.ts": {diag(1, "2322")}},
+			map[string][]lsp.Diagnostic{"a.ts": {{Severity: lsp.SeverityError, Code: json.RawMessage("2322"), Message: "other words", Range: lsp.Range{Start: lsp.Position{Line: 1, Character: 9}}}}}, false},
+		{"another code", map[string][]lsp.Diagnostic{"a.ts": {diag(1, "2322")}}, map[string][]lsp.Diagnostic{"a.ts": {diag(1, "2345")}}, true},
+		{"another line", map[string][]lsp.Diagnostic{"a.ts": {diag(1, "2322")}}, map[string][]lsp.Diagnostic{"a.ts": {diag(2, "2322")}}, true},
+		{"one more", map[string][]lsp.Diagnostic{"a.ts": {diag(1, "2322")}}, map[string][]lsp.Diagnostic{"a.ts": {diag(1, "2322"), diag(1, "2322")}}, true},
+		{"only on one side", nil, map[string][]lsp.Diagnostic{"b.ts": {diag(0, "5108")}}, true},
+		{"warnings do not count", nil, map[string][]lsp.Diagnostic{"b.ts": {{Severity: lsp.SeverityWarning, Code: json.RawMessage("6133")}}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := answersDiffer(tc.a, tc.b) != ""; got != tc.differ {
+				t.Errorf("differ = %v, want %v (%q)", got, tc.differ, answersDiffer(tc.a, tc.b))
+			}
+		})
+	}
+	r := &batch.Result{
+		Before: map[string][]lsp.Diagnostic{"a.ts": {diag(1, "2322")}},
+		After:  map[string][]lsp.Diagnostic{"a.ts": {diag(4, "2322"), diag(7, "2345")}, "b.ts": {diag(0, "2305")}},
+	}
+	got := newErrorsOf(r)
+	if len(got["a.ts"]) != 1 || got["a.ts"][0].CodeString() != "2345" || len(got["b.ts"]) != 1 {
+		t.Errorf("new errors %v: want a.ts's TS2345 (its TS2322 only moved) and b.ts's TS2305", got)
+	}
+}
