@@ -130,8 +130,9 @@ func (g *Gate) Commit(ctx context.Context, set *changeset.Set, attempt int, mess
 		return Outcome{}, err
 	}
 	defer lock.Unlock()
-	// A commit's check is never narrowed.
-	res, err := g.validate(ctx, set, attempt, shadow.Scope{}, progress, true)
+	// A commit's check is never narrowed, and the project's own
+	// compilers decide it.
+	res, err := g.validate(ctx, set, attempt, shadow.Scope{Confirm: true}, progress, true)
 	if err != nil {
 		return Outcome{}, err
 	}

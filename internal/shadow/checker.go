@@ -49,9 +49,9 @@ type checkWork struct {
 	// coldPython: the dependants of a Python change are Anvil's reading
 	// alone, pyright's record not made yet (reach.Dependants.PythonUnrecorded).
 	coldPython bool
-	// complete: every dependant is checked (Scope.Complete), as at the
-	// end of a hooked agent's turn.
-	complete bool
+	// confirm: the project's own compiler decides (Scope.Confirm, or
+	// Complete: the end of a hooked agent's turn).
+	confirm bool
 }
 
 // evidence is a checker's answer, in one form whatever ran.

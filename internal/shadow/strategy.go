@@ -214,9 +214,9 @@ func (v *Validator) chooseBatch(w checkWork, files []string, must bool) *batchPl
 		}
 	}
 	if nc, why := v.nativeFor(c, w.snap, plan.configs); nc != nil {
-		if w.complete {
-			// The project's own compiler confirms at the end of a turn,
-			// and TypeScript 7 is held to its answer.
+		if w.confirm {
+			// The project's own compiler confirms a commit and the end
+			// of a turn, and TypeScript 7 is held to its answer.
 			plan.holdNative = true
 		} else {
 			plan.checker, plan.native, plan.costKey = nc, why, "tsgo"

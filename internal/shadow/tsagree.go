@@ -34,11 +34,12 @@ import (
 //   - A disagreement ever seen on a project (the unchanged tree's answers
 //     differ, or a change's new errors differ at the end of a turn) keeps
 //     the project's own compiler for good; it is kept on disk.
-//   - The project's own compiler still decides where the two may differ:
+//   - The project's own compiler still decides where the two may differ,
 //     configuration changes (configPlan: an option TypeScript 7 rejects),
-//     and every Complete check (the end of a hooked agent's turn), which
-//     also runs TypeScript 7 on the same change: new errors that differ
-//     are reported and switch the project back.
+//     and where a verdict is final: a commit (Scope.Confirm) and the end
+//     of a hooked agent's turn (Scope.Complete). There TypeScript 7 runs
+//     on the same change too: new errors that differ are reported and
+//     switch the project back.
 //
 // Only the batch runs change compiler; tsserver still answers file by
 // file, so a body-only edit is judged by the project's own compiler.
@@ -150,7 +151,7 @@ func (v *Validator) prove(ctx context.Context, own *batch.Checker, snap *Snapsho
 }
 
 // confirm holds TypeScript 7 to the project's compiler on a change both
-// checked (a Complete check): when their new errors differ, the project
+// checked (a commit, the end of a turn): when their new errors differ, the project
 // keeps its own compiler from now on, and the returned note says why.
 func (v *Validator) confirm(config, ownLabel, nativeLabel string, own, native *batch.Result) string {
 	differ := answersDiffer(newErrorsOf(own), newErrorsOf(native))
@@ -316,7 +317,7 @@ func newErrorsOf(r *batch.Result) map[string][]lsp.Diagnostic {
 	return out
 }
 
-// holdNative runs TypeScript 7 over the change a Complete check ran the
+// holdNative runs TypeScript 7 over the change a confirming check ran the
 // project's tsc for (own is that run's answer for config) and holds its
 // new errors to the project's compiler's: a note when they differ. A run
 // of TypeScript 7 that fails holds it to nothing; the verdict is the

@@ -101,6 +101,22 @@ func TestTypeScript7WhereItAgrees(t *testing.T) {
 		if via := res.Servers[0].Via; !strings.Contains(via, "tsc 5.9.3") || strings.Contains(via, "in place of") || strings.Contains(via, "differ") {
 			t.Fatalf("at the end of a turn: via %q, want the project's tsc 5.9.3 and no disagreement", via)
 		}
+		// A commit too.
+		res = validateScope(t, h, rename(h), Scope{Confirm: true})
+		if via := res.Servers[0].Via; !strings.Contains(via, "tsc 5.9.3") || strings.Contains(via, "in place of") {
+			t.Fatalf("a commit: via %q, want the project's tsc 5.9.3", via)
+		}
+
+		// New errors that differ on a confirmed change switch the
+		// project back, with a note.
+		own := &batch.Result{After: map[string][]lsp.Diagnostic{filepath.Join(h.dir, "src/render.ts"): {diag(0, "2305")}}}
+		if note := h.v.confirm(config, "tsc 5.9.3", "tsc 7", own, &batch.Result{}); !strings.Contains(note, "TS2305") {
+			t.Fatalf("note %q, want the error only one compiler found", note)
+		}
+		res = h.validate(rename(h))
+		if via := res.Servers[0].Via; strings.Contains(via, "in place of") {
+			t.Fatalf("after a disagreement: via %q, want the project's tsc", via)
+		}
 	})
 
 	t.Run("a configuration TypeScript 7 rejects", func(t *testing.T) {

@@ -138,7 +138,12 @@ type Scope struct {
 	ChangedOnly bool
 	// Complete checks every dependant even once the nearer files have
 	// new errors, so that every error the change resolves is reported too.
+	// The project's own compiler decides it (see Confirm).
 	Complete bool
+	// Confirm has the project's own compiler decide where a faster one
+	// stands in for it elsewhere (TypeScript 7 where it agrees: see
+	// tsagree.go): a commit, which writes the user's files.
+	Confirm bool
 }
 
 // progress tells the validator's sink and the request's (say, nil for
@@ -628,7 +633,7 @@ func extensionOf(lang string) string {
 // own waits (see checker.go).
 func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group, scope Scope) groupOutcome {
 	out := groupOutcome{info: ServerInfo{Language: g.lang, Name: g.name()}}
-	w := checkWork{snap: snap, g: g, req: v.request(g), complete: scope.Complete}
+	w := checkWork{snap: snap, g: g, req: v.request(g), confirm: scope.Complete || scope.Confirm}
 	var outside map[string]string
 	if g.server != nil {
 		var unverified string
