@@ -50,6 +50,10 @@ type Options struct {
 	// Progress, if set, is told what the gate is doing while a check runs
 	// ("starting tsserver…"), for a terminal's status line.
 	Progress func(string)
+	// OneRequest: the app serves one request and its process exits (a
+	// one-shot 'anvil check' or hook without the daemon): no work is
+	// started ahead of need, which the exit would cancel.
+	OneRequest bool
 	// Helper contains the language servers (see execpolicy.Options);
 	// "" means this executable, whose main calls sandbox.Main first.
 	Helper string
@@ -171,6 +175,7 @@ func New(opts Options) (*App, error) {
 		// Under the auto engine only (the registry decides): another
 		// engine is the user's explicit choice of compiler.
 		NativeWhereAgrees: true,
+		OneRequest:        opts.OneRequest,
 	})
 	// pyright's record of imports is run by the Python server's batch
 	// checker, which the validator owns.

@@ -58,7 +58,8 @@ func Open(ctx context.Context, o OpenOptions) (svc service.Service, close func()
 			o.Warn(fmt.Sprintf("the Anvil daemon is not available (%v); using language servers of this run's own", err))
 		}
 	}
-	a, err := app.New(app.Options{Dir: root.Dir(), Getenv: o.Getenv})
+	// Its callers ('anvil check', a hook) make one request and exit.
+	a, err := app.New(app.Options{Dir: root.Dir(), Getenv: o.Getenv, OneRequest: true})
 	if err != nil {
 		return nil, nil, &service.InputError{Msg: err.Error()}
 	}

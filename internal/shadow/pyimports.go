@@ -49,7 +49,7 @@ const pyRecordJob = "pyright's record"
 // serve status'.
 func (v *Validator) refreshRecords(snap *Snapshot) {
 	r, ok := v.deps.(pythonRefresher)
-	if !ok || !r.PythonStale(snap.Files) {
+	if !ok || v.opts.OneRequest || !r.PythonStale(snap.Files) {
 		return
 	}
 	v.work.run(v.bg, pyRecordJob, "pyright --dependencies", snap.Fingerprint, "pyright's record of imports, for the next check's dependants", []string{"."}, pyImportsBound,

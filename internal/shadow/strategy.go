@@ -353,7 +353,7 @@ const warmBatchFiles = 400
 // when the project is large: the time between checks (the model thinking,
 // the user reading) pays for it.
 func (v *Validator) warmBatch(snap *Snapshot, g *group) {
-	if !v.opts.WarmBatch || v.opts.Strategy == StrategyPerFile {
+	if !v.opts.WarmBatch || v.opts.OneRequest || v.opts.Strategy == StrategyPerFile {
 		return
 	}
 	c := v.batchFor(g.server)

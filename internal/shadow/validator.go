@@ -92,6 +92,12 @@ type Options struct {
 	// CargoNetwork lets cargo check reach the network; without it cargo
 	// runs --offline.
 	CargoNetwork bool
+	// OneRequest: the validator serves one request in a process that
+	// exits after it (a one-shot 'anvil check', a hook without the
+	// daemon). It starts no work ahead of need (a batch baseline,
+	// pyright's record, TypeScript 7's proof), which that exit would
+	// cancel, and wait for.
+	OneRequest bool
 	// NativeWhereAgrees lets TypeScript 7's tsc take the batch runs of a
 	// project on TypeScript 6 or older while its answers are the
 	// project's compiler's (see tsagree.go).

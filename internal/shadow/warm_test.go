@@ -50,3 +50,20 @@ func TestBatchBaselineWarmsAhead(t *testing.T) {
 		t.Fatalf("via %q", via)
 	}
 }
+
+// A validator that serves one request (a one-shot 'anvil check', a hook
+// without the daemon) starts no work ahead of need: its process's exit
+// would cancel it, and wait for it.
+func TestOneRequestStartsNoBackgroundWork(t *testing.T) {
+	for _, one := range []bool{false, true} {
+		t.Run(fmt.Sprintf("one request %v", one), func(t *testing.T) {
+			h := newHarness(t, "ts", harnessOptions{opts: Options{BatchStateDir: t.TempDir(), WarmBatch: true, WarmBatchFiles: 1, OneRequest: one}})
+			h.requireServer("typescript")
+			res := h.validate(map[string]string{"src/orders.ts": h.read("src/orders.ts") + "\n// a note\n"})
+			expect(t, res, Clean)
+			if jobs := h.v.Background(); (len(jobs) == 0) != one {
+				t.Fatalf("background jobs after the check: %+v (one request: %v)", jobs, one)
+			}
+		})
+	}
+}
