@@ -175,6 +175,7 @@ func New(opts Options) (*App, error) {
 		// Under the auto engine only (the registry decides): another
 		// engine is the user's explicit choice of compiler.
 		NativeWhereAgrees: true,
+		StateDir:          state.Dir(opts.Getenv),
 		OneRequest:        opts.OneRequest,
 	})
 	// pyright's record of imports is run by the Python server's batch

@@ -5,7 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/anvil-dev/anvil/internal/execpolicy"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,7 +15,10 @@ import (
 	"github.com/anvil-dev/anvil/internal/compiledb"
 	"github.com/anvil-dev/anvil/internal/config"
 	"github.com/anvil-dev/anvil/internal/detect"
+	"github.com/anvil-dev/anvil/internal/execpolicy"
 	"github.com/anvil-dev/anvil/internal/servers"
+	"github.com/anvil-dev/anvil/internal/shadow"
+	"github.com/anvil-dev/anvil/internal/state"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
@@ -57,6 +60,10 @@ func checkServers(ctx context.Context, root *workspace.Root, cfg config.Config, 
 			c.Server = &ServerInfo{Spec: resolved.Spec.Name, Path: resolved.Path, Note: resolved.Note}
 			if slices.Contains(resolved.Spec.Languages, "typescript") {
 				c.Server.Choice = registry.ExplainTypeScript(root.Dir())
+				seen := shadow.NativeDisagreements(state.Dir(opts.Getenv), root.Dir())
+				for _, config := range slices.Sorted(maps.Keys(seen)) {
+					c.Server.Choice += fmt.Sprintf("; TypeScript 7 disagreed with the project's compiler on %s, which its own compiler checks for good (%s)", config, seen[config])
+				}
 			}
 			if starts[c.Server.Spec] == nil {
 				starts[c.Server.Spec] = &startResult{language: lang, log: tailBuffer{max: 16 << 10}}

@@ -1,6 +1,7 @@
 package shadow
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -89,7 +90,7 @@ func (v *Validator) native() *batch.Checker {
 	}
 	a.checker = batch.New(v.root.Dir(), batch.Tool{Kind: batch.TSC, Argv: argv, Label: label},
 		filepath.Join(v.opts.BatchStateDir, "tsgo-agreement"), v.opts.Policy)
-	a.file = filepath.Join(v.opts.BatchStateDir, "typescript-7-disagreements-"+workspaceKey(v.root.Dir())+".json")
+	a.file = disagreementsFile(cmp.Or(v.opts.StateDir, v.opts.BatchStateDir), v.root.Dir())
 	a.disagreed = readDisagreements(a.file)
 	a.proofs = map[string]agreementProof{}
 	return a.checker
@@ -173,7 +174,11 @@ func (v *Validator) recordDisagreementLocked(config, why string) {
 		a.disagreed = map[string]string{}
 	}
 	a.disagreed[config] = why
-	if data, err := json.MarshalIndent(a.disagreed, "", "  "); err == nil && a.file != "" {
+	if a.file == "" {
+		return
+	}
+	_ = os.MkdirAll(filepath.Dir(a.file), 0o700)
+	if data, err := json.MarshalIndent(a.disagreed, "", "  "); err == nil {
 		tmp := a.file + ".tmp"
 		if os.WriteFile(tmp, data, 0o600) == nil {
 			_ = os.Rename(tmp, a.file)
@@ -215,6 +220,19 @@ func (v *Validator) Disagreements() map[string]string {
 		out[k] = w
 	}
 	return out
+}
+
+// disagreementsFile is where the disagreements seen on the workspace at
+// root are kept, in dir.
+func disagreementsFile(dir, root string) string {
+	return filepath.Join(dir, "typescript-7-disagreements-"+workspaceKey(root)+".json")
+}
+
+// NativeDisagreements returns what TypeScript 7 and the project's own
+// compiler were seen to differ on, per project of the workspace at root,
+// as kept in stateDir (Options.StateDir): for 'anvil doctor'.
+func NativeDisagreements(stateDir, root string) map[string]string {
+	return readDisagreements(disagreementsFile(stateDir, root))
 }
 
 // readDisagreements reads the kept disagreements; a file that cannot be

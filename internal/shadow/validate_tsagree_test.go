@@ -143,6 +143,9 @@ func TestTypeScript7WhereItAgrees(t *testing.T) {
 		if _, ok := v2.Disagreements()[config]; !ok {
 			t.Fatal("the disagreement was not kept for the next validator")
 		}
+		if _, ok := NativeDisagreements(h.v.opts.BatchStateDir, h.dir)[config]; !ok {
+			t.Fatal("'anvil doctor' would not find the disagreement")
+		}
 	})
 }
 

@@ -102,6 +102,9 @@ type Options struct {
 	// project on TypeScript 6 or older while its answers are the
 	// project's compiler's (see tsagree.go).
 	NativeWhereAgrees bool
+	// StateDir keeps what must outlive the cache (where TypeScript 7
+	// was seen to disagree); "" keeps it in BatchStateDir.
+	StateDir string
 }
 
 // Progress is one step of a validation in progress.
