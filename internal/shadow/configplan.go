@@ -31,18 +31,19 @@ func (v *Validator) configPlan(snap *Snapshot, g *group, files []string) (*batch
 	if c == nil {
 		return nil, "no batch checker runs here"
 	}
+	plan := &batchPlan{checker: c, costKey: g.server.Spec().Name}
+	if c.Tool().Kind == batch.Command {
+		// A command (the go command's vet) checks the whole workspace
+		// as the changed tree has it, created and deleted files too.
+		plan.configs = []string{v.root.Dir()}
+		return plan, ""
+	}
 	for _, ch := range g.changes {
 		if servers.LanguageOf(ch.Path) == "" && (ch.Delete || !ch.BaseExists) {
 			// The projects are read from the disk: one created or
 			// deleted would not be among them.
 			return nil, fmt.Sprintf("%s is created or deleted, which changes what the projects are", ch.Path)
 		}
-	}
-	plan := &batchPlan{checker: c, costKey: g.server.Spec().Name}
-	if c.Tool().Kind == batch.Command {
-		// A command (the go command's vet) checks the whole workspace.
-		plan.configs = []string{v.root.Dir()}
-		return plan, ""
 	}
 	add := func(project string) {
 		if !slices.Contains(plan.configs, project) {

@@ -37,7 +37,8 @@ type unread struct {
 //     importers' types: TypeScript configuration, which the servers read
 //     only from disk, so the batch checker checks it (configPlan);
 //   - a file a //go:embed names is read by the go command, and gopls reads
-//     it only from disk: unverified;
+//     it only from disk: the go command's vet checks it over the changed
+//     tree (configPlan), where it runs; else unverified;
 //   - a Go package's assembly and object files, and the vendor manifest,
 //     are read by the go command and not checked by gopls: unverified;
 //   - a file a tsconfig.json or pyright configuration extends configures
@@ -82,7 +83,9 @@ func (v *Validator) readerOf(ctx context.Context, snap *Snapshot, c *changeset.C
 		}
 	}
 	if by := reach.EmbeddedBy(snap.Files, c.Path); by != "" {
-		return unread{change: c, unverified: by + " embeds it (//go:embed), and gopls reads embedded files only from disk, so a change to it cannot be checked before it is written"}, true
+		// gopls reads embedded files only from disk; the go command,
+		// over the changed tree, reports a pattern left with no file.
+		return unread{change: c, lang: "go", config: true, why: by + " embeds it (//go:embed): "}, true
 	}
 	if why := reach.GoCommandReads(snap.Files, c.Path); why != "" {
 		return unread{change: c, unverified: why + ", and gopls does not check it, so a change to it cannot be checked before it is written"}, true

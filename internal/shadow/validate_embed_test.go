@@ -24,6 +24,23 @@ func TestEmbeddedFileIsRead(t *testing.T) {
 	}
 }
 
+// Where the go command's vet runs (a module at the root), it reads the
+// changed tree: a deleted embedded file is refused for the pattern it
+// leaves empty, a changed one is clean (nothing compiles its content).
+func TestEmbeddedFileGoesToTheGoCommand(t *testing.T) {
+	h := newHarness(t, "go", harnessOptions{opts: Options{BatchStateDir: t.TempDir()}, files: map[string]string{
+		"version.go":  "package main\n\nimport _ \"embed\"\n\n//go:embed version.txt\nvar version string\n",
+		"version.txt": "1.0\n",
+	}})
+	res := h.validate(map[string]string{"-version.txt": ""})
+	expect(t, res, Rejected, "version.go")
+	if !strings.Contains(res.New[0].Message, "no matching files") || !strings.Contains(res.Servers[0].Via, "go vet") {
+		t.Fatalf("deleting an embedded file:\n%s", describe(res))
+	}
+	res = h.validate(map[string]string{"version.txt": "2.0\n"})
+	expect(t, res, Clean)
+}
+
 // A Go package's assembly is built by the go command and checked by
 // go vet's asmdecl, and gopls reads it from disk only: a change to it was
 // "not code" and passed. The vendor manifest likewise.
