@@ -115,8 +115,13 @@ func (s *Store) ensureDirs() error {
 // link or writable by others) would let them pass what the session broke,
 // so it is refused (state.UnsafeError), never read.
 func (s *Store) Load(root *workspace.Root, session string) (*Snapshot, error) {
-	if err := s.ensureDirs(); err != nil {
-		return nil, err
+	// Reading makes nothing: a store not made yet holds no snapshot.
+	for _, d := range []string{s.dir, filepath.Join(s.dir, "sessions")} {
+		if err := state.CheckPrivate(d); errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		} else if err != nil {
+			return nil, err
+		}
 	}
 	path := s.manifest(root, session)
 	if err := state.CheckPrivate(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
