@@ -9,11 +9,16 @@
 # minimised into
 # internal/gatefuzz/testdata/cases (at most 3 of each class per language),
 # which TestGateFuzzCases replays; the counts are added to the table in
-# docs/corpus.md.
+# docs/corpus.md. TypeScript's projects are also checked by TypeScript 6's
+# tsc -b (ts-legacy), and every trial where its errors differ from 7's is
+# counted as a compiler disagreement, in the row's why and in a line
+# before the last.
 #
 #   scripts/fuzz-gate.sh [--lang ts|py|go|c|rust] [--trials N] [--seed S] [--path local|daemon|hooks]
 #
-# Last line: fuzz: N trials, F false cleans, R false rejects, U unverified
+# Last lines: fuzz: D compiler disagreements (TypeScript 6 vs 7) (when
+# TypeScript ran), then
+# fuzz: N trials, F false cleans, R false rejects, U unverified
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -48,6 +53,11 @@ if [ -s "$rows" ]; then
   ' docs/corpus.md > docs/corpus.md.new && mv docs/corpus.md.new docs/corpus.md
 fi
 
-grep '^fuzz: [0-9]' "$log" | awk '{ n += $2; f += $4; r += $7; u += $10 }
+# The compiler disagreements' line also starts "fuzz: N": each sum reads
+# only its own lines (none when TypeScript did not run, or the test ended
+# early: grep's status must not end the script before its last line).
+{ grep '^fuzz: [0-9]* compiler disagreements' "$log" || true; } | awk '{ d += $2; seen = 1 }
+  END { if (seen) printf "fuzz: %d compiler disagreements (TypeScript 6 vs 7)\n", d }'
+{ grep '^fuzz: [0-9]* trials,' "$log" || true; } | awk '{ n += $2; f += $4; r += $7; u += $10 }
   END { printf "fuzz: %d trials, %d false cleans, %d false rejects, %d unverified\n", n, f, r, u }'
 exit $status

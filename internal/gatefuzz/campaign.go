@@ -48,6 +48,9 @@ type Report struct {
 	Lang     string
 	Seed     uint64
 	Outcomes []*Outcome
+	// Versus names the two compilers whose truths were compared ("" when
+	// the language has no second compiler).
+	Versus string
 }
 
 // Count returns how many outcomes are of class c.
@@ -84,6 +87,38 @@ func (r *Report) Causes(c Class) map[string]int {
 	return out
 }
 
+// CompilerDisagreements counts the trials where the second compiler's
+// truth differs from the checker's.
+func (r *Report) CompilerDisagreements() int {
+	n := 0
+	for _, o := range r.Outcomes {
+		if o.Compiler != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// CompilerCauses counts the compiler disagreements by cause.
+func (r *Report) CompilerCauses() map[string]int {
+	out := map[string]int{}
+	for _, o := range r.Outcomes {
+		if o.Compiler != nil {
+			out[o.Compiler.Cause]++
+		}
+	}
+	return out
+}
+
+// CompilerLine is the line of the compiler disagreements, "" when no
+// second compiler ran.
+func (r *Report) CompilerLine() string {
+	if r.Versus == "" {
+		return ""
+	}
+	return fmt.Sprintf("fuzz: %d compiler disagreements (%s)", r.CompilerDisagreements(), r.Versus)
+}
+
 // Line is the campaign's summary line.
 func (r *Report) Line() string {
 	return fmt.Sprintf("fuzz: %d trials, %d false cleans, %d false rejects, %d unverified",
@@ -105,6 +140,9 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		c.Minimise = 3
 	}
 	rep := &Report{Lang: c.Lang.Name(), Seed: c.Seed}
+	if s := secondOf(c.Lang); s != nil {
+		rep.Versus = s.Versus
+	}
 	kept := map[Class]int{}
 	for start := c.First; start < c.First+c.Trials; start += c.Batch {
 		var trials []*Trial
@@ -122,6 +160,9 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 			}
 			if o.Class != Agree && c.Log != nil {
 				fmt.Fprintf(c.Log, "%s %s/%s (seed %d): %s[%s]; gate %s %v; checker %v\n", o.Class, o.Trial.Lang, o.Trial.Name, o.Trial.Seed, o.Cause, strings.Join(o.Trial.Tags, " "), o.Gate.Verdict, o.Gate.New, o.Truth)
+			}
+			if o.Compiler != nil && c.Log != nil {
+				fmt.Fprintf(c.Log, "compiler disagreement %s/%s (seed %d): %s; first: %s\n", o.Trial.Lang, o.Trial.Name, o.Trial.Seed, o.Compiler.Cause, strings.ReplaceAll(o.Compiler.Error, "\n", " "))
 			}
 		}
 		rep.Outcomes = append(rep.Outcomes, outs...)
@@ -181,7 +222,8 @@ func knownCause(known map[string]string, tags []string) string {
 
 // Judge lays the trials out side by side in a workspace under dir (each
 // in the folder of its name), asks the batch checker once before and once
-// after every edit, and the gate once per edit.
+// after every edit (and the language's second compiler, if it has one),
+// and the gate once per edit.
 func Judge(ctx context.Context, l Language, open OpenGate, dir string, trials []*Trial) ([]*Outcome, error) {
 	var names []string
 	for _, t := range trials {
@@ -222,6 +264,12 @@ func Judge(ctx context.Context, l Language, open OpenGate, dir string, trials []
 	after, aerr := l.Errors(ctx, afterDir, names)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
+	}
+	if berr == nil && aerr == nil {
+		// Without the checker's truth there is nothing to compare with.
+		if err := compareCompilers(ctx, l, [2]string{beforeDir, afterDir}, names, [2]map[string][]string{before, after}, outs); err != nil {
+			return nil, err
+		}
 	}
 	g, err := open(ctx, gateDir)
 	if err != nil {

@@ -35,6 +35,9 @@ func TestGateFuzzCampaign(t *testing.T) {
 			}
 			fmt.Printf("%d of %d edits break something by the checker\n", rep.Breaking(), len(rep.Outcomes))
 			fmt.Print(describeCauses(rep))
+			if line := rep.CompilerLine(); line != "" {
+				fmt.Println(line)
+			}
 			fmt.Println(rep.Line())
 			if *campaignOut != "" {
 				if err := appendRow(*campaignOut, rep, *campaignPath); err != nil {
@@ -54,9 +57,14 @@ func casesDir() string {
 
 // appendRow appends the campaign's counts as a row of docs/corpus.md's
 // table: date, language (and the front end asked), seed, trials, false cleans, false rejects,
-// unverified, and why.
+// unverified, and why (which counts the compiler disagreements, when a
+// second compiler ran: a clause, not a column, so that the rows written
+// before stay as they are).
 func appendRow(path string, rep *gatefuzz.Report, front string) error {
 	why := []string{fmt.Sprintf("%d break something by the checker", rep.Breaking())}
+	if rep.Versus != "" {
+		why = append(why, compilerClause(rep))
+	}
 	for _, c := range []gatefuzz.Class{gatefuzz.FalseClean, gatefuzz.FalseReject, gatefuzz.Unverified} {
 		causes := rep.Causes(c)
 		for _, k := range slices.Sorted(maps.Keys(causes)) {
@@ -78,4 +86,19 @@ func appendRow(path string, rep *gatefuzz.Report, front string) error {
 		err = cerr
 	}
 	return err
+}
+
+// compilerClause is the row's count of compiler disagreements, with their
+// causes: "TypeScript 6 vs 7: 2 compiler disagreements (2× after the edit, …)".
+func compilerClause(rep *gatefuzz.Report) string {
+	s := fmt.Sprintf("%s: %d compiler disagreements", rep.Versus, rep.CompilerDisagreements())
+	causes := rep.CompilerCauses()
+	var each []string
+	for _, k := range slices.Sorted(maps.Keys(causes)) {
+		each = append(each, fmt.Sprintf("%d× %s", causes[k], k))
+	}
+	if len(each) > 0 {
+		s += " (" + strings.Join(each, ", ") + ")"
+	}
+	return s
 }

@@ -27,6 +27,34 @@ import (
 const solution = "fuzz-solution.json"
 
 func (l TS) Errors(ctx context.Context, dir string, names []string) (map[string][]string, error) {
+	return tscBuild(ctx, l.Env, l.Tsc, dir, names)
+}
+
+// Second is TypeScript 6's compiler beside 7's, when Legacy names it.
+func (l TS) Second() *Second {
+	if len(l.Legacy) == 0 {
+		return nil
+	}
+	// 6 deprecates options 7 removes, each side with its own code: a
+	// project that sets one is expected to differ in its configuration.
+	deprecated := "an option TypeScript 6 deprecates and 7 removes"
+	return &Second{Checker: tsLegacy{argv: l.Legacy, env: l.Env}, Name: "TypeScript 6", Truth: "TypeScript 7", Versus: "TypeScript 6 vs 7",
+		Kinds: map[string]string{"5101": deprecated, "5107": deprecated, "5102": deprecated, "5108": deprecated}}
+}
+
+// tsLegacy is TypeScript 6's compiler as a checker. It builds with
+// --force: the same folders hold the build info TypeScript 7 wrote a
+// moment before, and 6's check must not rest on its reading that as
+// stale (which it does today, by the version the file records).
+type tsLegacy struct{ argv, env []string }
+
+func (c tsLegacy) Errors(ctx context.Context, dir string, names []string) (map[string][]string, error) {
+	return tscBuild(ctx, c.env, c.argv, dir, names, "--force")
+}
+
+// tscBuild runs tsc -b over a solution naming the projects, with flags
+// after it (tsc takes -b only as its first argument).
+func tscBuild(ctx context.Context, env, tsc []string, dir string, names []string, flags ...string) (map[string][]string, error) {
 	var refs []string
 	for _, n := range names {
 		refs = append(refs, fmt.Sprintf(`{"path": %q}`, n))
@@ -35,10 +63,11 @@ func (l TS) Errors(ctx context.Context, dir string, names []string) (map[string]
 	if err := os.WriteFile(filepath.Join(dir, solution), []byte(sol), 0o644); err != nil {
 		return nil, err
 	}
-	if len(l.Tsc) == 0 {
+	if len(tsc) == 0 {
 		return nil, errors.New("no tsc")
 	}
-	exit, out, err := run(ctx, l.Env, dir, l.Tsc[0], append(l.Tsc[1:], "-b", solution)...)
+	args := append(slices.Clone(tsc[1:]), "-b", solution)
+	exit, out, err := run(ctx, env, dir, tsc[0], append(args, flags...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,10 @@
 // truth. A trial where the gate says clean and the checker finds a new
 // error is a false clean, the failure the gate exists to prevent; a
 // rejection the checker does not confirm is a false reject; an unverified
-// verdict is counted with its cause.
+// verdict is counted with its cause. TypeScript has a second compiler:
+// TypeScript 6's tsc runs beside 7's over the same projects, and a trial
+// where their errors differ is a compiler disagreement, counted apart (7
+// stays the truth), since Anvil checks projects pinned to 6 with 7.
 //
 // Many trials share one workspace and one run of each checker: every
 // project lives in a folder of its own (t000/, t001/, …) that no other

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"github.com/anvil-dev/anvil/internal/execpolicy"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -124,10 +125,25 @@ func languages(t *testing.T) map[string]gatefuzz.Language {
 	// outside a shadow tree see, as the gate's own do.
 	env := execpolicy.New(execpolicy.Options{Environ: os.Environ()}).Env()
 	return map[string]gatefuzz.Language{
-		"ts":   gatefuzz.TS{Tsc: []string{filepath.Join(bin, "tsc")}, Env: env},
+		"ts":   gatefuzz.TS{Tsc: []string{filepath.Join(bin, "tsc")}, Legacy: legacyTsc(t), Env: env},
 		"go":   gatefuzz.Go{Env: env},
 		"py":   gatefuzz.Python{Pyright: []string{filepath.Join(bin, "pyright")}, Env: env},
 		"c":    gatefuzz.C{Env: env},
 		"rust": gatefuzz.Rust{Env: env},
 	}
+}
+
+// legacyTsc runs TypeScript 6's compiler, which install-servers.sh puts
+// beside 7 (ts-legacy): the second compiler of the TypeScript campaign.
+// Missing, it fails the test, as any tool a test needs does.
+func legacyTsc(t *testing.T) []string {
+	tsc := filepath.Join(servers.DefaultToolsDir(os.Getenv), "ts-legacy", "node_modules", "typescript", "bin", "tsc")
+	if _, err := os.Stat(tsc); err != nil {
+		t.Fatalf("no TypeScript 6 in Anvil's tools directory: run scripts/install-servers.sh (%v)", err)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("no node to run TypeScript 6's tsc with: %v", err)
+	}
+	return []string{node, tsc}
 }

@@ -18,7 +18,7 @@ func Minimise(ctx context.Context, l Language, open OpenGate, dir string, o *Out
 	runs := 0
 	reproduces := func(t *Trial) (bool, error) {
 		runs++
-		outs, err := Judge(ctx, l, open, filepath.Join(dir, fmt.Sprintf("try%03d", runs)), []*Trial{t})
+		outs, err := Judge(ctx, truthOnly{l}, open, filepath.Join(dir, fmt.Sprintf("try%03d", runs)), []*Trial{t})
 		if err != nil {
 			return false, err
 		}

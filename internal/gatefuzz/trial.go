@@ -82,6 +82,9 @@ type Outcome struct {
 	// Cause says why a trial is unverified, or which known open cause a
 	// false clean is laid at ("" when none applies).
 	Cause string
+	// Compiler is where a second compiler's truth differs from the
+	// checker's (nil when they agree, or no second compiler ran).
+	Compiler *Disagreement
 }
 
 // classify compares the gate's judgement with the checker's truth.

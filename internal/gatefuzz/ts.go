@@ -56,8 +56,12 @@ type tsProject struct {
 
 // TS is TypeScript and JavaScript under checkJs, checked by tsc.
 type TS struct {
-	// Tsc runs TypeScript's compiler (Anvil's tools).
+	// Tsc runs TypeScript's compiler (Anvil's tools): the truth.
 	Tsc []string
+	// Legacy, if set, runs TypeScript 6's compiler, the second compiler
+	// beside Tsc (TypeScript 7): Anvil checks a project pinned to 6 or
+	// older with 7, on the claim that 7's answer is the project's own.
+	Legacy []string
 	// Env is the environment tsc runs with (the execution policy's).
 	Env []string
 }
