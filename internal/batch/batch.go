@@ -69,6 +69,10 @@ type Tool struct {
 	// for concurrent use and keys by content (the go build cache), so
 	// that only Anvil's first run anywhere builds the standard library.
 	SharedCache string
+	// Overlay, if set, returns files laid over the tree (under the
+	// change) for every run of a project: configuration rewritten for
+	// this checker (TypeScript 7's reading of a project written for 6).
+	Overlay func(config string) []Change
 	// DepInfo: the state directory holds make-style dependency files
 	// (`*.d`, as cargo writes them) naming every source file the checker
 	// read, which tells a file no target compiles from a clean one.
@@ -340,7 +344,7 @@ func (c *Checker) run(ctx context.Context, config string, changes []Change, stat
 	if c.policy == nil {
 		return report{}, errors.New("no execution policy to run " + c.tool.Label + " with")
 	}
-	spec := c.policy.Sealed(sandbox.Spec{Root: c.root, Changes: changes, Argv: argv, Dir: dir, Env: slices.Clone(c.tool.Env), OutputLimit: 64 << 20, Background: background})
+	spec := c.policy.Sealed(sandbox.Spec{Root: c.root, Changes: c.overlaid(config, changes), Argv: argv, Dir: dir, Env: slices.Clone(c.tool.Env), OutputLimit: 64 << 20, Background: background})
 	if state != "" {
 		// tsc writes its incremental state there; the rest of the host is
 		// read-only to it.
@@ -416,6 +420,21 @@ func (c *Checker) run(ctx context.Context, config string, changes []Change, stat
 		rep.read = depInfoFiles(filepath.Join(c.stateDir, map[bool]string{true: "change", false: "base"}[changes != nil]), filepath.Join(c.root, dir))
 	}
 	return rep, nil
+}
+
+// overlaid returns changes under the tool's overlay for config: a file
+// the change holds is the change's.
+func (c *Checker) overlaid(config string, changes []Change) []Change {
+	if c.tool.Overlay == nil {
+		return changes
+	}
+	out := slices.Clone(changes)
+	for _, o := range c.tool.Overlay(config) {
+		if !slices.ContainsFunc(changes, func(ch Change) bool { return ch.Path == o.Path }) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // namesChangedFile reports whether msg names one of changes by its

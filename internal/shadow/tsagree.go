@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/anvil-dev/anvil/internal/batch"
 	"github.com/anvil-dev/anvil/internal/lsp"
+	"github.com/anvil-dev/anvil/internal/tsconfig"
 )
 
 // TypeScript 7 where it agrees. A project that uses TypeScript 6 or older
@@ -88,7 +90,7 @@ func (v *Validator) native() *batch.Checker {
 	if !ok {
 		return nil
 	}
-	a.checker = batch.New(v.root.Dir(), batch.Tool{Kind: batch.TSC, Argv: argv, Label: label},
+	a.checker = batch.New(v.root.Dir(), batch.Tool{Kind: batch.TSC, Argv: argv, Label: label, Overlay: v.baseURLAsPaths},
 		filepath.Join(v.opts.BatchStateDir, "tsgo-agreement"), v.opts.Policy)
 	a.file = disagreementsFile(cmp.Or(v.opts.StateDir, v.opts.BatchStateDir), v.root.Dir())
 	a.disagreed = readDisagreements(a.file)
@@ -120,10 +122,32 @@ func (v *Validator) nativeFor(own *batch.Checker, snap *Snapshot, configs []stri
 		earlier = earlier || p.diskState != snap.Fingerprint
 	}
 	why := fmt.Sprintf("in place of the project's %s, whose answer for the unchanged tree it gave", own.Tool().Label)
+	if slices.ContainsFunc(configs, func(c string) bool { return len(v.baseURLAsPaths(c)) > 0 }) {
+		why += ", reading baseUrl as paths"
+	}
 	if earlier {
 		why += " (proven on an earlier disk state of the same configuration; proven again in the background)"
 	}
 	return nc, why
+}
+
+// baseURLAsPaths is TypeScript 7's overlay for the project at config:
+// the workspace's files of it that set baseUrl, which 7 removed, written
+// as the paths 7 reads (tsconfig.WithoutBaseURL). The proof holds 7's
+// answer under them to the project's compiler's, so a rewrite that
+// changes what the project means is a disagreement, never a verdict.
+func (v *Validator) baseURLAsPaths(config string) []batch.Change {
+	files, ok := tsconfig.WithoutBaseURL(config)
+	if !ok {
+		return nil
+	}
+	var out []batch.Change
+	for _, abs := range slices.Sorted(maps.Keys(files)) {
+		if rel, err := v.root.Rel(abs); err == nil {
+			out = append(out, batch.Change{Path: rel, Content: files[abs]})
+		}
+	}
+	return out
 }
 
 // prove compares both compilers' answers for the unchanged tree of

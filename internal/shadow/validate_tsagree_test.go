@@ -119,6 +119,33 @@ func TestTypeScript7WhereItAgrees(t *testing.T) {
 		}
 	})
 
+	t.Run("baseUrl, which TypeScript 7 removed, read as paths", func(t *testing.T) {
+		h := newHarness(t, "ts-esm", harnessOptions{opts: agreeOptions(t), files: map[string]string{
+			"tsconfig.json": `{
+  // paths through baseUrl, as projects written for TypeScript 5 have them
+  "compilerOptions": {"target": "es2022", "module": "nodenext", "moduleResolution": "nodenext", "strict": true,
+    "noImplicitReturns": true, "noEmit": true, "baseUrl": ".", "paths": {"#lib/*": ["src/lib/*"]}},
+  "include": ["src"],
+}`,
+		}})
+		withTypeScript(t, h, "5.9.3")
+		h.requireServer("typescript")
+		config := filepath.Join(h.dir, "tsconfig.json")
+		awaitProof(t, h, config)
+		if d := h.v.Disagreements(); len(d) != 0 {
+			t.Fatalf("the compilers disagree with baseUrl read as paths: %v", d)
+		}
+		h.v.opts.Strategy = StrategyBatch
+		res := h.validate(rename(h))
+		expect(t, res, Rejected, "src/render.ts")
+		if via := res.Servers[0].Via; !strings.Contains(via, "in place of the project's tsc 5.9.3") || !strings.Contains(via, "baseUrl as paths") {
+			t.Fatalf("via %q, want TypeScript 7 reading baseUrl as paths", via)
+		}
+		// A break through the mapped path is found under the rewrite.
+		res = h.validate(map[string]string{"src/lib/round.ts": strings.Replace(h.read("src/lib/round.ts"), "export function round", "export function roundOff", 1)})
+		expect(t, res, Rejected, "src/render.ts")
+	})
+
 	t.Run("a configuration TypeScript 7 rejects", func(t *testing.T) {
 		h := newHarness(t, "ts-esm", harnessOptions{opts: agreeOptions(t), files: map[string]string{
 			"tsconfig.json": `{"compilerOptions": {"target": "es2022", "module": "commonjs", "moduleResolution": "node", "strict": true, "noEmit": true, "paths": {"#lib/*": ["./src/lib/*"]}}, "include": ["src"]}`,
