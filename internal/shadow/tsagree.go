@@ -210,6 +210,30 @@ func (v *Validator) recordDisagreementLocked(config, why string) {
 	}
 }
 
+// proveAfter starts, in the background, TypeScript 7's proof for the
+// projects of plan, whose own checker (the project's tsc) has just kept
+// its answer for the unchanged tree of snap: one job per checker, as the
+// batch baseline's warm-up (see background.go).
+func (v *Validator) proveAfter(snap *Snapshot, g *group, plan *batchPlan) {
+	if v.opts.OneRequest {
+		return
+	}
+	own := plan.checker
+	var configs []string
+	for _, config := range plan.configs {
+		if v.wantsProof(own, config, snap) && own.Ready(config, snap.Fingerprint) {
+			configs = append(configs, config)
+		}
+	}
+	if len(configs) == 0 {
+		return
+	}
+	nc := v.native()
+	v.work.run(v.bg, g.server.Spec().Name, nc.Tool().Label, snap.Fingerprint,
+		fmt.Sprintf("whether %s gives %s's answer, to take the project's batch runs where it does", nc.Tool().Label, own.Tool().Label),
+		configs, v.opts.LoadTimeout, func(ctx context.Context, config string) { v.prove(ctx, own, snap, config) })
+}
+
 // wantsProof reports whether TypeScript 7's agreement with own (the
 // project's tsc) on config is still to be proven at snap's disk state.
 func (v *Validator) wantsProof(own *batch.Checker, config string, snap *Snapshot) bool {

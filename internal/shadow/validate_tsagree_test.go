@@ -119,6 +119,32 @@ func TestTypeScript7WhereItAgrees(t *testing.T) {
 		}
 	})
 
+	t.Run("proven after the project's own batch run", func(t *testing.T) {
+		// No warm-up ahead (a project below its size): the project's tsc
+		// answered a batch check, and the proof takes its answer.
+		h := newHarness(t, "ts-esm", harnessOptions{opts: Options{BatchStateDir: t.TempDir(), NativeWhereAgrees: true, Strategy: StrategyBatch}})
+		withTypeScript(t, h, "5.9.3")
+		h.requireServer("typescript")
+		config := filepath.Join(h.dir, "tsconfig.json")
+		res := h.validate(rename(h))
+		expect(t, res, Rejected, "src/render.ts")
+		snap, err := h.v.syncDisk(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(3 * time.Minute); !h.v.agreementProven(config, snap.Fingerprint); {
+			if time.Now().After(deadline) {
+				t.Fatalf("no proof after the project's batch run; background: %+v; disagreements: %v", h.v.Background(), h.v.Disagreements())
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		res = h.validate(rename(h))
+		expect(t, res, Rejected, "src/render.ts")
+		if via := res.Servers[0].Via; !strings.Contains(via, "in place of the project's tsc 5.9.3") {
+			t.Fatalf("via %q, want TypeScript 7", via)
+		}
+	})
+
 	t.Run("baseUrl, which TypeScript 7 removed, read as paths", func(t *testing.T) {
 		h := newHarness(t, "ts-esm", harnessOptions{opts: agreeOptions(t), files: map[string]string{
 			"tsconfig.json": `{
