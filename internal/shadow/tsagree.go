@@ -121,12 +121,12 @@ func (v *Validator) nativeFor(own *batch.Checker, snap *Snapshot, configs []stri
 		}
 		earlier = earlier || p.diskState != snap.Fingerprint
 	}
-	why := fmt.Sprintf("in place of the project's %s, whose answer for the unchanged tree it gave", own.Tool().Label)
-	if slices.ContainsFunc(configs, func(c string) bool { return len(v.baseURLAsPaths(c)) > 0 }) {
-		why += ", reading baseUrl as paths"
-	}
+	why := fmt.Sprintf("in place of the project's %s: the same answer for the unchanged tree", own.Tool().Label)
 	if earlier {
-		why += " (proven on an earlier disk state of the same configuration; proven again in the background)"
+		why += " of an earlier disk state of the same configuration (proven again in the background)"
+	}
+	if slices.ContainsFunc(configs, func(c string) bool { return len(v.baseURLAsPaths(c)) > 0 }) {
+		why += "; reading baseUrl as paths"
 	}
 	return nc, why
 }
