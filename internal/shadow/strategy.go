@@ -178,7 +178,7 @@ type batchPlan struct {
 	// native says why TypeScript 7's tsc runs in place of the project's
 	// own (see tsagree.go); "" when the project's own checker runs.
 	native string
-	// holdNative: the project's own tsc runs (a Complete check), and
+	// holdNative: the project's own tsc runs (a commit, a turn's end), and
 	// TypeScript 7, which agreed so far, is held to its answer.
 	holdNative bool
 	// costKey names the checker's costs (the server's name, or "tsgo"
