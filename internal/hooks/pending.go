@@ -12,6 +12,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/anvil-dev/anvil/internal/state"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
@@ -55,6 +56,13 @@ func (s *Store) withPending(root *workspace.Root, session string, fn func(pendin
 		return fmt.Errorf("another hook of the session held its edits' contents for %s: %v", pendingLockWait, err)
 	}
 	defer lock.Unlock()
+	// The contents before are what a post-edit check holds the written
+	// file to: one another user could write (a link, a file others may
+	// write) would let them pass what the edit broke, so it is refused
+	// (state.UnsafeError), never read, as the manifest is.
+	if err := state.CheckPrivate(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
 	pending := map[string]string{}
 	data, err := os.ReadFile(p)
 	switch {

@@ -280,3 +280,47 @@ func TestPlantedManifestIsNeverRead(t *testing.T) {
 		})
 	}
 }
+
+// The contents kept before an edit the post-edit hook checks are what
+// the written file is held to: a pending file others may write, or one
+// that is a link, is refused, never read.
+func TestPlantedPendingIsNeverRead(t *testing.T) {
+	dir := testfs.Tree(t, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "a.ts": "export const a = 1;\n"})
+	root, err := workspace.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		plant func(t *testing.T, pending string)
+	}{
+		{"writable by others", func(t *testing.T, pending string) {
+			if err := os.Chmod(pending, 0o666); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a link", func(t *testing.T, pending string) {
+			other := filepath.Join(t.TempDir(), "forged.pending")
+			if err := os.WriteFile(other, []byte(`{"a.ts": ""}`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Remove(pending); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(other, pending); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := NewStore(t.TempDir())
+			if err := s.KeepBefore(root, "one", "a.ts", []byte("export const a = 1;\n"), true); err != nil {
+				t.Fatal(err)
+			}
+			tc.plant(t, s.pendingPath(root, "one"))
+			if _, _, err := s.TakeBefore(root, "one", "a.ts"); !state.IsUnsafe(err) {
+				t.Fatalf("TakeBefore = %v; want an unsafe-state error", err)
+			}
+		})
+	}
+}
