@@ -13,9 +13,10 @@ import (
 // (TS5102) and accepts only relative `paths` targets (TS5090), so the
 // rewrite does what baseUrl did in the terms 7 keeps, as TypeScript's own
 // migration advice has it:
-//   - each `paths` target that is not relative is made relative to the
-//     file, through baseUrl ("packages/*/src" with baseUrl "." becomes
-//     "./packages/*/src");
+//   - each `paths` target but an absolute one is made relative to the
+//     file, through baseUrl, which TypeScript 6 resolves them all against
+//     ("packages/*/src" or "./packages/*/src" with baseUrl "lib" becomes
+//     "./lib/packages/*/src");
 //   - a bare module name resolved against baseUrl becomes the pattern
 //     "*" → baseUrl/* (unless the file maps "*" itself): paths that match
 //     nothing fall back to node_modules, as baseUrl's lookup did.
@@ -85,7 +86,9 @@ func rewriteBaseURL(doc, opts map[string]json.RawMessage, base string) ([]byte, 
 	}
 	for pattern, targets := range paths {
 		for i, t := range targets {
-			if !isRelativeTarget(t) {
+			// With baseUrl set, every target but an absolute one is
+			// resolved against it, "./x" too.
+			if !strings.HasPrefix(t, "/") {
 				targets[i] = relativeTo(base, t)
 			}
 		}
@@ -103,10 +106,6 @@ func rewriteBaseURL(doc, opts map[string]json.RawMessage, base string) ([]byte, 
 		return nil, err
 	}
 	return json.MarshalIndent(doc, "", "  ")
-}
-
-func isRelativeTarget(t string) bool {
-	return strings.HasPrefix(t, "./") || strings.HasPrefix(t, "../") || strings.HasPrefix(t, "/")
 }
 
 // relativeTo names target, relative to base, relative to the file.

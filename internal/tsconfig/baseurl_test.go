@@ -21,6 +21,9 @@ func TestWithoutBaseURL(t *testing.T) {
   "compilerOptions": {"strict": true, "baseUrl": ".", "paths": {"@app/*": ["packages/*/src", "./vendor/*"]},},
 }`},
 			map[string]map[string][]string{"tsconfig.json": {"@app/*": {"./packages/*/src", "./vendor/*"}, "*": {"./*"}}}},
+		{"a relative target resolves against baseUrl too", map[string]string{
+			"tsconfig.json": `{"compilerOptions": {"baseUrl": "./src", "paths": {"~/*": ["./*"], "abs": ["/opt/abs.ts"]}}}`},
+			map[string]map[string][]string{"tsconfig.json": {"~/*": {"./src/*"}, "abs": {"/opt/abs.ts"}, "*": {"./src/*"}}}},
 		{"baseUrl alone: bare names resolve under it", map[string]string{
 			"tsconfig.json": `{"compilerOptions": {"baseUrl": "src"}}`},
 			map[string]map[string][]string{"tsconfig.json": {"*": {"./src/*"}}}},
