@@ -89,7 +89,7 @@ func runCheck(cmd *cobra.Command, opts checkOptions, file string) error {
 		return badInput("%v", err)
 	}
 	status := newStatusLine(cmd.ErrOrStderr())
-	svc, closeSvc, err := openService(ctx, cmd, opts.dir, opts.noDaemon)
+	svc, closeSvc, err := openService(ctx, cmd, opts.dir, opts.noDaemon, true)
 	if err != nil {
 		return err
 	}
@@ -139,10 +139,12 @@ func runCheck(cmd *cobra.Command, opts checkOptions, file string) error {
 }
 
 // openService returns the workspace's gate: the daemon's, or this
-// process's when it is off or cannot start (said on stderr).
-func openService(ctx context.Context, cmd *cobra.Command, dir string, noDaemon bool) (service.Service, func(), error) {
+// process's when it is off or cannot start (said on stderr). oneRequest
+// says the caller makes one request and exits (check, tool, undo; not
+// the MCP server, which serves a session).
+func openService(ctx context.Context, cmd *cobra.Command, dir string, noDaemon, oneRequest bool) (service.Service, func(), error) {
 	svc, closeSvc, err := daemon.Open(ctx, daemon.OpenOptions{
-		Dir: dir, NoDaemon: noDaemon, Getenv: os.Getenv,
+		Dir: dir, NoDaemon: noDaemon, OneRequest: oneRequest, Getenv: os.Getenv,
 		Warn: func(m string) { fmt.Fprintf(cmd.ErrOrStderr(), "anvil: %s\n", m) },
 	})
 	if err != nil {

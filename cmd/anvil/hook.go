@@ -111,7 +111,7 @@ func answerHook(ctx context.Context, c hooks.Client, verb string, opts hookOptio
 		Snapshots:   hooks.NewStore(state.Dir(os.Getenv)),
 		TrustNotice: func(dir string) string { return app.TrustNotice(dir, os.Getenv) },
 		Open: func(ctx context.Context, dir string) (service.Service, func(), error) {
-			return daemon.Open(ctx, daemon.OpenOptions{Dir: dir, Getenv: os.Getenv, Warn: func(m string) { fmt.Fprintf(stderr, "anvil: %s\n", m) }})
+			return daemon.Open(ctx, daemon.OpenOptions{Dir: dir, OneRequest: true, Getenv: os.Getenv, Warn: func(m string) { fmt.Fprintf(stderr, "anvil: %s\n", m) }})
 		},
 		OpenShared: func(ctx context.Context, dir string) (service.Service, func(), error) {
 			return daemon.Shared(ctx, daemon.OpenOptions{Dir: dir, Getenv: os.Getenv})

@@ -55,7 +55,7 @@ SIGTERM, once the calls in flight are answered (up to 10 s).`,
 			defer stop()
 			ctx, cancel := context.WithCancel(cmd.Context())
 			defer cancel()
-			svc, closeSvc, err := openService(ctx, cmd, dir, noDaemon)
+			svc, closeSvc, err := openService(ctx, cmd, dir, noDaemon, false)
 			if err != nil {
 				return err
 			}

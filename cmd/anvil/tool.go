@@ -52,7 +52,7 @@ func runTool(cmd *cobra.Command, opts toolOptions, args []string) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), stopSignals()...)
 	defer stop()
 
-	svc, closeSvc, err := openService(ctx, cmd, opts.dir, opts.noDaemon)
+	svc, closeSvc, err := openService(ctx, cmd, opts.dir, opts.noDaemon, true)
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ went away while it undid: the undo may or may not have been made (the next
 request settles it from the journal and says which).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, closeSvc, err := openService(cmd.Context(), cmd, dir, false)
+			svc, closeSvc, err := openService(cmd.Context(), cmd, dir, false, true)
 			if err != nil {
 				return err
 			}

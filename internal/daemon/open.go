@@ -24,6 +24,10 @@ type OpenOptions struct {
 	NoDaemon bool
 	// Warn is told why the daemon is not used when it was meant to be.
 	Warn func(string)
+	// OneRequest: the caller makes one request and exits ('anvil
+	// check', a hook). Served in this process, it starts no work ahead
+	// of need, which its exit would cancel (app.Options.OneRequest).
+	OneRequest bool
 }
 
 // Open returns the service for o.Dir: the daemon's (started if need be),
@@ -58,8 +62,7 @@ func Open(ctx context.Context, o OpenOptions) (svc service.Service, close func()
 			o.Warn(fmt.Sprintf("the Anvil daemon is not available (%v); using language servers of this run's own", err))
 		}
 	}
-	// Its callers ('anvil check', a hook) make one request and exit.
-	a, err := app.New(app.Options{Dir: root.Dir(), Getenv: o.Getenv, OneRequest: true})
+	a, err := app.New(app.Options{Dir: root.Dir(), Getenv: o.Getenv, OneRequest: o.OneRequest})
 	if err != nil {
 		return nil, nil, &service.InputError{Msg: err.Error()}
 	}
