@@ -34,7 +34,13 @@ func (v *Validator) configPlan(snap *Snapshot, g *group, files []string) (*batch
 	plan := &batchPlan{checker: c, costKey: g.server.Spec().Name}
 	if c.Tool().Kind == batch.Command {
 		// A command (the go command's vet) checks the whole workspace
-		// as the changed tree has it, created and deleted files too.
+		// as the changed tree has it, created and deleted files too,
+		// but only the root's module: `./...` leaves out a module below.
+		for _, ch := range g.changes {
+			if moduleFile(ch.Path) && path.Dir(ch.Path) != "." {
+				return nil, fmt.Sprintf("%s is another module's, which %s at the root does not build", ch.Path, c.Tool().Label)
+			}
+		}
 		plan.configs = []string{v.root.Dir()}
 		return plan, ""
 	}

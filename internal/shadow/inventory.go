@@ -3,8 +3,10 @@ package shadow
 import (
 	"bytes"
 	"context"
+	"go/build"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
@@ -83,6 +85,9 @@ func (v *Validator) readerOf(ctx context.Context, snap *Snapshot, c *changeset.C
 		}
 	}
 	if by := reach.EmbeddedBy(snap.Files, c.Path); by != "" {
+		if !vetBuilds(v.root.Abs, snap, by) {
+			return unread{change: c, unverified: by + " embeds it (//go:embed), and gopls reads embedded files only from disk; the go command's vet at the root does not build that file here (another module, or a build constraint), so a change to it cannot be checked before it is written"}, true
+		}
 		// gopls reads embedded files only from disk; the go command,
 		// over the changed tree, reports a pattern left with no file.
 		return unread{change: c, lang: "go", config: true, why: by + " embeds it (//go:embed): "}, true
@@ -103,6 +108,25 @@ func (v *Validator) readerOf(ctx context.Context, snap *Snapshot, c *changeset.C
 		}
 	}
 	return unread{}, false
+}
+
+// vetBuilds reports whether `go vet ./...` at the root builds the Go file
+// rel (workspace-relative): it is in the root's module (no go.mod nearer
+// to it than the root's), and this platform's build takes it (its build
+// constraints and file name, as the file is on disk). Otherwise vet's
+// silence says nothing of the files it embeds.
+func vetBuilds(abs func(string) string, snap *Snapshot, rel string) bool {
+	if _, ok := snap.Files["go.mod"]; !ok {
+		return false
+	}
+	for dir := path.Dir(rel); dir != "."; dir = path.Dir(dir) {
+		if _, ok := snap.Files[path.Join(dir, "go.mod")]; ok {
+			return false
+		}
+	}
+	full := abs(rel)
+	match, err := build.Default.MatchFile(filepath.Dir(full), filepath.Base(full))
+	return err == nil && match
 }
 
 // extendedBy maps the files a TypeScript project file or a pyright

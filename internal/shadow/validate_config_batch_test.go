@@ -112,4 +112,10 @@ func TestModuleFilesGoToTheGoCommand(t *testing.T) {
 			}
 		})
 	}
+	// go vet ./... at the root leaves out a module below it: its
+	// silence there is no answer.
+	res := h.validate(map[string]string{"lib/go.mod": "module example.com/lib\n\ngo 1.21\n"})
+	if res.Verdict != Unverified || !strings.Contains(describe(res), "another module") {
+		t.Fatalf("another module's go.mod:\n%s", describe(res))
+	}
 }

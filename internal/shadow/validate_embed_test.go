@@ -3,6 +3,8 @@ package shadow
 import (
 	"strings"
 	"testing"
+
+	"github.com/anvil-dev/anvil/internal/testfs"
 )
 
 // The file a //go:embed names is deleted: go build says "pattern
@@ -39,6 +41,16 @@ func TestEmbeddedFileGoesToTheGoCommand(t *testing.T) {
 	}
 	res = h.validate(map[string]string{"version.txt": "2.0\n"})
 	expect(t, res, Clean)
+	// An embed in a file this platform's build leaves out: vet does not
+	// build it, so its silence is no answer.
+	testfs.Write(t, h.dir, map[string]string{
+		"win.go":  "//go:build windows\n\npackage main\n\nimport _ \"embed\"\n\n//go:embed win.txt\nvar win string\n",
+		"win.txt": "w\n",
+	})
+	res = h.validate(map[string]string{"-win.txt": ""})
+	if res.Verdict != Unverified || !strings.Contains(describe(res), "build constraint") {
+		t.Fatalf("deleting a file a windows-only file embeds:\n%s", describe(res))
+	}
 }
 
 // A Go package's assembly is built by the go command and checked by
