@@ -68,6 +68,9 @@ type evidence struct {
 	// record of what it read does not name: its silence about them is no
 	// evidence.
 	unread []string
+	// stoodIn: TypeScript 7 answered in place of the project's compiler
+	// (tsagree.go), whose answers alone a later check may reuse.
+	stoodIn bool
 }
 
 // pick chooses the checker for w, and the one to fall back on if it

@@ -264,7 +264,7 @@ func (b batchChecker) check(ctx context.Context, w checkWork) (evidence, error) 
 		// warmed ahead is proven here).
 		b.v.proveAfter(w.snap, w.g, b.plan)
 	}
-	return evidence{cr: cr, via: via, whole: true}, nil
+	return evidence{cr: cr, via: via, whole: true, stoodIn: b.plan.native != ""}, nil
 }
 
 // batchCheck checks the group with the batch checker over a shadow tree,
@@ -282,6 +282,7 @@ func (v *Validator) batchCheck(ctx context.Context, snap *Snapshot, g *group, pl
 	}
 	cr := servers.CheckResult{Before: map[string][]lsp.Diagnostic{}, After: map[string][]lsp.Diagnostic{}}
 	var notes []string
+	held := map[string]*batch.Result{} // the project's answers TypeScript 7 is held to
 	start := time.Now()
 	ready := true // every project's answer for the unchanged tree was kept
 	for _, config := range plan.configs {
@@ -296,15 +297,22 @@ func (v *Validator) batchCheck(ctx context.Context, snap *Snapshot, g *group, pl
 			v.costs.learn(v.costs.batch, plan.costKey, float64(res.Elapsed.Milliseconds()))
 		}
 		if plan.holdNative {
-			if note := v.holdNative(ctx, plan, config, snap, changes, fresh, res); note != "" {
-				notes = append(notes, note)
-			}
+			held[config] = res
 		}
 		for p, d := range res.Before {
 			cr.Before[p] = append(cr.Before[p], d...)
 		}
 		for p, d := range res.After {
 			cr.After[p] = append(cr.After[p], d...)
+		}
+	}
+	// Once every project's answer is in: TypeScript 7's runs on the
+	// change only say whether it agreed, and cannot cost the verdict.
+	for _, config := range plan.configs {
+		if res := held[config]; res != nil {
+			if note := v.holdNative(ctx, plan.checker.Tool().Label, config, snap, changes, fresh, res); note != "" {
+				notes = append(notes, note)
+			}
 		}
 	}
 	// The checker checked every file of its projects: a file it said
@@ -401,11 +409,19 @@ func (v *Validator) warmBatch(snap *Snapshot, g *group) {
 	// One job per checker, cancelled by the next disk state (see
 	// background.go); each project's run bounded like any batch run. A
 	// check waiting for the answer waits within its own context.
-	v.work.run(v.bg, g.server.Spec().Name, c.Tool().Label, snap.Fingerprint, why, configs, v.opts.LoadTimeout,
-		func(ctx context.Context, config string) {
-			c.Warm(ctx, config, snap.Fingerprint)
-			if c.Tool().Kind == batch.TSC {
-				v.prove(ctx, c, snap, config)
-			}
-		})
+	v.work.run(v.bg, g.server.Spec().Name, c.Tool().Label, snap.Fingerprint, why, configs, v.opts.LoadTimeout, v.warmAndProve(c, snap))
+}
+
+// warmAndProve is the work of a checker's background job for a project
+// at snap's disk state: its answer for the unchanged tree, then, for the
+// project's tsc, TypeScript 7's proof. One function for every job of the
+// checker, since a job for the same state takes the projects another
+// caller asks for.
+func (v *Validator) warmAndProve(c *batch.Checker, snap *Snapshot) func(ctx context.Context, config string) {
+	return func(ctx context.Context, config string) {
+		c.Warm(ctx, config, snap.Fingerprint)
+		if c.Tool().Kind == batch.TSC {
+			v.prove(ctx, c, snap, config)
+		}
+	}
 }

@@ -23,7 +23,7 @@ import (
 // TypeScript 7 where it agrees. A project that uses TypeScript 6 or older
 // is checked by its own compiler: tsserver file by file, its tsc for a
 // change with many dependants. TypeScript 7's tsc checks the same project
-// four to five times faster (docs/benchmarks.md), but it is another
+// several times faster (3.2-3.7x measured: docs/benchmarks.md), but it is another
 // compiler, so it takes the project's batch runs only while its answer is
 // the project's own:
 //
@@ -106,7 +106,7 @@ func (v *Validator) nativeFor(own *batch.Checker, snap *Snapshot, configs []stri
 		return nil, ""
 	}
 	nc := v.native()
-	if nc == nil || nc.Tool().Label == own.Tool().Label {
+	if nc == nil || slices.Equal(nc.Tool().Argv, own.Tool().Argv) {
 		return nil, ""
 	}
 	key := agreementKey(snap)
@@ -231,7 +231,7 @@ func (v *Validator) proveAfter(snap *Snapshot, g *group, plan *batchPlan) {
 	nc := v.native()
 	v.work.run(v.bg, g.server.Spec().Name, nc.Tool().Label, snap.Fingerprint,
 		fmt.Sprintf("whether %s gives %s's answer, to take the project's batch runs where it does", nc.Tool().Label, own.Tool().Label),
-		configs, v.opts.LoadTimeout, func(ctx context.Context, config string) { v.prove(ctx, own, snap, config) })
+		configs, v.opts.LoadTimeout, v.warmAndProve(own, snap))
 }
 
 // wantsProof reports whether TypeScript 7's agreement with own (the
@@ -298,15 +298,18 @@ func readDisagreements(file string) map[string]string {
 }
 
 // agreementKey digests what a proof holds for beside the sources: every
-// tsconfig and jsconfig, the installed packages and the manifests and
-// lock files (the snapshot's ecma dependencies).
+// JSON file of the workspace (the tsconfigs and jsconfigs, whatever the
+// name of a base one extends; the package.json files; data code
+// imports), each by size, time and digest (a full scan leaves the digest
+// empty: the stat tells a change), and the installed packages, manifests
+// and lock files (the snapshot's ecma dependencies).
 func agreementKey(snap *Snapshot) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "deps=%s\x00", snap.Deps["ecma"])
 	for _, rel := range snap.Files.Sorted() {
-		base := path.Base(rel)
-		if strings.HasSuffix(base, ".json") && (strings.HasPrefix(base, "tsconfig") || strings.HasPrefix(base, "jsconfig") || base == "package.json") {
-			fmt.Fprintf(h, "%s=%s\x00", rel, snap.Files[rel].Digest)
+		if path.Ext(rel) == ".json" {
+			st := snap.Files[rel]
+			fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\x00", rel, st.Size, st.ModTime, st.Digest)
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)[:12])
@@ -388,7 +391,7 @@ func newErrorsOf(r *batch.Result) map[string][]lsp.Diagnostic {
 // new errors to the project's compiler's: a note when they differ. A run
 // of TypeScript 7 that fails holds it to nothing; the verdict is the
 // project's compiler's either way.
-func (v *Validator) holdNative(ctx context.Context, plan *batchPlan, config string, snap *Snapshot, changes []batch.Change, fresh bool, own *batch.Result) string {
+func (v *Validator) holdNative(ctx context.Context, ownLabel, config string, snap *Snapshot, changes []batch.Change, fresh bool, own *batch.Result) string {
 	nc := v.native()
 	if nc == nil {
 		return ""
@@ -397,5 +400,5 @@ func (v *Validator) holdNative(ctx context.Context, plan *batchPlan, config stri
 	if err != nil {
 		return ""
 	}
-	return v.confirm(config, plan.checker.Tool().Label, nc.Tool().Label, own, res)
+	return v.confirm(config, ownLabel, nc.Tool().Label, own, res)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/anvil-dev/anvil/internal/batch"
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/lsp"
+	"github.com/anvil-dev/anvil/internal/testfs"
 )
 
 // agreeOptions are the app's options for TypeScript 7 where it agrees,
@@ -105,6 +106,26 @@ func TestTypeScript7WhereItAgrees(t *testing.T) {
 		res = validateScope(t, h, rename(h), Scope{Confirm: true})
 		if via := res.Servers[0].Via; !strings.Contains(via, "tsc 5.9.3") || strings.Contains(via, "in place of") {
 			t.Fatalf("a commit: via %q, want the project's tsc 5.9.3", via)
+		}
+		// A clean change TypeScript 7 answered: the commit of the same
+		// change reuses none of its answers.
+		widen := map[string]string{"src/shapes.ts": strings.Replace(h.read("src/shapes.ts"), "area(): number;", "area(): number;\n  name?: string;", 1)}
+		res = h.validate(widen)
+		expect(t, res, Clean)
+		if via := res.Servers[0].Via; !strings.Contains(via, "in place of") {
+			t.Fatalf("a clean change: via %q, want TypeScript 7", via)
+		}
+		res = validateScope(t, h, widen, Scope{Confirm: true})
+		expect(t, res, Clean)
+		if via, notes := res.Servers[0].Via, strings.Join(res.Notes, "\n"); strings.Contains(via, "in place of") || strings.Contains(notes, "reused") {
+			t.Fatalf("the commit took TypeScript 7's answers: via %q, notes %q", via, notes)
+		}
+		// A configuration changed since the proof: the project's
+		// compiler, until a proof of the new one.
+		testfs.Write(t, h.dir, map[string]string{"tsconfig.json": strings.Replace(h.read("tsconfig.json"), `"strict": true,`, `"strict": true, "noUnusedParameters": false,`, 1)})
+		res = h.validate(rename(h))
+		if via := res.Servers[0].Via; strings.Contains(via, "in place of") {
+			t.Fatalf("after a configuration change: via %q, want the project's tsc", via)
 		}
 
 		// New errors that differ on a confirmed change switch the
