@@ -155,6 +155,13 @@ func (h *harness) requireServer(language string) *servers.Server {
 // "-" path deletes: {"-src/x.ts": ""}).
 func (h *harness) validate(changes map[string]string) *Result {
 	h.t.Helper()
+	return h.validateScope(changes, Scope{})
+}
+
+// validateScope is validate within scope (Complete: the end of a turn;
+// Confirm: a commit).
+func (h *harness) validateScope(changes map[string]string, scope Scope) *Result {
+	h.t.Helper()
 	var specs []changeset.Spec
 	for p, content := range changes {
 		if strings.HasPrefix(p, "-") {
@@ -169,7 +176,7 @@ func (h *harness) validate(changes map[string]string) *Result {
 		h.t.Fatal(err)
 	}
 	before := testfs.Snapshot(h.t, h.dir)
-	res, err := h.v.Validate(context.Background(), set, 1, Scope{}, nil)
+	res, err := h.v.Validate(context.Background(), set, 1, scope, nil)
 	if err != nil {
 		h.t.Fatal(err)
 	}

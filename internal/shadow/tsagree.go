@@ -263,11 +263,7 @@ func (v *Validator) Disagreements() map[string]string {
 	v.native()
 	v.agree.mu.Lock()
 	defer v.agree.mu.Unlock()
-	out := map[string]string{}
-	for k, w := range v.agree.disagreed {
-		out[k] = w
-	}
-	return out
+	return maps.Clone(v.agree.disagreed)
 }
 
 // disagreementsFile is where the disagreements seen on the workspace at

@@ -1,7 +1,6 @@
 package shadow
 
 import (
-	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -9,7 +8,6 @@ import (
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/batch"
-	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/lsp"
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
@@ -38,25 +36,6 @@ func awaitProof(t *testing.T, h *harness, config string) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-}
-
-// validateScope is validate with a scope (Complete: the end of a turn).
-func validateScope(t *testing.T, h *harness, changes map[string]string, scope Scope) *Result {
-	t.Helper()
-	var specs []changeset.Spec
-	for p, content := range changes {
-		c := content
-		specs = append(specs, changeset.Spec{Path: p, Content: &c})
-	}
-	set, err := changeset.Load(h.root, specs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := h.v.Validate(context.Background(), set, 1, scope, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
 }
 
 // A project on TypeScript 5.9 is checked by its own compiler until
@@ -97,13 +76,13 @@ func TestTypeScript7WhereItAgrees(t *testing.T) {
 
 		// The end of a turn: the project's compiler, TypeScript 7 held
 		// to its answer (they agree: no note).
-		res = validateScope(t, h, rename(h), Scope{Complete: true})
+		res = h.validateScope(rename(h), Scope{Complete: true})
 		expect(t, res, Rejected, "src/render.ts")
 		if via := res.Servers[0].Via; !strings.Contains(via, "tsc 5.9.3") || strings.Contains(via, "in place of") || strings.Contains(via, "differ") {
 			t.Fatalf("at the end of a turn: via %q, want the project's tsc 5.9.3 and no disagreement", via)
 		}
 		// A commit too.
-		res = validateScope(t, h, rename(h), Scope{Confirm: true})
+		res = h.validateScope(rename(h), Scope{Confirm: true})
 		if via := res.Servers[0].Via; !strings.Contains(via, "tsc 5.9.3") || strings.Contains(via, "in place of") {
 			t.Fatalf("a commit: via %q, want the project's tsc 5.9.3", via)
 		}
@@ -115,7 +94,7 @@ func TestTypeScript7WhereItAgrees(t *testing.T) {
 		if via := res.Servers[0].Via; !strings.Contains(via, "in place of") {
 			t.Fatalf("a clean change: via %q, want TypeScript 7", via)
 		}
-		res = validateScope(t, h, widen, Scope{Confirm: true})
+		res = h.validateScope(widen, Scope{Confirm: true})
 		expect(t, res, Clean)
 		if via, notes := res.Servers[0].Via, strings.Join(res.Notes, "\n"); strings.Contains(via, "in place of") || strings.Contains(notes, "reused") {
 			t.Fatalf("the commit took TypeScript 7's answers: via %q, notes %q", via, notes)
