@@ -226,11 +226,7 @@ func TestTurnSeesAGeneratedIgnoredSource(t *testing.T) {
 // manifest (saying the session's broken file was already broken) cannot
 // pass a turn. The turn's end says so, and is not verified.
 func TestPlantedManifestIsNeverRead(t *testing.T) {
-	dir := testfs.Tree(t, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "a.ts": "export const a = 1;\n"})
-	root, err := workspace.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, root := oneFileRepo(t)
 	for _, tc := range []struct {
 		name  string
 		plant func(t *testing.T, s *Store, manifest string)
@@ -241,20 +237,11 @@ func TestPlantedManifestIsNeverRead(t *testing.T) {
 			}
 		}},
 		{"a manifest that is a link", func(t *testing.T, s *Store, manifest string) {
-			other := filepath.Join(t.TempDir(), "forged.json")
 			data, err := os.ReadFile(manifest)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(other, data, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Remove(manifest); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink(other, manifest); err != nil {
-				t.Fatal(err)
-			}
+			replaceWithLink(t, manifest, data)
 		}},
 		{"a sessions directory others may write", func(t *testing.T, s *Store, manifest string) {
 			if err := os.Chmod(filepath.Dir(manifest), 0o777); err != nil {
@@ -285,11 +272,7 @@ func TestPlantedManifestIsNeverRead(t *testing.T) {
 // the written file is held to: a pending file others may write, or one
 // that is a link, is refused, never read.
 func TestPlantedPendingIsNeverRead(t *testing.T) {
-	dir := testfs.Tree(t, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "a.ts": "export const a = 1;\n"})
-	root, err := workspace.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, root := oneFileRepo(t)
 	for _, tc := range []struct {
 		name  string
 		plant func(t *testing.T, pending string)
@@ -299,18 +282,7 @@ func TestPlantedPendingIsNeverRead(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
-		{"a link", func(t *testing.T, pending string) {
-			other := filepath.Join(t.TempDir(), "forged.pending")
-			if err := os.WriteFile(other, []byte(`{"a.ts": ""}`), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Remove(pending); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink(other, pending); err != nil {
-				t.Fatal(err)
-			}
-		}},
+		{"a link", func(t *testing.T, pending string) { replaceWithLink(t, pending, []byte(`{"a.ts": ""}`)) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := NewStore(t.TempDir())
@@ -322,5 +294,32 @@ func TestPlantedPendingIsNeverRead(t *testing.T) {
 				t.Fatalf("TakeBefore = %v; want an unsafe-state error", err)
 			}
 		})
+	}
+}
+
+// oneFileRepo is a git work tree holding a.ts.
+func oneFileRepo(t *testing.T) (string, *workspace.Root) {
+	t.Helper()
+	dir := testfs.Tree(t, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "a.ts": "export const a = 1;\n"})
+	root, err := workspace.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, root
+}
+
+// replaceWithLink replaces the file at p with a link to a copy of data
+// elsewhere: a state file another user planted.
+func replaceWithLink(t *testing.T, p string, data []byte) {
+	t.Helper()
+	other := filepath.Join(t.TempDir(), "forged")
+	if err := os.WriteFile(other, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(other, p); err != nil {
+		t.Fatal(err)
 	}
 }
