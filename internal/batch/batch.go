@@ -207,10 +207,8 @@ func (c *Checker) Warm(ctx context.Context, config, diskState string) {
 // Ready reports whether the unchanged tree's answer for config at
 // diskState is computed and kept.
 func (c *Checker) Ready(config, diskState string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	b, ok := c.baselines[config]
-	return ok && b.diskState == diskState && b.ready
+	_, ok := c.Baseline(config, diskState)
+	return ok
 }
 
 // Baseline returns the unchanged tree's answer for config at diskState,
