@@ -197,7 +197,8 @@ func (g *Graph) dependants(ctx context.Context, files Files, changes []*changese
 		return Dependants{}, nil
 	}
 	paths := withChanged(files, changes)
-	res := resolve.New(g.root.Dir(), paths, g.projects)
+	projects := g.projects.Pass()
+	res := resolve.New(g.root.Dir(), paths, projects)
 	var rec *record
 	if families["ecma"] && g.records != nil {
 		rec = g.recordFor(ctx, files, changes)
@@ -219,7 +220,7 @@ func (g *Graph) dependants(ctx context.Context, files Files, changes []*changese
 	if len(changed) == 0 {
 		return Dependants{}, nil
 	}
-	p := newPropagation(gr, cut, g.outside())
+	p := newPropagation(gr, cut, g.outside(projects))
 	opaque := map[string]string{}
 	var byCompiler []string
 	// pyInterface: a Python file's interface changed (or the file came or
@@ -325,8 +326,8 @@ func (g *Graph) declarationChanges(ctx context.Context, c *changeset.Change) (na
 
 // outside returns what says whether the project's own checks cover a file:
 // "" when they do, else the configuration that leaves it out.
-func (g *Graph) outside() func(rel string) string {
-	return scope.New(g.root.Dir(), g.projects).Outside
+func (g *Graph) outside(projects *tsconfig.Projects) func(rel string) string {
+	return scope.New(g.root.Dir(), projects).Outside
 }
 
 // importGraph is the workspace's imports, resolved, for the files of the

@@ -22,7 +22,7 @@ func (w *Workspace) ECMA(from, spec string) (targets []string, known bool) {
 		return nil, true
 	}
 	dir := path.Dir(from)
-	cfg := w.projects.Owner(w.abs(from))
+	cfg := w.owner(from)
 	suffixes := moduleSuffixes(cfg)
 	if isRelative(spec) {
 		p := path.Join(dir, spec)
@@ -59,6 +59,16 @@ func (w *Workspace) ECMA(from, spec string) (targets []string, known bool) {
 		return nil, true
 	}
 	return nil, false
+}
+
+// owner is the project that compiles from.
+func (w *Workspace) owner(from string) *tsconfig.Config {
+	cfg, ok := w.owners[from]
+	if !ok {
+		cfg = w.projects.Owner(w.abs(from))
+		w.owners[from] = cfg
+	}
+	return cfg
 }
 
 // moduleSuffixes returns the suffixes a project tries before each

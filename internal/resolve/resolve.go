@@ -26,10 +26,12 @@ import (
 )
 
 // Workspace resolves specifiers against one state of a workspace's files.
+// It is not safe for concurrent use.
 type Workspace struct {
 	root     string
 	exists   map[string]bool // workspace-relative, slash-separated
 	projects *tsconfig.Projects
+	owners   map[string]*tsconfig.Config // by importing file: asked once, not at each import
 
 	packages map[string]string // workspace package name → its directory
 	declared map[string]bool   // dependency names some package.json declares
@@ -38,9 +40,10 @@ type Workspace struct {
 }
 
 // New returns a resolver over files (workspace-relative paths) of the
-// workspace at root (absolute). projects may be shared between calls.
+// workspace at root (absolute). projects may be shared between calls; a
+// pass of them (tsconfig.Projects.Pass) spares a stat per import.
 func New(root string, files []string, projects *tsconfig.Projects) *Workspace {
-	w := &Workspace{root: root, exists: make(map[string]bool, len(files)), projects: projects,
+	w := &Workspace{root: root, exists: make(map[string]bool, len(files)), projects: projects, owners: map[string]*tsconfig.Config{},
 		packages: map[string]string{}, declared: map[string]bool{}, pkgJSON: map[string]*packageJSON{}}
 	for _, f := range files {
 		w.exists[f] = true
