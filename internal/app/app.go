@@ -71,8 +71,10 @@ type App struct {
 	Journal   *journal.Journal
 	Gate      *gate.Gate
 	// declarations is TypeScript's declaration emitter the cut-off asks
-	// (nil without node or Anvil's TypeScript 6).
-	declarations *tsdecl.Emitter
+	// (nil without node or Anvil's TypeScript 6); importRecords is a
+	// second one, for the compiler's record of the projects' imports,
+	// so that a check's comparison never waits behind a record.
+	declarations, importRecords *tsdecl.Emitter
 	// Notice says what the project's config file sets that only the
 	// user's may ([config.Layers.IgnoredNotice]); "" when nothing.
 	Notice string
@@ -154,11 +156,15 @@ func New(opts Options) (*App, error) {
 	}
 	a.Servers = servers.NewManager(root.Dir(), registry, servers.ManagerOptions{Log: serverLog, OnStart: onStart})
 	a.Parser = syntax.New(syntax.Options{})
-	a.declarations = tsdecl.Find(tsdecl.FindOptions{ToolsDir: toolsDir, Path: opts.Getenv("PATH"), Contain: policy.Containment(),
-		Allow: func(node string) error {
-			return policy.Program(execpolicy.Origin{What: "node (for TypeScript's declaration emit)", Path: node})
-		}})
-	graph := reach.New(root, a.Parser).WithTypeScript(a.declarations)
+	emitter := func(what string) *tsdecl.Emitter {
+		return tsdecl.Find(tsdecl.FindOptions{ToolsDir: toolsDir, Path: opts.Getenv("PATH"), Contain: policy.Containment(),
+			Allow: func(node string) error {
+				return policy.Program(execpolicy.Origin{What: "node (for " + what + ")", Path: node})
+			}})
+	}
+	a.declarations = emitter("TypeScript's declaration emit")
+	a.importRecords = emitter("TypeScript's record of imports")
+	graph := reach.New(root, a.Parser).WithTypeScript(a.declarations).WithImportRecords(a.importRecords)
 	a.Validator = shadow.New(root, a.Servers, graph, shadow.Options{
 		Timeout:       cfg.Timeout(),
 		LoadTimeout:   cfg.LoadTimeout.Duration,
@@ -244,9 +250,11 @@ func (a *App) StopServers() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	a.Servers.Shutdown(ctx)
-	if a.declarations != nil {
-		// A later check starts it again, as it does a server.
-		a.declarations.Close()
+	// A later check starts them again, as it does a server.
+	for _, e := range []*tsdecl.Emitter{a.declarations, a.importRecords} {
+		if e != nil {
+			e.Close()
+		}
 	}
 }
 

@@ -95,7 +95,8 @@ const maxImportScanSize = 2 << 20
 
 // New returns a graph over root that parses with parser.
 func New(root *workspace.Root, parser *syntax.Parser) *Graph {
-	return &Graph{root: root, parser: parser, projects: tsconfig.NewProjects(root.Dir()), cutoff: true, cache: map[string]fileImports{}}
+	return &Graph{root: root, parser: parser, projects: tsconfig.NewProjects(root.Dir()), cutoff: true, cache: map[string]fileImports{},
+		recorded: recordCache{turn: make(chan struct{}, 1)}}
 }
 
 // WithTypeScript has the graph ask Anvil's TypeScript (nil asks
@@ -104,6 +105,20 @@ func New(root *workspace.Root, parser *syntax.Parser) *Graph {
 // beside Anvil's own resolution (records.go).
 func (g *Graph) WithTypeScript(e *tsdecl.Emitter) *Graph {
 	g.decl = e
+	if e != nil {
+		g.records = e
+	}
+	return g
+}
+
+// WithImportRecords has the graph ask e, not the emitter WithTypeScript
+// gave, for the compiler's record of imports (nil asks nothing): a
+// record is a program of every project, seconds on a real one, made in
+// the background for each disk state, and the emitter answers one
+// request at a time, so a check's interface comparison would wait behind
+// it.
+func (g *Graph) WithImportRecords(e *tsdecl.Emitter) *Graph {
+	g.records = nil
 	if e != nil {
 		g.records = e
 	}

@@ -33,9 +33,7 @@ func (g *Graph) WithoutRecords() *Graph {
 // imports for files (the disk as it is), ahead of the first change's
 // need; nothing without a recorder or a project of the language.
 func (g *Graph) Prepare(ctx context.Context, files Files) {
-	if g.records != nil && hasFamily(files, "ecma") {
-		g.recordFor(ctx, files, nil)
-	}
+	g.RefreshTypeScript(ctx, files)
 	g.RefreshPython(ctx, files)
 }
 
@@ -51,7 +49,8 @@ var projectConfig = regexp.MustCompile(`^(tsconfig(\..+)?|jsconfig)\.json$`)
 // record is the compiler's resolved imports of the workspace's
 // TypeScript projects: from (relative) → specifier → targets (relative).
 // Unrecorded are the directories of the projects whose record could not
-// be had, each with why: every file under one may import anything.
+// be had, and the files changed since it was made, each with why: every
+// file under one (or the file) may import anything.
 type record struct {
 	edges      map[string]map[string][]string
 	unrecorded map[string]string
@@ -79,21 +78,33 @@ func (r *record) unrecordedWhy(from string) string {
 	if r == nil {
 		return ""
 	}
-	for dir, why := range r.unrecorded {
-		if dir == "." || strings.HasPrefix(from, dir+"/") {
+	for at, why := range r.unrecorded {
+		if at == "." || at == from || strings.HasPrefix(from, at+"/") {
 			return why
 		}
 	}
 	return ""
 }
 
-// recordCache keeps the record of the disk state the last change was
-// made to (by the stat of every TypeScript and JSON file): an Executor's
-// edits of one disk state ask the compiler once.
+// recordCache keeps the compiler's record of the disk state the last
+// complete record was made for. A record costs a program of every
+// project (seconds on a real project of 1,500 files), so a check of a
+// later state of the same shape does not wait for one: the record kept
+// is still the compiler's for every file but those changed since, and
+// those are marked unrecorded (see kept). A background job makes the
+// next one (RefreshTypeScript).
 type recordCache struct {
-	mu  sync.Mutex
-	key recordKey
-	rec *record
+	mu    sync.Mutex
+	key   recordKey
+	stats map[string]string // the state's TypeScript and JSON files, by stat
+	rec   *record
+	// asked is the shape of the last disk state the compiler was asked
+	// about, recorded or not: it keeps that state's program, which a
+	// request of the same shape may reuse.
+	asked    [32]byte
+	hasAsked bool
+	// turn lets one request for the disk at a time ask the compiler.
+	turn chan struct{}
 }
 
 // recordKey is a disk state as the record sees it: full changes with any
@@ -103,29 +114,62 @@ type recordKey struct {
 	full, shape [32]byte
 }
 
-// recordFor returns the compiler's record for files with changes: the
-// projects' imports on the disk, and, where the change set could make the
-// compiler resolve otherwise (a file created or deleted, a JSON file —
-// a configuration, a package.json — changed), on the changed tree too;
-// both are kept, since an importer of either tree may break.
-func (g *Graph) recordFor(ctx context.Context, files Files, changes []*changeset.Change) *record {
+// recordState is files' disk state as the record sees it: its key, and
+// each TypeScript and JSON file's stat.
+func recordState(files Files) (recordKey, map[string]string) {
+	full, shape := sha256.New(), sha256.New()
+	stats := map[string]string{}
+	for _, rel := range files.Sorted() {
+		json := strings.HasSuffix(rel, ".json")
+		if Family(rel) != "ecma" && !json {
+			continue
+		}
+		st := files[rel]
+		stat := fmt.Sprintf("%d\x00%d\x00%s", st.Size, st.ModTime, st.Digest)
+		stats[rel] = stat
+		fmt.Fprintf(full, "%s\x00%s\n", rel, stat)
+		if json {
+			fmt.Fprintf(shape, "%s\x00%s\n", rel, stat)
+		} else {
+			fmt.Fprintf(shape, "%s\n", rel)
+		}
+	}
+	var key recordKey
+	full.Sum(key.full[:0])
+	shape.Sum(key.shape[:0])
+	return key, stats
+}
+
+// projectConfigs returns the project files of files TypeScript reads
+// projects from (none beyond maxRecordedProjects: no record is made).
+func projectConfigs(paths []string) []string {
 	var configs []string
-	for _, rel := range withChanged(files, changes) {
+	for _, rel := range paths {
 		if projectConfig.MatchString(path.Base(rel)) && !inNodeModules(rel) {
 			configs = append(configs, rel)
 		}
 	}
+	if len(configs) > maxRecordedProjects {
+		return nil
+	}
+	return configs
+}
+
+// recordFor returns the compiler's record for files with changes: the
+// projects' imports on the disk, and, where the change set could make the
+// compiler resolve otherwise (a file created or deleted, a JSON file —
+// a configuration, a package.json — changed), on the changed tree too;
+// both are kept, since an importer of either tree may break. Nil when
+// there is no project, or more than maxRecordedProjects: Anvil's reading
+// alone decides, as without a recorder, and Dependants.Recorded stays
+// false.
+func (g *Graph) recordFor(ctx context.Context, files Files, changes []*changeset.Change) *record {
+	configs := projectConfigs(withChanged(files, changes))
 	if len(configs) == 0 {
 		return nil
 	}
-	if len(configs) > maxRecordedProjects {
-		// No record: Anvil's reading alone decides, as without a
-		// recorder, and Dependants.Recorded stays false.
-		return nil
-	}
 	rec := &record{edges: map[string]map[string][]string{}, unrecorded: map[string]string{}}
-	disk := g.diskRecord(ctx, files, configs)
-	rec.merge(disk)
+	rec.merge(g.diskRecord(ctx, files, configs))
 	if reresolves(changes) {
 		overlay := map[string]*string{}
 		for _, c := range changes {
@@ -141,39 +185,99 @@ func (g *Graph) recordFor(ctx context.Context, files Files, changes []*changeset
 	return rec
 }
 
-// diskRecord is the record of the disk, from the cache when no TypeScript
-// or JSON file changed since it was made. When only source files'
-// contents changed (the same files, the same JSON), the compiler is told
-// it may keep its earlier resolutions of the unchanged files.
+// diskRecord is the record of the disk: the one kept when it serves
+// (kept), else the compiler's, asked now.
 func (g *Graph) diskRecord(ctx context.Context, files Files, configs []string) *record {
-	full, shape := sha256.New(), sha256.New()
-	for _, rel := range files.Sorted() {
-		json := strings.HasSuffix(rel, ".json")
-		if Family(rel) != "ecma" && !json {
-			continue
-		}
-		st := files[rel]
-		stat := fmt.Sprintf("%s\x00%d\x00%d\x00%s\n", rel, st.Size, st.ModTime, st.Digest)
-		fmt.Fprint(full, stat)
-		if json {
-			fmt.Fprint(shape, stat)
-		} else {
-			fmt.Fprintf(shape, "%s\n", rel)
-		}
+	key, stats := recordState(files)
+	if rec := g.recorded.kept(key, stats); rec != nil {
+		return rec
 	}
-	var key recordKey
-	full.Sum(key.full[:0])
-	shape.Sum(key.shape[:0])
-	g.recorded.mu.Lock()
-	defer g.recorded.mu.Unlock()
-	if g.recorded.rec != nil && g.recorded.key.full == key.full {
-		return g.recorded.rec
+	rec, _ := g.recordDisk(ctx, configs, key, stats)
+	return rec
+}
+
+// TypeScriptStale reports whether RefreshTypeScript would ask the
+// compiler: a recorder is set, files hold TypeScript projects, and the
+// record kept is of another disk state.
+func (g *Graph) TypeScriptStale(files Files) bool {
+	if g.records == nil || len(projectConfigs(files.Sorted())) == 0 {
+		return false
 	}
-	reuse := g.recorded.rec != nil && g.recorded.key.shape == key.shape
-	rec := g.ask(ctx, configs, nil, reuse)
-	g.recorded.key, g.recorded.rec = key, nil
+	key, _ := recordState(files)
+	c := &g.recorded
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rec == nil || c.key.full != key.full
+}
+
+// RefreshTypeScript makes the compiler's record for files (the disk as
+// it is) unless the one kept is of their state; for a background job.
+func (g *Graph) RefreshTypeScript(ctx context.Context, files Files) {
+	if !g.TypeScriptStale(files) {
+		return
+	}
+	key, stats := recordState(files)
+	_, _ = g.recordDisk(ctx, projectConfigs(files.Sorted()), key, stats)
+}
+
+// recordDisk asks the compiler for the record of the disk state key and
+// keeps it when it is complete; one request at a time, so a check that
+// needs the record a background job is making waits for that one
+// instead of asking again. ok is false when ctx ended first.
+func (g *Graph) recordDisk(ctx context.Context, configs []string, key recordKey, stats map[string]string) (*record, bool) {
+	c := &g.recorded
+	select {
+	case c.turn <- struct{}{}:
+		defer func() { <-c.turn }()
+	case <-ctx.Done():
+		return unrecordedAll(configs, "the compiler's record of the projects' imports was not made in time ("+ctx.Err().Error()+")"), false
+	}
+	c.mu.Lock()
+	exact := c.rec != nil && c.key.full == key.full
+	rec, reuse := c.rec, c.hasAsked && c.asked == key.shape
+	c.mu.Unlock()
+	if exact {
+		return rec, true
+	}
+	rec = g.ask(ctx, configs, nil, reuse)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.asked, c.hasAsked = key.shape, true
 	if len(rec.unrecorded) == 0 {
-		g.recorded.rec = rec
+		c.key, c.stats, c.rec = key, stats, rec
+	}
+	return rec, true
+}
+
+// kept returns the record kept if it serves the disk state key: its own
+// state, or a later one of the same shape (the same files, the same
+// JSON), whose changed files only are marked unrecorded — TypeScript
+// resolves a specifier by the files there are and the configuration, so
+// the record is still the compiler's for every unchanged file; a changed
+// one may import something new. Nil when none serves.
+func (c *recordCache) kept(key recordKey, stats map[string]string) *record {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.rec == nil || c.key.shape != key.shape:
+		return nil
+	case c.key.full == key.full:
+		return c.rec
+	}
+	rec := &record{edges: c.rec.edges, unrecorded: map[string]string{}}
+	for rel, stat := range stats {
+		if c.stats[rel] != stat {
+			rec.unrecorded[rel] = "changed since the compiler's record of its imports was made (a new one is being made)"
+		}
+	}
+	return rec
+}
+
+// unrecordedAll is a record that has none of configs' projects.
+func unrecordedAll(configs []string, why string) *record {
+	rec := &record{edges: map[string]map[string][]string{}, unrecorded: map[string]string{}}
+	for _, cfg := range configs {
+		rec.unrecorded[path.Dir(cfg)] = why
 	}
 	return rec
 }

@@ -41,17 +41,3 @@ type pythonRefresher interface {
 
 // pyRecordJob names the background job that makes pyright's record.
 const pyRecordJob = "pyright's record"
-
-// refreshRecords starts, in the background, pyright's record of imports
-// for the disk as snap saw it, unless the one kept is of its shape: the
-// next check's dependants take it (no check waits for a whole pyright
-// run). One job, superseded by the next disk state's, shown by 'anvil
-// serve status'.
-func (v *Validator) refreshRecords(snap *Snapshot) {
-	r, ok := v.deps.(pythonRefresher)
-	if !ok || v.opts.OneRequest || !r.PythonStale(snap.Files) {
-		return
-	}
-	v.work.run(v.bg, pyRecordJob, "pyright --dependencies", snap.Fingerprint, "pyright's record of imports, for the next check's dependants", []string{"."}, pyImportsBound,
-		func(ctx context.Context, _ string) { r.RefreshPython(ctx, snap.Files) })
-}
