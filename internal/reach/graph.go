@@ -56,6 +56,7 @@ type Graph struct {
 	// resolved, taken beside Anvil's own resolution (records.go).
 	records  ImportRecorder
 	recorded recordCache
+	resolved keptResolver
 	// pyRecords, if set, is pyright's record of the imports it resolved,
 	// taken beside Anvil's own resolution (pyrecords.go).
 	pyRecords  PythonRecorder
@@ -212,8 +213,8 @@ func (g *Graph) dependants(ctx context.Context, files Files, changes []*changese
 		return Dependants{}, nil
 	}
 	paths := withChanged(files, changes)
-	projects := g.projects.Pass()
-	res := resolve.New(g.root.Dir(), paths, projects)
+	res, projects, key := g.resolver(files, paths)
+	defer g.keepResolver(key, res, projects)
 	var rec *record
 	if families["ecma"] && g.records != nil {
 		rec = g.recordFor(ctx, files, changes)

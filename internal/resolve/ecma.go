@@ -18,6 +18,25 @@ import (
 // installed one, one a package.json declares, or a Node built-in): the
 // importer may depend on anything.
 func (w *Workspace) ECMA(from, spec string) (targets []string, known bool) {
+	key := [2]string{from, spec}
+	if a, ok := w.answers[key]; ok {
+		return slices.Clone(a.targets), a.known
+	}
+	w.lookedOutside = false
+	targets, known = w.ecma(from, spec)
+	if !w.lookedOutside {
+		w.answers[key] = ecmaAnswer{slices.Clone(targets), known}
+	}
+	return targets, known
+}
+
+// ecmaAnswer is what ECMA answered for an importer and a specifier.
+type ecmaAnswer struct {
+	targets []string
+	known   bool
+}
+
+func (w *Workspace) ecma(from, spec string) (targets []string, known bool) {
 	if isBuiltin(spec) {
 		return nil, true
 	}
@@ -460,6 +479,7 @@ func sortedKeys(m map[string]json.RawMessage) []string {
 // installed reports whether package name is installed in a node_modules
 // directory above dir, outside the workspace's own packages.
 func (w *Workspace) installed(dir, name string) bool {
+	w.lookedOutside = true
 	for d := dir; ; d = path.Dir(d) {
 		if st, err := os.Stat(w.abs(path.Join(d, "node_modules", name))); err == nil && st.IsDir() {
 			return true

@@ -25,13 +25,21 @@ import (
 	"github.com/anvil-dev/anvil/internal/tsconfig"
 )
 
-// Workspace resolves specifiers against one state of a workspace's files.
-// It is not safe for concurrent use.
+// Workspace resolves specifiers against one state of a workspace's files
+// (their paths, and the contents of its package.json and tsconfig
+// files): it may be kept for later passes over the same state, and keeps
+// its answers. It is not safe for concurrent use.
 type Workspace struct {
 	root     string
 	exists   map[string]bool // workspace-relative, slash-separated
 	projects *tsconfig.Projects
 	owners   map[string]*tsconfig.Config // by importing file: asked once, not at each import
+	// answers keeps ECMA's answers by importer and specifier, but for
+	// those that looked into node_modules, which is not part of the
+	// state a Workspace is made for.
+	answers map[[2]string]ecmaAnswer
+	// lookedOutside is set by a lookup of installed packages.
+	lookedOutside bool
 
 	packages map[string]string // workspace package name → its directory
 	declared map[string]bool   // dependency names some package.json declares
@@ -43,7 +51,7 @@ type Workspace struct {
 // workspace at root (absolute). projects may be shared between calls; a
 // pass of them (tsconfig.Projects.Pass) spares a stat per import.
 func New(root string, files []string, projects *tsconfig.Projects) *Workspace {
-	w := &Workspace{root: root, exists: make(map[string]bool, len(files)), projects: projects, owners: map[string]*tsconfig.Config{},
+	w := &Workspace{root: root, exists: make(map[string]bool, len(files)), projects: projects, owners: map[string]*tsconfig.Config{}, answers: map[[2]string]ecmaAnswer{},
 		packages: map[string]string{}, declared: map[string]bool{}, pkgJSON: map[string]*packageJSON{}}
 	for _, f := range files {
 		w.exists[f] = true
