@@ -125,7 +125,7 @@ func outcomeOf(stdout string) editOutcome {
 		return outcomeRefused
 	case strings.Contains(stdout, "was not verified"):
 		return outcomeUnverified
-	case strings.Contains(stdout, "could not be checked within the hook's bound"):
+	case strings.Contains(stdout, "could not be checked within"):
 		return outcomeOwnFiles
 	}
 	return outcomeChecked

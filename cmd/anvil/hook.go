@@ -18,9 +18,10 @@ import (
 )
 
 type hookOptions struct {
-	client  string
-	timeout time.Duration
-	strict  bool
+	client          string
+	timeout         time.Duration
+	strict          bool
+	importersWithin time.Duration
 }
 
 // maxHookInput bounds what a hook reads from its client (a Write of a
@@ -66,6 +67,14 @@ func newHookVerbCmd(verb, short string, timeout int) *cobra.Command {
 	cmd.Flags().StringVar(&opts.client, "client", "", "the client whose hook this is: claude, codex, gemini, opencode or copilot")
 	cmd.Flags().DurationVar(&opts.timeout, "timeout", time.Duration(timeout)*time.Second, "bound on the hook's answer (below the client's own timeout)")
 	cmd.Flags().BoolVar(&opts.strict, "strict", false, "refuse what could not be verified, instead of letting it through with a note")
+	if verb == hooks.VerbPreEdit || verb == hooks.VerbPostEdit {
+		within := hooks.DefaultImportersWithin
+		if d, err := time.ParseDuration(os.Getenv("ANVIL_HOOK_IMPORTERS_WITHIN")); err == nil && d > 0 {
+			within = d
+		}
+		cmd.Flags().DurationVar(&opts.importersWithin, "importers-within", within,
+			"how long an edit's check waits for the files that use what it changed (also $ANVIL_HOOK_IMPORTERS_WITHIN); past it the edit's own files are judged alone, and those files are left to the end of the turn")
+	}
 	return cmd
 }
 
@@ -107,7 +116,7 @@ func answerHook(ctx context.Context, c hooks.Client, verb string, opts hookOptio
 		return hooks.Answer{Message: fmt.Sprintf("Anvil: %v; not checked", err)}
 	}
 	g := &hooks.Gate{
-		Client: c, Getenv: os.Getenv, Strict: opts.strict,
+		Client: c, Getenv: os.Getenv, Strict: opts.strict, ImportersWithin: opts.importersWithin,
 		Snapshots:   hooks.NewStore(state.Dir(os.Getenv)),
 		TrustNotice: func(dir string) string { return app.TrustNotice(dir, os.Getenv) },
 		Open: func(ctx context.Context, dir string) (service.Service, func(), error) {

@@ -45,6 +45,10 @@ func newHookEnv(t *testing.T) *hookEnv {
 		"ANVIL_STATE_DIR=" + filepath.Join(home, "state"),
 		"ANVIL_TOOLS_DIR=" + servers.DefaultToolsDir(os.Getenv),
 		"XDG_RUNTIME_DIR=" + run,
+		// The clients' scenarios are told what an edit breaks in its
+		// importers, which a loaded machine may not check within the
+		// default wait: the wait is the hook's bound here.
+		"ANVIL_HOOK_IMPORTERS_WITHIN=20s",
 	}}
 	t.Cleanup(func() {
 		cmd := exec.Command(filepath.Join(binDir, "anvil"), "serve", "stop")

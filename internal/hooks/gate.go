@@ -43,7 +43,26 @@ type Gate struct {
 	// user's trust in the workspace at dir ("" for nothing); nil says
 	// nothing. Never a refusal: trust does not block an agent.
 	TrustNotice func(dir string) string
+	// ImportersWithin bounds how long an edit's check waits for the files
+	// that use what it changed (0: the share of the hook's bound that
+	// ownShare leaves). Past it the edit's own files are judged alone,
+	// and the importers are left to the end of the turn, with a note: an
+	// agent waits on every edit, and a hub's importers take seconds.
+	ImportersWithin time.Duration
 }
+
+// importersWithin is ImportersWithin, or its default.
+func (g *Gate) importersWithin() time.Duration {
+	if g.ImportersWithin > 0 {
+		return g.ImportersWithin
+	}
+	return DefaultImportersWithin
+}
+
+// DefaultImportersWithin is what an edit's check waits for its importers
+// unless told otherwise: together with the own files' check after it,
+// within a second.
+const DefaultImportersWithin = 800 * time.Millisecond
 
 // ProjectDir is the workspace of a hook call: the client's project
 // directory ($CLAUDE_PROJECT_DIR, $GEMINI_PROJECT_DIR, else the input's
@@ -149,7 +168,7 @@ func (g *Gate) PreEdit(ctx context.Context, in Input) Answer {
 		return g.unverified(ctx, fmt.Sprintf("the gate could not start (%v)", err))
 	}
 	defer closeSvc()
-	out, cut, err := checkWithin(ctx, svc, specs, service.GateOptions{Staging: true}, "what this edit changed")
+	out, cut, err := checkWithin(ctx, svc, specs, service.GateOptions{Staging: true}, g.importersWithin(), "what this edit changed")
 	switch {
 	case err != nil && service.IsInput(err):
 		return allow("the edit is not one Anvil can check (%v)", err)
@@ -231,17 +250,22 @@ func (a Answer) withNote(note string) Answer {
 const ownShare = 0.4
 
 // checkWithin checks specs with opts within ctx's deadline. When the
-// whole check cannot finish in its share of the bound, the changed files
-// are checked alone in the rest (GateOptions.ChangedOnly), so that a
-// change that breaks them is still refused; cut then says the dependants
-// were not checked, in the words of what, which names the change.
-func checkWithin(ctx context.Context, svc service.Service, specs []changeset.Spec, opts service.GateOptions, what string) (*service.Outcome, string, error) {
+// whole check cannot finish in its share of the bound (and within wait,
+// when wait is set), the changed files are checked alone in the rest
+// (GateOptions.ChangedOnly), so that a change that breaks them is still
+// refused; cut then says the dependants were not checked, in the words
+// of what, which names the change.
+func checkWithin(ctx context.Context, svc service.Service, specs []changeset.Spec, opts service.GateOptions, wait time.Duration, what string) (*service.Outcome, string, error) {
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		out, err := svc.Check(ctx, specs, opts)
 		return out, "", err
 	}
 	whole := time.Duration(float64(time.Until(deadline)) * (1 - ownShare))
+	bound := "the hook's bound"
+	if wait > 0 && wait < whole {
+		whole, bound = wait, "the wait an edit is given for them"
+	}
 	wctx, cancel := context.WithTimeout(ctx, whole)
 	out, err := svc.Check(wctx, specs, opts)
 	cutShort := wctx.Err() != nil // read before cancel, which sets it
@@ -254,7 +278,16 @@ func checkWithin(ctx context.Context, svc service.Service, specs []changeset.Spe
 	}
 	opts.ChangedOnly = true
 	out, err = svc.Check(ctx, specs, opts)
-	return out, fmt.Sprintf("the files that use %s could not be checked within the hook's bound (%s): only the changed files were", what, whole.Round(time.Second)), err
+	return out, fmt.Sprintf("the files that use %s could not be checked within %s (%s): only the changed files were", what, bound, roundWait(whole)), err
+}
+
+// roundWait rounds a wait for a message: to the second from a second up,
+// else to a tenth.
+func roundWait(d time.Duration) time.Duration {
+	if d >= time.Second {
+		return d.Round(time.Second)
+	}
+	return d.Round(100 * time.Millisecond)
 }
 
 // specsOf turns edits into a change set of the workspace; files outside

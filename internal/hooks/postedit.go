@@ -82,7 +82,7 @@ func (g *Gate) PostEdit(ctx context.Context, in Input) Answer {
 		return allow("the gate could not start (%v): the edit is not checked until the end of the turn", err)
 	}
 	defer closeSvc()
-	out, cut, err := checkWithin(ctx, svc, specs, service.GateOptions{Staging: true}, "what the edit wrote")
+	out, cut, err := checkWithin(ctx, svc, specs, service.GateOptions{Staging: true}, g.importersWithin(), "what the edit wrote")
 	switch {
 	case err != nil:
 		return allow("the edit as written was not verified (%v); the end of the turn checks it", err)

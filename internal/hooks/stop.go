@@ -161,7 +161,7 @@ func (g *Gate) Stop(ctx context.Context, in Input) Answer {
 		return g.endTurn(root, snap, g.unverifiedTurn(ctx, fmt.Sprintf("the gate could not start (%v)", err)))
 	}
 	defer closeSvc()
-	out, cut, err := checkWithin(ctx, svc, specs, service.GateOptions{Complete: true}, "the session's changes")
+	out, cut, err := checkWithin(ctx, svc, specs, service.GateOptions{Complete: true}, 0, "the session's changes")
 	if cut != "" {
 		notes = append(notes, cut+", so what they break is not known")
 	}

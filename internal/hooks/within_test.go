@@ -36,34 +36,39 @@ func (s *checkService) Check(ctx context.Context, _ []changeset.Spec, opts servi
 // unverified included: only a check the bound cut short is narrowed to
 // the changed files, and only then is the bound named. (Found by the gate
 // fuzzer's hooks path: an unverified verdict given at once was checked
-// again and said to have run out of time.)
+// again and said to have run out of time.) A wait for the importers
+// shorter than the bound's share cuts the whole check at the wait.
 func TestCheckWithinNarrowsOnlyWhatTheBoundCut(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		verdict shadow.Verdict
 		delay   time.Duration
-		cut     bool
+		wait    time.Duration
+		cut     string // what the note names, "" for no cut
 	}{
-		{"unverified at once", shadow.Unverified, 0, false},
-		{"clean at once", shadow.Clean, 0, false},
-		{"past the bound", shadow.Clean, time.Hour, true},
+		{"unverified at once", shadow.Unverified, 0, 0, ""},
+		{"clean at once", shadow.Clean, 0, 0, ""},
+		{"past the bound", shadow.Clean, time.Hour, 0, "within the hook's bound"},
+		{"within the wait", shadow.Clean, 0, 100 * time.Millisecond, ""},
+		{"past the wait, within the bound", shadow.Clean, 200 * time.Millisecond, 100 * time.Millisecond, "within the wait an edit is given for them (100ms)"},
+		{"a wait longer than the bound's share", shadow.Clean, time.Hour, time.Hour, "within the hook's bound"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			svc := &checkService{verdict: tc.verdict, delay: tc.delay}
 			ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 			defer cancel()
-			out, cut, err := checkWithin(ctx, svc, nil, service.GateOptions{}, "the edit")
+			out, cut, err := checkWithin(ctx, svc, nil, service.GateOptions{}, tc.wait, "the edit")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if (cut != "") != tc.cut || svc.changedOnly != tc.cut {
-				t.Fatalf("cut = %q, narrowed = %v after %d checks; want cut %v", cut, svc.changedOnly, svc.checks, tc.cut)
+			if (cut != "") != (tc.cut != "") || svc.changedOnly != (tc.cut != "") {
+				t.Fatalf("cut = %q, narrowed = %v after %d checks; want a cut %q", cut, svc.changedOnly, svc.checks, tc.cut)
 			}
-			if !tc.cut && out.Result.Verdict != tc.verdict {
+			if tc.cut == "" && out.Result.Verdict != tc.verdict {
 				t.Errorf("verdict %s, want %s", out.Result.Verdict, tc.verdict)
 			}
-			if tc.cut && !strings.Contains(cut, "within the hook's bound") {
-				t.Errorf("cut = %q", cut)
+			if !strings.Contains(cut, tc.cut) {
+				t.Errorf("cut = %q, want it to say %q", cut, tc.cut)
 			}
 		})
 	}
