@@ -182,6 +182,7 @@ func New(opts Options) (*App, error) {
 		// engine is the user's explicit choice of compiler.
 		NativeWhereAgrees: true,
 		StateDir:          state.Dir(opts.Getenv),
+		GoBuild:           goBuildContext(opts.Getenv),
 		OneRequest:        opts.OneRequest,
 	})
 	// pyright's record of imports is run by the Python server's batch

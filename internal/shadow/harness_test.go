@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/anvil-dev/anvil/internal/execpolicy"
+	"go/build"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -119,6 +120,9 @@ func newHarnessAt(t *testing.T, dir string, ho harnessOptions) *harness {
 			g = g.WithoutRecords()
 		}
 		deps = g
+	}
+	if ho.opts.GoBuild == nil {
+		ho.opts.GoBuild = &build.Default // as the app's, from this environment
 	}
 	if ho.opts.Log == nil {
 		f, err := os.Create(filepath.Join(t.TempDir(), "shadow.log"))

@@ -85,7 +85,7 @@ func (v *Validator) readerOf(ctx context.Context, snap *Snapshot, c *changeset.C
 		}
 	}
 	if by := reach.EmbeddedBy(snap.Files, c.Path); by != "" {
-		if !vetBuilds(v.root.Abs, snap, by) {
+		if !vetBuilds(v.opts.GoBuild, v.root.Abs, snap, by) {
 			return unread{change: c, unverified: by + " embeds it (//go:embed), and gopls reads embedded files only from disk; the go command's vet at the root does not build that file here (another module, or a build constraint), so a change to it cannot be checked before it is written"}, true
 		}
 		// gopls reads embedded files only from disk; the go command,
@@ -113,10 +113,10 @@ func (v *Validator) readerOf(ctx context.Context, snap *Snapshot, c *changeset.C
 // vetBuilds reports whether `go vet ./...` at the root builds the Go file
 // rel (workspace-relative): it is in the root's module (no go.mod nearer
 // to it than the root's), and this platform's build takes it (its build
-// constraints and file name, as the file is on disk). Otherwise vet's
-// silence says nothing of the files it embeds.
-func vetBuilds(abs func(string) string, snap *Snapshot, rel string) bool {
-	if _, ok := snap.Files["go.mod"]; !ok {
+// constraints and file name, as the file is on disk, for platform).
+// Otherwise vet's silence says nothing of the files it embeds.
+func vetBuilds(platform *build.Context, abs func(string) string, snap *Snapshot, rel string) bool {
+	if _, ok := snap.Files["go.mod"]; !ok || platform == nil {
 		return false
 	}
 	for dir := path.Dir(rel); dir != "."; dir = path.Dir(dir) {
@@ -125,7 +125,7 @@ func vetBuilds(abs func(string) string, snap *Snapshot, rel string) bool {
 		}
 	}
 	full := abs(rel)
-	match, err := build.Default.MatchFile(filepath.Dir(full), filepath.Base(full))
+	match, err := platform.MatchFile(filepath.Dir(full), filepath.Base(full))
 	return err == nil && match
 }
 

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/anvil-dev/anvil/internal/execpolicy"
+	"go/build"
 	"maps"
 	"os"
 	"path"
@@ -105,6 +106,11 @@ type Options struct {
 	// StateDir keeps what must outlive the cache (where TypeScript 7
 	// was seen to disagree); "" keeps it in BatchStateDir.
 	StateDir string
+	// GoBuild is the platform the go command builds for in its sealed
+	// runs (GOOS, GOARCH, CGO_ENABLED, as the composition root read them):
+	// which Go files `go vet` builds, and so whose embedded files its
+	// silence answers for. Nil: not known, and such a file is unverified.
+	GoBuild *build.Context
 }
 
 // Progress is one step of a validation in progress.
