@@ -98,9 +98,9 @@ type recordCache struct {
 	key   recordKey
 	stats map[string]string // the state's TypeScript and JSON files, by stat
 	rec   *record
-	// asked is the shape of the last disk state the compiler was asked
-	// about, recorded or not: it keeps that state's program, which a
-	// request of the same shape may reuse.
+	// asked is the shape of the last disk state the compiler recorded in
+	// full, when it was the last it was asked about: it keeps that
+	// state's program, which a request of the same shape may reuse.
 	asked    [32]byte
 	hasAsked bool
 	// turn lets one request for the disk at a time ask the compiler.
@@ -233,17 +233,21 @@ func (g *Graph) recordDisk(ctx context.Context, configs []string, key recordKey,
 		return unrecordedAll(configs, "the compiler's record of the projects' imports was not made in time ("+ctx.Err().Error()+")"), false
 	}
 	c.mu.Lock()
-	exact := c.rec != nil && c.key.full == key.full
-	rec, reuse := c.rec, c.hasAsked && c.asked == key.shape
-	c.mu.Unlock()
-	if exact {
-		return rec, true
+	if c.rec != nil && c.key.full == key.full {
+		defer c.mu.Unlock()
+		return c.rec, true
 	}
-	rec = g.ask(ctx, configs, nil, reuse)
+	reuse := c.hasAsked && c.asked == key.shape
+	// Until this request is answered in full, which program the
+	// compiler keeps is not known: one given up on, or failed, may still
+	// have left its own.
+	c.hasAsked = false
+	c.mu.Unlock()
+	rec := g.ask(ctx, configs, nil, reuse)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.asked, c.hasAsked = key.shape, true
 	if len(rec.unrecorded) == 0 {
+		c.asked, c.hasAsked = key.shape, true
 		c.key, c.stats, c.rec = key, stats, rec
 	}
 	return rec, true

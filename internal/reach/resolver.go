@@ -21,16 +21,19 @@ type keptResolver struct {
 	projects *tsconfig.Projects
 }
 
-// resolverState is what a resolver's answers rest on: the paths there
-// are (with the change's), and every JSON file by stat (package.json,
-// tsconfig.json and the bases they extend).
+// resolverState is what a resolver's answers rest on, but for the
+// project files its pass of the projects looked at (kept apart, see
+// tsconfig.Projects.Current): the paths there are (with the change's),
+// and every JSON and TOML file by stat (package.json; pyproject.toml and
+// pyrightconfig.json, whose extraPaths and stubPath name where Python
+// imports resolve).
 func resolverState(files Files, paths []string) [32]byte {
 	h := sha256.New()
 	for _, rel := range paths {
 		fmt.Fprintf(h, "%s\n", rel)
 	}
 	for _, rel := range files.Sorted() {
-		if strings.HasSuffix(rel, ".json") {
+		if strings.HasSuffix(rel, ".json") || strings.HasSuffix(rel, ".toml") {
 			st := files[rel]
 			fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\n", rel, st.Size, st.ModTime, st.Digest)
 		}
@@ -41,14 +44,15 @@ func resolverState(files Files, paths []string) [32]byte {
 }
 
 // resolver returns a resolver for paths, and the pass of the projects it
-// resolves with: the one kept when it was made for the same state (it
-// is the caller's until keepResolver), else a new one; key is the state.
+// resolves with: the one kept when it was made for the same state and
+// every project file its pass read is as it was (it is the caller's
+// until keepResolver), else a new one; key is the state.
 func (g *Graph) resolver(files Files, paths []string) (res *resolve.Workspace, projects *tsconfig.Projects, key [32]byte) {
 	key = resolverState(files, paths)
 	k := &g.resolved
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.res != nil && k.key == key {
+	if k.res != nil && k.key == key && k.projects.Current() {
 		res, projects = k.res, k.projects
 		k.res, k.projects = nil, nil
 		return res, projects, key

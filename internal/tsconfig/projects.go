@@ -18,12 +18,40 @@ type Projects struct {
 	// In a pass (see Pass): the projects it was taken of, which load and
 	// keep each file, and what the pass has asked of them, by path.
 	shared *Projects
-	inPass map[string]*Config
+	inPass map[string]loadedConfig
 }
 
 type loadedConfig struct {
+	// read are the project file and every file its extends chain named,
+	// as they were when it was loaded: a base that changes changes the
+	// project as the project file does.
+	read []fileStamp
+	cfg  *Config // nil: the file does not parse
+}
+
+// fileStamp is a file as its stat saw it (absent: no file there).
+type fileStamp struct {
+	path        string
 	size, mtime int64
-	cfg         *Config // nil: the file does not parse
+	absent      bool
+}
+
+func stampOf(path string) fileStamp {
+	st, err := os.Stat(path)
+	if err != nil {
+		return fileStamp{path: path, absent: true}
+	}
+	return fileStamp{path: path, size: st.Size(), mtime: st.ModTime().UnixNano()}
+}
+
+// current reports whether every file l read is as it was.
+func (l loadedConfig) current() bool {
+	for _, s := range l.read {
+		if stampOf(s.path) != s {
+			return false
+		}
+	}
+	return true
 }
 
 // NewProjects returns the projects of the workspace at root (absolute).
@@ -81,7 +109,21 @@ func (p *Projects) including(c *Config, abs string, seen map[string]bool, depth 
 // level at each ask cost a real project of 1,500 files about 100 ms per
 // check. A project file changed during the pass is seen by the next.
 func (p *Projects) Pass() *Projects {
-	return &Projects{root: p.root, shared: p, inPass: map[string]*Config{}}
+	return &Projects{root: p.root, shared: p, inPass: map[string]loadedConfig{}}
+}
+
+// Current reports whether every project file a pass looked at (there or
+// not), and every base they extend, is still as it was: a pass kept for
+// a later one (reach's kept resolver) is taken only then.
+func (p *Projects) Current() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, l := range p.inPass {
+		if !l.current() {
+			return false
+		}
+	}
+	return true
 }
 
 // Load returns the project file at path, or nil if there is none or it
@@ -89,32 +131,43 @@ func (p *Projects) Pass() *Projects {
 func (p *Projects) Load(path string) *Config {
 	if p.shared != nil {
 		p.mu.Lock()
-		cfg, ok := p.inPass[path]
+		l, ok := p.inPass[path]
 		p.mu.Unlock()
 		if !ok {
-			cfg = p.shared.Load(path)
+			l = p.shared.load(path)
 			p.mu.Lock()
-			p.inPass[path] = cfg
+			p.inPass[path] = l
 			p.mu.Unlock()
 		}
-		return cfg
+		return l.cfg
 	}
-	st, err := os.Stat(path)
-	if err != nil || st.IsDir() {
-		return nil
+	return p.load(path).cfg
+}
+
+// load returns the project file at path as loaded, with what it read.
+func (p *Projects) load(path string) loadedConfig {
+	if st, err := os.Stat(path); err != nil || st.IsDir() {
+		return loadedConfig{read: []fileStamp{stampOf(path)}}
 	}
 	p.mu.Lock()
 	l, ok := p.loaded[path]
 	p.mu.Unlock()
-	if ok && l.size == st.Size() && l.mtime == st.ModTime().UnixNano() {
-		return l.cfg
+	if ok && l.current() {
+		return l
+	}
+	// Stamped before reading, so that a write during the read is seen
+	// by the next Load.
+	read := []fileStamp{stampOf(path)}
+	for _, base := range Extended(path) {
+		read = append(read, stampOf(base))
 	}
 	cfg, err := Load(path)
 	if err != nil {
 		cfg = nil
 	}
+	l = loadedConfig{read: read, cfg: cfg}
 	p.mu.Lock()
-	p.loaded[path] = loadedConfig{size: st.Size(), mtime: st.ModTime().UnixNano(), cfg: cfg}
+	p.loaded[path] = l
 	p.mu.Unlock()
-	return cfg
+	return l
 }

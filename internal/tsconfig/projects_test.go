@@ -44,3 +44,30 @@ func TestPassLooksAtEachProjectFileOnce(t *testing.T) {
 		t.Error("the next pass kept tsconfig.json as it was before the change")
 	}
 }
+
+// A project file is loaded again when a base it extends changes, though
+// the project file itself did not.
+func TestProjectsSeeABaseChange(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, content string) {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("tsconfig.json", `{"extends": "./configs/base.json"}`)
+	write("configs/base.json", `{"include": ["../src"]}`)
+	write("src/a.ts", "export const a = 1;\n")
+	file := filepath.Join(root, "src", "a.ts")
+	projects := NewProjects(root)
+	if projects.Owner(file) == nil {
+		t.Fatal("no project for src/a.ts")
+	}
+	write("configs/base.json", `{"include": ["../lib"], "compilerOptions": {}}`)
+	if projects.Owner(file) != nil {
+		t.Error("the base's change was not seen: src/a.ts is still in the project")
+	}
+}

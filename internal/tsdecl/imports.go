@@ -31,8 +31,10 @@ type Imports map[string][][2]string
 // earlier program's resolutions of the unchanged files and resolves the
 // changed files' imports again, which costs the change, not the project.
 func (e *Emitter) Imports(ctx context.Context, config, root string, overlay map[string]*string, reuse bool) (Imports, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	if err := e.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer e.release()
 	req := map[string]any{"kind": "imports", "config": config, "root": root, "reuse": reuse}
 	if overlay != nil {
 		req["overlay"] = overlay

@@ -35,7 +35,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/proc"
@@ -68,7 +67,9 @@ type Emitter struct {
 	node, typescript string
 	contain          *proc.Containment
 
-	mu    sync.Mutex
+	// turn lets one request at a time use the process (and the cache); a
+	// caller waits for it only as long as its context lets it.
+	turn  chan struct{}
 	p     *proc.Process
 	lines chan []byte
 	next  int
@@ -128,15 +129,29 @@ func lookPath(name, path string) (string, error) {
 // New returns an emitter that runs node with the TypeScript package at
 // typescript.
 func New(node, typescript string) *Emitter {
-	return &Emitter{node: node, typescript: typescript, cache: map[[32]byte]Result{}}
+	return &Emitter{node: node, typescript: typescript, cache: map[[32]byte]Result{}, turn: make(chan struct{}, 1)}
 }
+
+// acquire waits for the process's turn within ctx; release gives it back.
+func (e *Emitter) acquire(ctx context.Context) error {
+	select {
+	case e.turn <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("the declaration emitter was busy: %w", ctx.Err())
+	}
+}
+
+func (e *Emitter) release() { <-e.turn }
 
 // Emit returns the declaration emit of src, the content of fileName (its
 // extension decides TypeScript's reading: .ts, .tsx, .mts, .cts).
 func (e *Emitter) Emit(ctx context.Context, fileName string, src []byte) (Result, error) {
 	key := sha256.Sum256(append([]byte(fileName+"\x00"), src...))
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	if err := e.acquire(ctx); err != nil {
+		return Result{}, err
+	}
+	defer e.release()
 	if r, ok := e.cache[key]; ok {
 		return r, nil
 	}
@@ -165,10 +180,14 @@ func (e *Emitter) Emit(ctx context.Context, fileName string, src []byte) (Result
 }
 
 // roundTrip sends req (an id is added) and returns its answer's line,
-// within bound; called with e.mu held. An answer that reports an error
-// is returned as one.
-func (e *Emitter) roundTrip(ctx context.Context, bound time.Duration, req map[string]any) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, bound)
+// within bound; called in the process's turn. An answer that reports an
+// error is returned as one. A caller that gives up leaves the process
+// answering (the next call passes its answer over, by its id): a record
+// superseded by the next disk state, a check cut by a hook's wait, would
+// otherwise throw away the programs the process keeps warm. Past its
+// own bound the process is taken to be hung and stopped.
+func (e *Emitter) roundTrip(caller context.Context, bound time.Duration, req map[string]any) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(caller, bound)
 	defer cancel()
 	if err := e.start(); err != nil {
 		return nil, err
@@ -187,9 +206,12 @@ func (e *Emitter) roundTrip(ctx context.Context, bound time.Duration, req map[st
 	for {
 		select {
 		case <-ctx.Done():
-			// Its state is unknown now: the next call starts another.
+			if caller.Err() != nil {
+				return nil, fmt.Errorf("the declaration emitter's answer was not waited for: %w", caller.Err())
+			}
+			// Hung, or its state unknown: the next call starts another.
 			e.stop()
-			return nil, fmt.Errorf("the declaration emitter did not answer: %w", ctx.Err())
+			return nil, fmt.Errorf("the declaration emitter did not answer within %s", bound)
 		case line, ok := <-e.lines:
 			if !ok {
 				e.stop()
@@ -260,7 +282,7 @@ func (e *Emitter) stop() {
 
 // Close stops the process.
 func (e *Emitter) Close() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	_ = e.acquire(context.Background())
+	defer e.release()
 	e.stop()
 }

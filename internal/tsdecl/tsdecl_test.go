@@ -3,12 +3,16 @@ package tsdecl
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/anvil-dev/anvil/internal/proc"
 	"github.com/anvil-dev/anvil/internal/servers"
+	"github.com/anvil-dev/anvil/internal/testfs"
 )
 
 // The test binary is also the containment helper.
@@ -98,9 +102,9 @@ func TestEmitAfterAKill(t *testing.T) {
 	if _, err := e.Emit(ctx, "a.ts", []byte("export const a: number = 1;\n")); err != nil {
 		t.Fatal(err)
 	}
-	e.mu.Lock()
+	_ = e.acquire(ctx)
 	e.p.Kill()
-	e.mu.Unlock()
+	e.release()
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
 	if _, err := e.Emit(cancelled, "b.ts", []byte("export const b: number = 1;\n")); err == nil {
@@ -120,9 +124,9 @@ func TestEmitterFollowsThePolicy(t *testing.T) {
 	if _, err := e.Emit(context.Background(), "a.ts", []byte("export const a = 1;\n")); err != nil {
 		t.Fatal(err)
 	}
-	e.mu.Lock()
+	_ = e.acquire(context.Background())
 	contained := e.p != nil && e.p.Contained()
-	e.mu.Unlock()
+	e.release()
 	if !contained {
 		t.Errorf("the declaration emitter runs uncontained")
 	}
@@ -132,5 +136,49 @@ func TestEmitterFollowsThePolicy(t *testing.T) {
 	}
 	if got := Find(FindOptions{ToolsDir: servers.DefaultToolsDir(os.Getenv), Path: "relative/bin"}); got != nil {
 		t.Errorf("node found on a relative PATH entry")
+	}
+}
+
+// A caller that gives up while the process answers leaves the process
+// running (its warm programs kept), and the next call gets its own
+// answer, never the abandoned one; a caller waiting for the process's
+// turn waits only as long as its context lets it.
+func TestAGivenUpAnswerKeepsTheProcess(t *testing.T) {
+	e := emitter(t)
+	ctx := context.Background()
+	if _, err := e.Emit(ctx, "a.ts", []byte("export const a: number = 1;\n")); err != nil {
+		t.Fatal(err)
+	}
+	_ = e.acquire(ctx)
+	pid := e.p.PID()
+	e.release()
+
+	dir := t.TempDir()
+	files := map[string]string{"tsconfig.json": `{"compilerOptions": {"strict": true}}`}
+	for i := range 400 {
+		files[fmt.Sprintf("m%d.ts", i)] = fmt.Sprintf("import { v%d } from \"./m%d\";\nexport const v%d: number = %d;\nexport const w%d = v%d;\n", (i+1)%400, (i+1)%400, i, i, i, (i+1)%400)
+	}
+	testfs.Write(t, dir, files)
+	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	if _, err := e.Imports(short, filepath.Join(dir, "tsconfig.json"), dir, nil, false); err == nil {
+		t.Fatal("the record came back within 20 ms: nothing was given up")
+	}
+	waiting, cancelWait := context.WithTimeout(ctx, 10*time.Millisecond)
+	defer cancelWait()
+	go func() { _ = e.acquire(ctx); time.Sleep(300 * time.Millisecond); e.release() }()
+	time.Sleep(50 * time.Millisecond)
+	start := time.Now()
+	if _, err := e.Emit(waiting, "busy.ts", []byte("export const busy = 1;\n")); err == nil || time.Since(start) > time.Second {
+		t.Errorf("a call whose context ended while another held the turn: %v after %s", err, time.Since(start))
+	}
+	r, err := e.Emit(ctx, "c.ts", []byte("export const c: string = \"\";\n"))
+	if err != nil || !strings.Contains(r.DTS, "c: string") {
+		t.Fatalf("after an answer given up: %v %q", err, r.DTS)
+	}
+	_ = e.acquire(ctx)
+	defer e.release()
+	if e.p.PID() != pid {
+		t.Errorf("the process was replaced (%d, then %d): giving up on an answer stopped it", pid, e.p.PID())
 	}
 }
