@@ -15,6 +15,12 @@
 //	TypeScript's own record adds its resolved imports  | the compiler's program (forEachResolvedModule) on the disk and, for  | shadow: TestDependantsTheCompilerRecorded;
 //	  (records.go); a project it cannot record may     |   a created/deleted file or a JSON change, on the changed tree; npm  |   tsdecl: TestImportsAsTheCompilerResolves
 //	  import anything                                  |   links a local package under node_modules by any name              |
+//	a later disk state of the record's shape (the same | TypeScript resolves a specifier by the files there are and the      | TestTypeScriptRecordKeptForLaterStatesOf…
+//	  files, the same JSON) keeps the record; the      |   configuration, not by other files' contents: an unchanged file's   |   TheSameShape
+//	  files changed since may import anything          |   resolutions stand; a changed one may import something new         |
+//	a pass's resolution is kept for the next over the  | resolution reads the paths there are, package.json, pyproject.toml,  | TestResolverKeptForTheSameStateOnly,
+//	  same paths, JSON and TOML, and project files     |   pyrightconfig.json and each tsconfig with its extends chain        |   tsconfig.TestProjectsSeeABaseChange
+//	  (their extends chains) as they were              |                                                                      |
 //	where the compiler loads the first of several      | which is first depends on moduleSuffixes, a .d.ts beside its         | resolve: TestECMAEveryCandidate; shadow:
 //	  files, every one that exists is a target         |   .js, paths' order, the resolution mode (types, typesVersions,      |   TestCutoffHeldToBatchChecker (ts/moduleSuffixes,
 //	  (Anvil's resolution may add, never drop)         |   exports) and on the files a change creates                         |   ts/a declaration file beside its JavaScript)

@@ -192,8 +192,7 @@ func (g *Graph) diskRecord(ctx context.Context, files Files, configs []string) *
 	if rec := g.recorded.kept(key, stats); rec != nil {
 		return rec
 	}
-	rec, _ := g.recordDisk(ctx, configs, key, stats)
-	return rec
+	return g.recordDisk(ctx, configs, key, stats, false)
 }
 
 // TypeScriptStale reports whether RefreshTypeScript would ask the
@@ -217,40 +216,65 @@ func (g *Graph) RefreshTypeScript(ctx context.Context, files Files) {
 		return
 	}
 	key, stats := recordState(files)
-	_, _ = g.recordDisk(ctx, projectConfigs(files.Sorted()), key, stats)
+	g.recordDisk(ctx, projectConfigs(files.Sorted()), key, stats, true)
 }
 
-// recordDisk asks the compiler for the record of the disk state key and
-// keeps it when it is complete; one request at a time, so a check that
-// needs the record a background job is making waits for that one
-// instead of asking again. ok is false when ctx ended first.
-func (g *Graph) recordDisk(ctx context.Context, configs []string, key recordKey, stats map[string]string) (*record, bool) {
+// recordDisk returns the record of the disk state key: the one kept, if
+// it serves (its own state, or only the same shape unless exact), else
+// the compiler's, asked now and kept when complete. One request for the
+// disk at a time: a check that needs the record a background job is
+// making waits for that one instead of asking again. The compiler's
+// answer is not given up on when the caller is (a hook's wait, a job
+// superseded by the next disk state): it is made to the end and kept,
+// for the next check, since a record of the same shape serves it too;
+// the caller is answered with none ("not made in time") meanwhile.
+func (g *Graph) recordDisk(ctx context.Context, configs []string, key recordKey, stats map[string]string, exact bool) *record {
 	c := &g.recorded
+	late := func() *record {
+		return unrecordedAll(configs, "the compiler's record of the projects' imports was not made in time ("+context.Cause(ctx).Error()+")")
+	}
 	select {
 	case c.turn <- struct{}{}:
-		defer func() { <-c.turn }()
 	case <-ctx.Done():
-		return unrecordedAll(configs, "the compiler's record of the projects' imports was not made in time ("+ctx.Err().Error()+")"), false
+		return late()
+	}
+	if rec := c.kept(key, stats); rec != nil && (!exact || c.isExact(key)) {
+		<-c.turn
+		return rec
 	}
 	c.mu.Lock()
-	if c.rec != nil && c.key.full == key.full {
-		defer c.mu.Unlock()
-		return c.rec, true
-	}
 	reuse := c.hasAsked && c.asked == key.shape
 	// Until this request is answered in full, which program the
 	// compiler keeps is not known: one given up on, or failed, may still
 	// have left its own.
 	c.hasAsked = false
 	c.mu.Unlock()
-	rec := g.ask(ctx, configs, nil, reuse)
+	answer := make(chan *record, 1)
+	go func() {
+		defer func() { <-c.turn }()
+		// Bounded by the emitter's own bound on a record, and its Close.
+		rec := g.ask(context.WithoutCancel(ctx), configs, nil, reuse)
+		c.mu.Lock()
+		if len(rec.unrecorded) == 0 {
+			c.asked, c.hasAsked = key.shape, true
+			c.key, c.stats, c.rec = key, stats, rec
+		}
+		c.mu.Unlock()
+		answer <- rec
+	}()
+	select {
+	case rec := <-answer:
+		return rec
+	case <-ctx.Done():
+		return late()
+	}
+}
+
+// isExact reports whether the record kept is of the disk state key.
+func (c *recordCache) isExact(key recordKey) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(rec.unrecorded) == 0 {
-		c.asked, c.hasAsked = key.shape, true
-		c.key, c.stats, c.rec = key, stats, rec
-	}
-	return rec, true
+	return c.rec != nil && c.key.full == key.full
 }
 
 // kept returns the record kept if it serves the disk state key: its own
