@@ -156,14 +156,14 @@ func New(opts Options) (*App, error) {
 	}
 	a.Servers = servers.NewManager(root.Dir(), registry, servers.ManagerOptions{Log: serverLog, OnStart: onStart})
 	a.Parser = syntax.New(syntax.Options{})
-	emitter := func(what string) *tsdecl.Emitter {
-		return tsdecl.Find(tsdecl.FindOptions{ToolsDir: toolsDir, Path: opts.Getenv("PATH"), Contain: policy.Containment(),
+	emitter := func(what string, background bool) *tsdecl.Emitter {
+		return tsdecl.Find(tsdecl.FindOptions{ToolsDir: toolsDir, Path: opts.Getenv("PATH"), Contain: policy.Containment(), Background: background,
 			Allow: func(node string) error {
 				return policy.Program(execpolicy.Origin{What: "node (for " + what + ")", Path: node})
 			}})
 	}
-	a.declarations = emitter("TypeScript's declaration emit")
-	a.importRecords = emitter("TypeScript's record of imports")
+	a.declarations = emitter("TypeScript's declaration emit", false)
+	a.importRecords = emitter("TypeScript's record of imports", true)
 	graph := reach.New(root, a.Parser).WithTypeScript(a.declarations).WithImportRecords(a.importRecords)
 	a.Validator = shadow.New(root, a.Servers, graph, shadow.Options{
 		Timeout:       cfg.Timeout(),

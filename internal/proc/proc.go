@@ -56,6 +56,10 @@ type Spec struct {
 	// Contain, when set, starts the process through its helper with the
 	// places it names hidden (see [Containment]).
 	Contain *Containment
+	// Background runs the process at a low CPU priority (nice 10): work
+	// ahead of need, which a check someone waits for must not wait
+	// behind on a machine of few cores.
+	Background bool
 
 	// groupOnly skips the PID namespace, for tests of the fallback.
 	groupOnly bool
@@ -122,6 +126,11 @@ func Start(spec Spec) (*Process, error) {
 		cmd.SysProcAttr = sysProcAttr(iso, spec.Contain != nil)
 		if err := cmd.Start(); err != nil {
 			return err
+		}
+		if spec.Background {
+			// A contained process's helper takes milliseconds before it
+			// becomes the program, which inherits the priority.
+			_ = syscall.Setpriority(syscall.PRIO_PROCESS, cmd.Process.Pid, 10)
 		}
 		p.cmd, p.isolation = cmd, iso
 		// A mount namespace comes only with the PID namespace's start;

@@ -104,6 +104,25 @@ func TestStartsInAPIDNamespace(t *testing.T) {
 	}
 }
 
+// A background process, and what it starts, runs at a low priority; a
+// foreground one at Anvil's.
+func TestBackgroundRunsAtALowPriority(t *testing.T) {
+	for _, tc := range []struct {
+		background bool
+		nice       string
+	}{{false, "0"}, {true, "10"}} {
+		p, err := Start(Spec{Path: "/bin/sh", Args: []string{"-c", "sleep 0.2; cut -d' ' -f19 /proc/self/stat"}, Background: tc.background})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _ := io.ReadAll(p.Stdout())
+		<-p.Exited()
+		if got := strings.TrimSpace(string(out)); got != tc.nice {
+			t.Errorf("background %v: a child's nice %q, want %s", tc.background, got, tc.nice)
+		}
+	}
+}
+
 // Killing a process kills what it started, also a descendant that left
 // its process group; with only a process group, such a descendant
 // survives but no longer holds anything of Anvil's up.

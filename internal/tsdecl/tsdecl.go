@@ -66,6 +66,7 @@ type Result struct {
 type Emitter struct {
 	node, typescript string
 	contain          *proc.Containment
+	background       bool
 
 	// turn lets one request at a time use the process (and the cache); a
 	// caller waits for it only as long as its context lets it.
@@ -90,6 +91,9 @@ type FindOptions struct {
 	// Contain keeps the process from the places no program may see (the
 	// policy's); nil runs it uncontained.
 	Contain *proc.Containment
+	// Background runs the process at a low priority: the emitter that
+	// makes the records of imports, ahead of need.
+	Background bool
 }
 
 // Find returns an emitter over the TypeScript of Anvil's tools directory
@@ -108,7 +112,7 @@ func Find(opts FindOptions) *Emitter {
 		return nil
 	}
 	e := New(node, ts)
-	e.contain = opts.Contain
+	e.contain, e.background = opts.Contain, opts.Background
 	return e
 }
 
@@ -244,7 +248,7 @@ func (e *Emitter) start() error {
 	e.stop()
 	// No environment: it reads its request on stdin and Anvil's
 	// TypeScript, nothing of the user's.
-	p, err := proc.Start(proc.Spec{Path: e.node, Args: []string{"-e", script, "--", e.typescript}, Contain: e.contain})
+	p, err := proc.Start(proc.Spec{Path: e.node, Args: []string{"-e", script, "--", e.typescript}, Contain: e.contain, Background: e.background})
 	if err != nil {
 		return fmt.Errorf("starting the declaration emitter: %w", err)
 	}
