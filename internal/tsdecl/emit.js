@@ -102,7 +102,12 @@ function imports(req) {
   host.getSourceFile = (fileName, languageVersion) => {
     const text = read(fileName);
     if (text === undefined) return undefined;
-    const lv = JSON.stringify(languageVersion);
+    // What the parse depends on, not the whole options object: it also
+    // holds the nearest package.json's contents, whose stringifying for
+    // every file of a large project cost seconds a record.
+    const lv = typeof languageVersion === "object" && languageVersion !== null
+      ? [languageVersion.languageVersion, languageVersion.impliedNodeFormat, languageVersion.jsDocParsingMode].join(",")
+      : String(languageVersion);
     const hit = parsed.get(fileName);
     if (hit && hit.text === text && hit.lv === lv) return hit.sf;
     const sf = ts.createSourceFile(fileName, text, languageVersion);
