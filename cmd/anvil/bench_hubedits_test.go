@@ -35,9 +35,10 @@ type hubProject struct {
 // BenchmarkHookOnHubEdits times the pre-edit hook on real projects of
 // 1–2k files as an agent edits their hubs: for each hub, an edit of an
 // exported function's body, then one of its signature (a parameter the
-// callers need not pass), each an Edit call through `anvil hook
+// callers need not pass), each a Write call through `anvil hook
 // pre-edit` as Claude Code makes it, each allowed edit written as the
-// client writes it, and the turn's end after each hub. Through the
+// client writes it (2 s apart, as a model's turns are), and the turn's end
+// after each hub. Through the
 // daemon, warm (the session's start and one edit before the clock). The
 // batch checker runs over the last tree beside it.
 //
@@ -73,6 +74,10 @@ func dateFnsHubs() hubProject {
 			if out, err := cmd.CombinedOutput(); err != nil {
 				tb.Fatalf("laying out date-fns: %v\n%s", err, out)
 			}
+			// Its project references name git submodules the archive
+			// does not hold: without them the project is src alone.
+			src := readWS(tb, ws, "src/tsconfig.json")
+			testfs.Write(tb, ws, map[string]string{"src/tsconfig.json": tsReferences.ReplaceAllString(src, "")})
 		},
 		hubs:      hubs,
 		body:      tsBodyEdit,
@@ -139,6 +144,9 @@ func tsSignatureEdit(src string, i int) string {
 	return ""
 }
 
+// tsReferences matches a tsconfig's references.
+var tsReferences = regexp.MustCompile(`(?s)"references":\s*\[.*?\],`)
+
 // goFunc matches an exported function's one-line signature.
 var goFunc = regexp.MustCompile(`(?m)^func ([A-Z]\w*)(\[[^\]]*\])?\(([^()]*)\)(.*)\{$`)
 
@@ -169,6 +177,10 @@ func goSignatureEdit(src string, i int) string {
 	}
 	return ""
 }
+
+// hubThink is the pause before each edit: an agent's model call
+// between two tool calls takes seconds.
+const hubThink = 2 * time.Second
 
 // hubEditKinds are the edits made of each hub, in order.
 var hubEditKinds = []string{"body", "signature"}
@@ -208,7 +220,7 @@ func editHubs(b *testing.B, p hubProject) {
 	}
 	// Warm: the servers started and the project loaded, as after an
 	// agent's first edit of the session.
-	first, _ := edit(p.hubs[0], readWS(b, ws, p.hubs[0]))
+	first, _ := edit(p.hubs[0], p.body(readWS(b, ws, p.hubs[0]), -1))
 	took := map[string][]time.Duration{}
 	counts := map[string]map[editOutcome]int{}
 	var stops []time.Duration
@@ -224,6 +236,9 @@ func editHubs(b *testing.B, p hubProject) {
 				b.Logf("%s: no %s edit applies", hub, kind)
 				continue
 			}
+			// The model's turn between two edits: seconds, in which the
+			// daemon's work for the new disk state runs.
+			time.Sleep(hubThink)
 			d, o := edit(hub, content)
 			took[kind] = append(took[kind], d)
 			if counts[kind] == nil {
