@@ -44,8 +44,8 @@ type Gate struct {
 	// nothing. Never a refusal: trust does not block an agent.
 	TrustNotice func(dir string) string
 	// ImportersWithin bounds how long an edit's check waits for the files
-	// that use what it changed (0: the share of the hook's bound that
-	// ownShare leaves). Past it the edit's own files are judged alone,
+	// that use what it changed (0: DefaultImportersWithin), within the
+	// share of the hook's bound that ownShare leaves. Past it the edit's own files are judged alone,
 	// and the importers are left to the end of the turn, with a note: an
 	// agent waits on every edit, and a hub's importers take seconds.
 	ImportersWithin time.Duration

@@ -37,6 +37,11 @@ type containSpec struct {
 	// still in it (the kernel refused a namespace of its own) must not
 	// mount anything, which would change the host's view.
 	ParentMounts string `json:"parent_mounts"`
+	// Nice is the priority the program runs at (Spec.Background), set
+	// by the thread that executes it: a priority is a thread's on Linux,
+	// and one set on the process from outside misses the threads it has
+	// started already.
+	Nice int `json:"nice,omitempty"`
 }
 
 // ContainFailed is the helper's exit status when it could not hide what

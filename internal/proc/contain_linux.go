@@ -52,6 +52,10 @@ func contain(data string) error {
 	} else if err := cover(cs.Hidden); err != nil {
 		return err
 	}
+	if cs.Nice > 0 {
+		// This thread's: the one that executes the program (who 0).
+		_ = syscall.Setpriority(syscall.PRIO_PROCESS, 0, cs.Nice)
+	}
 	return syscall.Exec(cs.Path, cs.Argv, cs.Env)
 }
 
@@ -121,7 +125,7 @@ func containedStart(spec Spec) (path string, args, env []string, err error) {
 	if program, err = filepath.Abs(program); err != nil {
 		return "", nil, nil, err
 	}
-	data, err := json.Marshal(containSpec{Path: program, Argv: append([]string{spec.Path}, spec.Args...), Env: spec.Env, Hidden: spec.Contain.Hidden, ParentMounts: mounts})
+	data, err := json.Marshal(containSpec{Path: program, Argv: append([]string{spec.Path}, spec.Args...), Env: spec.Env, Hidden: spec.Contain.Hidden, ParentMounts: mounts, Nice: backgroundNice(spec)})
 	if err != nil {
 		return "", nil, nil, err
 	}

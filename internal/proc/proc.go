@@ -65,6 +65,15 @@ type Spec struct {
 	groupOnly bool
 }
 
+// backgroundNice is the priority spec's program runs at: 10 for
+// Background, else 0 (Anvil's own).
+func backgroundNice(spec Spec) int {
+	if spec.Background {
+		return 10
+	}
+	return 0
+}
+
 // Isolation says how a process is tied to its owner.
 type Isolation string
 
@@ -127,10 +136,12 @@ func Start(spec Spec) (*Process, error) {
 		if err := cmd.Start(); err != nil {
 			return err
 		}
-		if spec.Background {
-			// A contained process's helper takes milliseconds before it
-			// becomes the program, which inherits the priority.
-			_ = syscall.Setpriority(syscall.PRIO_PROCESS, cmd.Process.Pid, 10)
+		if spec.Background && spec.Contain == nil {
+			// Set from outside, on the main thread, as it starts: a
+			// thread the program started before this keeps its own (a
+			// contained program's helper sets it before it executes the
+			// program: containSpec.Nice).
+			_ = syscall.Setpriority(syscall.PRIO_PROCESS, cmd.Process.Pid, backgroundNice(spec))
 		}
 		p.cmd, p.isolation = cmd, iso
 		// A mount namespace comes only with the PID namespace's start;

@@ -104,21 +104,25 @@ func TestStartsInAPIDNamespace(t *testing.T) {
 	}
 }
 
-// A background process, and what it starts, runs at a low priority; a
-// foreground one at Anvil's.
+// A background process, and what it starts, runs at a low priority, a
+// contained one too (its helper sets it); a foreground one at Anvil's.
 func TestBackgroundRunsAtALowPriority(t *testing.T) {
 	for _, tc := range []struct {
-		background bool
-		nice       string
-	}{{false, "0"}, {true, "10"}} {
-		p, err := Start(Spec{Path: "/bin/sh", Args: []string{"-c", "sleep 0.2; cut -d' ' -f19 /proc/self/stat"}, Background: tc.background})
+		background, contained bool
+		nice                  string
+	}{{false, false, "0"}, {true, false, "10"}, {false, true, "0"}, {true, true, "10"}} {
+		spec := Spec{Path: "/bin/sh", Args: []string{"-c", "sleep 0.2; cut -d' ' -f19 /proc/self/stat"}, Background: tc.background}
+		if tc.contained {
+			spec.Contain = &Containment{Helper: os.Args[0], Hidden: []string{t.TempDir()}}
+		}
+		p, err := Start(spec)
 		if err != nil {
 			t.Fatal(err)
 		}
 		out, _ := io.ReadAll(p.Stdout())
 		<-p.Exited()
 		if got := strings.TrimSpace(string(out)); got != tc.nice {
-			t.Errorf("background %v: a child's nice %q, want %s", tc.background, got, tc.nice)
+			t.Errorf("background %v, contained %v: a child's nice %q, want %s", tc.background, tc.contained, got, tc.nice)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/tsdecl"
@@ -20,7 +21,14 @@ import (
 // beside it, so a record can only add an importer, never drop one.
 type ImportRecorder interface {
 	Imports(ctx context.Context, config, root string, overlay map[string]*string, reuse bool) (tsdecl.Imports, error)
+	// Lifetime ends when the recorder is closed: a record made beyond
+	// its caller's wait ends with it.
+	Lifetime() context.Context
 }
+
+// recordBound bounds a record made beyond its caller's wait, every
+// project of it (the compiler's own bound on one project is as long).
+const recordBound = 2 * time.Minute
 
 // WithoutRecords has the graph rely on Anvil's own resolution alone
 // (tests compare the two).
@@ -252,8 +260,9 @@ func (g *Graph) recordDisk(ctx context.Context, configs []string, key recordKey,
 	answer := make(chan *record, 1)
 	go func() {
 		defer func() { <-c.turn }()
-		// Bounded by the emitter's own bound on a record, and its Close.
-		rec := g.ask(context.WithoutCancel(ctx), configs, nil, reuse)
+		actx, cancel := context.WithTimeout(g.records.Lifetime(), recordBound)
+		defer cancel()
+		rec := g.ask(actx, configs, nil, reuse)
 		c.mu.Lock()
 		if len(rec.unrecorded) == 0 {
 			c.asked, c.hasAsked = key.shape, true
@@ -315,6 +324,12 @@ func (g *Graph) ask(ctx context.Context, configs []string, overlay map[string]*s
 	rec := &record{edges: map[string]map[string][]string{}, unrecorded: map[string]string{}}
 	root := g.root.Dir()
 	for _, cfg := range configs {
+		if ctx.Err() != nil {
+			// Not asked: a request after its caller's end would only
+			// start the recorder again.
+			rec.unrecorded[path.Dir(cfg)] = fmt.Sprintf("the compiler's record of %s's imports was not made (%v)", cfg, context.Cause(ctx))
+			continue
+		}
 		imports, err := g.records.Imports(ctx, g.root.Abs(cfg), root, overlay, reuse)
 		if err != nil {
 			rec.unrecorded[path.Dir(cfg)] = fmt.Sprintf("the compiler's record of %s's imports could not be had (%v)", cfg, err)

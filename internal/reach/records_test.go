@@ -21,6 +21,8 @@ type fakeTSRecorder struct {
 	lastReuse bool
 }
 
+func (f *fakeTSRecorder) Lifetime() context.Context { return context.Background() }
+
 func (f *fakeTSRecorder) Imports(_ context.Context, _, _ string, overlay map[string]*string, reuse bool) (tsdecl.Imports, error) {
 	if overlay == nil {
 		f.asks++

@@ -35,6 +35,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/proc"
@@ -70,11 +71,18 @@ type Emitter struct {
 
 	// turn lets one request at a time use the process (and the cache); a
 	// caller waits for it only as long as its context lets it.
-	turn  chan struct{}
-	p     *proc.Process
-	lines chan []byte
-	next  int
-	cache map[[32]byte]Result
+	turn chan struct{}
+	// life ends at Close: a request then in flight is cut (its process
+	// stopped), and so is work a caller does for the emitter's life
+	// rather than its own wait (Lifetime); a later request starts a new
+	// process, under a new life.
+	lifeMu  sync.Mutex
+	life    context.Context
+	endLife context.CancelFunc
+	p       *proc.Process
+	lines   chan []byte
+	next    int
+	cache   map[[32]byte]Result
 }
 
 // FindOptions say where the emitter's programs are and how they run.
@@ -133,11 +141,26 @@ func lookPath(name, path string) (string, error) {
 // New returns an emitter that runs node with the TypeScript package at
 // typescript.
 func New(node, typescript string) *Emitter {
-	return &Emitter{node: node, typescript: typescript, cache: map[[32]byte]Result{}, turn: make(chan struct{}, 1)}
+	e := &Emitter{node: node, typescript: typescript, cache: map[[32]byte]Result{}, turn: make(chan struct{}, 1)}
+	e.life, e.endLife = context.WithCancel(context.Background())
+	return e
+}
+
+// Lifetime returns a context that ends at the emitter's next Close: for
+// work that outlives one caller's wait (a record of imports finished for
+// the next checks), which must still end with the emitter.
+func (e *Emitter) Lifetime() context.Context {
+	e.lifeMu.Lock()
+	defer e.lifeMu.Unlock()
+	return e.life
 }
 
 // acquire waits for the process's turn within ctx; release gives it back.
+// A caller whose context has ended gets no turn, even a free one.
 func (e *Emitter) acquire(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("the declaration emitter was not waited for: %w", err)
+	}
 	select {
 	case e.turn <- struct{}{}:
 		return nil
@@ -191,6 +214,7 @@ func (e *Emitter) Emit(ctx context.Context, fileName string, src []byte) (Result
 // otherwise throw away the programs the process keeps warm. Past its
 // own bound the process is taken to be hung and stopped.
 func (e *Emitter) roundTrip(caller context.Context, bound time.Duration, req map[string]any) ([]byte, error) {
+	life := e.Lifetime()
 	ctx, cancel := context.WithTimeout(caller, bound)
 	defer cancel()
 	if err := e.start(); err != nil {
@@ -209,6 +233,9 @@ func (e *Emitter) roundTrip(caller context.Context, bound time.Duration, req map
 	}
 	for {
 		select {
+		case <-life.Done():
+			e.stop()
+			return nil, errors.New("the declaration emitter was closed")
 		case <-ctx.Done():
 			if caller.Err() != nil {
 				return nil, fmt.Errorf("the declaration emitter's answer was not waited for: %w", caller.Err())
@@ -284,8 +311,14 @@ func (e *Emitter) stop() {
 	e.p, e.lines = nil, nil
 }
 
-// Close stops the process.
+// Close stops the process, cutting a request in flight and ending the
+// emitter's life (see Lifetime); a later request starts another.
 func (e *Emitter) Close() {
+	e.lifeMu.Lock()
+	end := e.endLife
+	e.life, e.endLife = context.WithCancel(context.Background())
+	e.lifeMu.Unlock()
+	end() // the request in flight, if any, stops its process and returns
 	_ = e.acquire(context.Background())
 	defer e.release()
 	e.stop()

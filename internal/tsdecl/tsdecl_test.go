@@ -182,3 +182,43 @@ func TestAGivenUpAnswerKeepsTheProcess(t *testing.T) {
 		t.Errorf("the process was replaced (%d, then %d): giving up on an answer stopped it", pid, e.p.PID())
 	}
 }
+
+// Close cuts a request in flight (a record made for the emitter's life,
+// which no caller waits for) at once, ends the emitter's life, and leaves
+// no process; a later request starts another.
+func TestCloseCutsARequestInFlight(t *testing.T) {
+	e := emitter(t)
+	dir := t.TempDir()
+	files := map[string]string{"tsconfig.json": `{"compilerOptions": {"strict": true}}`}
+	for i := range 400 {
+		files[fmt.Sprintf("m%d.ts", i)] = fmt.Sprintf("import { v%d } from \"./m%d\";\nexport const v%d: number = %d;\nexport const w%d = v%d;\n", (i+1)%400, (i+1)%400, i, i, i, (i+1)%400)
+	}
+	testfs.Write(t, dir, files)
+	life := e.Lifetime()
+	answered := make(chan error, 1)
+	go func() {
+		_, err := e.Imports(life, filepath.Join(dir, "tsconfig.json"), dir, nil, false)
+		answered <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	start := time.Now()
+	e.Close()
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("Close waited %s for the request in flight", took)
+	}
+	if err := <-answered; err == nil {
+		t.Error("the request in flight was answered after Close")
+	}
+	if life.Err() == nil {
+		t.Error("the emitter's life did not end at Close")
+	}
+	_ = e.acquire(context.Background())
+	left := e.p
+	e.release()
+	if left != nil {
+		t.Error("a process is left after Close")
+	}
+	if r, err := e.Emit(context.Background(), "a.ts", []byte("export const a: number = 1;\n")); err != nil || !strings.Contains(r.DTS, "a: number") {
+		t.Errorf("after Close: %v %q", err, r.DTS)
+	}
+}
