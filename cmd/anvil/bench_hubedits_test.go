@@ -223,8 +223,7 @@ func editHubs(b *testing.B, p hubProject) {
 	first, _ := edit(p.hubs[0], p.body(readWS(b, ws, p.hubs[0]), -1))
 	took := map[string][]time.Duration{}
 	counts := map[string]map[editOutcome]int{}
-	var stops []time.Duration
-	stopsRefused := 0
+	var stops turnEnds
 	for i, hub := range p.hubs {
 		for _, kind := range hubEditKinds {
 			change := p.body
@@ -246,21 +245,9 @@ func editHubs(b *testing.B, p hubProject) {
 			}
 			counts[kind][o]++
 		}
-		start := time.Now()
-		out := benchHook(b, e, ws, "stop", input("hook_event_name", "Stop", "stop_hook_active", false))
-		stops = append(stops, time.Since(start))
-		if strings.Contains(out, `"decision":"block"`) {
-			stopsRefused++
-			b.Logf("the turn's end after %s refused: %s", hub, firstReason(out))
-		}
+		stops.end(b, e, ws, input("hook_event_name", "Stop", "stop_hook_active", false), hub)
 	}
-	argv := p.checker(b)
-	start := time.Now()
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir, cmd.Env = ws, append(e.environ(), "GOFLAGS=-mod=mod -modcacherw", "GOTOOLCHAIN=local")
-	checkerOut, checkerErr := cmd.CombinedOutput()
-	checker := time.Since(start)
-	b.Logf("%s: the batch checker on the last tree: %v\n%s", p.name, checkerErr, lastLines(string(checkerOut), 3))
+	checker := runChecker(b, e, ws, p.name, p.checker(b))
 	for _, kind := range hubEditKinds {
 		c := counts[kind]
 		b.ReportMetric(float64(quantile(took[kind], 0.5))/float64(time.Millisecond), kind+"-p50-ms")
@@ -269,7 +256,7 @@ func editHubs(b *testing.B, p hubProject) {
 			c[outcomeChecked], c[outcomeOwnFiles], c[outcomeRefused], c[outcomeUnverified])
 	}
 	b.Logf("%s: first edit %s; the turn's end p50 %s, max %s, %d of %d refused; the batch checker %s", p.name, ms(first),
-		ms(quantile(stops, 0.5)), ms(quantile(stops, 1)), stopsRefused, len(stops), ms(checker))
+		ms(quantile(stops.took, 0.5)), ms(quantile(stops.took, 1)), stops.refused, len(stops.took), ms(checker))
 }
 
 func readWS(tb testing.TB, ws, rel string) string {

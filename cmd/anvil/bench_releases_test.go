@@ -153,9 +153,9 @@ func replayReleases(b *testing.B, h releaseHistory) {
 	}
 	benchHook(b, e, ws, "session-start", with("hook_event_name", "SessionStart", "source", "startup"))
 	var first time.Duration
-	var edits, stops []time.Duration
+	var edits []time.Duration
 	counts := map[editOutcome]int{}
-	stopsRefused := 0
+	var stops turnEnds
 	for i := 1; i < len(h.trees); i++ {
 		changed := changedFiles(b, h.trees[i-1], h.trees[i], ws, h)
 		if len(changed) > maxEditsPerRelease {
@@ -180,26 +180,44 @@ func replayReleases(b *testing.B, h releaseHistory) {
 				testfs.Write(b, ws, map[string]string{f.rel: f.content})
 			}
 		}
-		start := time.Now()
-		out := benchHook(b, e, ws, "stop", with("hook_event_name", "Stop", "stop_hook_active", false))
-		stops = append(stops, time.Since(start))
-		if strings.Contains(out, `"decision":"block"`) {
-			stopsRefused++
-			b.Logf("the turn's end after release %d refused: %s", i, firstReason(out))
-		}
+		stops.end(b, e, ws, with("hook_event_name", "Stop", "stop_hook_active", false), fmt.Sprintf("release %d", i))
 	}
-	start := time.Now()
-	cmd := exec.Command(h.checker[0], h.checker[1:]...)
-	cmd.Dir, cmd.Env = ws, append(e.environ(), "GOFLAGS=-mod=mod -modcacherw", "GOTOOLCHAIN=local")
-	checkerOut, checkerErr := cmd.CombinedOutput()
-	checker := time.Since(start)
-	b.Logf("%s: the batch checker on the last tree: %v\n%s", h.name, checkerErr, lastLines(string(checkerOut), 5))
+	checker := runChecker(b, e, ws, h.name, h.checker)
 	p50, p90 := quantile(edits, 0.5), quantile(edits, 0.9)
 	b.ReportMetric(float64(p50)/float64(time.Millisecond), "p50-ms")
 	b.ReportMetric(float64(p90)/float64(time.Millisecond), "p90-ms")
 	b.Logf("| %s | %d | %s | %s / %s | %d / %d / %d / %d | %s / %s | %d of %d | %s |", h.name, len(edits)+1, ms(first), ms(p50), ms(p90),
 		counts[outcomeChecked], counts[outcomeOwnFiles], counts[outcomeRefused], counts[outcomeUnverified],
-		ms(quantile(stops, 0.5)), ms(quantile(stops, 1)), stopsRefused, len(stops), ms(checker))
+		ms(quantile(stops.took, 0.5)), ms(quantile(stops.took, 1)), stops.refused, len(stops.took), ms(checker))
+}
+
+// turnEnds times a replay's end-of-turn hooks and counts those refused.
+type turnEnds struct {
+	took    []time.Duration
+	refused int
+}
+
+// end runs the stop hook with input; after names the turn for the log.
+func (t *turnEnds) end(b *testing.B, e *benchEnv, ws string, input map[string]any, after string) {
+	start := time.Now()
+	out := benchHook(b, e, ws, "stop", input)
+	t.took = append(t.took, time.Since(start))
+	if strings.Contains(out, `"decision":"block"`) {
+		t.refused++
+		b.Logf("the turn's end after %s refused: %s", after, firstReason(out))
+	}
+}
+
+// runChecker runs the project's batch checker (argv) over the workspace
+// once, for the table beside the hook, and returns how long it took.
+func runChecker(b *testing.B, e *benchEnv, ws, project string, argv []string) time.Duration {
+	start := time.Now()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env = ws, append(e.environ(), "GOFLAGS=-mod=mod -modcacherw", "GOTOOLCHAIN=local")
+	out, err := cmd.CombinedOutput()
+	took := time.Since(start)
+	b.Logf("%s: the batch checker on the last tree: %v\n%s", project, err, lastLines(string(out), 5))
+	return took
 }
 
 type changedFile struct{ rel, content string }
