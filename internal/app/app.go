@@ -262,8 +262,10 @@ func (a *App) StopServers() {
 // Close shuts the language servers down (bounded) and frees the parser. It
 // is safe to call more than once.
 func (a *App) Close() error {
-	a.StopServers()
+	// The validator's background work first: a job that started after
+	// the servers stopped would start them (and the emitters) again.
 	a.Validator.Close()
+	a.StopServers()
 	a.Parser.Close()
 	for _, f := range a.logs {
 		f.Close()
