@@ -153,12 +153,7 @@ func TestAGivenUpAnswerKeepsTheProcess(t *testing.T) {
 	pid := e.p.PID()
 	e.release()
 
-	dir := t.TempDir()
-	files := map[string]string{"tsconfig.json": `{"compilerOptions": {"strict": true}}`}
-	for i := range 400 {
-		files[fmt.Sprintf("m%d.ts", i)] = fmt.Sprintf("import { v%d } from \"./m%d\";\nexport const v%d: number = %d;\nexport const w%d = v%d;\n", (i+1)%400, (i+1)%400, i, i, i, (i+1)%400)
-	}
-	testfs.Write(t, dir, files)
+	dir := slowProject(t)
 	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
 	defer cancel()
 	if _, err := e.Imports(short, filepath.Join(dir, "tsconfig.json"), dir, nil, false); err == nil {
@@ -188,12 +183,7 @@ func TestAGivenUpAnswerKeepsTheProcess(t *testing.T) {
 // no process; a later request starts another.
 func TestCloseCutsARequestInFlight(t *testing.T) {
 	e := emitter(t)
-	dir := t.TempDir()
-	files := map[string]string{"tsconfig.json": `{"compilerOptions": {"strict": true}}`}
-	for i := range 400 {
-		files[fmt.Sprintf("m%d.ts", i)] = fmt.Sprintf("import { v%d } from \"./m%d\";\nexport const v%d: number = %d;\nexport const w%d = v%d;\n", (i+1)%400, (i+1)%400, i, i, i, (i+1)%400)
-	}
-	testfs.Write(t, dir, files)
+	dir := slowProject(t)
 	life := e.Lifetime()
 	answered := make(chan error, 1)
 	go func() {
@@ -221,4 +211,16 @@ func TestCloseCutsARequestInFlight(t *testing.T) {
 	if r, err := e.Emit(context.Background(), "a.ts", []byte("export const a: number = 1;\n")); err != nil || !strings.Contains(r.DTS, "a: number") {
 		t.Errorf("after Close: %v %q", err, r.DTS)
 	}
+}
+
+// slowProject is a project whose record takes the emitter far longer
+// than a test's short waits: 400 files in a ring of imports.
+func slowProject(t *testing.T) string {
+	dir := t.TempDir()
+	files := map[string]string{"tsconfig.json": `{"compilerOptions": {"strict": true}}`}
+	for i := range 400 {
+		files[fmt.Sprintf("m%d.ts", i)] = fmt.Sprintf("import { v%d } from \"./m%d\";\nexport const v%d: number = %d;\nexport const w%d = v%d;\n", (i+1)%400, (i+1)%400, i, i, i, (i+1)%400)
+	}
+	testfs.Write(t, dir, files)
+	return dir
 }
