@@ -241,6 +241,9 @@ func (g *Graph) recordDisk(ctx context.Context, configs []string, key recordKey,
 	late := func() *record {
 		return unrecordedAll(configs, "the compiler's record of the projects' imports was not made in time ("+context.Cause(ctx).Error()+")")
 	}
+	if ctx.Err() != nil {
+		return late() // a free turn would otherwise be taken at random
+	}
 	select {
 	case c.turn <- struct{}{}:
 	case <-ctx.Done():
