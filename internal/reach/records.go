@@ -197,7 +197,7 @@ func (g *Graph) recordFor(ctx context.Context, files Files, changes []*changeset
 // (kept), else the compiler's, asked now.
 func (g *Graph) diskRecord(ctx context.Context, files Files, configs []string) *record {
 	key, stats := recordState(files)
-	if rec := g.recorded.kept(key, stats); rec != nil {
+	if rec := g.recorded.kept(key, stats, false); rec != nil {
 		return rec
 	}
 	return g.recordDisk(ctx, configs, key, stats, false)
@@ -220,15 +220,16 @@ func (g *Graph) TypeScriptStale(files Files) bool {
 // RefreshTypeScript makes the compiler's record for files (the disk as
 // it is) unless the one kept is of their state; for a background job.
 func (g *Graph) RefreshTypeScript(ctx context.Context, files Files) {
-	if !g.TypeScriptStale(files) {
+	configs := projectConfigs(files.Sorted())
+	if g.records == nil || len(configs) == 0 {
 		return
 	}
 	key, stats := recordState(files)
-	g.recordDisk(ctx, projectConfigs(files.Sorted()), key, stats, true)
+	g.recordDisk(ctx, configs, key, stats, true)
 }
 
 // recordDisk returns the record of the disk state key: the one kept, if
-// it serves (its own state, or only the same shape unless exact), else
+// it serves (see kept), else
 // the compiler's, asked now and kept when complete. One request for the
 // disk at a time: a check that needs the record a background job is
 // making waits for that one instead of asking again. The compiler's
@@ -249,7 +250,7 @@ func (g *Graph) recordDisk(ctx context.Context, configs []string, key recordKey,
 	case <-ctx.Done():
 		return late()
 	}
-	if rec := c.kept(key, stats); rec != nil && (!exact || c.isExact(key)) {
+	if rec := c.kept(key, stats, exact); rec != nil {
 		<-c.turn
 		return rec
 	}
@@ -282,20 +283,14 @@ func (g *Graph) recordDisk(ctx context.Context, configs []string, key recordKey,
 	}
 }
 
-// isExact reports whether the record kept is of the disk state key.
-func (c *recordCache) isExact(key recordKey) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.rec != nil && c.key.full == key.full
-}
-
 // kept returns the record kept if it serves the disk state key: its own
 // state, or a later one of the same shape (the same files, the same
 // JSON), whose changed files only are marked unrecorded — TypeScript
 // resolves a specifier by the files there are and the configuration, so
 // the record is still the compiler's for every unchanged file; a changed
-// one may import something new. Nil when none serves.
-func (c *recordCache) kept(key recordKey, stats map[string]string) *record {
+// one may import something new. Nil when none serves, or, with exact,
+// when the one kept is not of key's own state.
+func (c *recordCache) kept(key recordKey, stats map[string]string, exact bool) *record {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
@@ -303,6 +298,8 @@ func (c *recordCache) kept(key recordKey, stats map[string]string) *record {
 		return nil
 	case c.key.full == key.full:
 		return c.rec
+	case exact:
+		return nil
 	}
 	rec := &record{edges: c.rec.edges, unrecorded: map[string]string{}}
 	for rel, stat := range stats {
