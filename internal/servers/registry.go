@@ -109,6 +109,7 @@ type Registry struct {
 	engine   Engine
 	lookPath func(string) (string, error)
 	policy   *execpolicy.Policy
+	pins     typeScriptPins
 }
 
 // RegistryOptions configure a Registry.

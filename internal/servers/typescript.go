@@ -38,7 +38,7 @@ func isTypeScriptFamily(language string) bool {
 // the engine and the project's TypeScript call for. The other is no
 // fallback: it would check the project with a compiler it did not choose.
 func (r *Registry) typeScriptCandidates(root string, specs []Spec) []Spec {
-	major, _ := projectTypeScript(root)
+	major, _ := r.pins.of(root)
 	useTSServer := major > 0 && major < 7
 	switch r.engine {
 	case EngineNative:
@@ -60,7 +60,7 @@ func (r *Registry) typeScriptCandidates(root string, specs []Spec) []Spec {
 // ExplainTypeScript says which TypeScript server checks the workspace at
 // root and why, for 'anvil doctor'.
 func (r *Registry) ExplainTypeScript(root string) string {
-	major, pinned := projectTypeScript(root)
+	major, pinned := r.pins.of(root)
 	engine := r.engine
 	if engine == "" {
 		engine = EngineAuto
@@ -100,7 +100,7 @@ func (r *Registry) withTSServer(root string, spec Spec) (Spec, string, string) {
 			return spec, "", ""
 		}
 	}
-	_, pinned := projectTypeScript(root)
+	_, pinned := r.pins.of(root)
 	var places []string
 	places = append(places, own)
 	if r.toolsDir != "" {
@@ -210,7 +210,7 @@ func (r *Registry) NativeCompiler(root string) (argv []string, label string, ok 
 	if r.engine != "" && r.engine != EngineAuto {
 		return nil, "", false
 	}
-	if major, _ := projectTypeScript(root); major == 0 || major >= 7 {
+	if major, _ := r.pins.of(root); major == 0 || major >= 7 {
 		return nil, "", false
 	}
 	for _, s := range r.specs {
