@@ -824,6 +824,9 @@ func (v *Validator) addDependants(ctx context.Context, w *checkWork, scope Scope
 		return nil, fmt.Sprintf("the change has more than %d dependants, the most checked at once; none was checked; fix: raise max_dependants ('anvil config set max_dependants %d')", v.opts.MaxDependants, 4*v.opts.MaxDependants)
 	}
 	w.req.BaselineKey = w.snap.Fingerprint
+	if deps.InterfacesKept {
+		out.notes = append(out.notes, "the changed files' exports kept their interfaces: no importer needed a check")
+	}
 	if deps.Unaffected > 0 {
 		out.notes = append(out.notes, fmt.Sprintf("%d %s of the change not checked: the exports they use kept their interfaces", deps.Unaffected, plural(deps.Unaffected, "importer", "importers")))
 	}
@@ -833,8 +836,9 @@ func (v *Validator) addDependants(ctx context.Context, w *checkWork, scope Scope
 	for _, f := range slices.Sorted(maps.Keys(deps.Opaque)) {
 		out.notes = append(out.notes, fmt.Sprintf("%s: every importer checked, %s", f, deps.Opaque[f]))
 	}
+	serverOf := v.serverOf()
 	for i, d := range deps.Files {
-		if s, err := v.servers.ForFile(d); err == nil && s == g.server {
+		if s, err := serverOf(d); err == nil && s == g.server {
 			w.req.Dependants = append(w.req.Dependants, v.root.Abs(d))
 			if i < deps.Direct {
 				w.req.DirectDependants++

@@ -29,11 +29,12 @@ func (v *Validator) Warm(ctx context.Context, rels []string) error {
 	}
 	bySrv := map[*servers.Server][]string{}
 	var order []*servers.Server
+	serverOf := v.serverOf()
 	for _, rel := range rels {
 		if _, ok := snap.Files[rel]; !ok {
 			continue // to be created, or not a file the scan covers
 		}
-		srv, err := v.servers.ForFile(rel)
+		srv, err := serverOf(rel)
 		if err != nil {
 			continue // no server: its check says so
 		}
