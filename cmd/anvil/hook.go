@@ -22,6 +22,23 @@ type hookOptions struct {
 	timeout         time.Duration
 	strict          bool
 	importersWithin time.Duration
+	// warning is said on the hook's standard error, where the client's
+	// log keeps it: a setting the hook could not take.
+	warning string
+}
+
+// importersWithinFrom reads ANVIL_HOOK_IMPORTERS_WITHIN through getenv:
+// the wait it sets, or the default and why the value was not taken.
+func importersWithinFrom(getenv func(string) string) (time.Duration, string) {
+	v := getenv("ANVIL_HOOK_IMPORTERS_WITHIN")
+	if v == "" {
+		return hooks.DefaultImportersWithin, ""
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return hooks.DefaultImportersWithin, fmt.Sprintf("ANVIL_HOOK_IMPORTERS_WITHIN=%q is not a positive duration (such as 800ms or 2s): the default %s is used", v, hooks.DefaultImportersWithin)
+	}
+	return d, ""
 }
 
 // maxHookInput bounds what a hook reads from its client (a Write of a
@@ -68,10 +85,8 @@ func newHookVerbCmd(verb, short string, timeout int) *cobra.Command {
 	cmd.Flags().DurationVar(&opts.timeout, "timeout", time.Duration(timeout)*time.Second, "bound on the hook's answer (below the client's own timeout)")
 	cmd.Flags().BoolVar(&opts.strict, "strict", false, "refuse what could not be verified, instead of letting it through with a note")
 	if verb == hooks.VerbPreEdit || verb == hooks.VerbPostEdit {
-		within := hooks.DefaultImportersWithin
-		if d, err := time.ParseDuration(os.Getenv("ANVIL_HOOK_IMPORTERS_WITHIN")); err == nil && d > 0 {
-			within = d
-		}
+		var within time.Duration
+		within, opts.warning = importersWithinFrom(os.Getenv)
 		cmd.Flags().DurationVar(&opts.importersWithin, "importers-within", within,
 			"how long an edit's check waits for the files that use what it changed (also $ANVIL_HOOK_IMPORTERS_WITHIN); past it the edit's own files are judged alone, and those files are left to the end of the turn")
 	}
@@ -89,6 +104,9 @@ func runHook(cmd *cobra.Command, verb string, opts hookOptions) error {
 	}
 	if opts.timeout <= 0 {
 		return badInput("--timeout must be greater than zero")
+	}
+	if opts.warning != "" && !cmd.Flags().Changed("importers-within") {
+		fmt.Fprintf(cmd.ErrOrStderr(), "anvil: %s\n", opts.warning)
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), stopSignals()...)
 	defer stop()

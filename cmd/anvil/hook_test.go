@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/anvil-dev/anvil/internal/hooks"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
@@ -419,5 +421,31 @@ func TestHookStopWithoutSnapshot(t *testing.T) {
 	e.write(t, "src/a.ts", "export const one: string = \"1\";\n")
 	if blocked, _, _ := stopVerdict(t, "claude", e.hook(t, "stop", "claude", session)); !blocked {
 		t.Fatal("the change since the first call was not checked")
+	}
+}
+
+// A wait the environment sets is taken when it is a positive duration,
+// and otherwise named as not taken, never ignored without a word.
+func TestImportersWithinFromTheEnvironment(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		want  time.Duration
+		warns bool
+	}{
+		{"", hooks.DefaultImportersWithin, false},
+		{"2s", 2 * time.Second, false},
+		{"150ms", 150 * time.Millisecond, false},
+		{"800", hooks.DefaultImportersWithin, true},
+		{"-1s", hooks.DefaultImportersWithin, true},
+		{"0s", hooks.DefaultImportersWithin, true},
+		{"soon", hooks.DefaultImportersWithin, true},
+	} {
+		got, warning := importersWithinFrom(func(string) string { return tc.value })
+		if got != tc.want || (warning != "") != tc.warns {
+			t.Errorf("%q: %s, warning %q; want %s, a warning: %t", tc.value, got, warning, tc.want, tc.warns)
+		}
+		if tc.warns && !strings.Contains(warning, tc.value) {
+			t.Errorf("%q: the warning %q does not name the value", tc.value, warning)
+		}
 	}
 }
