@@ -22,9 +22,8 @@ func (w *Workspace) ECMA(from, spec string) (targets []string, known bool) {
 	if a, ok := w.answers[key]; ok {
 		return slices.Clone(a.targets), a.known
 	}
-	w.lookedOutside = false
-	targets, known = w.ecma(from, spec)
-	if !w.lookedOutside {
+	targets, known, keep := w.ecma(from, spec)
+	if keep {
 		w.answers[key] = ecmaAnswer{slices.Clone(targets), known}
 	}
 	return targets, known
@@ -36,9 +35,12 @@ type ecmaAnswer struct {
 	known   bool
 }
 
-func (w *Workspace) ecma(from, spec string) (targets []string, known bool) {
+// ecma is ECMA's answer, and whether it may be kept: one that asked
+// whether a package is installed may not, since node_modules is not part
+// of the state a Workspace is made for.
+func (w *Workspace) ecma(from, spec string) (targets []string, known, keep bool) {
 	if isBuiltin(spec) {
-		return nil, true
+		return nil, true, true
 	}
 	dir := path.Dir(from)
 	cfg := w.owner(from)
@@ -53,31 +55,33 @@ func (w *Workspace) ecma(from, spec string) (targets []string, known bool) {
 				out = appendNew(out, ts...)
 			}
 		}
-		return appendNew(out, w.viaRootDirs(cfg, dir, spec, suffixes)...), true
+		return appendNew(out, w.viaRootDirs(cfg, dir, spec, suffixes)...), true, true
 	}
 	if cfg != nil {
 		if ts, ok := w.viaPaths(cfg, spec, suffixes); ok {
-			return ts, true
+			return ts, true, true
 		}
 		if cfg.BaseURL != "" {
 			if rel := w.rel(filepath.Join(cfg.BaseURL, filepath.FromSlash(spec))); rel != "" {
 				if ts := w.files(rel, suffixes); len(ts) > 0 {
-					return ts, true
+					return ts, true, true
 				}
 			}
 		}
 	}
 	if strings.HasPrefix(spec, "#") {
-		return w.viaImports(dir, spec)
+		targets, known = w.viaImports(dir, spec)
+		return targets, known, true
 	}
 	name, sub := splitPackage(spec)
 	if pkgDir, ok := w.packages[name]; ok {
-		return w.inPackage(pkgDir, sub)
+		targets, known = w.inPackage(pkgDir, sub)
+		return targets, known, true
 	}
-	if w.declared[name] || w.installed(dir, name) {
-		return nil, true
+	if w.declared[name] {
+		return nil, true, true
 	}
-	return nil, false
+	return nil, w.installed(dir, name), false
 }
 
 // owner is the project that compiles from.
@@ -479,7 +483,6 @@ func sortedKeys(m map[string]json.RawMessage) []string {
 // installed reports whether package name is installed in a node_modules
 // directory above dir, outside the workspace's own packages.
 func (w *Workspace) installed(dir, name string) bool {
-	w.lookedOutside = true
 	for d := dir; ; d = path.Dir(d) {
 		if st, err := os.Stat(w.abs(path.Join(d, "node_modules", name))); err == nil && st.IsDir() {
 			return true

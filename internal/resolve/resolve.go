@@ -38,8 +38,6 @@ type Workspace struct {
 	// those that looked into node_modules, which is not part of the
 	// state a Workspace is made for.
 	answers map[[2]string]ecmaAnswer
-	// lookedOutside is set by a lookup of installed packages.
-	lookedOutside bool
 
 	packages map[string]string // workspace package name → its directory
 	declared map[string]bool   // dependency names some package.json declares
