@@ -101,23 +101,19 @@ func New(root *workspace.Root, parser *syntax.Parser) *Graph {
 }
 
 // WithTypeScript has the graph ask Anvil's TypeScript (nil asks
-// nothing): for a changed file's interface, which the cut-off compares,
-// and for the imports the compiler resolved in each project, taken
-// beside Anvil's own resolution (records.go).
+// nothing) for a changed file's interface, which the cut-off compares.
 func (g *Graph) WithTypeScript(e *tsdecl.Emitter) *Graph {
 	g.decl = e
-	if e != nil {
-		g.records = e
-	}
 	return g
 }
 
-// WithImportRecords has the graph ask e, not the emitter WithTypeScript
-// gave, for the compiler's record of imports (nil asks nothing): a
-// record is a program of every project, seconds on a real one, made in
-// the background for each disk state, and the emitter answers one
-// request at a time, so a check's interface comparison would wait behind
-// it.
+// WithImportRecords has the graph ask e (nil asks nothing) for the
+// imports the compiler resolved in each project, taken beside Anvil's own
+// resolution (records.go). A record is a program of every project,
+// seconds on a real one, made in the background for each disk state, and
+// an emitter answers one request at a time: the app gives it a process of
+// its own, so that a check's interface comparison (WithTypeScript) never
+// waits behind it.
 func (g *Graph) WithImportRecords(e *tsdecl.Emitter) *Graph {
 	g.records = nil
 	if e != nil {

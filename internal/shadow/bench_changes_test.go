@@ -175,7 +175,7 @@ func benchRealChanges(b *testing.B, p changeProject) []string {
 	if decl != nil {
 		b.Cleanup(decl.Close)
 	}
-	v := New(root, mgr, reach.New(root, parser).WithTypeScript(decl), Options{Policy: testPolicy(root.Dir()), BatchStateDir: b.TempDir(), WarmBatch: true, Timeout: time.Minute, LoadTimeout: 10 * time.Minute,
+	v := New(root, mgr, reach.New(root, parser).WithTypeScript(decl).WithImportRecords(decl), Options{Policy: testPolicy(root.Dir()), BatchStateDir: b.TempDir(), WarmBatch: true, Timeout: time.Minute, LoadTimeout: 10 * time.Minute,
 		NativeWhereAgrees: true})
 	b.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

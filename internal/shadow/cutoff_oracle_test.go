@@ -335,7 +335,7 @@ func cutoffChecked(t *testing.T, ctx context.Context, dir string, change map[str
 		changes = append(changes, ch)
 		checked[rel] = true
 	}
-	d, err := reach.New(root, parser).WithTypeScript(decl).Dependants(ctx, snap.Files, changes, 1000)
+	d, err := reach.New(root, parser).WithTypeScript(decl).WithImportRecords(decl).Dependants(ctx, snap.Files, changes, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}

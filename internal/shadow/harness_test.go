@@ -114,8 +114,10 @@ func newHarnessAt(t *testing.T, dir string, ho harnessOptions) *harness {
 		parser := syntax.New(syntax.Options{})
 		t.Cleanup(parser.Close)
 		// As the app builds it: TypeScript's declaration emit decides
-		// where it is complete.
-		g := reach.New(root, parser).WithTypeScript(declarationEmitter(t))
+		// where it is complete, and TypeScript records the imports (one
+		// process does both here).
+		decl := declarationEmitter(t)
+		g := reach.New(root, parser).WithTypeScript(decl).WithImportRecords(decl)
 		if ho.noRecords {
 			g = g.WithoutRecords()
 		}
