@@ -168,7 +168,8 @@ func (g *Gate) PreEdit(ctx context.Context, in Input) Answer {
 		return g.unverified(ctx, fmt.Sprintf("the gate could not start (%v)", err))
 	}
 	defer closeSvc()
-	out, cut, err := checkWithin(ctx, svc, specs, service.GateOptions{Staging: true}, g.importersWithin(), "what this edit changed")
+	// The edit is refused for the errors it introduces alone.
+	out, cut, err := checkWithin(ctx, svc, specs, service.GateOptions{Staging: true, NewOnly: true}, g.importersWithin(), "what this edit changed")
 	switch {
 	case err != nil && service.IsInput(err):
 		return allow("the edit is not one Anvil can check (%v)", err)

@@ -45,6 +45,16 @@ type CheckRequest struct {
 	// instead of asking again: they describe the disk, which has not
 	// changed. Empty disables the reuse.
 	BaselineKey string
+	// NewErrorsOnly: the caller reads only the errors the change
+	// introduces (the pre-edit hook), not those it resolves. A file
+	// without an error after the change can have no new one, whatever it
+	// had before, so where the server can take the change back (tsserver,
+	// for a change that only edits existing files) the "after" is asked
+	// first and the "before" only of the files with an error after it:
+	// on a clean project, one question per file instead of two. The
+	// result then has no Before for the others, and its resolved errors
+	// are not all known.
+	NewErrorsOnly bool
 	// AfterOverlay, if set, is called once the overlays have been sent;
 	// tests use it to crash a server in the middle of a check.
 	AfterOverlay func()

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -45,6 +46,11 @@ type tsCycle struct {
 	// files carried into their project.
 	project  map[string]string
 	carriers map[string]bool
+	// cache is the baseline cache the "before" answers go to, and
+	// deferred the files whose "before" waits for the "after" (see
+	// CheckRequest.NewErrorsOnly and beforeWhereNeeded).
+	cache    map[string][]lsp.Diagnostic
+	deferred []string
 }
 
 // tsInFlight bounds the diagnostics requests sent ahead of their answers.
@@ -103,11 +109,62 @@ func (cy *tsCycle) before(ctx context.Context) error {
 			ask = append(ask, p)
 		}
 	}
+	cy.cache = cache
+	if cy.req.NewErrorsOnly && editsOnly(cy.req.Files) {
+		cy.deferred = ask
+		return nil
+	}
 	if err := cy.diagnose(ctx, ask, cy.res.Before); err != nil {
 		return err
 	}
-	for _, p := range append(asDisk, cy.req.Dependants...) {
+	for _, p := range ask {
 		cache[p] = cy.res.Before[p]
+	}
+	return nil
+}
+
+// editsOnly reports whether every file of files is an existing source
+// file changed in place: the change the cycle can take back by sending
+// the old texts again (a created file is carried into its project, a
+// deleted one replaced by a stand-in, configuration reloads projects).
+func editsOnly(files []FileChange) bool {
+	for _, f := range files {
+		if !f.OldExists || f.Delete || f.Config {
+			return false
+		}
+	}
+	return true
+}
+
+// beforeWhereNeeded asks, once the "after" is in, for the "before" of
+// the deferred files that have an error after the change, with the
+// change taken back: only their errors can be new. A file without an
+// error after the change needs none.
+func (cy *tsCycle) beforeWhereNeeded(ctx context.Context) error {
+	var need []string
+	for _, p := range cy.deferred {
+		if slices.ContainsFunc(cy.res.After[p], lsp.Diagnostic.IsError) {
+			need = append(need, p)
+		}
+	}
+	cy.deferred = nil
+	if len(need) == 0 {
+		return nil
+	}
+	var edits []tsserver.FileCodeEdits
+	for _, f := range cy.req.Files {
+		old := string(f.Old)
+		edits = append(edits, tsserver.Replace(f.Path, cy.text[f.Path], old))
+		cy.text[f.Path] = old
+	}
+	if err := cy.client.UpdateOpen(ctx, nil, edits, nil); err != nil {
+		return err
+	}
+	if err := cy.diagnose(ctx, need, cy.res.Before); err != nil {
+		return fmt.Errorf("diagnostics before the change: %w", err)
+	}
+	for _, p := range need {
+		cy.cache[p] = cy.res.Before[p]
 	}
 	return nil
 }
@@ -287,7 +344,7 @@ func (cy *tsCycle) after(ctx context.Context) error {
 		return err
 	}
 	cy.res.Checked = append(cy.res.Checked, ask...)
-	return nil
+	return cy.beforeWhereNeeded(ctx)
 }
 
 // diagnose asks for the diagnostics of files, a few requests ahead of the

@@ -64,6 +64,11 @@ type GateOptions struct {
 	// pre-edit hook asks for it when the whole check cannot finish
 	// within its bound, so that the edit's own files are still judged.
 	ChangedOnly bool `json:"changed_only,omitempty"`
+	// NewOnly: the caller reads only the errors the change introduces,
+	// not those it resolves (the pre-edit hook), so the gate may skip
+	// asking about a file's state before the change where the file has
+	// no error after it. Resolved may then miss some.
+	NewOnly bool `json:"new_only,omitempty"`
 	// Git makes a commit a git commit too, whatever [git] commit says;
 	// Slug names the branch's "<slug>" ([git] branch), the session's first
 	// request when there is one, else the commit's message.

@@ -151,6 +151,12 @@ type Scope struct {
 	// that checks them later may ask for it (the pre-edit hook, whose end
 	// of the turn checks every dependant).
 	ChangedOnly bool
+	// NewOnly: the caller reads only the errors the change introduces,
+	// not those it resolves (the pre-edit hook). A server that can asks
+	// the "before" only of the files with an error after the change
+	// (servers.CheckRequest.NewErrorsOnly), so Resolved may miss some;
+	// such answers are not kept for a later check of the same state.
+	NewOnly bool
 	// Complete checks every dependant even once the nearer files have
 	// new errors, so that every error the change resolves is reported too.
 	// The project's own compiler decides it (see Confirm).
@@ -649,6 +655,7 @@ func extensionOf(lang string) string {
 func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group, scope Scope) groupOutcome {
 	out := groupOutcome{info: ServerInfo{Language: g.lang, Name: g.name()}}
 	w := checkWork{snap: snap, g: g, req: v.request(g), confirm: scope.Complete || scope.Confirm}
+	w.req.NewErrorsOnly = scope.NewOnly && !scope.Complete
 	var outside map[string]string
 	if g.server != nil {
 		var unverified string
@@ -705,7 +712,7 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group,
 	if len(known) > 0 {
 		addKnown(&ev.cr, prev, known)
 	}
-	if state != "" && !ev.stoodIn {
+	if state != "" && !ev.stoodIn && !w.req.NewErrorsOnly {
 		// Kept by the server's name: TypeScript 7's answers, standing in
 		// for the project's compiler, are not kept, or a commit's check
 		// (which that compiler decides) would take them back.
