@@ -104,9 +104,13 @@ function imports(req) {
     if (text === undefined) return undefined;
     // What the parse depends on, not the whole options object: it also
     // holds the nearest package.json's contents, whose stringifying for
-    // every file of a large project cost seconds a record.
+    // every file of a large project cost seconds a record. Whether a file
+    // is a module (its setExternalModuleIndicator) follows the project's
+    // moduleDetection, module and jsx, which two projects of one process
+    // may set apart.
     const lv = typeof languageVersion === "object" && languageVersion !== null
-      ? [languageVersion.languageVersion, languageVersion.impliedNodeFormat, languageVersion.jsDocParsingMode].join(",")
+      ? [languageVersion.languageVersion, languageVersion.impliedNodeFormat, languageVersion.jsDocParsingMode,
+        options.moduleDetection, options.module, options.jsx].join(",")
       : String(languageVersion);
     const hit = parsed.get(fileName);
     if (hit && hit.text === text && hit.lv === lv) return hit.sf;
