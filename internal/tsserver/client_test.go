@@ -154,9 +154,46 @@ func TestEndOf(t *testing.T) {
 		{"ab", Location{1, 3}},
 		{"ab\n", Location{2, 1}},
 		{"a\nb😀", Location{2, 4}},
+		{"a\r\nb", Location{2, 2}},
+		{"a\rb", Location{2, 2}},
+		{"a\r\rb", Location{3, 2}},
+		{"a\u2028b\u2029cd", Location{3, 3}},
+		{"\r\n", Location{2, 1}},
 	} {
 		if got := endOf(tc.text); got != tc.want {
 			t.Errorf("endOf(%q) = %v, want %v", tc.text, got, tc.want)
 		}
+	}
+}
+
+// A replacement of the whole text leaves nothing of the old one, whatever
+// line breaks it holds: tsserver is the judge of where its lines end. A
+// rest of the old text left in place would be checked as part of the
+// file (here it declares bad a second time).
+func TestReplaceTakesTheWholeText(t *testing.T) {
+	c, dir := start(t, project)
+	ctx := context.Background()
+	file := filepath.Join(dir, "src/breaks.ts")
+	for _, tc := range []struct{ name, brk string }{
+		{"line feed", "\n"}, {"carriage return and line feed", "\r\n"}, {"a lone carriage return", "\r"},
+		{"line separator", "\u2028"}, {"paragraph separator", "\u2029"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			old := "// one" + tc.brk + "// two\nexport const bad: number = 1;\n"
+			if err := c.UpdateOpen(ctx, []OpenFile{{File: file, FileContent: &old, ProjectRootPath: dir}}, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			defer c.UpdateOpen(ctx, nil, nil, []string{file})
+			if ds, err := c.Diagnostics(ctx, file, ""); err != nil || len(ds) != 0 {
+				t.Fatalf("the old text: %v %v", ds, err)
+			}
+			replaced := "export const bad: number = 2;\n"
+			if err := c.UpdateOpen(ctx, nil, []FileCodeEdits{Replace(file, old, replaced)}, nil); err != nil {
+				t.Fatal(err)
+			}
+			if ds, err := c.Diagnostics(ctx, file, ""); err != nil || len(ds) != 0 {
+				t.Errorf("after replacing the whole text: %v %v (a rest of the old text is still there)", ds, err)
+			}
+		})
 	}
 }

@@ -82,11 +82,26 @@ func Replace(file, old, new string) FileCodeEdits {
 	return FileCodeEdits{FileName: file, TextChanges: []CodeEdit{{Start: Location{1, 1}, End: endOf(old), NewText: new}}}
 }
 
-// endOf is the location just past the last character of text.
+// endOf is the location just past the last character of text, in
+// tsserver's lines: TypeScript breaks a line at "\r\n", a lone "\r",
+// "\n", U+2028 and U+2029 (computeLineStarts). A location past a line's
+// end is clamped to it, so counting fewer breaks than tsserver does would
+// leave the rest of the old text in place.
 func endOf(text string) Location {
-	line := 1 + strings.Count(text, "\n")
-	last := text[strings.LastIndexByte(text, '\n')+1:]
-	return Location{Line: line, Offset: 1 + utf16Len(last)}
+	line, start := 1, 0
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case r == '\r' && strings.HasPrefix(text[i+size:], "\n"):
+			size++
+			fallthrough
+		case r == '\r', r == '\n', r == '\u2028', r == '\u2029':
+			line++
+			start = i + size
+		}
+		i += size
+	}
+	return Location{Line: line, Offset: 1 + utf16Len(text[start:])}
 }
 
 func utf16Len(s string) int {
