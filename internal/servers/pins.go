@@ -1,9 +1,9 @@
 package servers
 
 import (
+	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -28,11 +28,13 @@ type pin struct {
 
 // fileID tells a file's versions apart without reading it: a write
 // changes its change time (ctime, which no tool sets back) or its size,
-// and a file put in its place has another inode.
+// and a file put in its place (a directory or link replaced) has another
+// device or inode. Where the system gives no ctime (fileChange), size and
+// modification time decide, behind the racy window.
 type fileID struct {
-	exists      bool
-	ino, size   uint64
-	ctime, mtim int64
+	exists         bool
+	dev, ino, size uint64
+	ctime, mtim    int64
 }
 
 // racyWindow is longer than any file system's clock tick.
@@ -45,11 +47,13 @@ func (id fileID) recent(now time.Time) bool {
 }
 
 func idOf(path string) fileID {
-	var st syscall.Stat_t
-	if syscall.Stat(path, &st) != nil {
+	fi, err := os.Stat(path)
+	if err != nil {
 		return fileID{}
 	}
-	return fileID{exists: true, ino: st.Ino, size: uint64(st.Size), ctime: st.Ctim.Nano(), mtim: st.Mtim.Nano()}
+	id := fileID{exists: true, size: uint64(fi.Size()), mtim: fi.ModTime().UnixNano()}
+	id.dev, id.ino, id.ctime = fileChange(fi)
+	return id
 }
 
 // of returns what projectTypeScript says for root, read again only when
