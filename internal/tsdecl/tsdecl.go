@@ -83,6 +83,15 @@ type Emitter struct {
 	lines   chan []byte
 	next    int
 	cache   map[[32]byte]Result
+	// givenUp is the last request whose caller stopped waiting, with the
+	// end of its own bound: an answer still missing then is a hung
+	// process, which no later request waits behind (0 when every request
+	// sent was answered).
+	givenUp   int
+	overdueAt time.Time
+	// lastOverdueAt is the bound of the last request given up on, which
+	// decides once the ones before it are answered.
+	lastOverdueAt time.Time
 }
 
 // FindOptions say where the emitter's programs are and how they run.
@@ -212,16 +221,23 @@ func (e *Emitter) Emit(ctx context.Context, fileName string, src []byte) (Result
 // answering (the next call passes its answer over, by its id): a record
 // superseded by the next disk state, a check cut by a hook's wait, would
 // otherwise throw away the programs the process keeps warm. Past its
-// own bound the process is taken to be hung and stopped.
+// own bound the process is taken to be hung and stopped, whoever waits
+// then: the request's own caller, or a later one queued behind it, which
+// then asks a new process.
 func (e *Emitter) roundTrip(caller context.Context, bound time.Duration, req map[string]any) ([]byte, error) {
 	life := e.Lifetime()
 	ctx, cancel := context.WithTimeout(caller, bound)
 	defer cancel()
+	if e.givenUp != 0 && !time.Now().Before(e.overdueAt) {
+		e.stop() // hung on an answer no one waits for
+	}
 	if err := e.start(); err != nil {
 		return nil, err
 	}
 	e.next++
-	req["id"] = e.next
+	id := e.next
+	req["id"] = id
+	sent := time.Now()
 	data, _ := json.Marshal(req)
 	p := e.p
 	if err := p.WriteBounded(ctx, func() error {
@@ -231,13 +247,32 @@ func (e *Emitter) roundTrip(caller context.Context, bound time.Duration, req map
 		e.stop()
 		return nil, fmt.Errorf("the declaration emitter: %w", err)
 	}
+	// overdue fires when a request given up on before this one passes
+	// its bound unanswered.
+	var overdue <-chan time.Time
+	if e.givenUp != 0 {
+		t := time.NewTimer(time.Until(e.overdueAt))
+		defer t.Stop()
+		overdue = t.C
+	}
 	for {
 		select {
 		case <-life.Done():
 			e.stop()
 			return nil, errors.New("the declaration emitter was closed")
+		case <-overdue:
+			e.stop()
+			if ctx.Err() == nil {
+				// Asked again of a new process, within what is left.
+				return e.roundTrip(ctx, time.Until(sent.Add(bound)), req)
+			}
+			return nil, fmt.Errorf("the declaration emitter hung on an earlier request, past its %s", bound)
 		case <-ctx.Done():
 			if caller.Err() != nil {
+				if e.givenUp == 0 {
+					e.overdueAt = sent.Add(bound)
+				}
+				e.givenUp, e.lastOverdueAt = id, sent.Add(bound)
 				return nil, fmt.Errorf("the declaration emitter's answer was not waited for: %w", caller.Err())
 			}
 			// Hung, or its state unknown: the next call starts another.
@@ -256,7 +291,20 @@ func (e *Emitter) roundTrip(caller context.Context, bound time.Duration, req map
 				e.stop()
 				return nil, fmt.Errorf("the declaration emitter's answer: %v", err)
 			}
-			if a.ID != e.next {
+			switch {
+			case a.ID >= e.givenUp:
+				// Answers come in order: every request given up on is
+				// answered.
+				e.givenUp, overdue = 0, nil
+			case a.ID < e.givenUp && e.overdueAt != e.lastOverdueAt:
+				// An earlier one is: the last one's bound decides now
+				// (later, so this never stops a process too soon).
+				e.overdueAt = e.lastOverdueAt
+				t := time.NewTimer(time.Until(e.overdueAt))
+				defer t.Stop()
+				overdue = t.C
+			}
+			if a.ID != id {
 				continue // an answer to a request whose caller gave up
 			}
 			if a.Error != "" {
@@ -309,6 +357,7 @@ func (e *Emitter) stop() {
 	for range e.lines {
 	}
 	e.p, e.lines = nil, nil
+	e.givenUp = 0 // the new process owes no answer
 }
 
 // Close stops the process, cutting a request in flight and ending the

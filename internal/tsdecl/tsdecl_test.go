@@ -215,12 +215,87 @@ func TestCloseCutsARequestInFlight(t *testing.T) {
 
 // slowProject is a project whose record takes the emitter far longer
 // than a test's short waits: 400 files in a ring of imports.
-func slowProject(t *testing.T) string {
+func slowProject(t *testing.T) string { return slowProjectOf(t, 400) }
+
+// slowProjectOf is a project of n modules in rings of up to 400 imports
+// (a longer ring overflows the checker's stack).
+func slowProjectOf(t *testing.T, n int) string {
 	dir := t.TempDir()
 	files := map[string]string{"tsconfig.json": `{"compilerOptions": {"strict": true}}`}
-	for i := range 400 {
-		files[fmt.Sprintf("m%d.ts", i)] = fmt.Sprintf("import { v%d } from \"./m%d\";\nexport const v%d: number = %d;\nexport const w%d = v%d;\n", (i+1)%400, (i+1)%400, i, i, i, (i+1)%400)
+	for i := range n {
+		ring := i / 400 * 400
+		next := ring + (i-ring+1)%min(400, n-ring)
+		files[fmt.Sprintf("m%d.ts", i)] = fmt.Sprintf("import { v%d } from \"./m%d\";\nexport const v%d: number = %d;\nexport const w%d = v%d;\n", next, next, i, i, i, next)
 	}
 	testfs.Write(t, dir, files)
 	return dir
+}
+
+// A request its caller gave up on that is still unanswered past its own
+// bound is a hung process: the next request does not wait behind it,
+// whether it comes after that bound or before, but is asked of a new
+// process.
+func TestNoRequestWaitsBehindAHungOne(t *testing.T) {
+	dir := slowProjectOf(t, 2400)
+	ctx := context.Background()
+	slow := func(e *Emitter, bound time.Duration) time.Time {
+		t.Helper()
+		_ = e.acquire(ctx)
+		defer e.release()
+		short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+		defer cancel()
+		sent := time.Now()
+		if _, err := e.roundTrip(short, bound, map[string]any{"kind": "imports", "config": filepath.Join(dir, "tsconfig.json"), "root": dir, "reuse": false}); err == nil {
+			t.Fatal("the record came back within 20 ms: nothing was given up")
+		}
+		return sent
+	}
+	pidOf := func(e *Emitter) int {
+		_ = e.acquire(ctx)
+		defer e.release()
+		return e.p.PID()
+	}
+	// How long the slow record takes in full, to tell waiting behind it
+	// from being asked anew.
+	e := emitter(t)
+	if _, err := e.Emit(ctx, "warm.ts", []byte("export const w = 1;\n")); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := e.Imports(ctx, filepath.Join(dir, "tsconfig.json"), dir, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	full := time.Since(start)
+	const bound = 300 * time.Millisecond
+	if full < 5*bound {
+		t.Fatalf("the slow project's record took %s: too fast to stand for a hung one", full)
+	}
+	for _, tc := range []struct {
+		name string
+		// after: the next request comes once the bound has passed, else
+		// at once, while the process still owes the answer.
+		after bool
+	}{{"after the hung request's bound", true}, {"within it", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := emitter(t)
+			if _, err := e.Emit(ctx, "warm.ts", []byte("export const w = 1;\n")); err != nil {
+				t.Fatal(err)
+			}
+			pid := pidOf(e)
+			sent := slow(e, bound)
+			if tc.after {
+				time.Sleep(time.Until(sent.Add(bound + 50*time.Millisecond)))
+			}
+			start := time.Now()
+			r, err := e.Emit(ctx, "next.ts", []byte("export const n: number = 1;\n"))
+			took := time.Since(start)
+			if err != nil || !strings.Contains(r.DTS, "n: number") {
+				t.Fatalf("the next request: %v %q", err, r.DTS)
+			}
+			// The same process would answer only after the record.
+			if pidOf(e) == pid || took >= full {
+				t.Errorf("the next request waited %s behind a record of %s on the same process (%d): the hung one was not stopped", took, full, pid)
+			}
+		})
+	}
 }
