@@ -218,18 +218,25 @@ func (e *Emitter) Emit(ctx context.Context, fileName string, src []byte) (Result
 // roundTrip sends req (an id is added) and returns its answer's line,
 // within bound; called in the process's turn. An answer that reports an
 // error is returned as one. A caller that gives up leaves the process
-// answering (the next call passes its answer over, by its id): a record
+// answering (a later call passes its answer over, by its id): a record
 // superseded by the next disk state, a check cut by a hook's wait, would
 // otherwise throw away the programs the process keeps warm. Past its
 // own bound the process is taken to be hung and stopped, whoever waits
 // then: the request's own caller, or a later one queued behind it, which
 // then asks a new process.
 func (e *Emitter) roundTrip(caller context.Context, bound time.Duration, req map[string]any) ([]byte, error) {
-	life := e.Lifetime()
+	return e.roundTripIn(e.Lifetime(), caller, bound, req)
+}
+
+// roundTripIn is roundTrip within the emitter's life as it was when the
+// request was made (a retry keeps it: a Close meanwhile must cut it).
+func (e *Emitter) roundTripIn(life, caller context.Context, bound time.Duration, req map[string]any) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(caller, bound)
 	defer cancel()
-	if e.givenUp != 0 && !time.Now().Before(e.overdueAt) {
-		e.stop() // hung on an answer no one waits for
+	// No request of ours is out: whatever was answered since is an answer
+	// to one given up on.
+	if e.readAnswered(0) || e.overdue() {
+		e.stop() // exited, or hung on an answer no one waits for
 	}
 	if err := e.start(); err != nil {
 		return nil, err
@@ -247,26 +254,34 @@ func (e *Emitter) roundTrip(caller context.Context, bound time.Duration, req map
 		e.stop()
 		return nil, fmt.Errorf("the declaration emitter: %w", err)
 	}
-	// overdue fires when a request given up on before this one passes
-	// its bound unanswered.
-	var overdue <-chan time.Time
-	if e.givenUp != 0 {
-		t := time.NewTimer(time.Until(e.overdueAt))
-		defer t.Stop()
-		overdue = t.C
-	}
 	for {
+		// A request given up on before this one that passes its bound
+		// unanswered has hung the process.
+		var overdue <-chan time.Time
+		if e.givenUp != 0 {
+			t := time.NewTimer(time.Until(e.overdueAt))
+			overdue = t.C
+			defer t.Stop()
+		}
 		select {
 		case <-life.Done():
 			e.stop()
 			return nil, errors.New("the declaration emitter was closed")
 		case <-overdue:
-			e.stop()
-			if ctx.Err() == nil {
-				// Asked again of a new process, within what is left.
-				return e.roundTrip(ctx, time.Until(sent.Add(bound)), req)
+			// What was read meanwhile comes first: the process may have
+			// answered, this request too.
+			if line, mine, err := e.takeRead(id); mine || err != nil {
+				return line, err
 			}
-			return nil, fmt.Errorf("the declaration emitter hung on an earlier request, past its %s", bound)
+			if !e.overdue() {
+				continue
+			}
+			e.stop()
+			if caller.Err() == nil && life.Err() == nil {
+				// Asked again of a new process, within what is left.
+				return e.roundTripIn(life, caller, time.Until(sent.Add(bound)), req)
+			}
+			return nil, fmt.Errorf("the declaration emitter hung on an earlier request, past its %s: %w", bound, context.Cause(ctx))
 		case <-ctx.Done():
 			if caller.Err() != nil {
 				if e.givenUp == 0 {
@@ -283,36 +298,78 @@ func (e *Emitter) roundTrip(caller context.Context, bound time.Duration, req map
 				e.stop()
 				return nil, errors.New("the declaration emitter exited")
 			}
-			var a struct {
-				ID    int    `json:"id"`
-				Error string `json:"error"`
+			if mine, err := e.take(line, id); mine || err != nil {
+				return line, err
 			}
-			if err := json.Unmarshal(line, &a); err != nil {
-				e.stop()
-				return nil, fmt.Errorf("the declaration emitter's answer: %v", err)
-			}
-			switch {
-			case a.ID >= e.givenUp:
-				// Answers come in order: every request given up on is
-				// answered.
-				e.givenUp, overdue = 0, nil
-			case a.ID < e.givenUp && e.overdueAt != e.lastOverdueAt:
-				// An earlier one is: the last one's bound decides now
-				// (later, so this never stops a process too soon).
-				e.overdueAt = e.lastOverdueAt
-				t := time.NewTimer(time.Until(e.overdueAt))
-				defer t.Stop()
-				overdue = t.C
-			}
-			if a.ID != id {
-				continue // an answer to a request whose caller gave up
-			}
-			if a.Error != "" {
-				return nil, fmt.Errorf("TypeScript: %s", a.Error)
-			}
-			return line, nil
 		}
 	}
+}
+
+// take reads one answer line: whether it is the answer to request id
+// (with the error it reports), or else one to a request given up on,
+// which it marks answered.
+func (e *Emitter) take(line []byte, id int) (mine bool, err error) {
+	var a struct {
+		ID    int    `json:"id"`
+		Error string `json:"error"`
+	}
+	if err := json.Unmarshal(line, &a); err != nil {
+		e.stop()
+		return false, fmt.Errorf("the declaration emitter's answer: %v", err)
+	}
+	switch {
+	case e.givenUp == 0:
+	case a.ID >= e.givenUp:
+		// Answers come in order: every request given up on is answered.
+		e.givenUp = 0
+	default:
+		// An earlier one is: the last one's bound decides now. Later, as
+		// an emitter answers one kind of request, all with one bound.
+		e.overdueAt = e.lastOverdueAt
+	}
+	if a.ID != id {
+		return false, nil
+	}
+	if a.Error != "" {
+		return true, fmt.Errorf("TypeScript: %s", a.Error)
+	}
+	return true, nil
+}
+
+// takeRead takes the answers already read, without waiting: the line of
+// request id's answer if it is among them.
+func (e *Emitter) takeRead(id int) (line []byte, mine bool, err error) {
+	for {
+		select {
+		case l, ok := <-e.lines:
+			if !ok {
+				e.stop()
+				return nil, false, errors.New("the declaration emitter exited")
+			}
+			if mine, err := e.take(l, id); mine || err != nil {
+				return l, mine, err
+			}
+		default:
+			return nil, false, nil
+		}
+	}
+}
+
+// readAnswered takes the answers already read to requests given up on
+// (id 0: no request of the caller's is out), and reports whether the
+// process is gone.
+func (e *Emitter) readAnswered(id int) (gone bool) {
+	if e.p == nil || e.givenUp == 0 {
+		return false
+	}
+	_, _, err := e.takeRead(id)
+	return err != nil
+}
+
+// overdue reports whether a request given up on is still unanswered past
+// its bound.
+func (e *Emitter) overdue() bool {
+	return e.givenUp != 0 && !time.Now().Before(e.overdueAt)
 }
 
 // start starts the process if none runs.
