@@ -88,20 +88,14 @@ func (cy *tsCycle) before(ctx context.Context) error {
 	if !basesOnDisk(cy.req.Files) {
 		cache = map[string][]lsp.Diagnostic{}
 	}
-	var ask, asDisk []string
+	var existing []string
 	for _, f := range cy.req.Files {
-		if !f.OldExists {
-			continue
-		}
-		asDisk = append(asDisk, f.Path)
-		if d, ok := cache[f.Path]; ok {
-			cy.res.Before[f.Path] = d
-			cy.res.Reused++
-		} else {
-			ask = append(ask, f.Path)
+		if f.OldExists {
+			existing = append(existing, f.Path)
 		}
 	}
-	for _, p := range cy.req.Dependants {
+	var ask []string
+	for _, p := range append(existing, cy.req.Dependants...) {
 		if d, ok := cache[p]; ok {
 			cy.res.Before[p] = d
 			cy.res.Reused++

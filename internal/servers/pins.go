@@ -71,11 +71,11 @@ func (p *typeScriptPins) of(root string) (int, string) {
 	// A file changed in the last moments may change again within the
 	// file system's clock tick, keeping its stat: it is read again until
 	// its stat is older than that (git's rule for racily clean files).
-	now := time.Now
+	now := time.Now()
 	if p.now != nil {
-		now = p.now
+		now = p.now()
 	}
-	if !installed.recent(now()) && !manifest.recent(now()) {
+	if !installed.recent(now) && !manifest.recent(now) {
 		p.mu.Lock()
 		if p.by == nil {
 			p.by = map[string]pin{}

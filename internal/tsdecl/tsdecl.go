@@ -235,7 +235,7 @@ func (e *Emitter) roundTripIn(life, caller context.Context, bound time.Duration,
 	defer cancel()
 	// No request of ours is out: whatever was answered since is an answer
 	// to one given up on.
-	if e.readAnswered(0) || e.overdue() {
+	if e.readAnswered() || e.overdue() {
 		e.stop() // exited, or hung on an answer no one waits for
 	}
 	if err := e.start(); err != nil {
@@ -355,14 +355,14 @@ func (e *Emitter) takeRead(id int) (line []byte, mine bool, err error) {
 	}
 }
 
-// readAnswered takes the answers already read to requests given up on
-// (id 0: no request of the caller's is out), and reports whether the
+// readAnswered takes the answers already read, all to requests given up
+// on (no request is out when it is called), and reports whether the
 // process is gone.
-func (e *Emitter) readAnswered(id int) (gone bool) {
+func (e *Emitter) readAnswered() (gone bool) {
 	if e.p == nil || e.givenUp == 0 {
 		return false
 	}
-	_, _, err := e.takeRead(id)
+	_, _, err := e.takeRead(0) // ids start at 1: none is the caller's
 	return err != nil
 }
 
