@@ -42,7 +42,7 @@ func (cy *cycle) pullBefore(ctx context.Context) error {
 			before = append(before, f.Path)
 			continue
 		}
-		if d, ok := cache[f.Path]; ok {
+		if d, ok := cache.get(f.Path); ok {
 			cy.res.Before[f.Path] = d
 			cy.res.Reused++
 		} else {
@@ -50,7 +50,7 @@ func (cy *cycle) pullBefore(ctx context.Context) error {
 		}
 	}
 	for _, p := range cy.req.Dependants {
-		if d, ok := cache[p]; ok {
+		if d, ok := cache.get(p); ok {
 			cy.res.Before[p] = d
 			cy.res.Reused++
 		} else {
@@ -61,7 +61,7 @@ func (cy *cycle) pullBefore(ctx context.Context) error {
 		return err
 	}
 	for p, d := range cy.res.Before {
-		cache[p] = d
+		cache.put(p, d)
 	}
 	return nil
 }

@@ -49,7 +49,7 @@ type tsCycle struct {
 	// cache is the baseline cache the "before" answers go to, and
 	// deferred the files whose "before" waits for the "after" (see
 	// CheckRequest.NewErrorsOnly and beforeWhereNeeded).
-	cache    map[string][]lsp.Diagnostic
+	cache    *baseline
 	deferred []string
 }
 
@@ -86,7 +86,7 @@ func (cy *tsCycle) before(ctx context.Context) error {
 	// changed file's own "before" comes from the cache like a dependant's
 	// (an Executor's next attempt at the same file asks once).
 	if !basesOnDisk(cy.req.Files) {
-		cache = map[string][]lsp.Diagnostic{}
+		cache = newBaseline()
 	}
 	var existing []string
 	for _, f := range cy.req.Files {
@@ -96,7 +96,7 @@ func (cy *tsCycle) before(ctx context.Context) error {
 	}
 	var ask []string
 	for _, p := range append(existing, cy.req.Dependants...) {
-		if d, ok := cache[p]; ok {
+		if d, ok := cache.get(p); ok {
 			cy.res.Before[p] = d
 			cy.res.Reused++
 		} else {
@@ -112,7 +112,7 @@ func (cy *tsCycle) before(ctx context.Context) error {
 		return err
 	}
 	for _, p := range ask {
-		cache[p] = cy.res.Before[p]
+		cache.put(p, cy.res.Before[p])
 	}
 	return nil
 }
@@ -158,7 +158,7 @@ func (cy *tsCycle) beforeWhereNeeded(ctx context.Context) error {
 		return fmt.Errorf("diagnostics before the change: %w", err)
 	}
 	for _, p := range need {
-		cy.cache[p] = cy.res.Before[p]
+		cy.cache.put(p, cy.res.Before[p])
 	}
 	return nil
 }

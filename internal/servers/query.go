@@ -120,12 +120,12 @@ func (s *Server) Diagnose(ctx context.Context, files []string) (map[string][]lsp
 // the next checks while the key holds: the first check of a change to
 // them then asks about the change alone. Only the servers that keep such
 // a baseline (pull servers, tsserver) are asked; the others' baseline is
-// what they publish. A server that applies opens lazily (pyright) is not
-// asked either: a check pulls a changed file at its disk content once
-// more anyway (check_pull.go), so its warm-up is the start and the load.
+// what they publish. A server that applies opens lazily (pyright) still
+// pulls a changed file at its disk content in the check (check_pull.go):
+// what its warm-up saves is its dependants' questions.
 func (s *Server) Warm(ctx context.Context, key string, files []string) error {
 	spec := s.resolved.Spec
-	if key == "" || len(files) == 0 || spec.ReportsDependants || (spec.Mode != ModePull && spec.Mode != ModeTSServer) || spec.LazyOpen {
+	if key == "" || len(files) == 0 || spec.ReportsDependants || (spec.Mode != ModePull && spec.Mode != ModeTSServer) {
 		return nil
 	}
 	_, err := s.cycle(ctx, CheckRequest{Dependants: files, BaselineKey: key}, false)

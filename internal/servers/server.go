@@ -65,10 +65,11 @@ type Server struct {
 	pendingRestart bool
 
 	// baseline caches dependants' diagnostics of the disk state named by
-	// baselineKey, as answered by baselineFrom; guarded by turn.
+	// baselineKey, as answered by baselineFrom; replaced by the turn's
+	// holder, under mu (the strategy reads it without the turn).
 	baselineKey  string
 	baselineFrom backend
-	baseline     map[string][]lsp.Diagnostic
+	baseline     *baseline
 }
 
 // backend is a running server process, of either protocol: an
@@ -116,12 +117,14 @@ func (s *Server) acquire(ctx context.Context, onWait func(what string)) (release
 // baselineFor returns the baseline cache for key as c answers it, emptied
 // when the key changed (the disk did), the server was restarted, or the key
 // is empty. Callers hold the turn.
-func (s *Server) baselineFor(key string, c backend) map[string][]lsp.Diagnostic {
+func (s *Server) baselineFor(key string, c backend) *baseline {
 	if key == "" {
-		return map[string][]lsp.Diagnostic{} // never reused
+		return newBaseline() // never reused
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if key != s.baselineKey || c != s.baselineFrom || s.baseline == nil {
-		s.baselineKey, s.baselineFrom, s.baseline = key, c, map[string][]lsp.Diagnostic{}
+		s.baselineKey, s.baselineFrom, s.baseline = key, c, newBaseline()
 	}
 	return s.baseline
 }

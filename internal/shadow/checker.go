@@ -170,18 +170,19 @@ func (v *Validator) withServer(ctx context.Context, srv *servers.Server, w check
 	}
 	cctx, cancelCheck := srv.WatchProgress(ctx, v.opts.Timeout, v.opts.LoadTimeout)
 	defer cancelCheck()
-	asked := len(w.req.Files) + len(w.req.Dependants)
-	v.progress(w.g.say, Progress{Server: spec.Name, Stage: "checking", Files: asked})
+	v.progress(w.g.say, Progress{Server: spec.Name, Stage: "checking", Files: len(w.req.Files) + len(w.req.Dependants)})
 	start := time.Now()
 	cr, via, err := run(cctx)
 	if err != nil {
 		return evidence{}, &unverifiableError{describeFailure(cctx, spec.Name, err)}
 	}
-	if asked > 0 {
-		v.costs.learn(v.costs.perFile, spec.Name, float64(time.Since(start).Milliseconds())/float64(asked))
-	}
-	// The time until the next check pays for the batch checker's answer
-	// for the unchanged tree, which a change with many dependants needs.
+	// The questions the server answered: the "after" of each file it
+	// checked, and each "before" it was asked (not kept from before).
+	v.costs.learnQuestions(spec.Name, len(cr.Checked)+len(cr.Before)-cr.Reused, time.Since(start))
+	// The time until the next check pays for the unchanged tree's
+	// answers, which a change with many dependants needs: the batch
+	// checker's for a large project, the server's for a small one.
 	v.warmBatch(w.snap, w.g)
+	v.warmBaseline(w.snap, w.g)
 	return evidence{cr: cr, via: via}, nil
 }

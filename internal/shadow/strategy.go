@@ -34,40 +34,65 @@ const (
 	StrategyBatch Strategy = "batch"
 )
 
-// costs learns how long checks take, per server: milliseconds per file
-// asked of the server, and per batch run. The first figures are priors
+// costs learns how long checks take, per server: milliseconds per
+// question asked of the server (one file's diagnostics at one state: an
+// "after", or a "before" the server does not keep from an earlier check),
+// and per batch run over a changed tree. The first figures are priors
 // measured on real projects (docs/benchmarks.md); each check moves them.
+//
+// The unit is the question, not the file: a file the server is asked
+// about costs one question or two, as its "before" is kept or not, and a
+// check of one file (two questions, its import chain loaded) taught a
+// cost per file twice the one its importers then cost, which sent rich's
+// interface changes to the command line at twice the warm server's time.
 type costs struct {
-	mu      sync.Mutex
-	perFile map[string]float64 // ms per file, by server
-	batch   map[string]float64 // ms per run over a changed tree, by server
+	mu          sync.Mutex
+	perQuestion map[string]float64 // ms per question, by server
+	batch       map[string]float64 // ms per run over a changed tree, by server
 }
 
-// Priors, measured warm on 2 cores: tsserver answers a dependant in about
-// 40 ms, TypeScript 7's server in a few, pyright in about 140; TypeScript
-// 6's tsc checks a 1,500-file project in about 2-3 s (less with its
-// incremental state), TypeScript 7's in under 1 s, the pyright command
-// line a small project in about 10 s.
+// Priors, measured warm on 2 cores: tsserver answers a question in about
+// 20 ms, TypeScript 7's server in 1-2, pyright in about 110 (rich's
+// importers: 95-135); TypeScript 6's tsc checks a 1,500-file project in
+// about 2-3 s (less with its incremental state), TypeScript 7's in under
+// 1 s, the pyright command line a small project in about 10 s.
 var (
-	perFilePrior = map[string]float64{"tsserver": 40, "tsgo": 3, "pyright": 140}
-	batchPrior   = map[string]float64{"tsserver": 2500, "tsgo": 800, "pyright": 10000}
+	perQuestionPrior = map[string]float64{"tsserver": 20, "tsgo": 2, "pyright": 110}
+	batchPrior       = map[string]float64{"tsserver": 2500, "tsgo": 800, "pyright": 10000}
 )
 
 const ewma = 0.3
 
-func (c *costs) estimate(server string, files int, baselineKept bool) (perFile, batchRun float64) {
+// minLearnQuestions is the least a check must ask of a server to teach
+// its cost per question. A check of a file or two is mostly the file's
+// own import chain loaded into the checker (rich: 130-280 ms a question
+// for one file, 1.5 s on the server's first check, 95-125 ms for 61
+// importers), and the choice the cost serves is only ever between many
+// questions and a batch run.
+const minLearnQuestions = 8
+
+// perFileRun is the expected time of asking server questions questions.
+func (c *costs) perFileRun(server string, questions int) float64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	pf, ok := c.perFile[server]
+	pq, ok := c.perQuestion[server]
 	if !ok {
-		pf = perFilePrior[server]
-		if pf == 0 {
-			pf = 50
+		pq = perQuestionPrior[server]
+		if pq == 0 {
+			pq = 25
 		}
 	}
-	b, ok := c.batch[server]
+	return pq * float64(questions)
+}
+
+// batchRun is the expected time of one batch run of checker over a
+// changed tree, with the unchanged tree's answer kept or not.
+func (c *costs) batchRun(checker string, baselineKept bool) float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, ok := c.batch[checker]
 	if !ok {
-		b = batchPrior[server]
+		b = batchPrior[checker]
 	}
 	if !baselineKept {
 		// The unchanged tree is checked too, at the same time (batch runs
@@ -75,7 +100,15 @@ func (c *costs) estimate(server string, files int, baselineKept bool) (perFile, 
 		// most of a second core, so two runs take about 1.7 times one.
 		b *= 1.7
 	}
-	return pf * float64(files), b
+	return b
+}
+
+// learnQuestions learns server's cost per question from a check that
+// asked it asked questions in elapsed, if it asked enough to tell.
+func (c *costs) learnQuestions(server string, asked int, elapsed time.Duration) {
+	if asked >= minLearnQuestions {
+		c.learn(c.perQuestion, server, float64(elapsed.Milliseconds())/float64(asked))
+	}
 }
 
 func (c *costs) learn(m map[string]float64, server string, v float64) {
@@ -85,6 +118,15 @@ func (c *costs) learn(m map[string]float64, server string, v float64) {
 		v = old*(1-ewma) + v*ewma
 	}
 	m[server] = v
+}
+
+// batchFaster decides for the batch checker when its runs (one per
+// project) are expected to finish well before the server's questions:
+// by a third. The server's answer is the one a fast rejection can cut
+// short, which its estimate does not count, and a batch run holds a
+// second checker's memory beside the server's.
+func batchFaster(perFile, batchRun float64, runs int) bool {
+	return 1.5*batchRun*float64(runs) < perFile
 }
 
 // batchers keeps one batch checker per server of a validator.
@@ -225,10 +267,12 @@ func (v *Validator) chooseBatch(w checkWork, files []string, must bool) *batchPl
 	if v.opts.Strategy == StrategyBatch || must {
 		return plan
 	}
-	perFile, _ := v.costs.estimate(g.server.Spec().Name, len(files), false)
-	_, batchRun := v.costs.estimate(plan.costKey, len(files), false)
-	// Several projects mean several runs.
-	if perFile <= 1.5*batchRun*float64(len(plan.configs)) {
+	perFile := v.costs.perFileRun(g.server.Spec().Name, g.server.Questions(w.req))
+	kept := true
+	for _, config := range plan.configs {
+		kept = kept && plan.checker.Ready(config, w.snap.Fingerprint)
+	}
+	if !batchFaster(perFile, v.costs.batchRun(plan.costKey, kept), len(plan.configs)) {
 		return nil
 	}
 	return plan

@@ -80,8 +80,10 @@ type Options struct {
 	// shadow tree (batch checkers, cargo check, [check], compile
 	// commands); without one nothing runs there.
 	Policy *execpolicy.Policy
-	// WarmBatch computes a large project's batch baseline in the
-	// background after a check (see warmBatch).
+	// WarmBatch computes the unchanged tree's answers in the background
+	// after a check: a large project's batch baseline (see warmBatch), a
+	// small one's from a server that answers only when asked (see
+	// warmBaseline).
 	WarmBatch bool
 	// WarmBatchFiles is the number of a language's files from which
 	// WarmBatch applies; zero means 400.
@@ -227,7 +229,7 @@ func New(root *workspace.Root, mgr *servers.Manager, deps DependantFinder, opts 
 	}
 	bg, cancel := context.WithCancel(context.Background())
 	return &Validator{root: root, servers: mgr, deps: deps, opts: opts, disk: &diskWatcher{root: root, notify: true},
-		costs: costs{perFile: map[string]float64{}, batch: map[string]float64{}}, batch: batchers{by: map[string]*batch.Checker{}},
+		costs: costs{perQuestion: map[string]float64{}, batch: map[string]float64{}}, batch: batchers{by: map[string]*batch.Checker{}},
 		bg: bg, cancelBg: cancel}
 }
 

@@ -2,9 +2,13 @@ package shadow
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 // Warming a plan's files while its user reads it: the first check of a
@@ -63,5 +67,61 @@ func TestWarmBaselines(t *testing.T) {
 				t.Errorf("a baseline of the disk before it changed was reused (%d)", got)
 			}
 		})
+	}
+}
+
+// After a check, a small project's answers at the unchanged tree are asked
+// of a server that computes them only when asked (pyright), in the
+// background: the next change that reaches every importer asks each of
+// them once (its "after"), and the verdict is the one a check without
+// that work gives (the oracle: the same change on a validator that never
+// asked ahead), pre-existing errors and all.
+func TestServerAnswersTheUnchangedTreeAhead(t *testing.T) {
+	files := map[string]string{
+		"app/hub.py": "class Shape:\n    def area(self) -> int:\n        return 1\n\n    def name(self) -> str:\n        return \"shape\"\n",
+	}
+	const importers = 6
+	for i := range importers {
+		use := "area()"
+		if i == 3 {
+			use = "name()" // the one the interface change breaks
+		}
+		body := fmt.Sprintf("from app.hub import Shape\n\n\ndef use%d() -> object:\n    return Shape().%s\n", i, use)
+		if i == 5 {
+			body += "\nflaw: int = \"pre-existing\"\n"
+		}
+		files[fmt.Sprintf("app/use%d.py", i)] = body
+	}
+	withWork := newHarness(t, "py", harnessOptions{files: files, opts: Options{WarmBatch: true}})
+	without := newHarness(t, "py", harnessOptions{files: files})
+	if name := withWork.requireServer("python").Spec().Name; name != "pyright" {
+		t.Fatalf("checked by %s, want pyright", name)
+	}
+	without.requireServer("python")
+
+	// A body-only edit: the session's first check, which starts the work.
+	body := map[string]string{"app/use0.py": files["app/use0.py"] + "\n\ndef more() -> int:\n    return 2\n"}
+	expect(t, withWork.validate(body), Clean)
+	waitBackground(t, withWork.v)
+
+	change := map[string]string{"app/hub.py": strings.Replace(files["app/hub.py"], "def name(self) -> str", "def label(self) -> str", 1)}
+	got := withWork.validate(change)
+	want := without.validate(change)
+	expect(t, got, Rejected, "app/use3.py")
+	if !slices.Equal(got.NewErrorFiles(), want.NewErrorFiles()) || len(got.New) != len(want.New) || len(got.Preexisting) != len(want.Preexisting) {
+		t.Errorf("with the answers asked ahead:\n%s\nwithout:\n%s", describe(got), describe(want))
+	}
+	if reused := got.Servers[0].BaselinesReused; reused < importers {
+		t.Errorf("%d answers of the unchanged tree reused, want the %d importers'", reused, importers)
+	}
+}
+
+// waitBackground waits for v's background jobs to end.
+func waitBackground(t *testing.T, v *Validator) {
+	t.Helper()
+	for deadline := time.Now().Add(2 * time.Minute); len(v.Background()) > 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("background work still running: %+v", v.Background())
+		}
 	}
 }

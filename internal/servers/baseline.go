@@ -1,0 +1,88 @@
+package servers
+
+import (
+	"sync"
+
+	"github.com/anvil-dev/anvil/internal/lsp"
+)
+
+// baseline keeps the "before" answers of one disk state (named by
+// [CheckRequest.BaselineKey]) as one server process gave them. A check
+// writes it while it holds the server's turn; the strategy reads how much
+// of it a check could reuse ([Server.BaselineHolds]) without the turn, so
+// the answers are behind their own lock.
+type baseline struct {
+	mu      sync.Mutex
+	answers map[string][]lsp.Diagnostic
+}
+
+func newBaseline() *baseline {
+	return &baseline{answers: map[string][]lsp.Diagnostic{}}
+}
+
+// get returns the answer kept for path.
+func (b *baseline) get(path string) ([]lsp.Diagnostic, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	d, ok := b.answers[path]
+	return d, ok
+}
+
+// put keeps the answer for path.
+func (b *baseline) put(path string, d []lsp.Diagnostic) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.answers[path] = d
+}
+
+// holds counts the paths with an answer kept.
+func (b *baseline) holds(paths []string) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := 0
+	for _, p := range paths {
+		if _, ok := b.answers[p]; ok {
+			n++
+		}
+	}
+	return n
+}
+
+// BaselineHolds counts the files (absolute) whose "before" the server
+// keeps for the disk state key: the questions a check of them at that
+// state would not ask again. Zero for an empty key, another state, or a
+// process other than the one that answered.
+func (s *Server) BaselineHolds(key string, files []string) int {
+	s.mu.Lock()
+	b, same := s.baseline, key != "" && key == s.baselineKey && s.client != nil && s.client == s.baselineFrom
+	s.mu.Unlock()
+	if !same || b == nil {
+		return 0
+	}
+	return b.holds(files)
+}
+
+// Questions counts what a check of req would ask the server: an "after"
+// of each file to check, and a "before" of each that exists, but those
+// it keeps for req's disk state, and those tsserver asks only where the
+// "after" has an error (CheckRequest.NewErrorsOnly: counted as none).
+func (s *Server) Questions(req CheckRequest) int {
+	var after, befores []string
+	for _, f := range req.Files {
+		if f.Config {
+			continue
+		}
+		if !f.Delete {
+			after = append(after, f.Path)
+		}
+		if f.OldExists {
+			befores = append(befores, f.Path)
+		}
+	}
+	befores = append(befores, req.Dependants...)
+	n := len(after) + len(req.Dependants)
+	if req.NewErrorsOnly && editsOnly(req.Files) && s.resolved.Spec.Mode == ModeTSServer {
+		return n
+	}
+	return n + len(befores) - s.BaselineHolds(req.BaselineKey, befores)
+}

@@ -1,0 +1,60 @@
+package servers
+
+import (
+	"context"
+	"testing"
+
+	"github.com/anvil-dev/anvil/internal/lsp"
+)
+
+// What a check would ask a server, as the strategy counts it: an "after"
+// per file, a "before" per file that exists unless kept for the disk
+// state (by the process that answered), and none for tsserver's
+// dependants when only new errors are read.
+func TestQuestionsCountWhatACheckAsks(t *testing.T) {
+	edit := FileChange{Path: "/w/a.py", OldExists: true}
+	created := FileChange{Path: "/w/new.py"}
+	config := FileChange{Path: "/w/pyproject.toml", OldExists: true, Config: true}
+	deps := []string{"/w/b.py", "/w/c.py", "/w/d.py"}
+	for _, tc := range []struct {
+		name string
+		mode Mode
+		req  CheckRequest
+		kept []string // befores kept for the key "k"
+		want int
+	}{
+		{"an edit and its importers, nothing kept", ModePull, CheckRequest{Files: []FileChange{edit}, Dependants: deps, BaselineKey: "k"}, nil, 8},
+		{"two importers' befores kept", ModePull, CheckRequest{Files: []FileChange{edit}, Dependants: deps, BaselineKey: "k"}, deps[:2], 6},
+		{"kept for another disk state", ModePull, CheckRequest{Files: []FileChange{edit}, Dependants: deps, BaselineKey: "other"}, deps, 8},
+		{"a created file has no before, configuration no question", ModePull, CheckRequest{Files: []FileChange{created, config}, Dependants: deps[:1]}, nil, 3},
+		{"tsserver, new errors only", ModeTSServer, CheckRequest{Files: []FileChange{edit}, Dependants: deps, NewErrorsOnly: true}, nil, 4},
+		{"tsserver, new errors only, a created file", ModeTSServer, CheckRequest{Files: []FileChange{edit, created}, Dependants: deps, NewErrorsOnly: true}, nil, 9},
+		{"a pull server asks both sides whatever is read", ModePull, CheckRequest{Files: []FileChange{edit}, Dependants: deps, NewErrorsOnly: true}, nil, 8},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newServer(Resolved{Spec: Spec{Name: "x", Mode: tc.mode}}, "/w", nil, nil, 0)
+			proc := &fakeBackend{}
+			s.client = proc
+			b := s.baselineFor("k", proc)
+			for _, p := range tc.kept {
+				b.put(p, []lsp.Diagnostic{})
+			}
+			if got := s.Questions(tc.req); got != tc.want {
+				t.Errorf("Questions = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// fakeBackend stands for a server process that answered.
+type fakeBackend struct{}
+
+func (fakeBackend) Alive() bool                        { return true }
+func (fakeBackend) Exited() <-chan struct{}            { return nil }
+func (fakeBackend) ExitError() error                   { return nil }
+func (fakeBackend) PID() int                           { return 1 }
+func (fakeBackend) Info() lsp.ServerInfo               { return lsp.ServerInfo{} }
+func (fakeBackend) Kill()                              {}
+func (fakeBackend) Shutdown(ctx context.Context) error { return nil }
+func (fakeBackend) OutputBytes() uint64                { return 0 }
+func (fakeBackend) Contained() bool                    { return true }
