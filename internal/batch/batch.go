@@ -275,6 +275,11 @@ func (c *Checker) baseline(ctx context.Context, config, diskState string, backgr
 }
 
 func (c *Checker) baselineOnce(ctx context.Context, config, diskState string, background bool) (*baseline, bool, error) {
+	if err := ctx.Err(); err != nil {
+		// A cancelled job (its disk state gone, the daemon stopping)
+		// starts nothing: not even the state directory it would write.
+		return nil, false, err
+	}
 	c.mu.Lock()
 	b, ok := c.baselines[config]
 	if !ok || b.diskState != diskState {
@@ -338,6 +343,9 @@ type report struct {
 // run runs the tool over the tree with changes (nil: the unchanged
 // tree) and reads its answer; background runs it at a low priority.
 func (c *Checker) run(ctx context.Context, config string, changes []Change, state string, background bool) (report, error) {
+	if err := ctx.Err(); err != nil {
+		return report{}, err
+	}
 	argv, dir := c.command(config, state)
 	if c.policy == nil {
 		return report{}, errors.New("no execution policy to run " + c.tool.Label + " with")
