@@ -43,6 +43,14 @@ type tsModule struct {
 	// exports are what an importer may name: own exported declarations
 	// and re-exported ones.
 	exports []*tsDecl
+	// lineBreak, if set, is a line break only TypeScript counts (a lone
+	// CR, U+2028, U+2029), written in a block comment after the
+	// declaration numbered breakAfter (-1: before the first): the lines
+	// the checker numbers then differ from a count of newlines, for
+	// whatever in the gate counts lines (an overlay's extent, a shift of
+	// the lines below an edit).
+	lineBreak  string
+	breakAfter int
 }
 
 type tsProject struct {
@@ -153,6 +161,13 @@ func genTSProject(r *rand.Rand) *tsProject {
 			}
 		}
 		p.mods = append(p.mods, m)
+	}
+	if chance(r, 0.2) {
+		m := p.mods[r.IntN(len(p.mods))]
+		br := r.IntN(3)
+		m.lineBreak = []string{"\r", "\u2028", "\u2029"}[br]
+		m.breakAfter = r.IntN(len(m.decls)+1) - 1
+		p.tag("ts/line-break-" + []string{"cr", "u2028", "u2029"}[br])
 	}
 	// A script: globals any module may read.
 	var script *tsModule
@@ -363,13 +378,20 @@ func (m *tsModule) render() string {
 		b.WriteString("\n")
 	}
 	var typeOnly []string
-	for _, d := range m.decls {
+	writeBreak := func(i int) {
+		if m.lineBreak != "" && m.breakAfter == i {
+			b.WriteString("/* a line" + m.lineBreak + "break only TypeScript counts */\n")
+		}
+	}
+	writeBreak(-1)
+	for i, d := range m.decls {
 		if m.js {
 			b.WriteString(renderJSDecl(d))
 		} else {
 			b.WriteString(renderTSDecl(d))
 		}
 		b.WriteString("\n")
+		writeBreak(i)
 		if d.exported == 2 {
 			typeOnly = append(typeOnly, d.name)
 		}

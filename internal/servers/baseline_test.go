@@ -3,6 +3,7 @@ package servers
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/anvil-dev/anvil/internal/lsp"
 )
@@ -58,3 +59,51 @@ func (fakeBackend) Kill()                              {}
 func (fakeBackend) Shutdown(ctx context.Context) error { return nil }
 func (fakeBackend) OutputBytes() uint64                { return 0 }
 func (fakeBackend) Contained() bool                    { return true }
+
+// A warm-up, which nobody waits on, gives the server's turn up to any
+// check or query that finds it busy; it never takes the turn from
+// another warm-up, and a check never from a check.
+func TestAWarmUpYieldsTheServer(t *testing.T) {
+	for _, tc := range []struct {
+		name                string
+		holderWarm, askWarm bool
+		wantTurn            bool
+	}{
+		{"a check takes the turn from a warm-up", true, false, true},
+		{"a warm-up waits behind a warm-up", true, true, false},
+		{"a check waits behind a check", false, false, false},
+		{"a warm-up waits behind a check", false, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newServer(Resolved{Spec: Spec{Name: "x"}}, "/w", nil, nil, 0)
+			hctx, end := context.WithCancel(context.Background())
+			defer end()
+			if tc.holderWarm {
+				var done func()
+				hctx, done = s.yielding(hctx)
+				defer done()
+			}
+			release, err := s.acquire(hctx, nil, tc.holderWarm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The holder works until its context ends, then gives the
+			// turn back, as a cycle cut short does.
+			go func() { <-hctx.Done(); release() }()
+			actx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			if tc.askWarm {
+				var done func()
+				actx, done = s.yielding(actx)
+				defer done()
+			}
+			got, err := s.acquire(actx, nil, tc.askWarm)
+			if (err == nil) != tc.wantTurn {
+				t.Fatalf("turn taken: %v (%v), want %v", err == nil, err, tc.wantTurn)
+			}
+			if err == nil {
+				got()
+			}
+		})
+	}
+}

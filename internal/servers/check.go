@@ -61,6 +61,9 @@ type CheckRequest struct {
 	// OnWait, if set, is told when the check waits for the server's turn
 	// (another client's check on it), and what for. It must not block.
 	OnWait func(what string)
+	// warm: the cycle is a warm-up (Server.Warm), which yields the turn
+	// to every other check and query.
+	warm bool
 }
 
 // CheckResult holds the diagnostics of every checked file before and after
@@ -103,7 +106,7 @@ func (s *Server) Check(ctx context.Context, req CheckRequest) (CheckResult, erro
 // cycle runs the "before" half of a check and, when change is set, the
 // overlays and the "after" half, then restores the server's view.
 func (s *Server) cycle(ctx context.Context, req CheckRequest, change bool) (CheckResult, error) {
-	release, err := s.acquire(ctx, req.OnWait)
+	release, err := s.acquire(ctx, req.OnWait, req.warm)
 	if err != nil {
 		return CheckResult{}, err
 	}

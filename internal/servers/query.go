@@ -34,7 +34,7 @@ const queryAnalysisTimeout = 2 * time.Minute
 // with the given overlay text), then closes what it opened. Queries and
 // checks take turns, so a query never sees a check's overlays.
 func (s *Server) Query(ctx context.Context, docs []Doc, fn func(Navigator) error) error {
-	release, err := s.acquire(ctx, nil)
+	release, err := s.acquire(ctx, nil, false)
 	if err != nil {
 		return err
 	}
@@ -122,13 +122,21 @@ func (s *Server) Diagnose(ctx context.Context, files []string) (map[string][]lsp
 // a baseline (pull servers, tsserver) are asked; the others' baseline is
 // what they publish. A server that applies opens lazily (pyright) still
 // pulls a changed file at its disk content in the check (check_pull.go):
-// what its warm-up saves is its dependants' questions.
+// what its warm-up saves is its dependants' questions. A warm-up yields
+// the server to any check or query that finds it busy (it then fails with
+// the context's cancellation, and what it asked so far is kept).
 func (s *Server) Warm(ctx context.Context, key string, files []string) error {
 	spec := s.resolved.Spec
 	if key == "" || len(files) == 0 || spec.ReportsDependants || (spec.Mode != ModePull && spec.Mode != ModeTSServer) {
 		return nil
 	}
-	_, err := s.cycle(ctx, CheckRequest{Dependants: files, BaselineKey: key}, false)
+	// A warm-up gives the server up to any check or query that asks for
+	// it, waiting or holding it: the question in flight is cancelled and
+	// the cycle puts the server back to the disk, as for any check cut
+	// short by its caller (a cancellation is no reason to kill it).
+	ctx, done := s.yielding(ctx)
+	defer done()
+	_, err := s.cycle(ctx, CheckRequest{Dependants: files, BaselineKey: key, warm: true}, false)
 	return err
 }
 

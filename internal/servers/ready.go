@@ -18,7 +18,7 @@ import (
 // loaded, later calls for files there cost nothing. onWait is told when
 // the call waits for the server's turn (nil: not told).
 func (s *Server) Prepare(ctx context.Context, files []string, onWait func(what string)) error {
-	release, err := s.acquire(ctx, onWait)
+	release, err := s.acquire(ctx, onWait, false)
 	if err != nil {
 		return err
 	}

@@ -56,6 +56,11 @@ type Server struct {
 	// turn is a one-slot semaphore: the holder runs the only check or
 	// query in progress. Taking it honours the caller's context.
 	turn chan struct{}
+	// yielders cancel the warm-ups that hold or wait for the turn (see
+	// Warm): nobody waits on them, so a check or query that finds the
+	// server busy takes the turn from them (guarded by mu).
+	yielders map[int]context.CancelFunc
+	nextYield int
 
 	// pendingDisk are disk changes the server has not been told yet
 	// (guarded by mu), kept from the start of its launch on; the next
@@ -94,12 +99,21 @@ func newServer(resolved Resolved, root string, folders []string, log io.Writer, 
 
 // acquire waits for the server's turn until ctx ends, and returns the
 // function that gives it back. A caller that has to wait is told what for
-// through onWait (nil: not told), which must not block.
-func (s *Server) acquire(ctx context.Context, onWait func(what string)) (release func(), err error) {
+// through onWait (nil: not told), which must not block. Unless the caller
+// is a warm-up itself (warm), it first takes the turn from the warm-ups
+// that hold or wait for it.
+func (s *Server) acquire(ctx context.Context, onWait func(what string), warm bool) (release func(), err error) {
 	select {
 	case s.turn <- struct{}{}:
 		return func() { <-s.turn }, nil
 	default:
+	}
+	if !warm {
+		s.mu.Lock()
+		for _, cancel := range s.yielders {
+			cancel()
+		}
+		s.mu.Unlock()
 	}
 	if onWait != nil {
 		onWait(s.resolved.Spec.Name + " is busy with another check or query; waiting for its turn")
@@ -111,6 +125,27 @@ func (s *Server) acquire(ctx context.Context, onWait func(what string)) (release
 		return nil, fmt.Errorf("%s is busy with another check: %w", s.resolved.Spec.Name, ctx.Err())
 	case <-s.life.Done():
 		return nil, ErrClosed
+	}
+}
+
+// yielding returns a context below ctx that a check or query finding the
+// server busy cancels, and the function that ends it: the life of a
+// warm-up, which nobody waits on.
+func (s *Server) yielding(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	s.mu.Lock()
+	if s.yielders == nil {
+		s.yielders = map[int]context.CancelFunc{}
+	}
+	id := s.nextYield
+	s.nextYield++
+	s.yielders[id] = cancel
+	s.mu.Unlock()
+	return ctx, func() {
+		s.mu.Lock()
+		delete(s.yielders, id)
+		s.mu.Unlock()
+		cancel()
 	}
 }
 

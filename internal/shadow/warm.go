@@ -61,9 +61,9 @@ func (v *Validator) warmServer(ctx context.Context, snap *Snapshot, srv *servers
 }
 
 // warmChunk is how many files one background question to a server takes
-// at a time: the server's turn is taken once per chunk, so a check
-// someone waits for waits at most one chunk (pyright: about half a
-// second) behind the work done ahead of need.
+// at a time: the server's turn is taken once per chunk, and a check that
+// finds the server busy with it takes the turn (Server.Warm yields), so
+// the chunk it cut is asked again after the check.
 const warmChunk = 4
 
 // warmBaseline asks, in the background, the server of g for every file of
@@ -95,14 +95,18 @@ func (v *Validator) warmBaseline(snap *Snapshot, g *group) {
 	srv := g.server
 	why := "the unchanged tree's answers from the server, the \"before\" of the next check's dependants"
 	v.work.run(v.bg, spec.Name+" server", spec.Name, snap.Fingerprint, why, []string{v.root.Dir()}, v.opts.LoadTimeout, func(ctx context.Context, _ string) {
-		for chunk := range slices.Chunk(files, warmChunk) {
-			if ctx.Err() != nil {
-				return
-			}
+		for i := 0; i < len(files) && ctx.Err() == nil; {
+			chunk := files[i:min(i+warmChunk, len(files))]
 			if srv.BaselineHolds(snap.Fingerprint, chunk) == len(chunk) {
+				i += len(chunk)
 				continue
 			}
-			if err := srv.Warm(ctx, snap.Fingerprint, chunk); err != nil {
+			switch err := srv.Warm(ctx, snap.Fingerprint, chunk); {
+			case err == nil:
+				i += len(chunk)
+			case ctx.Err() == nil && errors.Is(err, context.Canceled):
+				// It yielded the server to a check: asked again after it.
+			default:
 				return // the next check asks for itself
 			}
 		}
