@@ -59,7 +59,7 @@ type Server struct {
 	// yielders cancel the warm-ups that hold or wait for the turn (see
 	// Warm): nobody waits on them, so a check or query that finds the
 	// server busy takes the turn from them (guarded by mu).
-	yielders map[int]context.CancelFunc
+	yielders  map[int]context.CancelFunc
 	nextYield int
 
 	// pendingDisk are disk changes the server has not been told yet
