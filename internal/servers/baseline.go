@@ -68,6 +68,7 @@ func (s *Server) BaselineHolds(key string, files []string) int {
 // "after" has an error (CheckRequest.NewErrorsOnly: counted as none).
 func (s *Server) Questions(req CheckRequest) int {
 	var after, befores []string
+	asked := 0 // befores asked whatever is kept
 	for _, f := range req.Files {
 		if f.Config {
 			continue
@@ -75,7 +76,10 @@ func (s *Server) Questions(req CheckRequest) int {
 		if !f.Delete {
 			after = append(after, f.Path)
 		}
-		if f.OldExists {
+		switch {
+		case f.OldExists && s.resolved.Spec.LazyOpen:
+			asked++ // pulled at its disk content in every check (check_pull.go)
+		case f.OldExists:
 			befores = append(befores, f.Path)
 		}
 	}
@@ -84,5 +88,5 @@ func (s *Server) Questions(req CheckRequest) int {
 	if req.NewErrorsOnly && editsOnly(req.Files) && s.resolved.Spec.Mode == ModeTSServer {
 		return n
 	}
-	return n + len(befores) - s.BaselineHolds(req.BaselineKey, befores)
+	return n + asked + len(befores) - s.BaselineHolds(req.BaselineKey, befores)
 }

@@ -139,10 +139,12 @@ func (s *Server) cycle(ctx context.Context, req CheckRequest, change bool) (Chec
 	if err != nil && !b.Alive() {
 		return res, b.ExitError()
 	}
-	if err != nil && ctx.Err() != nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+	if err != nil && ctx.Err() != nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded) && !req.warm {
 		// The server did not finish within the bound. Whatever it is busy
 		// with would leak into the next check's answers; a fresh server
-		// starts from the disk.
+		// starts from the disk. A warm-up sent no overlay, and its bound
+		// is its job's, not a sign of a hung server: the next check's own
+		// bound judges the server.
 		abandon = true
 	}
 	return res, err

@@ -30,6 +30,12 @@ func (cy *cycle) pullBefore(ctx context.Context) error {
 		}
 	}
 	cache := cy.server.baselineFor(cy.req.BaselineKey, cy.client)
+	if !basesOnDisk(cy.req.Files) {
+		// A changed file's base is not the disk's content: with it open
+		// (pyright) the answers are not the disk's, and a cached answer
+		// of the disk is not theirs (as in tsserver's cycle).
+		cache = newBaseline()
+	}
 	var before []string
 	for _, f := range cy.req.Files {
 		if !f.OldExists || f.Config {

@@ -123,8 +123,9 @@ func (s *Server) Diagnose(ctx context.Context, files []string) (map[string][]lsp
 // what they publish. A server that applies opens lazily (pyright) still
 // pulls a changed file at its disk content in the check (check_pull.go):
 // what its warm-up saves is its dependants' questions. A warm-up yields
-// the server to any check or query that finds it busy (it then fails with
-// the context's cancellation, and what it asked so far is kept).
+// the server to any check or query that finds it busy: it then fails with
+// the context's cancellation and keeps none of its answers (the caller
+// asks again).
 func (s *Server) Warm(ctx context.Context, key string, files []string) error {
 	spec := s.resolved.Spec
 	if key == "" || len(files) == 0 || spec.ReportsDependants || (spec.Mode != ModePull && spec.Mode != ModeTSServer) {

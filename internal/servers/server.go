@@ -103,6 +103,11 @@ func newServer(resolved Resolved, root string, folders []string, log io.Writer, 
 // is a warm-up itself (warm), it first takes the turn from the warm-ups
 // that hold or wait for it.
 func (s *Server) acquire(ctx context.Context, onWait func(what string), warm bool) (release func(), err error) {
+	if err := ctx.Err(); err != nil {
+		// A caller already gone (a warm-up superseded) takes no turn: its
+		// cycle would fail at once and kill the server on the way out.
+		return nil, fmt.Errorf("%s: %w", s.resolved.Spec.Name, err)
+	}
 	select {
 	case s.turn <- struct{}{}:
 		return func() { <-s.turn }, nil

@@ -255,6 +255,12 @@ func (v *Validator) chooseBatch(w checkWork, files []string, must bool) *batchPl
 			plan.configs = append(plan.configs, project)
 		}
 	}
+	if len(plan.configs) == 0 {
+		// No file to check (a group that only deletes, its deleted files
+		// left to the server's verdict): no run would check anything,
+		// and a run of nothing is no evidence.
+		return nil
+	}
 	if nc, why := v.nativeFor(c, w.snap, plan.configs); nc != nil {
 		if w.confirm {
 			// The project's own compiler confirms a commit and the end
@@ -292,6 +298,10 @@ func (b batchChecker) label() string { return b.plan.checker.Tool().Label }
 // check runs the plan, bounded by the load timeout. A run the bound cut
 // is unverified; any other failure may be made up for by the server.
 func (b batchChecker) check(ctx context.Context, w checkWork) (evidence, error) {
+	if len(b.plan.configs) == 0 {
+		// Its silence would read as an answer about every file (whole).
+		return evidence{}, &unverifiableError{b.label() + " had no project to run for these files"}
+	}
 	ctx, cancel := context.WithTimeout(ctx, b.v.opts.LoadTimeout)
 	defer cancel()
 	b.v.progress(w.g.say, Progress{Server: b.label(), Stage: "checking", Files: len(b.files)})

@@ -68,6 +68,13 @@ func TestDeletionNothingImportsGoesToTheBatchChecker(t *testing.T) {
 	if res.Verdict == Clean {
 		t.Fatalf("a deletion beside another project, without the compiler's record:\n%s", describe(res))
 	}
+	// Nor when the batch checker is asked for by name: it has no file
+	// to run a project for, and a run of nothing is no evidence.
+	h = newHarnessAt(t, h.dir, harnessOptions{opts: Options{BatchStateDir: t.TempDir(), Strategy: StrategyBatch}, noRecords: true})
+	res = h.validate(map[string]string{"-src/lonely.ts": ""})
+	if res.Verdict == Clean {
+		t.Fatalf("a deletion beside another project, the batch strategy, without the compiler's record:\n%s", describe(res))
+	}
 	// A check that leaves the dependants out (the hooks' narrowed check,
 	// ChangedOnly) leaves a deleted file's importers out too: the
 	// record says they exist, so the deletion is never judged on it.
