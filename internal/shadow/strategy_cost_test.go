@@ -15,15 +15,21 @@ func TestStrategyChoosesTheFasterEstimate(t *testing.T) {
 		asked   int
 		elapsed time.Duration
 	}
+	type batchRun struct {
+		elapsed time.Duration
+		both    bool // beside the unchanged tree's run
+	}
 	for _, tc := range []struct {
 		name      string
 		server    string
 		taught    []check // checks the server ran before
 		questions int
 		batch     float64 // a learned batch run, ms (0: the prior)
-		kept      bool    // the batch checker's answer for the unchanged tree is kept
-		runs      int
-		wantBatch bool
+		// taughtBatch are batch runs the checker made before.
+		taughtBatch []batchRun
+		kept        bool // the batch checker's answer for the unchanged tree is kept
+		runs        int
+		wantBatch   bool
 	}{
 		{name: "rich's first interface change, nothing kept", server: "pyright", questions: 124, wantBatch: false},
 		{name: "rich's first interface change after a session of one-file checks", server: "pyright",
@@ -37,6 +43,8 @@ func TestStrategyChoosesTheFasterEstimate(t *testing.T) {
 		{name: "tldraw's later interface change, 608 importers, tsc's answer kept (24-25 s a run)", server: "tsserver", questions: 1216, batch: 25000, kept: true, wantBatch: true},
 		{name: "tsserver, 80 importers, asked after the change only", server: "tsserver", questions: 80, wantBatch: false},
 		{name: "tsserver, 600 importers, tsc's answer kept", server: "tsserver", questions: 1200, kept: true, wantBatch: true},
+		{name: "a turn's end on date-fns after one run of tsc beside the unchanged tree (10 s), 150 importers", server: "tsserver", questions: 300,
+			taughtBatch: []batchRun{{10 * time.Second, true}}, wantBatch: false},
 		{name: "tsserver, 600 importers over 16 projects", server: "tsserver", questions: 1200, kept: true, runs: 16, wantBatch: false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -46,6 +54,9 @@ func TestStrategyChoosesTheFasterEstimate(t *testing.T) {
 			}
 			if tc.batch > 0 {
 				c.learn(c.batch, tc.server, tc.batch)
+			}
+			for _, r := range tc.taughtBatch {
+				c.learnBatch(tc.server, r.elapsed, r.both)
 			}
 			runs := max(tc.runs, 1)
 			perFile, batchRun := c.perFileRun(tc.server, tc.questions), c.batchRun(tc.server, tc.kept)
