@@ -86,10 +86,13 @@ type Change = sandbox.Change
 // after, by absolute path.
 type Result struct {
 	Before, After map[string][]lsp.Diagnostic
-	// Elapsed is the run over the changed tree; Baseline whether the
-	// unchanged tree's answer had to be computed (it is kept for the
-	// disk state).
-	Elapsed  time.Duration
+	// Elapsed is the run over the changed tree, or, with Both, the two
+	// runs at once; Baseline whether the unchanged tree's answer had to
+	// be computed (it is kept for the disk state).
+	Elapsed time.Duration
+	// Both: the changed tree's run ran beside the unchanged tree's, no
+	// answer of which was kept or being computed (Elapsed covers both).
+	Both     bool
 	Baseline bool
 	// Warm: the changed tree's run started from a state of Anvil's
 	// (CacheEnv's directory held an earlier run's).
@@ -254,7 +257,7 @@ func (c *Checker) checkBoth(ctx context.Context, config, diskState string, chang
 	if afterErr != nil {
 		return nil, fmt.Errorf("%s on the changed tree: %w", c.tool.Label, afterErr)
 	}
-	return &Result{Before: base.diags, After: after.Files, Elapsed: time.Since(start), Baseline: true, Warm: after.warm, Incomplete: after.Incomplete, Read: after.read}, nil
+	return &Result{Before: base.diags, After: after.Files, Elapsed: time.Since(start), Baseline: true, Both: true, Warm: after.warm, Incomplete: after.Incomplete, Read: after.read}, nil
 }
 
 // baseline returns the unchanged tree's answer for config at diskState,

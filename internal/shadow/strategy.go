@@ -364,7 +364,7 @@ func (v *Validator) batchCheck(ctx context.Context, snap *Snapshot, g *group, pl
 			return cr, "", err
 		}
 		ready = ready && !res.Baseline
-		v.costs.learnBatch(plan.costKey, res.Elapsed, res.Baseline)
+		v.costs.learnBatch(plan.costKey, res.Elapsed, res.Both)
 		if plan.holdNative {
 			held[config] = res
 		}

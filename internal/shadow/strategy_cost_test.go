@@ -36,7 +36,7 @@ func TestStrategyChoosesTheFasterEstimate(t *testing.T) {
 			taught: []check{{2, 1500 * time.Millisecond}, {2, 570 * time.Millisecond}, {2, 700 * time.Millisecond}}, questions: 124, wantBatch: false},
 		{name: "rich's later interface change, the importers' answers kept, the batch run's too", server: "pyright",
 			taught: []check{{124, 15500 * time.Millisecond}}, questions: 62, batch: 10600, kept: true, wantBatch: false},
-		{name: "a Python change reaching 300 files, none kept", server: "pyright", questions: 600, batch: 10600, kept: true, wantBatch: true},
+		{name: "a Python change reaching 300 files, no before kept", server: "pyright", questions: 600, batch: 10600, kept: true, wantBatch: true},
 		{name: "a server slowed past the batch run by what it learned", server: "pyright",
 			taught: []check{{124, 60 * time.Second}}, questions: 124, batch: 10600, kept: true, wantBatch: true},
 		{name: "tsserver, 40 importers, tsc's answer kept", server: "tsserver", questions: 80, kept: true, wantBatch: false},
@@ -45,6 +45,8 @@ func TestStrategyChoosesTheFasterEstimate(t *testing.T) {
 		{name: "tsserver, 600 importers, tsc's answer kept", server: "tsserver", questions: 1200, kept: true, wantBatch: true},
 		{name: "a turn's end on date-fns after one run of tsc beside the unchanged tree (10 s), 150 importers", server: "tsserver", questions: 300,
 			taughtBatch: []batchRun{{10 * time.Second, true}}, wantBatch: false},
+		{name: "a run beside the unchanged tree's (13 s) counts as 1.7 runs, once that tree's answer is kept", server: "tsserver", questions: 360,
+			taughtBatch: []batchRun{{13 * time.Second, true}}, kept: true, wantBatch: true},
 		{name: "tsserver, 600 importers over 16 projects", server: "tsserver", questions: 1200, kept: true, runs: 16, wantBatch: false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
