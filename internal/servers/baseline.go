@@ -67,14 +67,15 @@ func (s *Server) BaselineHolds(key string, files []string) int {
 // it keeps for req's disk state, and those tsserver asks only where the
 // "after" has an error (CheckRequest.NewErrorsOnly: counted as none).
 func (s *Server) Questions(req CheckRequest) int {
-	var after, befores []string
+	afters := len(req.Dependants)
 	asked := 0 // befores asked whatever is kept
+	var befores []string
 	for _, f := range req.Files {
 		if f.Config {
 			continue
 		}
 		if !f.Delete {
-			after = append(after, f.Path)
+			afters++
 		}
 		switch {
 		case f.OldExists && s.resolved.Spec.LazyOpen:
@@ -83,10 +84,9 @@ func (s *Server) Questions(req CheckRequest) int {
 			befores = append(befores, f.Path)
 		}
 	}
-	befores = append(befores, req.Dependants...)
-	n := len(after) + len(req.Dependants)
 	if req.NewErrorsOnly && editsOnly(req.Files) && s.resolved.Spec.Mode == ModeTSServer {
-		return n
+		return afters
 	}
-	return n + asked + len(befores) - s.BaselineHolds(req.BaselineKey, befores)
+	befores = append(befores, req.Dependants...)
+	return afters + asked + len(befores) - s.BaselineHolds(req.BaselineKey, befores)
 }

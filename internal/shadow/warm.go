@@ -82,13 +82,18 @@ func (v *Validator) warmBaseline(snap *Snapshot, g *group) {
 	if !spec.PullOpen || !v.opts.WarmBatch || v.opts.OneRequest || v.opts.Strategy == StrategyBatch {
 		return
 	}
+	// After every check this server answered: the walk stops at the
+	// size the batch checker takes over from.
 	var files []string
 	for rel := range snap.Files {
-		if servers.LanguageOf(rel) == g.lang {
-			files = append(files, v.root.Abs(rel))
+		if servers.LanguageOf(rel) != g.lang {
+			continue
+		}
+		if files = append(files, v.root.Abs(rel)); len(files) >= v.opts.WarmBatchFiles {
+			return
 		}
 	}
-	if len(files) == 0 || len(files) >= v.opts.WarmBatchFiles || g.server.BaselineHolds(snap.Fingerprint, files) == len(files) {
+	if len(files) == 0 || g.server.BaselineHolds(snap.Fingerprint, files) == len(files) {
 		return
 	}
 	slices.Sort(files)
