@@ -1,6 +1,7 @@
 package servers
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/anvil-dev/anvil/internal/lsp"
@@ -48,6 +49,39 @@ func (b *baseline) holds(paths []string) int {
 	return n
 }
 
+// befores is where a cycle finds the "before" answers it need not ask:
+// the server's own, kept for the disk state, and no error where the
+// project's batch checker found none at that state. Neither applies
+// where a changed file's base is not the disk's content: the "before" is
+// then not the disk state the two describe.
+type befores struct {
+	cache *baseline
+	clean map[string]bool
+}
+
+// beforesFor returns the answers kept for req's disk state, as the
+// server process c gave them.
+func (s *Server) beforesFor(req CheckRequest, c backend) befores {
+	if req.BaselineKey == "" || !basesOnDisk(req.Files) {
+		return befores{cache: newBaseline()}
+	}
+	return befores{cache: s.baselineFor(req.BaselineKey, c), clean: req.CleanAtDisk}
+}
+
+// get returns the "before" of path, if it need not be asked.
+func (b befores) get(path string) ([]lsp.Diagnostic, bool) {
+	if d, ok := b.cache.get(path); ok {
+		return d, true
+	}
+	if b.clean[path] {
+		return nil, true
+	}
+	return nil, false
+}
+
+// put keeps the server's answer for path.
+func (b befores) put(path string, d []lsp.Diagnostic) { b.cache.put(path, d) }
+
 // BaselineHolds counts the files (absolute) whose "before" the server
 // keeps for the disk state key: the questions a check of them at that
 // state would not ask again. Zero for an empty key, another state, or a
@@ -65,7 +99,8 @@ func (s *Server) BaselineHolds(key string, files []string) int {
 // Questions counts what a check of req would ask the server: an "after"
 // of each file to check, and a "before" of each that exists, but those
 // it keeps for req's disk state, and those tsserver asks only where the
-// "after" has an error (CheckRequest.NewErrorsOnly: counted as none).
+// "after" has an error (CheckRequest.NewErrorsOnly: counted as none) and
+// those the batch checker found clean (CheckRequest.CleanAtDisk).
 func (s *Server) Questions(req CheckRequest) int {
 	afters := len(req.Dependants)
 	asked := 0 // befores asked whatever is kept
@@ -88,5 +123,8 @@ func (s *Server) Questions(req CheckRequest) int {
 		return afters
 	}
 	befores = append(befores, req.Dependants...)
+	if req.BaselineKey != "" && len(req.CleanAtDisk) > 0 && basesOnDisk(req.Files) {
+		befores = slices.DeleteFunc(befores, func(p string) bool { return req.CleanAtDisk[p] })
+	}
 	return afters + asked + len(befores) - s.BaselineHolds(req.BaselineKey, befores)
 }

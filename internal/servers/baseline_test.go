@@ -17,6 +17,9 @@ func TestQuestionsCountWhatACheckAsks(t *testing.T) {
 	created := FileChange{Path: "/w/new.py"}
 	config := FileChange{Path: "/w/pyproject.toml", OldExists: true, Config: true}
 	deps := []string{"/w/b.py", "/w/c.py", "/w/d.py"}
+	// The batch checker found b and c clean at the disk state (a.py is
+	// not on disk: an edit of it is not of the disk state).
+	clean := map[string]bool{"/w/b.py": true, "/w/c.py": true}
 	for _, tc := range []struct {
 		name string
 		mode Mode
@@ -31,6 +34,10 @@ func TestQuestionsCountWhatACheckAsks(t *testing.T) {
 		{"tsserver, new errors only", ModeTSServer, CheckRequest{Files: []FileChange{edit}, Dependants: deps, NewErrorsOnly: true}, nil, 4},
 		{"tsserver, new errors only, a created file", ModeTSServer, CheckRequest{Files: []FileChange{edit, created}, Dependants: deps, NewErrorsOnly: true}, nil, 9},
 		{"a pull server asks both sides whatever is read", ModePull, CheckRequest{Files: []FileChange{edit}, Dependants: deps, NewErrorsOnly: true}, nil, 8},
+		{"the batch checker's clean files asked after the change only", ModePull, CheckRequest{Files: []FileChange{created}, Dependants: deps, BaselineKey: "k", CleanAtDisk: clean}, nil, 5},
+		{"the batch checker's clean files, no disk state named", ModePull, CheckRequest{Files: []FileChange{created}, Dependants: deps, CleanAtDisk: clean}, nil, 7},
+		{"the batch checker's clean files, a changed file's base not the disk's", ModePull, CheckRequest{Files: []FileChange{edit}, Dependants: deps, BaselineKey: "k", CleanAtDisk: clean}, nil, 8},
+		{"clean and kept count once", ModeTSServer, CheckRequest{Files: []FileChange{created}, Dependants: deps, BaselineKey: "k", CleanAtDisk: clean}, deps[1:], 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newServer(Resolved{Spec: Spec{Name: "x", Mode: tc.mode}}, "/w", nil, nil, 0)

@@ -55,6 +55,16 @@ type CheckRequest struct {
 	// result then has no Before for the others, and its resolved errors
 	// are not all known.
 	NewErrorsOnly bool
+	// CleanAtDisk are files (absolute) that the project's own batch
+	// checker, the same compiler as the server, found without an error at
+	// the disk state BaselineKey names. Their "before" is no error, and is
+	// not asked: once tsc has checked a project's unchanged tree, a change
+	// that reaches 608 of tldraw's files asks tsserver 608 questions, not
+	// 1,216. It applies only where the disk state is the "before" (every
+	// changed file's base is the disk's content). A file named here
+	// wrongly can only have its old errors read as new ones: no new
+	// error is hidden by it.
+	CleanAtDisk map[string]bool
 	// AfterOverlay, if set, is called once the overlays have been sent;
 	// tests use it to crash a server in the middle of a check.
 	AfterOverlay func()
@@ -80,9 +90,10 @@ type CheckResult struct {
 	// Notes say how particular files were checked, by path (a created file
 	// checked outside any tsconfig.json project).
 	Notes map[string]string
-	// Reused counts the files whose "before" came from the baseline cache:
-	// the disk unchanged since the server was asked about them (by an
-	// earlier check, or by [Server.Warm]).
+	// Reused counts the files whose "before" was not asked: kept in the
+	// baseline cache, the disk unchanged since the server was asked about
+	// them (by an earlier check, or by [Server.Warm]), or known from the
+	// batch checker (CheckRequest.CleanAtDisk).
 	Reused int
 }
 

@@ -29,13 +29,10 @@ func (cy *cycle) pullBefore(ctx context.Context) error {
 			}
 		}
 	}
-	cache := cy.server.baselineFor(cy.req.BaselineKey, cy.client)
-	if !basesOnDisk(cy.req.Files) {
-		// A changed file's base is not the disk's content: with it open
-		// (pyright) the answers are not the disk's, and a cached answer
-		// of the disk is not theirs (as in tsserver's cycle).
-		cache = newBaseline()
-	}
+	// Where a changed file's base is not the disk's content, with it open
+	// (pyright) the answers are not the disk's, and a cached answer of the
+	// disk is not theirs (as in tsserver's cycle): beforesFor keeps none.
+	cache := cy.server.beforesFor(cy.req, cy.client)
 	var before []string
 	for _, f := range cy.req.Files {
 		if !f.OldExists || f.Config {
@@ -66,8 +63,8 @@ func (cy *cycle) pullBefore(ctx context.Context) error {
 	if err := cy.pullAll(ctx, before, cy.res.Before); err != nil {
 		return err
 	}
-	for p, d := range cy.res.Before {
-		cache.put(p, d)
+	for _, p := range before {
+		cache.put(p, cy.res.Before[p])
 	}
 	return nil
 }

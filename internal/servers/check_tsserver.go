@@ -46,10 +46,10 @@ type tsCycle struct {
 	// files carried into their project.
 	project  map[string]string
 	carriers map[string]bool
-	// cache is the baseline cache the "before" answers go to, and
+	// cache is where the "before" answers come from and go to, and
 	// deferred the files whose "before" waits for the "after" (see
 	// CheckRequest.NewErrorsOnly and beforeWhereNeeded).
-	cache    *baseline
+	cache    befores
 	deferred []string
 }
 
@@ -79,15 +79,12 @@ func (cy *tsCycle) before(ctx context.Context) error {
 			}
 		}
 	}
-	cache := cy.server.baselineFor(cy.req.BaselineKey, cy.client)
 	// The "before" answers describe the disk only when every changed
 	// file's base is what the disk holds (they are all open at their
 	// bases); otherwise none is cached or taken from the cache. Then a
 	// changed file's own "before" comes from the cache like a dependant's
 	// (an Executor's next attempt at the same file asks once).
-	if !basesOnDisk(cy.req.Files) {
-		cache = newBaseline()
-	}
+	cache := cy.server.beforesFor(cy.req, cy.client)
 	var existing []string
 	for _, f := range cy.req.Files {
 		if f.OldExists {

@@ -668,6 +668,7 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group,
 			out.notes = append(out.notes, note)
 		}
 	}
+	w.req.CleanAtDisk = v.cleanAtDisk(w)
 	// The deleted files nothing is seen to import, found before reused
 	// answers take dependants out of the request.
 	w.unimported = unimportedDeletions(g.changes, w.req, v.root)

@@ -125,3 +125,106 @@ func waitBackground(t *testing.T, v *Validator) {
 		}
 	}
 }
+
+// Where the project's own batch checker has checked the unchanged tree
+// (the background run a large project gets, warmBatch), a change the
+// server checks takes the "before" of every file that run found clean
+// from it, and asks the server only about the others: the verdict is the
+// one a check without that answer gives (the oracle: the same change on
+// a validator with no batch checker), pre-existing errors and all.
+func TestTheBatchCheckersCleanFilesAreNotAskedAgain(t *testing.T) {
+	const importers = 6
+	for _, tc := range []struct {
+		server, project, language, withTS string
+		files                             map[string]string
+		body, hub, change                 map[string]string
+		breaks                            string
+	}{
+		{server: "tsserver", project: "ts-esm", language: "typescript", withTS: "5.9.3",
+			files:  tsImporters(importers),
+			body:   map[string]string{"src/main.ts": "export const body = 1;\n"},
+			hub:    map[string]string{"src/hub.ts": "export interface Shape {\n  area(): number;\n  label(): string;\n}\n\nexport function make(): Shape {\n  return { area: () => 1, label: () => \"s\" };\n}\n"},
+			breaks: "src/use3.ts"},
+		{server: "pyright", project: "py", language: "python",
+			files:  pyImporters(importers),
+			body:   map[string]string{"app/other.py": "def other() -> int:\n    return 2\n"},
+			hub:    map[string]string{"app/hub.py": "class Shape:\n    def area(self) -> int:\n        return 1\n\n    def label(self) -> str:\n        return \"shape\"\n"},
+			breaks: "app/use3.py"},
+	} {
+		t.Run(tc.server, func(t *testing.T) {
+			withBatch := newHarness(t, tc.project, harnessOptions{files: tc.files, opts: Options{BatchStateDir: t.TempDir(), WarmBatch: true, WarmBatchFiles: 1}})
+			without := newHarness(t, tc.project, harnessOptions{files: tc.files})
+			if tc.withTS != "" {
+				withTypeScript(t, withBatch, tc.withTS)
+				withTypeScript(t, without, tc.withTS)
+			}
+			for _, h := range []*harness{withBatch, without} {
+				if name := h.requireServer(tc.language).Spec().Name; name != tc.server {
+					t.Fatalf("checked by %s, want %s", name, tc.server)
+				}
+			}
+			// A check of another file: the session's first, which starts
+			// the batch checker's run over the unchanged tree.
+			expect(t, withBatch.validate(tc.body), Clean)
+			waitBackground(t, withBatch.v)
+			// That run taught what a run of the batch checker costs here,
+			// before any change was weighed by it.
+			if _, learned := withBatch.v.costs.batch[tc.server]; !learned {
+				t.Errorf("the background run of %s taught no cost of a batch run", tc.server)
+			}
+
+			got := withBatch.validate(tc.hub)
+			want := without.validate(tc.hub)
+			expect(t, got, Rejected, tc.breaks)
+			if !slices.Equal(got.NewErrorFiles(), want.NewErrorFiles()) || len(got.New) != len(want.New) || len(got.Preexisting) != len(want.Preexisting) || len(want.Preexisting) == 0 {
+				t.Errorf("with the batch checker's answer:\n%s\nwithout:\n%s", describe(got), describe(want))
+			}
+			if !strings.HasPrefix(got.Servers[0].Via, "the server") {
+				t.Fatalf("checked by %q, want the server", got.Servers[0].Via)
+			}
+			// The importers but the one with an error before the change.
+			if reused := got.Servers[0].BaselinesReused; reused < importers-1 {
+				t.Errorf("%d answers of the unchanged tree not asked, want the %d clean importers'", reused, importers-1)
+			}
+		})
+	}
+}
+
+// tsImporters is a hub of n importers in an ESM project: the third uses
+// the member the hub's change renames, the fifth has an error of its own.
+func tsImporters(n int) map[string]string {
+	files := map[string]string{
+		"src/hub.ts": "export interface Shape {\n  area(): number;\n  name(): string;\n}\n\nexport function make(): Shape {\n  return { area: () => 1, name: () => \"s\" };\n}\n",
+	}
+	for i := range n {
+		use := "area()"
+		if i == 3 {
+			use = "name()"
+		}
+		body := fmt.Sprintf("import { make } from \"./hub.js\";\n\nexport const use%d = make().%s;\n", i, use)
+		if i == 5 {
+			body += "export const flaw: number = \"pre-existing\";\n"
+		}
+		files[fmt.Sprintf("src/use%d.ts", i)] = body
+	}
+	return files
+}
+
+// pyImporters is tsImporters in Python.
+func pyImporters(n int) map[string]string {
+	files := map[string]string{
+		"app/hub.py": "class Shape:\n    def area(self) -> int:\n        return 1\n\n    def name(self) -> str:\n        return \"shape\"\n",
+	}
+	for i := range n {
+		use := "area()"
+		if i == 3 {
+			use = "name()"
+		}
+		body := fmt.Sprintf("from app.hub import Shape\n\n\ndef use%d() -> object:\n    return Shape().%s\n", i, use)
+		if i == 5 {
+			body += "\nflaw: int = \"pre-existing\"\n"
+		}
+		files[fmt.Sprintf("app/use%d.py", i)] = body
+	}
+	return files
+}
