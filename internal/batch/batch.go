@@ -120,6 +120,7 @@ type Checker struct {
 
 	mu        sync.Mutex
 	baselines map[string]*baseline // by project; the latest disk state's
+	warmed    map[string]bool      // the projects warmed once by this checker
 
 	// changedMu serialises the runs over changed trees of a checker with
 	// a CacheEnv: they share one state directory.
@@ -146,15 +147,17 @@ type baseline struct {
 	state string
 	// ready: computed without error (guarded by the checker's mu).
 	ready bool
-	// elapsed is how long the run took (set before done is closed).
+	// elapsed is how long the run took, and whole whether it started
+	// from no state of an earlier run (both set before done is closed).
 	elapsed time.Duration
+	whole   bool
 }
 
 // New returns a checker for the workspace at root. stateDir keeps tsc's
 // incremental state (it is created; nothing in it is needed for
 // correctness, only speed). policy seals each run.
 func New(root string, tool Tool, stateDir string, policy *execpolicy.Policy) *Checker {
-	return &Checker{root: root, tool: tool, stateDir: stateDir, policy: policy, baselines: map[string]*baseline{}, written: map[string]bool{}}
+	return &Checker{root: root, tool: tool, stateDir: stateDir, policy: policy, baselines: map[string]*baseline{}, warmed: map[string]bool{}, written: map[string]bool{}}
 }
 
 // Tool returns the checker's tool.
@@ -203,21 +206,40 @@ func (c *Checker) Check(ctx context.Context, config, diskState string, changes [
 // first check of a change then runs the checker once, not twice. The
 // answer is dropped when the disk changes; ctx cancels the run.
 //
-// It returns how long the run took when this call ran it and it
-// succeeded (0 otherwise): a whole run of the checker over the project,
-// which is what a change's run costs (tsc's incremental state saves
-// little where a change reaches many files: tldraw's 22-26 s against
-// 22-33 s in full), so its caller learns the checker's cost before the
-// first change that weighs it.
+// It returns how long the run took when this call ran it from no state
+// of an earlier run and it succeeded (0 otherwise): a whole run of the
+// checker over the project, which is what a change that reaches most of
+// it costs, so its caller learns the checker's cost before the first
+// change that weighs it. A run from an earlier disk state's incremental
+// state re-checks only what changed since, and would teach a cost far
+// below a wide change's.
 func (c *Checker) Warm(ctx context.Context, config, diskState string) time.Duration {
 	if c.kept(config, diskState) {
 		return 0
 	}
+	if c.tool.Kind == TSC && c.firstWarm(config) {
+		// The state an earlier process left would make this run a
+		// partial one, and no cost of a whole run known; the process's
+		// first warm-up, in the background, pays for it once.
+		_ = os.Remove(c.stateFile(config))
+	}
 	b, computed, err := c.baseline(ctx, config, diskState, true)
-	if err != nil || !computed {
+	if err != nil || !computed || !b.whole {
 		return 0
 	}
 	return b.elapsed
+}
+
+// firstWarm reports whether this is the checker's first warm-up of
+// config.
+func (c *Checker) firstWarm(config string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.warmed[config] {
+		return false
+	}
+	c.warmed[config] = true
+	return true
 }
 
 // Ready reports whether the unchanged tree's answer for config at
@@ -237,6 +259,19 @@ func (c *Checker) Baseline(config, diskState string) (map[string][]lsp.Diagnosti
 		return nil, false
 	}
 	return b.diags, true
+}
+
+// AnyReady reports whether the unchanged tree's answer of any project at
+// diskState is computed and kept.
+func (c *Checker) AnyReady(diskState string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, b := range c.baselines {
+		if b.diskState == diskState && b.ready {
+			return true
+		}
+	}
+	return false
 }
 
 // kept reports whether the unchanged tree's answer for config at
@@ -307,13 +342,17 @@ func (c *Checker) baselineOnce(ctx context.Context, config, diskState string, ba
 	b.started = true
 	c.mu.Unlock()
 	if computed {
+		stateBefore := false
 		if c.tool.Kind == TSC {
 			b.state = c.statePath(config)
+			_, err := os.Stat(b.state)
+			stateBefore = err == nil
 		}
 		var r report
 		start := time.Now()
 		r, b.err = c.run(ctx, config, nil, b.state, background)
 		b.elapsed = time.Since(start)
+		b.whole = !r.warm && !stateBefore
 		if b.err == nil && r.Incomplete != "" {
 			// Errors the unchanged tree hides behind others would be
 			// counted as the change's.
@@ -341,14 +380,20 @@ func (c *Checker) baselineOnce(ctx context.Context, config, diskState string, ba
 	return b, computed, b.err
 }
 
-// statePath is where tsc keeps its incremental state for config.
+// statePath is where tsc keeps its incremental state for config; its
+// directory is made.
 func (c *Checker) statePath(config string) string {
-	sum := sha256.Sum256([]byte(c.tool.Label + "\x00" + config))
-	dir := filepath.Join(c.stateDir, hex.EncodeToString(sum[:8]))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	p := c.stateFile(config)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return ""
 	}
-	return filepath.Join(dir, "base.tsbuildinfo")
+	return p
+}
+
+// stateFile names tsc's incremental state for config.
+func (c *Checker) stateFile(config string) string {
+	sum := sha256.Sum256([]byte(c.tool.Label + "\x00" + config))
+	return filepath.Join(c.stateDir, hex.EncodeToString(sum[:8]), "base.tsbuildinfo")
 }
 
 // report is one run's answer.

@@ -70,6 +70,16 @@ func TestParse(t *testing.T) {
 		{name: "mypy stopped by a syntax error", format: Mypy, file: "mypy-syntax.txt", exit: 2, incomplete: true, want: []string{
 			"bad.py:1:6 error syntax invalid syntax",
 		}},
+		// tsc checks no types while a file has a syntax error (the
+		// output of TypeScript 7's tsc on "(;" in one file and a type
+		// error in another): its silence is no evidence.
+		{name: "tsc stopped by a syntax error", format: TSC, file: "tsc-syntax.txt", exit: 2, incomplete: true, want: []string{
+			"src/a.ts:1:19 error 1109 Expression expected.",
+		}},
+		{name: "tsc with type errors beside a grammar error", format: TSC, file: "tsc-errors.txt", exit: 2, want: []string{
+			"src/b.ts:1:14 error 2322 Type 'string' is not assignable to type 'number'.",
+			"src/c.ts:2:1 error 1308 'await' expressions are only allowed within async functions and at the top levels of modules.",
+		}},
 		{name: "javac", format: Javac, file: "javac-errors.txt", exit: 1, want: []string{
 			"src/p/B.java:5:27 error  incompatible types: int cannot be converted to String",
 			"src/p/B.java:5:39 error  cannot find symbol",

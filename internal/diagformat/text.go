@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"maps"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -212,5 +215,38 @@ func parseTSC(in Input) (Report, error) {
 	if unread > 0 && len(diags) == 0 {
 		return Report{}, fmt.Errorf("tsc printed what is not a diagnostic: %s", Tail(in.Output))
 	}
-	return Report{Files: diags}, nil
+	return Report{Files: diags, Incomplete: tscSyntaxOnly(diags, in.Root)}, nil
+}
+
+// tscSyntaxOnly says why an answer of tsc's is incomplete when every error
+// in it is one of the 1000s (those of the parser and of grammar): tsc
+// reports a program's type errors only once no file of it has a syntax
+// error, so its silence about every other file's types is then no
+// evidence (one file with "(;" and a type error in another: tsc prints
+// TS1109 alone, TypeScript 6 and 7 alike). A grammar error of the
+// checker's, alone, reads as such too: the check is then the server's or
+// unverified, never clean by that silence. "" when the answer is whole.
+func tscSyntaxOnly(diags map[string][]lsp.Diagnostic, root string) string {
+	first, firstFile := "", ""
+	for _, file := range slices.Sorted(maps.Keys(diags)) {
+		for _, d := range diags[file] {
+			if !d.IsError() {
+				continue
+			}
+			code := strings.TrimPrefix(string(d.Code), "TS")
+			if n, err := strconv.Atoi(code); err != nil || n >= 2000 {
+				return ""
+			}
+			if first == "" {
+				first, firstFile = "TS"+code, file
+			}
+		}
+	}
+	if first == "" {
+		return ""
+	}
+	if rel, err := filepath.Rel(root, firstFile); err == nil && firstFile != "" {
+		firstFile = filepath.ToSlash(rel)
+	}
+	return fmt.Sprintf("tsc reported only syntax errors (%s in %s), and it checks no file's types while any file has one", first, firstFile)
 }

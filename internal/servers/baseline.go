@@ -50,8 +50,8 @@ func (b *baseline) holds(paths []string) int {
 }
 
 // befores is where a cycle finds the "before" answers it need not ask:
-// the server's own, kept for the disk state, and no error where the
-// project's batch checker found none at that state. Neither applies
+// the server's own, kept for the disk state, and the files the project's
+// batch checker found without an error at that state. Neither applies
 // where a changed file's base is not the disk's content: the "before" is
 // then not the disk state the two describe.
 type befores struct {
@@ -68,19 +68,25 @@ func (s *Server) beforesFor(req CheckRequest, c backend) befores {
 	return befores{cache: s.baselineFor(req.BaselineKey, c), clean: req.CleanAtDisk}
 }
 
-// get returns the "before" of path, if it need not be asked.
-func (b befores) get(path string) ([]lsp.Diagnostic, bool) {
-	if d, ok := b.cache.get(path); ok {
-		return d, true
-	}
-	if b.clean[path] {
-		return nil, true
-	}
-	return nil, false
-}
+// get returns the server's own "before" of path, if kept.
+func (b befores) get(path string) ([]lsp.Diagnostic, bool) { return b.cache.get(path) }
+
+// isClean reports whether the batch checker found path without an error.
+func (b befores) isClean(path string) bool { return b.clean[path] }
 
 // put keeps the server's answer for path.
 func (b befores) put(path string, d []lsp.Diagnostic) { b.cache.put(path, d) }
+
+// cleanSpares reports whether a cycle of mode spares the "before" of the
+// files the batch checker found clean (CheckRequest.CleanAtDisk): a pull
+// server takes it as no error; tsserver asks it only of those with an
+// error after the change, which it can do where it can take the change
+// back (editsOnly). Either way no file the server would find an error in
+// before and after is judged by the batch checker's answer alone, bar a
+// pull server's.
+func cleanSpares(mode Mode, files []FileChange) bool {
+	return mode == ModePull || (mode == ModeTSServer && editsOnly(files))
+}
 
 // BaselineHolds counts the files (absolute) whose "before" the server
 // keeps for the disk state key: the questions a check of them at that
@@ -104,7 +110,7 @@ func (s *Server) BaselineHolds(key string, files []string) int {
 func (s *Server) Questions(req CheckRequest) int {
 	afters := len(req.Dependants)
 	asked := 0 // befores asked whatever is kept
-	var befores []string
+	var before []string
 	for _, f := range req.Files {
 		if f.Config {
 			continue
@@ -116,15 +122,15 @@ func (s *Server) Questions(req CheckRequest) int {
 		case f.OldExists && s.resolved.Spec.LazyOpen:
 			asked++ // pulled at its disk content in every check (check_pull.go)
 		case f.OldExists:
-			befores = append(befores, f.Path)
+			before = append(before, f.Path)
 		}
 	}
 	if req.NewErrorsOnly && editsOnly(req.Files) && s.resolved.Spec.Mode == ModeTSServer {
 		return afters
 	}
-	befores = append(befores, req.Dependants...)
-	if req.BaselineKey != "" && len(req.CleanAtDisk) > 0 && basesOnDisk(req.Files) {
-		befores = slices.DeleteFunc(befores, func(p string) bool { return req.CleanAtDisk[p] })
+	before = append(before, req.Dependants...)
+	if len(req.CleanAtDisk) > 0 && req.BaselineKey != "" && cleanSpares(s.resolved.Spec.Mode, req.Files) && basesOnDisk(req.Files) {
+		before = slices.DeleteFunc(before, func(p string) bool { return req.CleanAtDisk[p] })
 	}
-	return afters + asked + len(befores) - s.BaselineHolds(req.BaselineKey, befores)
+	return afters + asked + len(before) - s.BaselineHolds(req.BaselineKey, before)
 }

@@ -37,7 +37,8 @@ func TestQuestionsCountWhatACheckAsks(t *testing.T) {
 		{"the batch checker's clean files asked after the change only", ModePull, CheckRequest{Files: []FileChange{created}, Dependants: deps, BaselineKey: "k", CleanAtDisk: clean}, nil, 5},
 		{"the batch checker's clean files, no disk state named", ModePull, CheckRequest{Files: []FileChange{created}, Dependants: deps, CleanAtDisk: clean}, nil, 7},
 		{"the batch checker's clean files, a changed file's base not the disk's", ModePull, CheckRequest{Files: []FileChange{edit}, Dependants: deps, BaselineKey: "k", CleanAtDisk: clean}, nil, 8},
-		{"clean and kept count once", ModeTSServer, CheckRequest{Files: []FileChange{created}, Dependants: deps, BaselineKey: "k", CleanAtDisk: clean}, deps[1:], 4},
+		{"clean and kept count once", ModePull, CheckRequest{Files: []FileChange{created}, Dependants: deps, BaselineKey: "k", CleanAtDisk: clean}, deps[1:], 4},
+		{"tsserver, a created file: it cannot take the change back, so the clean files' befores are asked", ModeTSServer, CheckRequest{Files: []FileChange{created}, Dependants: deps, BaselineKey: "k", CleanAtDisk: clean}, nil, 7},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newServer(Resolved{Spec: Spec{Name: "x", Mode: tc.mode}}, "/w", nil, nil, 0)

@@ -56,14 +56,18 @@ type CheckRequest struct {
 	// are not all known.
 	NewErrorsOnly bool
 	// CleanAtDisk are files (absolute) that the project's own batch
-	// checker, the same compiler as the server, found without an error at
-	// the disk state BaselineKey names. Their "before" is no error, and is
-	// not asked: once tsc has checked a project's unchanged tree, a change
-	// that reaches 608 of tldraw's files asks tsserver 608 questions, not
-	// 1,216. It applies only where the disk state is the "before" (every
-	// changed file's base is the disk's content). A file named here
-	// wrongly can only have its old errors read as new ones: no new
-	// error is hidden by it.
+	// checker, the same compiler as the server and its configuration,
+	// found without an error at the disk state BaselineKey names. Their
+	// "before" is spared: once tsc has checked a project's unchanged
+	// tree, a change that reaches 608 of tldraw's files asks tsserver
+	// 608 questions, not 1,216. tsserver asks it only of those with an
+	// error after the change, where it can take the change back (edits
+	// only: cleanSpares), so the server's own answer pairs every error
+	// it reports; a pull server takes it as no error. It applies only
+	// where the disk state is the "before" (every changed file's base is
+	// the disk's content). A file named here wrongly can only have its
+	// old errors read as new ones (a pull server's) or an error it
+	// resolved go unreported: no new error is hidden by it.
 	CleanAtDisk map[string]bool
 	// AfterOverlay, if set, is called once the overlays have been sent;
 	// tests use it to crash a server in the middle of a check.

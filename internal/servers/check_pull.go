@@ -45,18 +45,28 @@ func (cy *cycle) pullBefore(ctx context.Context) error {
 			before = append(before, f.Path)
 			continue
 		}
-		if d, ok := cache.get(f.Path); ok {
+		switch d, ok := cache.get(f.Path); {
+		case ok:
 			cy.res.Before[f.Path] = d
 			cy.res.Reused++
-		} else {
+		case cache.isClean(f.Path):
+			cy.res.Before[f.Path] = nil
+			cy.res.Reused++
+		default:
 			before = append(before, f.Path) // a closed file: its disk state
 		}
 	}
 	for _, p := range cy.req.Dependants {
-		if d, ok := cache.get(p); ok {
+		switch d, ok := cache.get(p); {
+		case ok:
 			cy.res.Before[p] = d
 			cy.res.Reused++
-		} else {
+		case cache.isClean(p):
+			// The batch checker, of the server's own configuration,
+			// found no error there at this disk state.
+			cy.res.Before[p] = nil
+			cy.res.Reused++
+		default:
 			before = append(before, p)
 		}
 	}

@@ -91,18 +91,26 @@ func (cy *tsCycle) before(ctx context.Context) error {
 			existing = append(existing, f.Path)
 		}
 	}
+	// A file the batch checker found clean has its "before" asked only
+	// if its "after" has an error (then the server's own answer pairs
+	// it, whatever the two checkers' classes of error), and none
+	// otherwise: it had no error to resolve.
+	spare := cleanSpares(ModeTSServer, cy.req.Files)
 	var ask []string
 	for _, p := range append(existing, cy.req.Dependants...) {
-		if d, ok := cache.get(p); ok {
+		switch d, ok := cache.get(p); {
+		case ok:
 			cy.res.Before[p] = d
 			cy.res.Reused++
-		} else {
+		case spare && cache.isClean(p):
+			cy.deferred = append(cy.deferred, p)
+		default:
 			ask = append(ask, p)
 		}
 	}
 	cy.cache = cache
 	if cy.req.NewErrorsOnly && editsOnly(cy.req.Files) {
-		cy.deferred = ask
+		cy.deferred = append(cy.deferred, ask...)
 		return nil
 	}
 	if err := cy.diagnose(ctx, ask, cy.res.Before); err != nil {
@@ -134,8 +142,14 @@ func editsOnly(files []FileChange) bool {
 func (cy *tsCycle) beforeWhereNeeded(ctx context.Context) error {
 	var need []string
 	for _, p := range cy.deferred {
-		if slices.ContainsFunc(cy.res.After[p], lsp.Diagnostic.IsError) {
+		switch {
+		case slices.ContainsFunc(cy.res.After[p], lsp.Diagnostic.IsError):
 			need = append(need, p)
+		case cy.cache.isClean(p):
+			// No error either side: the batch checker's answer is the
+			// "before", and nothing was resolved.
+			cy.res.Before[p] = nil
+			cy.res.Reused++
 		}
 	}
 	cy.deferred = nil

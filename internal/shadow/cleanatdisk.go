@@ -11,26 +11,27 @@ import (
 // cleanAtDisk names the files of w's request (changed and dependants,
 // absolute) that the project's own batch checker, the server's compiler,
 // found without an error at the disk state the check compares with: the
-// answer the background warm-up keeps for a large project
-// (warmBatch). Their "before" need not be asked of the server
-// (servers.CheckRequest.CleanAtDisk), so a change that reaches most of a
-// project costs the server one question a file, not two, and stays with
-// the server where it is the faster: tldraw's interface change, 608
-// files, 17 s through tsserver's "after" answers alone against 24-30 s
-// for tsc over the changed tree (docs/benchmarks.md).
+// answer the background warm-up keeps for a large project (warmBatch).
+// The server then spares their "before" (servers.CheckRequest.CleanAtDisk:
+// tsserver asks it only where the "after" has an error), so a change that
+// reaches most of a project costs one question a file, not two, and stays
+// with the server where that is the faster: tldraw's interface change,
+// 608 files, 17-21 s through tsserver against 22-30 s for tsc over the
+// changed tree (docs/benchmarks.md).
 //
 // Sound whichever way it errs: an empty "before" can only have a file's
-// old errors read as new ones, never hide a new one. So a file counts
-// only where the run said something about the file's project as a whole:
-// its project is the one the run checked (tsconfig ownership, pyright's
-// configuration covering it), and the run reported no error of no file
-// (a configuration the checker could not read).
+// old errors read as new ones, never hide a new one. A file counts only
+// where the run's answer covers it: its project is the one the run built
+// (tsconfig ownership, pyright's configuration covering it), and the run
+// was whole (batch.Checker keeps no answer of a run that reported an
+// error of no file, or whose checker stopped early: tsc at a syntax
+// error, after which it checks no types anywhere).
 func (v *Validator) cleanAtDisk(w checkWork) map[string]bool {
 	if w.g.server == nil || w.req.BaselineKey == "" {
 		return nil
 	}
 	c := v.batchFor(w.g.server)
-	if c == nil || (c.Tool().Kind != batch.TSC && c.Tool().Kind != batch.Pyright) {
+	if c == nil || (c.Tool().Kind != batch.TSC && c.Tool().Kind != batch.Pyright) || !c.AnyReady(w.req.BaselineKey) {
 		return nil
 	}
 	projects := tsconfig.NewProjects(v.root.Dir())
@@ -54,7 +55,7 @@ func (v *Validator) cleanAtDisk(w checkWork) map[string]bool {
 		a, seen := answers[project]
 		if !seen {
 			d, ok := c.Baseline(project, w.req.BaselineKey)
-			a = answer{diags: d, usable: ok && !hasError(d[""])}
+			a = answer{diags: d, usable: ok}
 			answers[project] = a
 		}
 		if a.usable && !hasError(a.diags[abs]) {

@@ -489,10 +489,11 @@ func (v *Validator) warmBatch(snap *Snapshot, g *group) {
 func (v *Validator) warmAndProve(c *batch.Checker, snap *Snapshot, costKey string) func(ctx context.Context, config string) {
 	return func(ctx context.Context, config string) {
 		if ran := c.Warm(ctx, config, snap.Fingerprint); ran > 0 {
-			// A whole run over the project: what a change's run costs,
-			// known before the first change that weighs it (the prior,
-			// 2.5 s, sent tldraw's first interface change to a 25 s
-			// tsc where tsserver takes 17-21 s).
+			// A whole run over the project (Warm reports no other): what
+			// a change that reaches most of it costs, known before the
+			// first change that weighs it (the prior, 2.5 s, sent
+			// tldraw's first interface change to a 25 s tsc where
+			// tsserver takes 17-21 s).
 			v.costs.learnBatch(costKey, ran, false)
 		}
 		if c.Tool().Kind == batch.TSC {

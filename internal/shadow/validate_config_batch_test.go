@@ -1,6 +1,7 @@
 package shadow
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -41,6 +42,11 @@ func TestConfigReadOnlyFromDiskGoesToTheBatchChecker(t *testing.T) {
 			change: map[string]string{"configs/strict.json": `{"compilerOptions": {"strict": true}}`}, want: Rejected, newIn: "src/loose.ts"},
 		{name: "tsgo: an extended base changes nothing checked", project: "ts", server: "typescript", files: tsExtends,
 			change: map[string]string{"configs/strict.json": "{\"compilerOptions\": {\"strict\": false}}\n"}, want: Clean},
+		// tsc checks no types while any file has a syntax error: its
+		// silence about loose.ts is no evidence.
+		{name: "tsgo: an extended base turns strict on beside a file that does not parse", project: "ts", server: "typescript",
+			files:  withFiles(tsExtends, map[string]string{"src/broken.ts": "export const x = (;\n"}),
+			change: map[string]string{"configs/strict.json": `{"compilerOptions": {"strict": true}}`}, want: Unverified, reason: "syntax errors"},
 		{name: "tsgo: JSON code imports changes a type", project: "ts", server: "typescript", files: tsJSON,
 			change: map[string]string{"src/data.json": `{"port": "80"}`}, want: Rejected, newIn: "src/port.ts"},
 		{name: "tsgo: JSON code imports keeps its types", project: "ts", server: "typescript", files: tsJSON,
@@ -117,5 +123,30 @@ func TestModuleFilesGoToTheGoCommand(t *testing.T) {
 	res := h.validate(map[string]string{"lib/go.mod": "module example.com/lib\n\ngo 1.21\n"})
 	if res.Verdict != Unverified || !strings.Contains(describe(res), "another module") {
 		t.Fatalf("another module's go.mod:\n%s", describe(res))
+	}
+}
+
+// withFiles is files with more laid over them.
+func withFiles(files, more map[string]string) map[string]string {
+	out := maps.Clone(files)
+	maps.Copy(out, more)
+	return out
+}
+
+// A change the batch checker takes, in a project where another file does
+// not parse: tsc reports that file's syntax error and checks no types
+// anywhere, so its answer on either side says nothing of the change's
+// type error. The server, which checks each file's types whatever
+// another file holds, answers instead.
+func TestASyntaxErrorElsewhereLeavesTheBatchCheckerSilent(t *testing.T) {
+	h := newHarness(t, "ts", harnessOptions{files: map[string]string{
+		"src/broken.ts": "export const x = (;\n",
+		"src/n.ts":      "export const n: number = 1;\n",
+	}, opts: Options{BatchStateDir: t.TempDir(), Strategy: StrategyBatch}})
+	h.requireServer("typescript")
+	res := h.validate(map[string]string{"src/n.ts": "export const n: number = \"one\";\n"})
+	expect(t, res, Rejected, "src/n.ts")
+	if notes := strings.Join(res.Notes, "\n"); !strings.Contains(notes, "syntax errors") {
+		t.Errorf("the verdict does not say why the batch checker could not answer: %s\n%s", notes, describe(res))
 	}
 }
