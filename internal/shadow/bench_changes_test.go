@@ -283,9 +283,18 @@ func benchRealChanges(b *testing.B, p changeProject) []string {
 		how := ""
 		for _, s := range res.Servers {
 			how = s.Via
+			if strings.HasPrefix(how, "the server") && s.BaselinesReused > 0 {
+				// The "before" answers it was not asked: kept from an
+				// earlier check, or known from the batch checker's.
+				how += fmt.Sprintf(" (%d befores not asked)", s.BaselinesReused)
+			}
 		}
 		if i := strings.Index(how, ","); strings.HasPrefix(how, "batch: ") && i > 0 {
-			how = how[:i]
+			if strings.Contains(how, "answer was ready") {
+				how = how[:i] + ", the unchanged tree's answer ready"
+			} else {
+				how = how[:i]
+			}
 		}
 		rows = append(rows, fmt.Sprintf("| %s | %d | %s | %s (%s) | %d | %s | %s | %s |\n", p.name, files, c.name, ms(gate), res.Verdict, len(res.CheckedFiles), how, full, incr))
 	}

@@ -478,23 +478,32 @@ func (v *Validator) warmBatch(snap *Snapshot, g *group) {
 	// One job per checker, cancelled by the next disk state (see
 	// background.go); each project's run bounded like any batch run. A
 	// check waiting for the answer waits within its own context.
-	v.work.run(v.bg, g.server.Spec().Name, c.Tool().Label, snap.Fingerprint, why, configs, v.opts.LoadTimeout, v.warmAndProve(c, snap, g.server.Spec().Name))
+	v.work.run(v.bg, g.server.Spec().Name, c.Tool().Label, snap.Fingerprint, why, configs, v.opts.LoadTimeout, v.warmAndProve(c, snap, g.server))
 }
 
 // warmAndProve is the work of a checker's background job for a project
-// at snap's disk state: its answer for the unchanged tree, then, for the
-// project's tsc, TypeScript 7's proof. One function for every job of the
+// at snap's disk state: its answer for the unchanged tree (and, from a
+// whole run, the checker's cost), tsserver's answers for the files that
+// answer has errors in (askErrorFilesAhead), then, for the project's
+// tsc, TypeScript 7's proof. One function for every job of the
 // checker, since a job for the same state takes the projects another
 // caller asks for.
-func (v *Validator) warmAndProve(c *batch.Checker, snap *Snapshot, costKey string) func(ctx context.Context, config string) {
+func (v *Validator) warmAndProve(c *batch.Checker, snap *Snapshot, srv *servers.Server) func(ctx context.Context, config string) {
+	costKey := srv.Spec().Name
 	return func(ctx context.Context, config string) {
-		if ran := c.Warm(ctx, config, snap.Fingerprint); ran > 0 {
+		ran := c.Warm(ctx, config, snap.Fingerprint)
+		if ran > 0 {
 			// A whole run over the project (Warm reports no other): what
 			// a change that reaches most of it costs, known before the
 			// first change that weighs it (the prior, 2.5 s, sent
 			// tldraw's first interface change to a 25 s tsc where
 			// tsserver takes 17-21 s).
 			v.costs.learnBatch(costKey, ran, false)
+		}
+		if spec := srv.Spec(); spec.Mode == servers.ModeTSServer && !spec.ReportsDependants {
+			if diags, ok := c.Baseline(config, snap.Fingerprint); ok {
+				v.askErrorFilesAhead(ctx, srv, diags, snap.Fingerprint)
+			}
 		}
 		if c.Tool().Kind == batch.TSC {
 			v.prove(ctx, c, snap, config)

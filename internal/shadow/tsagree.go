@@ -231,7 +231,7 @@ func (v *Validator) proveAfter(snap *Snapshot, g *group, plan *batchPlan) {
 	nc := v.native()
 	v.work.run(v.bg, g.server.Spec().Name, nc.Tool().Label, snap.Fingerprint,
 		fmt.Sprintf("whether %s gives %s's answer, to take the project's batch runs where it does", nc.Tool().Label, own.Tool().Label),
-		configs, v.opts.LoadTimeout, v.warmAndProve(own, snap, g.server.Spec().Name))
+		configs, v.opts.LoadTimeout, v.warmAndProve(own, snap, g.server))
 }
 
 // wantsProof reports whether TypeScript 7's agreement with own (the
