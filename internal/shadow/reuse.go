@@ -69,13 +69,15 @@ func (r *reuse) keep(server, key string, cr servers.CheckResult) {
 }
 
 // skipKnown takes the dependants prev already checked out of req and
-// returns them. When one of them gained diagnostics, it takes none: the
-// check then stops where a check of its own would (at the nearest files
-// with new errors), so its verdict and the files it names are the same
-// whether another check came first or not.
+// returns them. When one of them gained errors, it takes none: the check
+// then stops where a check of its own would (at the nearest files with
+// new errors), so its verdict and the files it names are the same
+// whether another check came first or not. Errors, not diagnostics: a
+// "before" spared by the batch checker's answer (CleanAtDisk) is empty,
+// and a file's warnings after the change would otherwise read as gained.
 func skipKnown(req *servers.CheckRequest, prev *servers.CheckResult) []string {
 	for _, d := range req.Dependants {
-		if slices.Contains(prev.Checked, d) && len(prev.After[d]) > len(prev.Before[d]) {
+		if slices.Contains(prev.Checked, d) && errorCount(prev.After[d]) > errorCount(prev.Before[d]) {
 			return nil
 		}
 	}
@@ -112,4 +114,15 @@ func addKnown(cr *servers.CheckResult, prev *servers.CheckResult, files []string
 			cr.Checked = append(cr.Checked, f)
 		}
 	}
+}
+
+// errorCount counts the errors of ds.
+func errorCount(ds []lsp.Diagnostic) int {
+	n := 0
+	for _, d := range ds {
+		if d.IsError() {
+			n++
+		}
+	}
+	return n
 }
