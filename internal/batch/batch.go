@@ -151,6 +151,9 @@ type baseline struct {
 	// from no state of an earlier run (both set before done is closed).
 	elapsed time.Duration
 	whole   bool
+	// answered: err is the checker's own answer for the disk state (it
+	// stopped early), which another run would give again.
+	answered bool
 }
 
 // New returns a checker for the workspace at root. stateDir keeps tsc's
@@ -355,8 +358,11 @@ func (c *Checker) baselineOnce(ctx context.Context, config, diskState string, ba
 		b.whole = !r.warm && !stateBefore
 		if b.err == nil && r.Incomplete != "" {
 			// Errors the unchanged tree hides behind others would be
-			// counted as the change's.
+			// counted as the change's. The checker's answer for this
+			// disk state, not a failure to retry: kept as it is, so that
+			// no warm-up runs the checker again for the same state.
 			b.err = errors.New(r.Incomplete)
+			b.answered = true
 		}
 		b.diags = r.Files
 		c.mu.Lock()
@@ -370,7 +376,7 @@ func (c *Checker) baselineOnce(ctx context.Context, config, diskState string, ba
 			return nil, false, fmt.Errorf("waiting for the unchanged tree's run: %w", ctx.Err())
 		}
 	}
-	if b.err != nil {
+	if b.err != nil && !b.answered {
 		c.mu.Lock()
 		if c.baselines[config] == b {
 			delete(c.baselines, config) // a cancelled or failed run is not kept

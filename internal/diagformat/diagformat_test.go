@@ -76,6 +76,16 @@ func TestParse(t *testing.T) {
 		{name: "tsc stopped by a syntax error", format: TSC, file: "tsc-syntax.txt", exit: 2, incomplete: true, want: []string{
 			"src/a.ts:1:19 error 1109 Expression expected.",
 		}},
+		{name: "tsc stopped by an error of its options", format: TSC, file: "tsc-options.txt", exit: 2, incomplete: true, want: []string{
+			"tsconfig.json:3:15 error 5107 Option 'target=ES5' is deprecated and will stop functioning in TypeScript 7.0. Specify compilerOption '\"ignoreDeprecations\": \"6.0\"' to silence this error.",
+		}},
+		{name: "tsc stopped by the parser's JSX errors", format: TSC, file: "tsc-jsx.txt", exit: 2, incomplete: true, want: []string{
+			"src/view.tsx:3:4 error 17008 JSX element 'div' has no corresponding closing tag.",
+			"src/view.tsx:5:1 error 1005 '</' expected.",
+		}},
+		{name: "tsc with an error only its checker reports", format: TSC, file: "tsc-implicit.txt", exit: 2, want: []string{
+			"src/a.ts:1:10 error 7006 Parameter 'x' implicitly has an 'any' type.",
+		}},
 		{name: "tsc with type errors beside a grammar error", format: TSC, file: "tsc-errors.txt", exit: 2, want: []string{
 			"src/b.ts:1:14 error 2322 Type 'string' is not assignable to type 'number'.",
 			"src/c.ts:2:1 error 1308 'await' expressions are only allowed within async functions and at the top levels of modules.",

@@ -218,14 +218,20 @@ func parseTSC(in Input) (Report, error) {
 	return Report{Files: diags, Incomplete: tscSyntaxOnly(diags, in.Root)}, nil
 }
 
-// tscSyntaxOnly says why an answer of tsc's is incomplete when every error
-// in it is one of the 1000s (those of the parser and of grammar): tsc
-// reports a program's type errors only once no file of it has a syntax
-// error, so its silence about every other file's types is then no
-// evidence (one file with "(;" and a type error in another: tsc prints
-// TS1109 alone, TypeScript 6 and 7 alike). A grammar error of the
-// checker's, alone, reads as such too: the check is then the server's or
-// unverified, never clean by that silence. "" when the answer is whole.
+// tscSyntaxOnly says why an answer of tsc's with errors is incomplete
+// unless one of them is the type checker's own. tsc reports a program's
+// type errors only when it has no syntax error, no error of its options
+// and no global error (its emitFilesAndReportErrors, in TypeScript 5, 6
+// and 7 alike: one file with "(;" and a type error in another prints
+// TS1109 alone; a tsconfig.json error of TypeScript 6's deprecations,
+// TS5107, hides the same). The codes do not say which pass an error came
+// from (the parser's JSX errors are in the 17000s and at 2657, checker
+// grammar errors in the 1000s), so the rule asks for proof, not for the
+// absence of a sign: the answer is whole only with an error of a range
+// only the checker reports (2000-2999 but the few the parser and the
+// program report there, and 7000-7999). An answer of grammar errors
+// alone so reads as incomplete too: the server checks instead, or the
+// change is unverified, never clean by that silence. "" when whole.
 func tscSyntaxOnly(diags map[string][]lsp.Diagnostic, root string) string {
 	first, firstFile := "", ""
 	for _, file := range slices.Sorted(maps.Keys(diags)) {
@@ -234,7 +240,7 @@ func tscSyntaxOnly(diags map[string][]lsp.Diagnostic, root string) string {
 				continue
 			}
 			code := strings.TrimPrefix(string(d.Code), "TS")
-			if n, err := strconv.Atoi(code); err != nil || n >= 2000 {
+			if n, err := strconv.Atoi(code); err == nil && typeCheckerOnly(n) {
 				return ""
 			}
 			if first == "" {
@@ -248,5 +254,19 @@ func tscSyntaxOnly(diags map[string][]lsp.Diagnostic, root string) string {
 	if rel, err := filepath.Rel(root, firstFile); err == nil && firstFile != "" {
 		firstFile = filepath.ToSlash(rel)
 	}
-	return fmt.Sprintf("tsc reported only syntax errors (%s in %s), and it checks no file's types while any file has one", first, firstFile)
+	return fmt.Sprintf("tsc reported no error of its type checker (the first: %s in %s), and it checks no file's types while any file has a syntax error or its options or globals one", first, firstFile)
+}
+
+// typeCheckerOnly reports whether tsc's error code is one only its type
+// checker reports, in the pass that runs only once the others are clean:
+// the checker's ranges, but the codes there the parser reports (2657: JSX
+// expressions must have one parent element) or the program (2688: a type
+// definition file not found; 2318, 2468, 2583, 2584: a global type or
+// value not found).
+func typeCheckerOnly(code int) bool {
+	switch code {
+	case 2318, 2468, 2583, 2584, 2657, 2688:
+		return false
+	}
+	return (code >= 2000 && code < 3000) || (code >= 7000 && code < 8000)
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -324,7 +325,7 @@ func (b batchChecker) check(ctx context.Context, w checkWork) (evidence, error) 
 	ctx, cancel := context.WithTimeout(ctx, b.v.opts.LoadTimeout)
 	defer cancel()
 	b.v.progress(w.g.say, Progress{Server: b.label(), Stage: "checking", Files: len(b.files)})
-	cr, via, err := b.v.batchCheck(ctx, w.snap, w.g, b.plan, b.files)
+	cr, via, incomplete, err := b.v.batchCheck(ctx, w.snap, w.g, b.plan, b.files)
 	if err != nil {
 		if ctx.Err() != nil {
 			return evidence{}, &unverifiableError{describeFailure(ctx, b.label(), err)}
@@ -337,14 +338,17 @@ func (b batchChecker) check(ctx context.Context, w checkWork) (evidence, error) 
 		// warmed ahead is proven here).
 		b.v.proveAfter(w.snap, w.g, b.plan)
 	}
-	return evidence{cr: cr, via: via, whole: true, stoodIn: b.plan.native != ""}, nil
+	return evidence{cr: cr, via: via, whole: true, incomplete: incomplete, stoodIn: b.plan.native != ""}, nil
 }
 
 // batchCheck checks the group with the batch checker over a shadow tree,
 // and answers in a server check's form. files are the changed files and
 // dependants (absolute) the server would have been asked about; the
 // checker checks them all, and every other file of the projects.
-func (v *Validator) batchCheck(ctx context.Context, snap *Snapshot, g *group, plan *batchPlan, files []string) (servers.CheckResult, string, error) {
+// incomplete says why a run over the changed tree stopped short of
+// checking every file (tsc at a syntax error: its silence is then no
+// evidence), "" when none did.
+func (v *Validator) batchCheck(ctx context.Context, snap *Snapshot, g *group, plan *batchPlan, files []string) (cr servers.CheckResult, via, incomplete string, err error) {
 	var changes []batch.Change
 	fresh := false
 	for _, c := range g.changes {
@@ -353,15 +357,18 @@ func (v *Validator) batchCheck(ctx context.Context, snap *Snapshot, g *group, pl
 		// incremental state of the unchanged tree applies.
 		fresh = fresh || reach.Global(c) || servers.LanguageOf(c.Path) == ""
 	}
-	cr := servers.CheckResult{Before: map[string][]lsp.Diagnostic{}, After: map[string][]lsp.Diagnostic{}}
-	var notes []string
+	cr = servers.CheckResult{Before: map[string][]lsp.Diagnostic{}, After: map[string][]lsp.Diagnostic{}}
+	var notes, stopped []string
 	held := map[string]*batch.Result{} // the project's answers TypeScript 7 is held to
 	start := time.Now()
 	ready := true // every project's answer for the unchanged tree was kept
 	for _, config := range plan.configs {
 		res, err := plan.checker.Check(ctx, config, snap.Fingerprint, changes, fresh)
 		if err != nil {
-			return cr, "", err
+			return cr, "", "", err
+		}
+		if res.Incomplete != "" {
+			stopped = append(stopped, res.Incomplete)
 		}
 		ready = ready && !res.Baseline
 		v.costs.learnBatch(plan.costKey, res.Elapsed, res.Both)
@@ -414,14 +421,14 @@ func (v *Validator) batchCheck(ctx context.Context, snap *Snapshot, g *group, pl
 	if plan.native != "" {
 		label += " (" + plan.native + ")"
 	}
-	via := fmt.Sprintf("batch: %s over the whole of %d %s in a shadow tree, %s", label, len(plan.configs), plural(len(plan.configs), "project", "projects"), time.Since(start).Round(time.Millisecond))
+	via = fmt.Sprintf("batch: %s over the whole of %d %s in a shadow tree, %s", label, len(plan.configs), plural(len(plan.configs), "project", "projects"), time.Since(start).Round(time.Millisecond))
 	if ready {
 		via += "; the unchanged tree's answer was ready"
 	}
 	for _, n := range notes {
 		via += "; " + n
 	}
-	return cr, via, nil
+	return cr, via, strings.Join(stopped, "; "), nil
 }
 
 // warmBatchFiles is the project size from which the batch checker's
@@ -502,7 +509,7 @@ func (v *Validator) warmAndProve(c *batch.Checker, snap *Snapshot, srv *servers.
 		}
 		if spec := srv.Spec(); spec.Mode == servers.ModeTSServer && !spec.ReportsDependants {
 			if diags, ok := c.Baseline(config, snap.Fingerprint); ok {
-				v.askErrorFilesAhead(ctx, srv, diags, snap.Fingerprint)
+				v.askErrorFilesAhead(ctx, srv, config, diags, snap.Fingerprint)
 			}
 		}
 		if c.Tool().Kind == batch.TSC {

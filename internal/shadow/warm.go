@@ -7,6 +7,7 @@ import (
 
 	"github.com/anvil-dev/anvil/internal/lsp"
 	"github.com/anvil-dev/anvil/internal/servers"
+	"github.com/anvil-dev/anvil/internal/tsconfig"
 )
 
 // maxWarm bounds the files one [Validator.Warm] asks about: a plan's
@@ -138,11 +139,20 @@ const maxErrorFilesAhead = 64
 // server has to build again (tldraw, 27 errors before any change: its
 // first interface change took 33 s through tsserver, the next, with
 // those answers kept, 20.6 s).
-func (v *Validator) askErrorFilesAhead(ctx context.Context, srv *servers.Server, diags map[string][]lsp.Diagnostic, key string) {
+//
+// Only the sources of the server's languages that config's project owns
+// are asked: a configuration file is no question for the server, and a
+// file another tsconfig.json owns would have tsserver build that
+// project's checker in the background.
+func (v *Validator) askErrorFilesAhead(ctx context.Context, srv *servers.Server, config string, diags map[string][]lsp.Diagnostic, key string) {
+	projects := tsconfig.NewProjects(v.root.Dir())
 	var files []string
 	for abs, ds := range diags {
 		rel, err := v.root.Rel(abs)
-		if abs == "" || err != nil || v.root.InDependencyDir(rel) || !hasError(ds) {
+		if abs == "" || err != nil || v.root.InDependencyDir(rel) || !hasError(ds) || !slices.Contains(srv.Spec().Languages, servers.LanguageOf(rel)) {
+			continue
+		}
+		if owner := projects.Owner(abs); owner == nil || owner.Path != config {
 			continue
 		}
 		files = append(files, abs)
