@@ -77,21 +77,8 @@ func TestWarmBaselines(t *testing.T) {
 // that work gives (the oracle: the same change on a validator that never
 // asked ahead), pre-existing errors and all.
 func TestServerAnswersTheUnchangedTreeAhead(t *testing.T) {
-	files := map[string]string{
-		"app/hub.py": "class Shape:\n    def area(self) -> int:\n        return 1\n\n    def name(self) -> str:\n        return \"shape\"\n",
-	}
 	const importers = 6
-	for i := range importers {
-		use := "area()"
-		if i == 3 {
-			use = "name()" // the one the interface change breaks
-		}
-		body := fmt.Sprintf("from app.hub import Shape\n\n\ndef use%d() -> object:\n    return Shape().%s\n", i, use)
-		if i == 5 {
-			body += "\nflaw: int = \"pre-existing\"\n"
-		}
-		files[fmt.Sprintf("app/use%d.py", i)] = body
-	}
+	files := pyImporters(importers) // use3 is the one the interface change breaks
 	withWork := newHarness(t, "py", harnessOptions{files: files, opts: Options{WarmBatch: true}})
 	without := newHarness(t, "py", harnessOptions{files: files})
 	if name := withWork.requireServer("python").Spec().Name; name != "pyright" {
@@ -195,41 +182,56 @@ func TestTheBatchCheckersCleanFilesAreNotAskedAgain(t *testing.T) {
 	}
 }
 
-// tsImporters is a hub of n importers in an ESM project: the third uses
-// the member the hub's change renames, the fifth has an error of its own.
-func tsImporters(n int) map[string]string {
-	files := map[string]string{
-		"src/hub.ts": "export interface Shape {\n  area(): number;\n  name(): string;\n}\n\nexport function make(): Shape {\n  return { area: () => 1, name: () => \"s\" };\n}\n",
-	}
+// hubAndImporters is a hub and n files that use it, in one language: the
+// third uses the member the hub's change renames, the fifth has an error
+// of its own.
+type hubAndImporters struct {
+	hubPath, hub string
+	// path names importer i; importer writes it, using use; flaw is
+	// the fifth's error.
+	path     func(i int) string
+	importer func(i int, use string) string
+	flaw     string
+}
+
+func (h hubAndImporters) files(n int) map[string]string {
+	files := map[string]string{h.hubPath: h.hub}
 	for i := range n {
 		use := "area()"
 		if i == 3 {
 			use = "name()"
 		}
-		body := fmt.Sprintf("import { make } from \"./hub.js\";\n\nexport const use%d = make().%s;\n", i, use)
+		body := h.importer(i, use)
 		if i == 5 {
-			body += "export const flaw: number = \"pre-existing\";\n"
+			body += h.flaw
 		}
-		files[fmt.Sprintf("src/use%d.ts", i)] = body
+		files[h.path(i)] = body
 	}
 	return files
 }
 
-// pyImporters is tsImporters in Python.
+// tsImporters is the hub and importers in an ESM project.
+func tsImporters(n int) map[string]string {
+	return hubAndImporters{
+		hubPath: "src/hub.ts",
+		hub:     "export interface Shape {\n  area(): number;\n  name(): string;\n}\n\nexport function make(): Shape {\n  return { area: () => 1, name: () => \"s\" };\n}\n",
+		path:    func(i int) string { return fmt.Sprintf("src/use%d.ts", i) },
+		importer: func(i int, use string) string {
+			return fmt.Sprintf("import { make } from \"./hub.js\";\n\nexport const use%d = make().%s;\n", i, use)
+		},
+		flaw: "export const flaw: number = \"pre-existing\";\n",
+	}.files(n)
+}
+
+// pyImporters is the hub and importers in Python.
 func pyImporters(n int) map[string]string {
-	files := map[string]string{
-		"app/hub.py": "class Shape:\n    def area(self) -> int:\n        return 1\n\n    def name(self) -> str:\n        return \"shape\"\n",
-	}
-	for i := range n {
-		use := "area()"
-		if i == 3 {
-			use = "name()"
-		}
-		body := fmt.Sprintf("from app.hub import Shape\n\n\ndef use%d() -> object:\n    return Shape().%s\n", i, use)
-		if i == 5 {
-			body += "\nflaw: int = \"pre-existing\"\n"
-		}
-		files[fmt.Sprintf("app/use%d.py", i)] = body
-	}
-	return files
+	return hubAndImporters{
+		hubPath: "app/hub.py",
+		hub:     "class Shape:\n    def area(self) -> int:\n        return 1\n\n    def name(self) -> str:\n        return \"shape\"\n",
+		path:    func(i int) string { return fmt.Sprintf("app/use%d.py", i) },
+		importer: func(i int, use string) string {
+			return fmt.Sprintf("from app.hub import Shape\n\n\ndef use%d() -> object:\n    return Shape().%s\n", i, use)
+		},
+		flaw: "\nflaw: int = \"pre-existing\"\n",
+	}.files(n)
 }
