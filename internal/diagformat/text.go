@@ -259,13 +259,20 @@ func tscSyntaxOnly(diags map[string][]lsp.Diagnostic, root string) string {
 
 // typeCheckerOnly reports whether tsc's error code is one only its type
 // checker reports, in the pass that runs only once the others are clean:
-// the checker's ranges, but the codes there the parser reports (2657: JSX
-// expressions must have one parent element) or the program (2688: a type
-// definition file not found; 2318, 2468, 2583, 2584: a global type or
-// value not found).
+// the checker's ranges, 2000-2999 and 7000-7999, but the codes there
+// that TypeScript 5.9's parser (2427, 2457, 2458, 2657, 2754, 2809,
+// 2819), module resolution (2209, 2210) and program (those its
+// program.ts names, 2688 among them: a type definition file not found)
+// report, and the checker's global errors (2318, 2468, 2583, 2584: a
+// global type or value not found), which tsc prints before it checks
+// any file. A code of the program's that the checker reports too only
+// loses the proof, never gives a false one.
 func typeCheckerOnly(code int) bool {
 	switch code {
-	case 2318, 2468, 2583, 2584, 2657, 2688:
+	case 2427, 2457, 2458, 2657, 2754, 2809, 2819, // the parser's
+		2209, 2210, // module resolution's
+		2451, 2462, 2480, 2492, 2501, 2528, 2566, 2578, 2633, 2688, 2752, 2753, 2803, 2839, 2852, 7016, 7042, // the program's
+		2318, 2468, 2583, 2584: // global
 		return false
 	}
 	return (code >= 2000 && code < 3000) || (code >= 7000 && code < 8000)
