@@ -264,6 +264,32 @@ func (c *Checker) Baseline(config, diskState string) (map[string][]lsp.Diagnosti
 	return b.diags, true
 }
 
+// Answer returns the unchanged tree's kept answer for config at
+// diskState with why the checker stopped early ("" when it checked every
+// file), where Baseline returns whole answers only: errors one compiler
+// stops on and another does not are a difference between them, but a
+// stopped run's silence proves nothing. ok is false while none is kept.
+func (c *Checker) Answer(config, diskState string) (diags map[string][]lsp.Diagnostic, incomplete string, ok bool) {
+	c.mu.Lock()
+	b, found := c.baselines[config]
+	c.mu.Unlock()
+	if !found || b.diskState != diskState {
+		return nil, "", false
+	}
+	select {
+	case <-b.done: // diags, err and answered are set before done closes
+	default:
+		return nil, "", false
+	}
+	switch {
+	case b.err == nil:
+		return b.diags, "", true
+	case b.answered:
+		return b.diags, b.err.Error(), true
+	}
+	return nil, "", false
+}
+
 // AnyReady reports whether the unchanged tree's answer of any project at
 // diskState is computed and kept.
 func (c *Checker) AnyReady(diskState string) bool {

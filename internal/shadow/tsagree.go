@@ -160,12 +160,18 @@ func (v *Validator) prove(ctx context.Context, own *batch.Checker, snap *Snapsho
 		return
 	}
 	nc.Warm(ctx, config, snap.Fingerprint)
-	ownDiags, ok := own.Baseline(config, snap.Fingerprint)
-	nativeDiags, nok := nc.Baseline(config, snap.Fingerprint)
+	ownDiags, ownStopped, ok := own.Answer(config, snap.Fingerprint)
+	nativeDiags, nativeStopped, nok := nc.Answer(config, snap.Fingerprint)
 	if !ok || !nok {
 		return // a run failed or was cancelled: nothing is proven
 	}
 	differ := answersDiffer(ownDiags, nativeDiags)
+	if differ == "" && (ownStopped != "" || nativeStopped != "") {
+		// The same errors, but a compiler that stopped on them (a
+		// syntax or options error) left its type checker's answer
+		// unsaid: no proof either way.
+		return
+	}
 	a := &v.agree
 	a.mu.Lock()
 	defer a.mu.Unlock()
