@@ -40,14 +40,19 @@ func atoi(s string) int {
 var gccLine = regexp.MustCompile(`^(.+?):(\d+):(?:(\d+):)? (fatal error|error|warning|note): (.*?)(?: \[(-W[^\]]+|-f[^\]]+)\])?$`)
 
 // parseGCC reads gcc's (and clang's) text diagnostics; the source
-// excerpts and "In function" lines between them are skipped.
+// excerpts and "In function" lines between them are skipped. A compiler
+// that stopped early (GCCStopped) leaves the answer incomplete.
 func parseGCC(in Input) (Report, error) {
 	ls, err := lines(in.Output)
 	if err != nil {
 		return Report{}, err
 	}
 	files := map[string][]lsp.Diagnostic{}
+	stopped := ""
 	for _, l := range ls {
+		if stopped == "" && GCCStopped(l) {
+			stopped = l
+		}
 		m := gccLine.FindStringSubmatch(l)
 		if m == nil {
 			continue
@@ -55,8 +60,23 @@ func parseGCC(in Input) (Report, error) {
 		p := in.path(m[1])
 		add(files, p, at(atoi(m[2]), atoi(m[3]), severity(m[4]), m[6], "gcc", m[5]))
 	}
-	return finish(in, files)
+	r, err := finish(in, files)
+	if err == nil && stopped != "" {
+		r.Incomplete = "the compiler stopped early (" + stopped + "): what follows in that translation unit was not compiled"
+	}
+	return r, err
 }
+
+// gccStop matches the lines after which gcc or clang compile no more of
+// a translation unit: a fatal error (a missing include; clang's "too many
+// errors emitted, stopping now" at its limit of 20), and gcc's own end
+// under -fmax-errors or -Wfatal-errors.
+var gccStop = regexp.MustCompile(`^(?:.+?: fatal error: |compilation terminated)`)
+
+// GCCStopped reports whether a line of gcc's or clang's output says the
+// compiler stopped there: an error the change adds after that point is
+// never reported, on either side of it.
+func GCCStopped(line string) bool { return gccStop.MatchString(line) }
 
 var (
 	javacLine = regexp.MustCompile(`^(.+\.java):(\d+): (error|warning): (.*)$`)
@@ -138,21 +158,32 @@ func parseMypy(in Input) (Report, error) {
 var goVetLine = regexp.MustCompile(`^(?:vet: )?(.+?\.go):(\d+):(\d+): (.*)$`)
 
 // parseGoVet reads go vet's findings ("file:line:col: message", type
-// errors prefixed "vet: "); each fails vet, so each is an error.
+// errors prefixed "vet: "); each fails vet, so each is an error. vet
+// reports only the first type error of a package and runs no analysis on
+// it: a second error there is never reported, so such an answer is
+// incomplete.
 func parseGoVet(in Input) (Report, error) {
 	ls, err := lines(in.Output)
 	if err != nil {
 		return Report{}, err
 	}
 	files := map[string][]lsp.Diagnostic{}
+	stopped := ""
 	for _, l := range ls {
 		m := goVetLine.FindStringSubmatch(l)
 		if m == nil {
 			continue
 		}
+		if stopped == "" && strings.HasPrefix(l, "vet: ") {
+			stopped = l
+		}
 		add(files, in.path(m[1]), at(atoi(m[2]), atoi(m[3]), lsp.SeverityError, "", "go vet", m[4]))
 	}
-	return finish(in, files)
+	r, err := finish(in, files)
+	if err == nil && stopped != "" {
+		r.Incomplete = "go vet reports only the first type error of a package (" + stopped + "): another error in that package would not be reported"
+	}
+	return r, err
 }
 
 var (

@@ -17,6 +17,7 @@ import (
 
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/compiledb"
+	"github.com/anvil-dev/anvil/internal/diagformat"
 	"github.com/anvil-dev/anvil/internal/lsp"
 	"github.com/anvil-dev/anvil/internal/reach"
 	"github.com/anvil-dev/anvil/internal/sandbox"
@@ -467,7 +468,12 @@ func parseCompilerOutput(units []compiledb.Command, out []byte) ([]unitDiags, er
 		u := units[i]
 		diags := unitDiags{u.File: {}}
 		errs := 0
+		// stopped: the compiler compiled no more of the unit; lastErr is
+		// the error it stopped after, marked with stoppedCode.
+		stopped, marked := false, false
+		lastFile, lastIdx := "", -1
 		for _, l := range section {
+			stopped = stopped || diagformat.GCCStopped(l)
 			m := compilerDiag.FindStringSubmatch(l)
 			if m == nil {
 				continue
@@ -487,7 +493,18 @@ func parseCompilerOutput(units []compiledb.Command, out []byte) ([]unitDiags, er
 			d := lsp.Diagnostic{Range: lsp.Range{Start: lsp.Position{Line: max(ln-1, 0), Character: max(col-1, 0)}}, Severity: sev,
 				Source: filepath.Base(u.Args[0]), Message: m[5]}
 			d.Range.End = d.Range.Start
+			if m[4] == "fatal error" {
+				d.Code, marked = stoppedCode, true
+			}
 			diags[file] = append(diags[file], d)
+			if sev == lsp.SeverityError {
+				lastFile, lastIdx = file, len(diags[file])-1
+			}
+		}
+		if stopped && !marked && lastIdx >= 0 {
+			// gcc's end under -fmax-errors or -Wfatal-errors follows an
+			// error of its own kind.
+			diags[lastFile][lastIdx].Code = stoppedCode
 		}
 		if status != 0 && errs == 0 {
 			return nil, fmt.Errorf("%s exited with status %d compiling %s and reported no error: %s", u.Args[0], status, u.File, firstLine(strings.TrimSpace(strings.Join(section, "\n"))))

@@ -1,0 +1,110 @@
+package shadow
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// A compiler that stopped part-way through a file said nothing of the
+// rest, on either side of the change: an error the change adds after that
+// point was never reported, and the gate called the change clean.
+// clangd stops at clang's limit of 20 errors; gcc compiles nothing of a
+// unit after a missing include. Each such change is unverified now, and
+// an error before the point still rejects.
+func TestACompilerThatStoppedIsNoEvidence(t *testing.T) {
+	var manyErrors strings.Builder
+	for i := range 22 {
+		fmt.Fprintf(&manyErrors, "int broken%d(void) { return undeclared%d; }\n", i, i)
+	}
+	const extraUser = "#include \"extra.h\"\n#include \"report.h\"\n\nint report(struct point p) { return area(p) + p.x + extra(1); }\n"
+	for _, tc := range []struct {
+		name   string
+		files  map[string]string
+		change func(h *harness) map[string]string
+		want   Verdict
+		reason string
+	}{
+		{
+			name:  "clangd at its error limit, an error added after it",
+			files: map[string]string{"src/standalone.c": manyErrors.String() + "int standalone(void) { return 2; }\n"},
+			change: func(h *harness) map[string]string {
+				return map[string]string{"src/standalone.c": strings.Replace(h.read("src/standalone.c"), "return 2;", "return \"two\" * 2;", 1)}
+			},
+			want: Unverified, reason: "stopping now",
+		},
+		{
+			name:  "clangd at its error limit, an error added before it",
+			files: map[string]string{"src/standalone.c": manyErrors.String() + "int standalone(void) { return 2; }\n"},
+			change: func(h *harness) map[string]string {
+				return map[string]string{"src/standalone.c": "int first(void) { return \"one\" * 2; }\n" + h.read("src/standalone.c")}
+			},
+			want: Rejected,
+		},
+		{
+			name: "gcc at a missing include in an includer of the changed header",
+			files: map[string]string{
+				"include/extra.h": "int extra(int a);\n",
+				"src/report.c":    "#include \"generated.h\"\n" + extraUser,
+			},
+			change: func(h *harness) map[string]string {
+				return map[string]string{"include/extra.h": "int extra(int a, int b);\n"}
+			},
+			want: Unverified, reason: "generated.h",
+		},
+		{
+			name: "the same header change without the missing include",
+			files: map[string]string{
+				"include/extra.h": "int extra(int a);\n",
+				"src/report.c":    extraUser,
+			},
+			change: func(h *harness) map[string]string {
+				return map[string]string{"include/extra.h": "int extra(int a, int b);\n"}
+			},
+			want: Rejected,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newCHarness(t, tc.files)
+			res := h.validate(tc.change(h))
+			if res.Verdict != tc.want {
+				t.Fatalf("verdict %s, want %s:\n%s", res.Verdict, tc.want, describe(res))
+			}
+			if tc.reason != "" && (len(res.Unverified) == 0 || !strings.Contains(res.Unverified[0].Reason, tc.reason)) {
+				t.Errorf("unverified %+v, want a reason naming %q", res.Unverified, tc.reason)
+			}
+		})
+	}
+}
+
+// go vet type-checks each package and reports only its first type error:
+// with one already there, a go.mod that lowers the language version
+// under a range over an int (an error after it) came back clean.
+func TestGoVetStopsAtAPackagesFirstTypeError(t *testing.T) {
+	const rangeOverInt = "package main\n\nfunc sum() (n int) {\n\tfor i := range 10 {\n\t\tn += i\n\t}\n\treturn n\n}\n\nvar _ = sum\n"
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  Verdict
+	}{
+		{"a type error before it", map[string]string{"a_broken.go": "package main\n\nvar broken int = undefinedName\n", "z_sum.go": rangeOverInt}, Unverified},
+		{"no type error before it", map[string]string{"z_sum.go": rangeOverInt}, Rejected},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, "go", harnessOptions{opts: Options{BatchStateDir: t.TempDir()}, files: tc.files})
+			mod := h.read("go.mod")
+			lowered := regexp.MustCompile(`(?m)^go 1\.\d+(\.\d+)?$`).ReplaceAllString(mod, "go 1.21")
+			if lowered == mod {
+				t.Fatalf("no go directive in go.mod:\n%s", mod)
+			}
+			res := h.validate(map[string]string{"go.mod": lowered})
+			if res.Verdict != tc.want {
+				t.Fatalf("verdict %s, want %s:\n%s", res.Verdict, tc.want, describe(res))
+			}
+			if tc.want == Unverified && !strings.Contains(describe(res), "first type error") {
+				t.Errorf("the reason does not say vet stopped:\n%s", describe(res))
+			}
+		})
+	}
+}
