@@ -107,6 +107,13 @@ func TestParse(t *testing.T) {
 			"src/p/B.java:6:36 warning  [rawtypes] found raw type: ArrayList",
 			"src/p/B.java:6:55 warning  [unchecked] unchecked call to add(E) as a member of the raw type List",
 		}},
+		// javac prints 100 errors unless -Xmaxerrs says otherwise (3
+		// here), then how many it left out.
+		{name: "javac past its limit of errors", format: Javac, file: "javac-maxerrs.txt", exit: 1, incomplete: true, want: []string{
+			"A.java:2:23 error  cannot find symbol",
+			"A.java:3:23 error  cannot find symbol",
+			"A.java:4:23 error  cannot find symbol",
+		}},
 		{name: "go vet findings", format: GoVet, file: "govet-findings.txt", exit: 1, want: []string{
 			"a.go:6:14 error  fmt.Printf format %d has arg \"x\" of wrong type string",
 			"b.go:5:35 error  fmt.Printf format %s reads arg #2, but call has 1 arg",

@@ -113,8 +113,18 @@ func parseJavac(in Input) (Report, error) {
 		}
 		add(files, in.path(m[1]), at(atoi(m[2]), col, severity(m[3]), "", "javac", msg))
 	}
-	return finish(in, files)
+	r, err := finish(in, files)
+	if err == nil {
+		if i := slices.IndexFunc(ls, javacCapped.MatchString); i >= 0 {
+			r.Incomplete = "javac printed only some of its errors (" + ls[i] + ")"
+		}
+	}
+	return r, err
 }
+
+// javacCapped is javac's last line past its limit of errors (100 unless
+// -Xmaxerrs): the errors after it are never printed.
+var javacCapped = regexp.MustCompile(`^only showing the first \d+ errors, of \d+ total`)
 
 var (
 	mypyLine    = regexp.MustCompile(`^(.+?):(\d+)(?::(\d+))?: (error|warning|note): (.*?)(?:  \[([a-z0-9-]+)\])?$`)
