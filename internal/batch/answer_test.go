@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/anvil-dev/anvil/internal/diagformat"
 	"github.com/anvil-dev/anvil/internal/execpolicy"
 )
 
@@ -42,5 +43,27 @@ func TestAStoppedRunIsAnAnswerButNoBaseline(t *testing.T) {
 				t.Error("an answer for a disk state never run")
 			}
 		})
+	}
+}
+
+// A project command's stopped answer (go vet at a package's first type
+// error, cargo at a unit that failed) is the unchanged tree's answer all
+// the same: no server checks its files instead, and the changed tree's
+// run says whether it stopped too.
+func TestAStoppedProjectCommandIsTheBaseline(t *testing.T) {
+	ws := t.TempDir()
+	policy := execpolicy.New(execpolicy.Options{Root: ws, Trusted: true, Environ: []string{"PATH=" + os.Getenv("PATH")}})
+	printed := "# example.com/v\nvet: ./a.go:7:14: undefined: x"
+	tool := Tool{Kind: Command, Argv: []string{"sh", "-c", "echo \"$0\"; exit 1", printed}, Format: diagformat.GoVet, Label: "go vet"}
+	c := New(ws, tool, t.TempDir(), policy)
+	res, err := c.Check(context.Background(), ws, "disk-1", nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Incomplete == "" || len(res.Before) != 1 || len(res.After) != 1 {
+		t.Fatalf("result %+v, want both sides' error and the changed tree's stop", res)
+	}
+	if _, ok := c.Baseline(ws, "disk-1"); !ok {
+		t.Error("the stopped answer was not kept for the unchanged tree")
 	}
 }

@@ -382,11 +382,17 @@ func (c *Checker) baselineOnce(ctx context.Context, config, diskState string, ba
 		r, b.err = c.run(ctx, config, nil, b.state, background)
 		b.elapsed = time.Since(start)
 		b.whole = !r.warm && !stateBefore
-		if b.err == nil && r.Incomplete != "" {
+		if b.err == nil && r.Incomplete != "" && c.tool.Kind != Command {
 			// Errors the unchanged tree hides behind others would be
 			// counted as the change's. The checker's answer for this
 			// disk state, not a failure to retry: kept as it is, so that
 			// no warm-up runs the checker again for the same state.
+			// (A project command's stopped answer — cargo at a unit that
+			// failed, go vet at a package's type error, mypy — is kept
+			// as the answer to pair with: no server can check its files
+			// instead, the changed tree's own run says whether it stopped
+			// too, and an error it hid that the change uncovers reads as
+			// new, a false reject, never a false clean.)
 			b.err = errors.New(r.Incomplete)
 			b.answered = true
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/anvil-dev/anvil/internal/lsp"
@@ -51,7 +52,7 @@ func parseRustc(in Input) (Report, error) {
 		return Report{}, err
 	}
 	files := map[string][]lsp.Diagnostic{}
-	finished := false
+	finished, failed := false, false
 	for i, l := range ls {
 		t := strings.TrimSpace(l)
 		if strings.HasPrefix(t, "{") {
@@ -62,6 +63,7 @@ func parseRustc(in Input) (Report, error) {
 			switch rec.Reason {
 			case "build-finished":
 				finished = true
+				failed = rec.Success != nil && !*rec.Success
 			case "compiler-message":
 				if rec.Message == nil {
 					return Report{}, errors.New("a compiler-message record without its message")
@@ -103,7 +105,27 @@ func parseRustc(in Input) (Report, error) {
 		}
 		return Report{}, failedSilently(in)
 	}
-	return finish(in, files)
+	r, err := finish(in, files)
+	if err == nil && failed {
+		r.Incomplete = cargoStopped(ls)
+	}
+	return r, err
+}
+
+// cargoUnitFailed is cargo's line for a unit that did not compile.
+var cargoUnitFailed = regexp.MustCompile("^error: could not compile `[^`]+` \\([^)]+\\)")
+
+// cargoStopped says why a failed build's answer is incomplete: cargo
+// compiles nothing that depends on a unit that failed, starts no new
+// unit after the first failure, and rustc stops a crate at an error its
+// lexer cannot recover from (an unclosed delimiter), so an error the
+// change adds there is never printed, on either side of it.
+func cargoStopped(ls []string) string {
+	why := "cargo's build failed"
+	if i := slices.IndexFunc(ls, cargoUnitFailed.MatchString); i >= 0 {
+		why = cargoUnitFailed.FindString(ls[i])
+	}
+	return why + ": what depends on the unit that failed, the units cargo did not start after it, and the rest of a crate rustc stopped in were not checked"
 }
 
 type sarifLog struct {

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/anvil-dev/anvil/internal/testfs"
 )
 
 // A compiler that stopped part-way through a file said nothing of the
@@ -107,4 +109,31 @@ func TestGoVetStopsAtAPackagesFirstTypeError(t *testing.T) {
 			}
 		})
 	}
+}
+
+// cargo compiles nothing that depends on a unit that failed: with b.rs's
+// error on disk, the bin is never compiled, before or after the change,
+// and the dependency files of an earlier change's build (which fixed
+// b.rs) still named main.rs as read. A change that broke main.rs came
+// back clean.
+func TestCargoStoppedAtAFailedUnit(t *testing.T) {
+	requireTool(t, "cargo")
+	dir := t.TempDir()
+	testfs.Write(t, dir, map[string]string{
+		"Cargo.toml":  "[package]\nname = \"p1\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+		"src/lib.rs":  "pub mod a;\npub mod b;\n\npub fn f() -> i32 {\n    a::g()\n}\n",
+		"src/a.rs":    "pub fn g() -> i32 {\n    1\n}\n",
+		"src/b.rs":    "pub fn h() -> i32 {\n    \"s\"\n}\n",
+		"src/main.rs": "fn main() {\n    let _: i32 = p1::f();\n}\n",
+	})
+	h := newHarnessAt(t, dir, harnessOptions{noDeps: true, opts: Options{BatchStateDir: t.TempDir()}})
+	res := h.validate(map[string]string{"src/b.rs": "pub fn h() -> i32 {\n    2\n}\n"})
+	expect(t, res, Clean)
+	res = h.validate(map[string]string{"src/main.rs": "fn main() {\n    let _: String = p1::f();\n}\n"})
+	if res.Verdict != Unverified || !strings.Contains(describe(res), "could not compile") {
+		t.Fatalf("a change the failed unit kept cargo from compiling:\n%s", describe(res))
+	}
+	// An error cargo does reach still rejects.
+	res = h.validate(map[string]string{"src/a.rs": "pub fn g() -> i32 {\n    \"one\"\n}\n"})
+	expect(t, res, Rejected, "src/a.rs")
 }
