@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/anvil-dev/anvil/internal/lsp"
 	"github.com/anvil-dev/anvil/internal/servers"
@@ -17,34 +18,52 @@ import (
 // its limit of 20 errors (clangd 14 too: "too many errors emitted,
 // stopping now", code fatal_too_many_errors), gcc and clang at a fatal
 // error (a missing include) and gcc under -fmax-errors or
-// -Wfatal-errors. Without a new error, such an answer leaves the change
-// unverified (judge).
+// -Wfatal-errors; gopls reports no type error in a file that does not
+// parse, and pyright checks no function past its complexity limit.
+// Without a new error, such an answer leaves the change unverified
+// (judge).
 
 // stoppedCode marks, in a compile run's answer, the error after which the
 // compiler compiled nothing more of its translation unit (parseCompilerOutput).
 var stoppedCode = json.RawMessage(`"fatal"`)
 
-// stopCodes are the diagnostic codes that say the checker stopped there.
-var stopCodes = map[string]bool{
-	"fatal":                 true, // stoppedCode
-	"fatal_too_many_errors": true, // clangd, at clang's error limit
+// stopsReporting reports whether d says its checker reported no more
+// from there on.
+func stopsReporting(d lsp.Diagnostic) bool {
+	switch {
+	case d.CodeString() == "fatal", // stoppedCode
+		d.CodeString() == "fatal_too_many_errors": // clangd, at clang's error limit
+		return true
+	case d.Source == "syntax":
+		// gopls reports no type error of a file with a parse error
+		// (other files of its package keep theirs).
+		return true
+	case strings.HasPrefix(d.Message, "Code is too complex to analyze"):
+		// pyright checks nothing in a function past its complexity
+		// limit, and says so on the function's name: in English, as
+		// pyright 1.1.414 localizes only by VSCODE_NLS_CONFIG, which
+		// the policy's environment does not pass.
+		return true
+	}
+	return false
 }
 
-// stoppedReporting says where a checker stopped reporting in cr, either
-// side of the change ("" when it reported on every file to the end).
+// stoppedReporting says where a checker stopped reporting in cr's answer
+// after the change ("" when it reported on every file to the end). Only
+// that side can hide a new error: a stop before the change can only have
+// an error it hid read as new once the change uncovers it (a fix of a
+// syntax error, with a type error behind it), never a new one missed.
 func stoppedReporting(root interface{ Rel(string) (string, error) }, cr *servers.CheckResult) string {
-	for _, side := range []map[string][]lsp.Diagnostic{cr.Before, cr.After} {
-		for _, abs := range slices.Sorted(maps.Keys(side)) {
-			for _, d := range side[abs] {
-				if !stopCodes[d.CodeString()] {
-					continue
-				}
-				rel, err := root.Rel(abs)
-				if err != nil {
-					rel = abs
-				}
-				return fmt.Sprintf("stopped reporting errors in %s (%s): an error after that point would not be reported, before or after the change", rel, d.Message)
+	for _, abs := range slices.Sorted(maps.Keys(cr.After)) {
+		for _, d := range cr.After[abs] {
+			if !stopsReporting(d) {
+				continue
 			}
+			rel, err := root.Rel(abs)
+			if err != nil {
+				rel = abs
+			}
+			return fmt.Sprintf("stopped reporting errors in %s (%s): an error the change adds after that point would not be reported", rel, d.Message)
 		}
 	}
 	return ""

@@ -137,3 +137,50 @@ func TestCargoStoppedAtAFailedUnit(t *testing.T) {
 	res = h.validate(map[string]string{"src/a.rs": "pub fn g() -> i32 {\n    \"one\"\n}\n"})
 	expect(t, res, Rejected, "src/a.rs")
 }
+
+// Language servers that stop reporting part of a file: gopls reports no
+// type error of a file that does not parse, and pyright checks nothing in
+// a function past its complexity limit. A type error the change added
+// there came back clean; it is unverified now, and the same change
+// without the stop still rejects.
+func TestServersThatStopReportingPartOfAFile(t *testing.T) {
+	var complex strings.Builder
+	complex.WriteString("def big(c: bool) -> int:\n    x = 0\n")
+	for i := range 800 {
+		fmt.Fprintf(&complex, "    if c:\n        x = %d\n", i)
+	}
+	complex.WriteString("    return x\n")
+	for _, tc := range []struct {
+		name, project, file, before, after string
+		want                               Verdict
+	}{
+		{"gopls, a file that does not parse", "go", "types/stop.go",
+			"package types\n\nfunc A() int {\n\tx := 1 +\n\treturn x\n}\n\nfunc B() string {\n\treturn \"b\"\n}\n",
+			"package types\n\nfunc A() int {\n\tx := 1 +\n\treturn x\n}\n\nfunc B() string {\n\tvar s string = 3\n\treturn s\n}\n", Unverified},
+		// A stop before the change hides nothing the change adds: the
+		// file's answer after it is whole.
+		{"gopls, the syntax error fixed", "go", "types/stop.go",
+			"package types\n\nfunc A() int {\n\tx := 1 +\n\treturn x\n}\n",
+			"package types\n\nfunc A() int {\n\tx := 1\n\treturn x\n}\n", Clean},
+		{"gopls, the same change in a file that parses", "go", "types/stop.go",
+			"package types\n\nfunc A() int {\n\tx := 1\n\treturn x\n}\n\nfunc B() string {\n\treturn \"b\"\n}\n",
+			"package types\n\nfunc A() int {\n\tx := 1\n\treturn x\n}\n\nfunc B() string {\n\tvar s string = 3\n\treturn s\n}\n", Rejected},
+		{"pyright, a function past its complexity limit", "py", "app/stop.py",
+			complex.String(), strings.Replace(complex.String(), "    x = 0\n", "    x = 0\n    y: int = \"not an int\"\n", 1), Unverified},
+		{"pyright, the same change in a small function", "py", "app/stop.py",
+			"def small(c: bool) -> int:\n    x = 0\n    return x\n",
+			"def small(c: bool) -> int:\n    x = 0\n    y: int = \"not an int\"\n    return x\n", Rejected},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, tc.project, harnessOptions{files: map[string]string{tc.file: tc.before}})
+			h.requireServer(map[string]string{"go": "go", "py": "python"}[tc.project])
+			res := h.validate(map[string]string{tc.file: tc.after})
+			if res.Verdict != tc.want {
+				t.Fatalf("verdict %s, want %s:\n%s", res.Verdict, tc.want, describe(res))
+			}
+			if tc.want == Unverified && !strings.Contains(describe(res), "stopped reporting errors in "+tc.file) {
+				t.Errorf("the reason does not name where the server stopped:\n%s", describe(res))
+			}
+		})
+	}
+}
