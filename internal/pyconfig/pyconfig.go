@@ -38,6 +38,10 @@ type Config struct {
 	TypeCheckingMode string
 	// extends is the configuration it extends, as written.
 	extends string
+	// includeFrom and excludeFrom are the workspace-relative directories
+	// Include's and Exclude's patterns are relative to: Dir, or that of
+	// the extended file they came from (inherit).
+	includeFrom, excludeFrom string
 }
 
 // Environment is one of pyright's execution environments.
@@ -98,7 +102,41 @@ func Read(root, dir string) (c *Config, found bool, err error) {
 	for _, e := range r.ExecutionEnvironments {
 		c.Environments = append(c.Environments, Environment(e))
 	}
+	c.includeFrom, c.excludeFrom = c.Dir, c.Dir
+	c.inherit(root)
 	return c, true, nil
+}
+
+// inherit takes include and exclude from the files c extends where c
+// sets none: pyright reads the chain from the base up, each file's
+// setting replacing its base's whole, with paths relative to the file
+// that sets them (pyright 1.1.414, measured: a base's exclude of
+// "../legacy" leaves legacy/ out of the extending project; the
+// extending file's own exclude replaces it).
+func (c *Config) inherit(root string) {
+	cur, ext := c.File, c.extends
+	seen := map[string]bool{cur: true}
+	for range maxExtends {
+		if ext == "" || (c.Include != nil && c.Exclude != nil) {
+			return
+		}
+		next := path.Join(path.Dir(cur), filepath.ToSlash(ext))
+		if seen[next] || strings.HasPrefix(next, "../") {
+			return
+		}
+		seen[next] = true
+		r, ok := readFile(filepath.Join(root, filepath.FromSlash(next)))
+		if !ok {
+			return
+		}
+		if c.Include == nil && r.Include != nil {
+			c.Include, c.includeFrom = r.Include, path.Dir(next)
+		}
+		if c.Exclude == nil && r.Exclude != nil {
+			c.Exclude, c.excludeFrom = r.Exclude, path.Dir(next)
+		}
+		cur, ext = next, r.Extends
+	}
 }
 
 // Nearest returns the configuration that governs the workspace file rel:
@@ -119,19 +157,26 @@ func Nearest(root, rel string) *Config {
 // Covers reports whether the project's own checks cover the workspace file
 // rel: included, and not excluded.
 func (c *Config) Covers(rel string) bool {
-	sub, ok := within(c.Dir, rel)
-	if !ok {
+	if _, ok := within(c.Dir, rel); !ok {
 		return false
 	}
-	include := c.Include
+	include, includeFrom := c.Include, c.from(c.includeFrom)
 	if len(include) == 0 {
-		include = []string{"."}
+		include, includeFrom = []string{"."}, c.Dir
 	}
-	exclude := c.Exclude
+	exclude, excludeFrom := c.Exclude, c.from(c.excludeFrom)
 	if len(exclude) == 0 {
-		exclude = defaultExclude
+		exclude, excludeFrom = defaultExclude, c.Dir
 	}
-	return matchesAny(include, sub) && !matchesAny(exclude, sub)
+	return matchesAny(include, includeFrom, rel) && !matchesAny(exclude, excludeFrom, rel)
+}
+
+// from is dir, or c's own directory for a Config built without Read.
+func (c *Config) from(dir string) string {
+	if dir == "" {
+		return c.Dir
+	}
+	return dir
 }
 
 // Paths returns the import roots the configuration adds (the stub path,
@@ -182,19 +227,19 @@ func within(dir, rel string) (string, bool) {
 	return "", false
 }
 
-// matchesAny reports whether p (slash-separated, relative to the
-// configuration's directory) matches one of the patterns: a pattern
-// matches the path it names and everything below it.
-func matchesAny(patterns []string, p string) bool {
+// matchesAny reports whether rel (workspace-relative, slash-separated)
+// matches one of the patterns, each relative to the workspace directory
+// from: a pattern matches the path it names and everything below it.
+func matchesAny(patterns []string, from, rel string) bool {
 	for _, pat := range patterns {
-		pat = strings.TrimPrefix(path.Clean(filepath.ToSlash(pat)), "./")
-		if pat == "." || pat == "" {
+		full := path.Join(from, filepath.ToSlash(pat))
+		if full == "." {
 			return true
 		}
-		if ok, _ := doublestar.Match(pat, p); ok {
+		if ok, _ := doublestar.Match(full, rel); ok {
 			return true
 		}
-		if ok, _ := doublestar.Match(pat+"/**", p); ok {
+		if ok, _ := doublestar.Match(full+"/**", rel); ok {
 			return true
 		}
 	}

@@ -60,3 +60,38 @@ func TestDefaults(t *testing.T) {
 		}
 	}
 }
+
+// include and exclude come down an extends chain where the extending
+// file sets none, relative to the file that sets them; a file's own
+// setting replaces its base's whole (pyright 1.1.414's reading). Covers
+// once read only the file's own, so a file a base excluded was taken as
+// checked by the command line, which skipped it.
+func TestCoversThroughExtends(t *testing.T) {
+	dir := t.TempDir()
+	testfs.Write(t, dir, map[string]string{
+		"a/pyrightconfig.json": `{"extends": "../configs/base.json"}`,
+		"configs/base.json":    `{"exclude": ["../a/legacy"], "extends": "./root.json"}`,
+		"configs/root.json":    `{"include": ["../a/src", "../a/legacy"]}`,
+		"b/pyrightconfig.json": `{"extends": "../configs/base.json", "exclude": ["gen"]}`,
+		"c/pyproject.toml":     "[tool.pyright]\nextends = \"../configs/loop.json\"\n",
+		"configs/loop.json":    `{"extends": "./loop.json", "exclude": ["../c/old"]}`,
+		"a/src/m.py":           "",
+		"a/legacy/old.py":      "",
+		"a/tools/t.py":         "",
+		"b/gen/g.py":           "",
+		"b/legacy/x.py":        "",
+	})
+	for file, want := range map[string]bool{
+		"a/src/m.py":      true,
+		"a/legacy/old.py": false, // the base's exclude
+		"a/tools/t.py":    false, // the base's base's include
+		"b/gen/g.py":      false, // b's own exclude
+		"b/legacy/x.py":   false, // the base's include names a/ only
+		"c/old/o.py":      false, // a chain that loops still reads its first file
+		"c/new/n.py":      true,
+	} {
+		if got := Nearest(dir, file).Covers(file); got != want {
+			t.Errorf("%s: covered %v, want %v", file, got, want)
+		}
+	}
+}

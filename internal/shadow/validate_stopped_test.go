@@ -184,3 +184,20 @@ func TestServersThatStopReportingPartOfAFile(t *testing.T) {
 		})
 	}
 }
+
+// pyright's command line skips a file the extended configuration
+// excludes; the gate read only the extending file's include and exclude,
+// took the file as checked by the command line, and its silence as
+// clean.
+func TestPyrightSkipsWhatTheExtendedConfigurationExcludes(t *testing.T) {
+	h := newHarness(t, "py", harnessOptions{opts: Options{BatchStateDir: t.TempDir(), Strategy: StrategyBatch}, files: map[string]string{
+		"pyrightconfig.json":     `{"extends": "./configs/base.json", "typeCheckingMode": "standard"}`,
+		"configs/base.json":      `{"include": ["../app"], "exclude": ["../app/legacy"]}`,
+		"app/legacy/__init__.py": "",
+		"app/legacy/old.py":      "def old() -> int:\n    return 1\n",
+	}})
+	h.requireServer("python")
+	res := h.validate(map[string]string{"app/legacy/old.py": "def old() -> int:\n    return \"one\"\n"})
+	// The server checks it instead (an open file, whatever the scope).
+	expect(t, res, Rejected, "app/legacy/old.py")
+}
