@@ -66,4 +66,7 @@ func TestAStoppedProjectCommandIsTheBaseline(t *testing.T) {
 	if _, ok := c.Baseline(ws, "disk-1"); !ok {
 		t.Error("the stopped answer was not kept for the unchanged tree")
 	}
+	if _, stopped, ok := c.Answer(ws, "disk-1"); !ok || stopped == "" {
+		t.Errorf("Answer = stopped %q, ok %v: want why it stopped", stopped, ok)
+	}
 }

@@ -154,6 +154,9 @@ type baseline struct {
 	// answered: err is the checker's own answer for the disk state (it
 	// stopped early), which another run would give again.
 	answered bool
+	// incomplete says why a project command's kept answer stopped early
+	// ("" when it did not): it is ready all the same.
+	incomplete string
 }
 
 // New returns a checker for the workspace at root. stateDir keeps tsc's
@@ -266,7 +269,8 @@ func (c *Checker) Baseline(config, diskState string) (map[string][]lsp.Diagnosti
 
 // Answer returns the unchanged tree's kept answer for config at
 // diskState with why the checker stopped early ("" when it checked every
-// file), where Baseline returns whole answers only: errors one compiler
+// file), where Baseline returns tsc's and pyright's whole answers only
+// (a project command's stopped answer is its baseline too): errors one compiler
 // stops on and another does not are a difference between them, but a
 // stopped run's silence proves nothing. ok is false while none is kept.
 func (c *Checker) Answer(config, diskState string) (diags map[string][]lsp.Diagnostic, incomplete string, ok bool) {
@@ -283,7 +287,7 @@ func (c *Checker) Answer(config, diskState string) (diags map[string][]lsp.Diagn
 	}
 	switch {
 	case b.err == nil:
-		return b.diags, "", true
+		return b.diags, b.incomplete, true
 	case b.answered:
 		return b.diags, b.err.Error(), true
 	}
@@ -382,17 +386,22 @@ func (c *Checker) baselineOnce(ctx context.Context, config, diskState string, ba
 		r, b.err = c.run(ctx, config, nil, b.state, background)
 		b.elapsed = time.Since(start)
 		b.whole = !r.warm && !stateBefore
-		if b.err == nil && r.Incomplete != "" && c.tool.Kind != Command {
-			// Errors the unchanged tree hides behind others would be
-			// counted as the change's. The checker's answer for this
+		switch {
+		case b.err != nil || r.Incomplete == "":
+		case c.tool.Kind == Command:
+			// A project command's stopped answer (cargo at a unit that
+			// failed, go vet at a type error, mypy) is kept as the
+			// answer to pair with: no server can check its files
+			// instead, the changed tree's own run says whether it
+			// stopped too, and an error it hid that the change uncovers
+			// reads as new: a false reject, never a false clean.
+			b.incomplete = r.Incomplete
+		default:
+			// tsc's or pyright's: errors the unchanged tree hides behind
+			// others would be counted as the change's, and the server
+			// can check the files instead. The checker's answer for this
 			// disk state, not a failure to retry: kept as it is, so that
 			// no warm-up runs the checker again for the same state.
-			// (A project command's stopped answer — cargo at a unit that
-			// failed, go vet at a package's type error, mypy — is kept
-			// as the answer to pair with: no server can check its files
-			// instead, the changed tree's own run says whether it stopped
-			// too, and an error it hid that the change uncovers reads as
-			// new, a false reject, never a false clean.)
 			b.err = errors.New(r.Incomplete)
 			b.answered = true
 		}

@@ -116,7 +116,10 @@ func TestParse(t *testing.T) {
 			"A.java:3:23 error  cannot find symbol",
 			"A.java:4:23 error  cannot find symbol",
 		}},
-		{name: "go vet findings", format: GoVet, file: "govet-findings.txt", exit: 1, want: []string{
+		// Findings read as compile errors of a package that does not
+		// build, after which vet checks no importer of it: with an
+		// error, vet's answer is incomplete.
+		{name: "go vet findings", format: GoVet, file: "govet-findings.txt", exit: 1, incomplete: true, want: []string{
 			"a.go:6:14 error  fmt.Printf format %d has arg \"x\" of wrong type string",
 			"b.go:5:35 error  fmt.Printf format %s reads arg #2, but call has 1 arg",
 		}},
@@ -223,6 +226,25 @@ func TestCheckCommand(t *testing.T) {
 		err := CheckCommand(tt.command, tt.format)
 		if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
 			t.Errorf("CheckCommand(%q, %q) = %v, want %q", tt.command, tt.format, err, tt.wantErr)
+		}
+	}
+}
+
+// Only a whole diagnostic line says the compiler stopped: gcc quotes the
+// source under each diagnostic, and a message may quote anything.
+func TestGCCStopped(t *testing.T) {
+	for line, want := range map[string]bool{
+		"a.c:1:10: fatal error: config.h: No such file or directory":          true,
+		"src/a b.c:3: fatal error: x.h: No such file or directory":            true,
+		"fatal error: too many errors emitted, stopping now [-ferror-limit=]": true,
+		"compilation terminated.":                                             true,
+		"compilation terminated due to -fmax-errors=2.":                       true,
+		`    2 |   fprintf(stderr, "%s: fatal error: %d\n", p);`:              false,
+		`a.c:1:2: warning: #warning "x: fatal error: y" [-Wcpp]`:              false,
+		"a.c:4:11: error: too few arguments to function 'f'":                  false,
+	} {
+		if got := GCCStopped(line); got != want {
+			t.Errorf("GCCStopped(%q) = %v, want %v", line, got, want)
 		}
 	}
 }

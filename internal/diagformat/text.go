@@ -68,10 +68,12 @@ func parseGCC(in Input) (Report, error) {
 }
 
 // gccStop matches the lines after which gcc or clang compile no more of
-// a translation unit: a fatal error (a missing include; clang's "too many
-// errors emitted, stopping now" at its limit of 20), and gcc's own end
-// under -fmax-errors or -Wfatal-errors.
-var gccStop = regexp.MustCompile(`^(?:.+?: fatal error: |compilation terminated)`)
+// a translation unit: a located fatal error (a missing include), clang's
+// unlocated "fatal error: too many errors emitted, stopping now" at its
+// limit of 20, and gcc's own end under -fmax-errors or -Wfatal-errors.
+// Only whole diagnostic lines count: a source excerpt (indented) or a
+// warning's text that quotes "fatal error" is no stop.
+var gccStop = regexp.MustCompile(`^(?:[^\s:][^:]*:\d+:(?:\d+:)? fatal error: |fatal error: |compilation terminated)`)
 
 // GCCStopped reports whether a line of gcc's or clang's output says the
 // compiler stopped there: an error the change adds after that point is
@@ -168,30 +170,33 @@ func parseMypy(in Input) (Report, error) {
 var goVetLine = regexp.MustCompile(`^(?:vet: )?(.+?\.go):(\d+):(\d+): (.*)$`)
 
 // parseGoVet reads go vet's findings ("file:line:col: message", type
-// errors prefixed "vet: "); each fails vet, so each is an error. vet
-// reports only the first type error of a package and runs no analysis on
-// it: a second error there is never reported, so such an answer is
-// incomplete.
+// errors prefixed "vet: "); each fails vet, so each is an error. An
+// answer with an error is incomplete: vet reports only the first type
+// error of a package and analyses nothing more of it, and a package that
+// does not compile is printed as the compiler's plain lines, which look
+// like findings, while no package importing it is vetted at all. Its
+// text cannot tell a finding from such a stop, so only an answer with no
+// error is whole.
 func parseGoVet(in Input) (Report, error) {
 	ls, err := lines(in.Output)
 	if err != nil {
 		return Report{}, err
 	}
 	files := map[string][]lsp.Diagnostic{}
-	stopped := ""
+	first := ""
 	for _, l := range ls {
 		m := goVetLine.FindStringSubmatch(l)
 		if m == nil {
 			continue
 		}
-		if stopped == "" && strings.HasPrefix(l, "vet: ") {
-			stopped = l
+		if first == "" {
+			first = l
 		}
 		add(files, in.path(m[1]), at(atoi(m[2]), atoi(m[3]), lsp.SeverityError, "", "go vet", m[4]))
 	}
 	r, err := finish(in, files)
-	if err == nil && stopped != "" {
-		r.Incomplete = "go vet reports only the first type error of a package (" + stopped + "): another error in that package would not be reported"
+	if err == nil && first != "" {
+		r.Incomplete = "go vet stops at a package's first type error and vets nothing that imports a package that does not compile (" + first + "): an error after it would not be reported"
 	}
 	return r, err
 }

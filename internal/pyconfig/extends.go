@@ -3,7 +3,6 @@ package pyconfig
 import (
 	"encoding/json"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -34,8 +33,8 @@ func Extended(root, dir string) []string {
 		if ext == "" {
 			break
 		}
-		next := path.Join(path.Dir(cur), filepath.ToSlash(ext))
-		if seen[next] || strings.HasPrefix(next, "../") {
+		next, ok := extendedPath(root, cur, ext)
+		if !ok || seen[next] {
 			break
 		}
 		seen[next] = true

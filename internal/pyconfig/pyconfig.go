@@ -42,6 +42,10 @@ type Config struct {
 	// Include's and Exclude's patterns are relative to: Dir, or that of
 	// the extended file they came from (inherit).
 	includeFrom, excludeFrom string
+	// unknownScope says why the files the project covers are not known:
+	// an extends chain that could not be followed before it gave both
+	// include and exclude ("" when known).
+	unknownScope string
 }
 
 // Environment is one of pyright's execution environments.
@@ -112,7 +116,9 @@ func Read(root, dir string) (c *Config, found bool, err error) {
 // setting replacing its base's whole, with paths relative to the file
 // that sets them (pyright 1.1.414, measured: a base's exclude of
 // "../legacy" leaves legacy/ out of the extending project; the
-// extending file's own exclude replaces it).
+// extending file's own exclude replaces it). A link of the chain that
+// cannot be read here (outside the workspace, missing, not parsing, a
+// loop) leaves the scope unknown while either is still open.
 func (c *Config) inherit(root string) {
 	cur, ext := c.File, c.extends
 	seen := map[string]bool{cur: true}
@@ -120,13 +126,15 @@ func (c *Config) inherit(root string) {
 		if ext == "" || (c.Include != nil && c.Exclude != nil) {
 			return
 		}
-		next := path.Join(path.Dir(cur), filepath.ToSlash(ext))
-		if seen[next] || strings.HasPrefix(next, "../") {
+		next, ok := extendedPath(root, cur, ext)
+		if !ok || seen[next] {
+			c.unknownScope = fmt.Sprintf("%s extends %s, which is not read here", cur, ext)
 			return
 		}
 		seen[next] = true
 		r, ok := readFile(filepath.Join(root, filepath.FromSlash(next)))
 		if !ok {
+			c.unknownScope = fmt.Sprintf("%s extends %s, which does not read", cur, next)
 			return
 		}
 		if c.Include == nil && r.Include != nil {
@@ -137,6 +145,26 @@ func (c *Config) inherit(root string) {
 		}
 		cur, ext = next, r.Extends
 	}
+	if ext != "" {
+		c.unknownScope = fmt.Sprintf("%s: an extends chain longer than %d", c.File, maxExtends)
+	}
+}
+
+// extendedPath is the workspace-relative file an extends of ext names
+// from the configuration file cur; false when it leaves the workspace.
+func extendedPath(root, cur, ext string) (string, bool) {
+	if filepath.IsAbs(ext) {
+		rel, err := filepath.Rel(root, ext)
+		if err != nil {
+			return "", false
+		}
+		ext, cur = filepath.ToSlash(rel), "."
+	}
+	next := path.Join(path.Dir(cur), filepath.ToSlash(ext))
+	if next == ".." || strings.HasPrefix(next, "../") {
+		return "", false
+	}
+	return next, true
 }
 
 // Nearest returns the configuration that governs the workspace file rel:
@@ -157,7 +185,7 @@ func Nearest(root, rel string) *Config {
 // Covers reports whether the project's own checks cover the workspace file
 // rel: included, and not excluded.
 func (c *Config) Covers(rel string) bool {
-	if _, ok := within(c.Dir, rel); !ok {
+	if _, ok := within(c.Dir, rel); !ok || c.unknownScope != "" {
 		return false
 	}
 	include, includeFrom := c.Include, c.from(c.includeFrom)
@@ -208,6 +236,8 @@ func (c *Config) Paths() []string {
 // Describe names where the scope comes from, for a reader.
 func (c *Config) Describe() string {
 	switch {
+	case c.unknownScope != "":
+		return c.File + " (whose scope is not known: " + c.unknownScope + ")"
 	case c.File == "":
 		return "pyright's default scope"
 	case strings.HasSuffix(c.File, "pyproject.toml"):

@@ -1,6 +1,7 @@
 package pyconfig
 
 import (
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -80,6 +81,9 @@ func TestCoversThroughExtends(t *testing.T) {
 		"a/tools/t.py":         "",
 		"b/gen/g.py":           "",
 		"b/legacy/x.py":        "",
+		"d/pyrightconfig.json": `{"extends": "../../shared/base.json"}`,
+		"e/pyrightconfig.json": `{"extends": "` + filepath.Join(dir, "configs", "gen.json") + `"}`,
+		"configs/gen.json":     `{"exclude": ["../e/gen"]}`,
 	})
 	for file, want := range map[string]bool{
 		"a/src/m.py":      true,
@@ -87,8 +91,11 @@ func TestCoversThroughExtends(t *testing.T) {
 		"a/tools/t.py":    false, // the base's base's include
 		"b/gen/g.py":      false, // b's own exclude
 		"b/legacy/x.py":   false, // the base's include names a/ only
-		"c/old/o.py":      false, // a chain that loops still reads its first file
-		"c/new/n.py":      true,
+		"c/old/o.py":      false, // a chain that loops: its scope is not known
+		"c/new/n.py":      false,
+		"d/x.py":          false, // a base outside the workspace: not known
+		"e/x.py":          true,  // an absolute path inside it
+		"e/gen/g.py":      false,
 	} {
 		if got := Nearest(dir, file).Covers(file); got != want {
 			t.Errorf("%s: covered %v, want %v", file, got, want)

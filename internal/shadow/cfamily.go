@@ -372,7 +372,7 @@ type unitDiags map[string][]lsp.Diagnostic
 // by several units (an error in a header they include) counts once.
 func mergeUnits(units []unitDiags) map[string][]lsp.Diagnostic {
 	out := map[string][]lsp.Diagnostic{}
-	seen := map[string]bool{}
+	seen := map[string]int{} // the diagnostic's index in out[file]
 	for _, u := range units {
 		for _, file := range slices.Sorted(maps.Keys(u)) {
 			if _, ok := out[file]; !ok {
@@ -380,9 +380,16 @@ func mergeUnits(units []unitDiags) map[string][]lsp.Diagnostic {
 			}
 			for _, d := range u[file] {
 				key := fmt.Sprintf("%s\x00%d\x00%d\x00%d\x00%s", file, d.Range.Start.Line, d.Range.Start.Character, d.Severity, d.Message)
-				if !seen[key] {
-					seen[key] = true
+				i, dup := seen[key]
+				if !dup {
+					seen[key] = len(out[file])
 					out[file] = append(out[file], d)
+					continue
+				}
+				if stopsReporting(d) {
+					// One unit stopped at an error another reported and
+					// went on from: the stop is kept.
+					out[file][i].Code = d.Code
 				}
 			}
 		}
@@ -468,8 +475,9 @@ func parseCompilerOutput(units []compiledb.Command, out []byte) ([]unitDiags, er
 		u := units[i]
 		diags := unitDiags{u.File: {}}
 		errs := 0
-		// stopped: the compiler compiled no more of the unit; lastErr is
-		// the error it stopped after, marked with stoppedCode.
+		// stopped: the compiler compiled no more of the unit; lastFile
+		// and lastIdx place the error it stopped after, which is marked
+		// with stoppedCode.
 		stopped, marked := false, false
 		lastFile, lastIdx := "", -1
 		for _, l := range section {

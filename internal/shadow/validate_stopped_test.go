@@ -2,10 +2,13 @@ package shadow
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/anvil-dev/anvil/internal/compiledb"
+	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
 
@@ -201,3 +204,29 @@ func TestPyrightSkipsWhatTheExtendedConfigurationExcludes(t *testing.T) {
 	// The server checks it instead (an open file, whatever the scope).
 	expect(t, res, Rejected, "app/legacy/old.py")
 }
+
+// A compile run's stop survives the merge of its units: a header's error
+// one unit reported and went on from, and another stopped at (gcc under
+// -Wfatal-errors), is one error, marked as the stop.
+func TestACompileRunsStopSurvivesTheMerge(t *testing.T) {
+	units := []compiledb.Command{{Dir: "/p", File: "/p/src/a.c", Args: []string{"gcc"}}, {Dir: "/p", File: "/p/src/b.c", Args: []string{"gcc", "-Wfatal-errors"}}}
+	out := "include/x.h:3:5: error: unknown type name 'foo'\n" + compileMarker + " 0 1\n" +
+		"include/x.h:3:5: error: unknown type name 'foo'\ncompilation terminated due to -Wfatal-errors.\n" + compileMarker + " 1 1\n"
+	got, err := parseCompilerOutput(units, []byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged := mergeUnits(got)
+	header := merged["/p/include/x.h"]
+	if len(header) != 1 || !stopsReporting(header[0]) {
+		t.Fatalf("merged %+v, want the one error marked as the stop", header)
+	}
+	if why := stoppedReporting(pathRel{"/p"}, &servers.CheckResult{After: merged}); !strings.Contains(why, "include/x.h") {
+		t.Errorf("stoppedReporting = %q", why)
+	}
+}
+
+// pathRel is a workspace root for stoppedReporting.
+type pathRel struct{ dir string }
+
+func (r pathRel) Rel(abs string) (string, error) { return filepath.Rel(r.dir, abs) }

@@ -906,11 +906,12 @@ func (v *Validator) judge(ctx context.Context, out groupOutcome, g *group, label
 	if len(out.newErrs) > 0 {
 		return out
 	}
+	stopped := stoppedReporting(v.root, cr)
 	switch {
 	case ev.incomplete != "":
 		return out.unverifiedAll(g, label+" did not check everything: "+ev.incomplete)
-	case stoppedReporting(v.root, cr) != "":
-		return out.unverifiedAll(g, label+" "+stoppedReporting(v.root, cr))
+	case stopped != "":
+		return out.unverifiedAll(g, label+" "+stopped)
 	case len(ev.unread) > 0:
 		// Silence about a file the compiler never read is no evidence.
 		return out.unverifiedAll(g, fmt.Sprintf("%s read no %s: no target of the workspace compiles %s (a module no `mod` declares?)", label, strings.Join(ev.unread, ", "), plural(len(ev.unread), "it", "them")))
