@@ -92,7 +92,22 @@ type effects struct {
 }
 
 // maxImportScanSize skips files too large to be hand-written source.
+// Such a file's imports are not known (tooLargeToScan): it is a
+// dependant of every change of its language.
 const maxImportScanSize = 2 << 20
+
+// tooLargeToScan reports whether the source file rel (its size on disk
+// size; c its change, if any) is past maxImportScanSize: data files
+// (JSON) import nothing, whatever their size.
+func tooLargeToScan(rel string, size int64, c *changeset.Change) bool {
+	if strings.EqualFold(path.Ext(rel), ".json") {
+		return false
+	}
+	if c != nil {
+		size = int64(len(c.Content))
+	}
+	return size > maxImportScanSize
+}
 
 // New returns a graph over root that parses with parser.
 func New(root *workspace.Root, parser *syntax.Parser) *Graph {
@@ -478,6 +493,11 @@ func (g *Graph) reverse(ctx context.Context, files Files, paths []string, famili
 		}
 		gr.files[rel] = gf
 		if gf.surface == nil {
+			if !(isChanged && c.Delete) && tooLargeToScan(rel, files[rel].Size, c) {
+				// Its imports were never read (nor its compiler's record
+				// of them taken): it may import anything of its language.
+				gr.unknown[fam] = append(gr.unknown[fam], rel)
+			}
 			continue
 		}
 		unknown := false

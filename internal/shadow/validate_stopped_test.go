@@ -230,3 +230,32 @@ func TestACompileRunsStopSurvivesTheMerge(t *testing.T) {
 type pathRel struct{ dir string }
 
 func (r pathRel) Rel(abs string) (string, error) { return filepath.Rel(r.dir, abs) }
+
+// tsserver (TypeScript 5.9) reads a JavaScript file over 4 MiB from disk
+// as empty: a checkJs dependant that large said nothing before the change
+// and after, and the change that broke it came back clean.
+func TestTSServerReadsAHugeJavaScriptDependantAsEmpty(t *testing.T) {
+	padding := strings.Repeat("// padding to pass tsserver's limit of 4 MiB for a file that is not TypeScript\n", 60000)
+	for _, tc := range []struct {
+		name    string
+		padding string
+		want    Verdict
+	}{
+		{"over the limit", padding, Unverified},
+		{"under it", "", Rejected},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, "ts-esm", harnessOptions{files: map[string]string{
+				"tsconfig.json": `{"compilerOptions": {"target": "es2022", "module": "nodenext", "moduleResolution": "nodenext", "strict": true, "allowJs": true, "checkJs": true, "noEmit": true}, "include": ["src"]}`,
+				"src/count.ts":  "export function count(): number {\n  return 1;\n}\n",
+				"src/big.js":    "import { count } from \"./count.js\";\n\n/** @type {number} */\nexport const n = count();\n" + tc.padding,
+			}})
+			withTypeScript(t, h, "5.9.3")
+			h.requireServer("typescript")
+			res := h.validate(map[string]string{"src/count.ts": "export function count(): string {\n  return \"one\";\n}\n"})
+			if res.Verdict != tc.want {
+				t.Fatalf("verdict %s, want %s:\n%s", res.Verdict, tc.want, describe(res))
+			}
+		})
+	}
+}
