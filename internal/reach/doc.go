@@ -28,6 +28,8 @@
 //	  path (typings) are import roots too              |   (a script's folder is on sys.path) and from stubPath               |   (py/a module from the importing script's own folder)
 //	an import nothing resolves depends on every        | a file the resolver cannot place may still reach any file            | TestCutoff ("virtual:generated")
 //	  interface change of its language                 |                                                                      |
+//	so does a source file too large to read for its    | the compiler reads a file of any size; its imports (and the record   | TestAFileTooLargeToScanMayImportAnything
+//	  imports (2 MiB; JSON imports nothing)            |   of them) were never taken                                          |
 //	a change reaches an importer only through an       | TypeScript's builder re-checks an importer only when the declaration | TestCutoff, shadow: TestCutoffHeldToBatchChecker,
 //	  export whose interface changed (cutoff.go)       |   emit changed; an importer's types are a function of the shapes     |   TestCutoffMutationsHeldToBatchChecker,
 //	                                                   |   it imports                                                         |   TestCutoffAsksTheCompiler
