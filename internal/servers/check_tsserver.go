@@ -67,6 +67,9 @@ func (cy *tsCycle) before(ctx context.Context) error {
 		}
 	}
 	for _, p := range cy.req.Dependants {
+		if err := readWhole(p); err != nil {
+			return err
+		}
 		open = append(open, tsserver.OpenFile{File: p, ProjectRootPath: cy.server.root})
 	}
 	if err := cy.open(ctx, open); err != nil {
@@ -507,6 +510,25 @@ func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"
 
 func isDeclaration(p string) bool {
 	return strings.HasSuffix(p, ".d.ts") || strings.HasSuffix(p, ".d.mts") || strings.HasSuffix(p, ".d.cts")
+}
+
+// maxFileSize is the size past which TypeScript 6 and older read a file
+// that is not TypeScript (JavaScript under checkJs) from disk as empty
+// (its maxFileSize, 4 MiB), and then say nothing of it, before a change
+// and after. A dependant is opened from disk; a changed file is sent with
+// its content.
+const maxFileSize = 4 << 20
+
+// readWhole fails for a dependant tsserver would read from disk as empty:
+// its silence about it would be no evidence.
+func readWhole(p string) error {
+	if isTSSource(p) {
+		return nil
+	}
+	if st, err := os.Stat(p); err == nil && st.Size() > maxFileSize {
+		return fmt.Errorf("tsserver reads %s (%d MiB), a file that is not TypeScript past its limit of 4 MiB, as empty: its silence about that dependant would be no evidence", filepath.Base(p), st.Size()>>20)
+	}
+	return nil
 }
 
 func isTSSource(p string) bool {

@@ -18,7 +18,6 @@ import (
 	"maps"
 	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -862,42 +861,7 @@ func (v *Validator) addDependants(ctx context.Context, w *checkWork, scope Scope
 	if v.opts.Exhaustive || scope.Complete {
 		w.req.DirectDependants = len(w.req.Dependants)
 	}
-	if spec.Mode == servers.ModeTSServer {
-		if why := tsserverReadsEmpty(w.req.Dependants); why != "" {
-			return nil, why
-		}
-	}
 	return deps.Outside, ""
-}
-
-// tsserverMaxFileSize is the size past which TypeScript 6 and older read
-// a file that is not TypeScript (JavaScript under checkJs, JSON) from
-// disk as empty (its maxFileSize, 4 MiB): tsserver then says nothing of
-// it, before the change and after.
-const tsserverMaxFileSize = 4 << 20
-
-// tsserverReadsEmpty says which of the dependants (absolute) tsserver
-// would read from disk as empty, "" when none. Changed files are sent
-// with their content and are read whole.
-func tsserverReadsEmpty(dependants []string) string {
-	for _, abs := range dependants {
-		if reach.Family(abs) != "ecma" || isTypeScript(abs) {
-			continue
-		}
-		if st, err := os.Stat(abs); err == nil && st.Size() > tsserverMaxFileSize {
-			return fmt.Sprintf("tsserver reads %s (%d MiB), a file that is not TypeScript over its limit of 4 MiB, as empty: its silence about that dependant would be no evidence", filepath.Base(abs), st.Size()>>20)
-		}
-	}
-	return ""
-}
-
-// isTypeScript reports whether p is a TypeScript source or declaration.
-func isTypeScript(p string) bool {
-	switch strings.ToLower(filepath.Ext(p)) {
-	case ".ts", ".tsx", ".mts", ".cts":
-		return true
-	}
-	return false
 }
 
 // judge reads a checker's answer for g into out: the errors either side
