@@ -2,6 +2,7 @@ package pyconfig
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,26 +27,45 @@ func Extended(root, dir string) []string {
 		return nil
 	}
 	var out []string
-	seen := map[string]bool{c.File: true}
-	cur := c.File
-	ext := c.extends
+	walkExtends(root, c.File, c.extends, func(path string, _ *raw) bool {
+		out = append(out, path)
+		return true
+	})
+	return out
+}
+
+// walkExtends follows the extends chain of the configuration file (whose
+// own extends is ext), calling visit with each base's workspace-relative
+// path and its contents (nil for one that does not read, the last one
+// visited) until visit returns false or the chain ends. It returns why the
+// chain was cut short: a base outside the workspace, a loop, one that does
+// not read, a chain past maxExtends ("" when it ended or visit stopped).
+func walkExtends(root, file, ext string, visit func(path string, r *raw) bool) string {
+	seen := map[string]bool{file: true}
+	cur := file
 	for range maxExtends {
 		if ext == "" {
-			break
+			return ""
 		}
 		next, ok := extendedPath(root, cur, ext)
 		if !ok || seen[next] {
-			break
+			return fmt.Sprintf("%s extends %s, which is not read here", cur, ext)
 		}
 		seen[next] = true
-		out = append(out, next)
 		r, ok := readFile(filepath.Join(root, filepath.FromSlash(next)))
 		if !ok {
-			break
+			visit(next, nil)
+			return fmt.Sprintf("%s extends %s, which does not read", cur, next)
+		}
+		if !visit(next, r) {
+			return ""
 		}
 		cur, ext = next, r.Extends
 	}
-	return out
+	if ext != "" {
+		return fmt.Sprintf("%s: an extends chain longer than %d", file, maxExtends)
+	}
+	return ""
 }
 
 // readFile reads a configuration file of any name: TOML's [tool.pyright]

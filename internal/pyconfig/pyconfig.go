@@ -120,34 +120,21 @@ func Read(root, dir string) (c *Config, found bool, err error) {
 // cannot be read here (outside the workspace, missing, not parsing, a
 // loop) leaves the scope unknown while either is still open.
 func (c *Config) inherit(root string) {
-	cur, ext := c.File, c.extends
-	seen := map[string]bool{cur: true}
-	for range maxExtends {
-		if ext == "" || (c.Include != nil && c.Exclude != nil) {
-			return
-		}
-		next, ok := extendedPath(root, cur, ext)
-		if !ok || seen[next] {
-			c.unknownScope = fmt.Sprintf("%s extends %s, which is not read here", cur, ext)
-			return
-		}
-		seen[next] = true
-		r, ok := readFile(filepath.Join(root, filepath.FromSlash(next)))
-		if !ok {
-			c.unknownScope = fmt.Sprintf("%s extends %s, which does not read", cur, next)
-			return
+	if c.Include != nil && c.Exclude != nil {
+		return
+	}
+	c.unknownScope = walkExtends(root, c.File, c.extends, func(base string, r *raw) bool {
+		if r == nil {
+			return false
 		}
 		if c.Include == nil && r.Include != nil {
-			c.Include, c.includeFrom = r.Include, path.Dir(next)
+			c.Include, c.includeFrom = r.Include, path.Dir(base)
 		}
 		if c.Exclude == nil && r.Exclude != nil {
-			c.Exclude, c.excludeFrom = r.Exclude, path.Dir(next)
+			c.Exclude, c.excludeFrom = r.Exclude, path.Dir(base)
 		}
-		cur, ext = next, r.Extends
-	}
-	if ext != "" {
-		c.unknownScope = fmt.Sprintf("%s: an extends chain longer than %d", c.File, maxExtends)
-	}
+		return c.Include == nil || c.Exclude == nil
+	})
 }
 
 // extendedPath is the workspace-relative file an extends of ext names
