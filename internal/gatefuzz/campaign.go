@@ -127,7 +127,7 @@ func (r *Report) Line() string {
 
 // Generate returns trial i of the campaign with seed.
 func Generate(l Language, seed uint64, i int) *Trial {
-	files, edit, tags := l.Generate(trialRand(seed, i))
+	files, edit, tags := l.Generate(trialRand(seed, i), onDiskRound(i))
 	return &Trial{Name: fmt.Sprintf("t%03d", i), Lang: l.Name(), Seed: seed, Index: i, Project: files, Edit: edit, Tags: tags}
 }
 

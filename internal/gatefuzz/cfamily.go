@@ -122,8 +122,9 @@ func (l C) Errors(ctx context.Context, dir string, names []string) (map[string][
 	return errs, nil
 }
 
-func (C) Generate(r *rand.Rand) (Files, Edit, []string) {
+func (C) Generate(r *rand.Rand, onDisk bool) (Files, Edit, []string) {
 	p := &cProject{tags: map[string]bool{}, box: "Box"}
+	stale := newStaleUse(r, onDisk)
 	counter := 0
 	name := func(prefix string) string { counter++; return fmt.Sprintf("%s%d", prefix, counter) }
 	n := 1 + r.IntN(3)
@@ -184,6 +185,13 @@ func (C) Generate(r *rand.Rand) (Files, Edit, []string) {
 			}
 			for _, d := range pickSome(r, h.decls) {
 				s.uses = append(s.uses, cUse(d, name("u")))
+				// A stale use: an error on disk before the edit
+				// (ondisk.go); an enum's member has no type of its own.
+				if d.kind != "enum" && stale.place(r) {
+					wrong := &cDecl{kind: d.kind, name: d.name, typ: other(r, cTypes, d.typ)}
+					s.uses = append(s.uses, cUse(wrong, name("e")))
+					p.tags["c/error-on-disk"] = true
+				}
 			}
 		}
 		if len(p.colors) > 0 && chance(r, 0.7) {

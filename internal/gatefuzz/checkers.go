@@ -148,9 +148,13 @@ func pyrightErrors(ctx context.Context, env, argv []string, dir string) (map[str
 // runs again without those.
 func goErrors(ctx context.Context, env []string, dir string, names []string) (map[string][]string, error) {
 	errs := map[string][]string{}
-	seen := map[string]bool{}
+	// kept counts each error taken so far; build and vet both report a
+	// type error, and an error is counted as often as the one of them
+	// that reports it most (two uses that break alike are two errors).
+	kept := map[string]int{}
 	left := slices.Clone(names)
 	for _, verb := range []string{"build", "vet"} {
+		counted := map[string]int{}
 		for len(left) > 0 {
 			args := []string{verb}
 			for _, n := range left {
@@ -170,8 +174,9 @@ func goErrors(ctx context.Context, env []string, dir string, names []string) (ma
 			}
 			for name, es := range found {
 				for _, e := range es {
-					if !seen[name+"/"+e] { // build and vet both report a type error
-						seen[name+"/"+e] = true
+					key := name + "/" + e
+					if counted[key]++; counted[key] > kept[key] {
+						kept[key]++
 						errs[name] = append(errs[name], e)
 					}
 				}

@@ -67,8 +67,9 @@ func (l Go) Errors(ctx context.Context, dir string, names []string) (map[string]
 	return goErrors(ctx, l.Env, dir, names)
 }
 
-func (Go) Generate(r *rand.Rand) (Files, Edit, []string) {
+func (Go) Generate(r *rand.Rand, onDisk bool) (Files, Edit, []string) {
 	tags := map[string]bool{}
+	stale := newStaleUse(r, onDisk)
 	counter := 0
 	name := func(prefix string) string { counter++; return fmt.Sprintf("%s%d", prefix, counter) }
 	var pkgs []*goPkg
@@ -102,6 +103,15 @@ func (Go) Generate(r *rand.Rand) (Files, Edit, []string) {
 			p.imports = append(p.imports, fmt.Sprintf("%q", "example.com/fuzz/"+ProjectPlaceholder+"/"+src.name))
 			for _, d := range pickSome(r, src.decls) {
 				p.uses = append(p.uses, goUse(d, src.name+"."+d.name, name("u")))
+				// Only the last package, which nothing imports: go build
+				// and go vet compile no importer of a package that does
+				// not, which would hide the edit's errors there from the
+				// truth.
+				if i == n-1 && d.kind != "generic" && d.kind != "iface" && stale.place(r) {
+					wrong := &goDecl{kind: d.kind, typ: other(r, goTypes, d.typ), method: d.method}
+					p.uses = append(p.uses, goUse(wrong, src.name+"."+d.name, name("e")))
+					tags["go/error-on-disk"] = true
+				}
 			}
 			if src.embed {
 				p.uses = append(p.uses, fmt.Sprintf("var %s string = %s.Data", name("u"), src.name))

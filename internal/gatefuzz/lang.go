@@ -10,8 +10,9 @@ type Language interface {
 	// Name is the language's name in flags, tags and tables ("ts").
 	Name() string
 	// Generate writes a random project and a random edit to it, with the
-	// tags of the constructs they use.
-	Generate(r *rand.Rand) (Files, Edit, []string)
+	// tags of the constructs they use; with onDisk, the project may hold
+	// an error before the edit (ondisk.go).
+	Generate(r *rand.Rand, onDisk bool) (Files, Edit, []string)
 	// Shared are the files a workspace holds beside the projects named
 	// (a go.mod, a pyrightconfig.json with an execution root per project).
 	Shared(names []string) Files

@@ -67,8 +67,9 @@ func (l Python) Errors(ctx context.Context, dir string, names []string) (map[str
 	return pyrightErrors(ctx, l.Env, l.Pyright, dir)
 }
 
-func (Python) Generate(r *rand.Rand) (Files, Edit, []string) {
+func (Python) Generate(r *rand.Rand, onDisk bool) (Files, Edit, []string) {
 	p := &pyProject{tags: map[string]bool{}}
+	stale := newStaleUse(r, onDisk)
 	counter := 0
 	name := func(prefix string) string { counter++; return fmt.Sprintf("%s%d", prefix, counter) }
 	n := 2 + r.IntN(3)
@@ -111,6 +112,7 @@ func (Python) Generate(r *rand.Rand) (Files, Edit, []string) {
 				m.header = append(m.header, fmt.Sprintf("import pkg.%s as %s", mod, alias))
 				for _, d := range used {
 					m.uses = append(m.uses, pyUse(r, d, alias+"."+d.name, name("u"))...)
+					m.uses = append(m.uses, p.staleUse(r, stale, d, alias+"."+d.name, name)...)
 				}
 				p.tags["py/module-import"] = true
 			case form < 3:
@@ -140,6 +142,7 @@ func (Python) Generate(r *rand.Rand) (Files, Edit, []string) {
 						names = append(names, "make_"+d.name)
 					}
 					m.uses = append(m.uses, pyUse(r, d, d.name, name("u"))...)
+					m.uses = append(m.uses, p.staleUse(r, stale, d, d.name, name)...)
 				}
 				m.header = append(m.header, fmt.Sprintf("from %s import %s", from, strings.Join(names, ", ")))
 			}
@@ -161,6 +164,17 @@ func (Python) Generate(r *rand.Rand) (Files, Edit, []string) {
 		edit = diffFiles(before, p.render(), nil)
 	}
 	return before, edit, slices.Sorted(mapKeys(p.tags))
+}
+
+// staleUse is, where stale places it, a use of d written against a type d
+// does not have: an error on disk before the edit (ondisk.go). Only
+// variables and functions take one.
+func (p *pyProject) staleUse(r *rand.Rand, stale *staleUse, d *pyDecl, ref string, name func(string) string) []string {
+	if (d.kind != "var" && d.kind != "func") || !stale.place(r) {
+		return nil
+	}
+	p.tags["py/error-on-disk"] = true
+	return pyUse(r, &pyDecl{kind: d.kind, typ: other(r, pyTypes, d.typ)}, ref, name("e"))
 }
 
 func mapKeys(m map[string]bool) func(func(string) bool) {

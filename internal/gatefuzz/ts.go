@@ -13,8 +13,9 @@ import (
 // enums, a JSON module, tsconfig.json with `extends` and `moduleSuffixes`,
 // a local package npm links under node_modules by another name.
 // Every use an importer makes of a declaration is written when the
-// project is generated and is valid then; an edit re-renders the
-// declaring side only, so what it breaks is what the checker says.
+// project is generated and is valid then (but for a stale use, an error
+// already on disk: ondisk.go); an edit re-renders the declaring side
+// only, so what it breaks is what the checker says.
 
 var tsTypes = []string{"number", "string", "boolean"}
 
@@ -78,8 +79,8 @@ func (TS) Name() string { return "ts" }
 
 func (TS) Shared(names []string) Files { return Files{} }
 
-func (l TS) Generate(r *rand.Rand) (Files, Edit, []string) {
-	p := genTSProject(r)
+func (l TS) Generate(r *rand.Rand, onDisk bool) (Files, Edit, []string) {
+	p := genTSProject(r, onDisk)
 	before := p.render()
 	edit := p.edit(r, before)
 	if len(edit) == 0 {
@@ -96,8 +97,9 @@ func (l TS) Generate(r *rand.Rand) (Files, Edit, []string) {
 	return before, edit, tags
 }
 
-func genTSProject(r *rand.Rand) *tsProject {
+func genTSProject(r *rand.Rand, onDisk bool) *tsProject {
 	p := &tsProject{tags: map[string]bool{}}
+	stale := newStaleUse(r, onDisk)
 	p.strict = chance(r, 0.6)
 	p.extends = chance(r, 0.3)
 	p.suffixes = chance(r, 0.15)
@@ -199,6 +201,7 @@ func genTSProject(r *rand.Rand) *tsProject {
 				p.tag("ts/namespace-import")
 				for _, d := range used {
 					m.uses = append(m.uses, tsUse(r, d, ns+"."+d.name, name("u"))...)
+					m.uses = append(m.uses, p.staleUse(r, stale, d, ns+"."+d.name, name)...)
 				}
 			case form < 4 && i < n-1:
 				// A re-export: later modules read these through m.
@@ -243,6 +246,7 @@ func genTSProject(r *rand.Rand) *tsProject {
 						allTypes = allTypes && isTypeDecl(d)
 					}
 					m.uses = append(m.uses, tsUse(r, d, d.name, name("u"))...)
+					m.uses = append(m.uses, p.staleUse(r, stale, d, d.name, name)...)
 				}
 				if allTypes && chance(r, 0.5) {
 					for k := range names {
@@ -337,6 +341,22 @@ func tsUse(r *rand.Rand, d *tsDecl, ref, u string) []string {
 		return out
 	}
 	panic("unknown declaration kind " + d.kind)
+}
+
+// staleUse is, where stale places it, a use of d written against a type d
+// does not have: an error on disk before the edit. Only declarations of a
+// value with a type of their own take one.
+func (p *tsProject) staleUse(r *rand.Rand, stale *staleUse, d *tsDecl, ref string, name func(string) string) []string {
+	switch d.kind {
+	case "const", "func", "generic":
+	default:
+		return nil
+	}
+	if !stale.place(r) {
+		return nil
+	}
+	p.tag("ts/error-on-disk")
+	return tsUse(r, &tsDecl{kind: d.kind, typ: other(r, tsTypes, d.typ)}, ref, name("e"))
 }
 
 func (p *tsProject) tag(t string) { p.tags[t] = true }
