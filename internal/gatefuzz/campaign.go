@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -239,6 +240,9 @@ func Judge(ctx context.Context, l Language, open OpenGate, dir string, trials []
 				p = t.Edit.Apply(p)
 			}
 			for rel, c := range p {
+				if sub != "gate" && gateOnly(rel) {
+					continue
+				}
 				files[t.Name+"/"+rel] = place(c, d, t.Name)
 			}
 		}
@@ -302,6 +306,15 @@ func Judge(ctx context.Context, l Language, open OpenGate, dir string, trials []
 	}
 	return outs, nil
 }
+
+// GateOnlyPrefix starts the name of a file laid out where the gate judges
+// and nowhere the truth is computed: a file a checker would stop at (one
+// that does not parse, which nothing reads), so that the truth is the
+// checker's answer without the stop, and a gate that took the stopped
+// answer's silence for evidence is caught.
+const GateOnlyPrefix = "gateonly_"
+
+func gateOnly(rel string) bool { return strings.HasPrefix(path.Base(rel), GateOnlyPrefix) }
 
 // place replaces the placeholders of a project's file: the workspace's
 // folder and the project's.

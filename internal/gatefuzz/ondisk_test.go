@@ -21,6 +21,17 @@ func TestErrorsOnDiskComeInTheirRounds(t *testing.T) {
 			return n
 		}
 		first, second := count(0), count(onDiskBlock)
+		if l.Name() == "ts" {
+			unparsed := 0
+			for i := onDiskBlock; i < 2*onDiskBlock; i++ {
+				if slices.Contains(Generate(l, 11, i).Tags, "ts/unparsed-file-on-disk") {
+					unparsed++
+				}
+			}
+			if unparsed == 0 {
+				t.Errorf("ts: no trial of the second block holds a file that does not parse")
+			}
+		}
 		if first != 0 {
 			t.Errorf("%s: %d trials of the first block hold an error on disk", l.Name(), first)
 		}

@@ -61,6 +61,11 @@ type tsProject struct {
 	linked bool
 	mods   []*tsModule
 	tags   map[string]bool
+	// unparsed: the project holds a module that does not parse, which
+	// nothing imports, laid out for the gate only (GateOnlyPrefix): tsc
+	// checks no file's types while one file has a syntax error, and the
+	// truth is what it says without that file.
+	unparsed bool
 }
 
 // TS is TypeScript and JavaScript under checkJs, checked by tsc.
@@ -100,6 +105,10 @@ func (l TS) Generate(r *rand.Rand, onDisk bool) (Files, Edit, []string) {
 func genTSProject(r *rand.Rand, onDisk bool) *tsProject {
 	p := &tsProject{tags: map[string]bool{}}
 	stale := newStaleUse(r, onDisk)
+	if onDisk && chance(r, 0.3) {
+		p.unparsed = true
+		p.tag("ts/unparsed-file-on-disk")
+	}
 	p.strict = chance(r, 0.6)
 	p.extends = chance(r, 0.3)
 	p.suffixes = chance(r, 0.15)
@@ -385,6 +394,9 @@ func (p *tsProject) render() Files {
 	}
 	for _, m := range p.mods {
 		f[m.path] = m.render()
+	}
+	if p.unparsed {
+		f["src/"+GateOnlyPrefix+"unparsed.ts"] = "export const broken = (;\n"
 	}
 	return f
 }
