@@ -99,6 +99,10 @@ type CheckResult struct {
 	// them (by an earlier check, or by [Server.Warm]), or known from the
 	// batch checker (CheckRequest.CleanAtDisk).
 	Reused int
+	// Stopped says where a checker stopped reporting part-way through the
+	// answer after the change (a compiler's fatal error in a translation
+	// unit): its silence past that point is no evidence. "" when none.
+	Stopped string
 }
 
 // note records how path was checked.

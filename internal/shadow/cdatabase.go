@@ -49,11 +49,11 @@ func (v *Validator) checkDatabaseChange(parent context.Context, snap *Snapshot, 
 	if err != nil {
 		return cr, "", &unverifiableError{fmt.Sprintf("the changed compile database does not read: %v", err)}
 	}
-	base, changed, err := v.compileEitherSide(parent, snap, g, before.Commands, after.Commands)
+	base, changed, stopped, err := v.compileEitherSide(parent, snap, g, before.Commands, after.Commands)
 	if err != nil {
 		return cr, "", err
 	}
-	cr.Before, cr.After = base, changed
+	cr.Before, cr.After, cr.Stopped = base, changed, stopped
 	for _, u := range after.Commands {
 		cr.After[u.File] = orEmpty(cr.After[u.File])
 	}

@@ -75,10 +75,11 @@ func (v *Validator) checkIncludes(ctx, parent context.Context, snap *Snapshot, g
 	if len(plan.compiled) == 0 {
 		return cr, strings.Join(via, ""), nil
 	}
-	before, after, err := v.compileEitherSide(parent, snap, g, plan.compiled, plan.compiled)
+	before, after, stopped, err := v.compileEitherSide(parent, snap, g, plan.compiled, plan.compiled)
 	if err != nil {
 		return cr, "", err
 	}
+	cr.Stopped = stopped
 	// A file both checked is judged on both answers: what the compiler
 	// says of a source in its includer's translation unit (a clash in a
 	// unity build) the server, compiling the file alone, never sees. Each
@@ -289,13 +290,14 @@ func (v *Validator) reachesChanged(res *compiledb.Resolver, rel string, changed 
 // compileEitherSide compiles the units before as on disk (kept per disk
 // state) and the units after in a shadow tree holding g's changes, each
 // with -fsyntax-only, bounded by the load timeout under parent, and
-// returns their diagnostics merged by file.
-func (v *Validator) compileEitherSide(parent context.Context, snap *Snapshot, g *group, before, after []compiledb.Command) (map[string][]lsp.Diagnostic, map[string][]lsp.Diagnostic, error) {
+// returns their diagnostics merged by file, and where a compile after the
+// change stopped (a stop before it can hide no new error).
+func (v *Validator) compileEitherSide(parent context.Context, snap *Snapshot, g *group, before, after []compiledb.Command) (base, changed map[string][]lsp.Diagnostic, stopped string, err error) {
 	ctx, cancel := context.WithTimeout(parent, v.opts.LoadTimeout)
 	defer cancel()
-	base, err := v.compileBaselines(ctx, snap, before)
+	base, err = v.compileBaselines(ctx, snap, before)
 	if err != nil {
-		return nil, nil, fmt.Errorf("compiling the units as on disk: %w", err)
+		return nil, nil, "", fmt.Errorf("compiling the units as on disk: %w", err)
 	}
 	var changes []sandbox.Change
 	for _, c := range g.changes {
@@ -303,9 +305,10 @@ func (v *Validator) compileEitherSide(parent context.Context, snap *Snapshot, g 
 	}
 	units, err := v.compileUnits(ctx, after, changes)
 	if err != nil {
-		return nil, nil, fmt.Errorf("compiling the units with the change: %w", err)
+		return nil, nil, "", fmt.Errorf("compiling the units with the change: %w", err)
 	}
-	return base, mergeUnits(units), nil
+	changed, stopped = mergeUnits(units)
+	return base, changed, stopped, nil
 }
 
 // unverifiableError says why a change cannot be checked, with the fix.
@@ -326,7 +329,8 @@ func (v *Validator) compileBaselines(ctx context.Context, snap *Snapshot, units 
 		v.cbase.keep(snap.Fingerprint, missing, got)
 		known = append(known, got...)
 	}
-	return mergeUnits(known), nil
+	files, _ := mergeUnits(known)
+	return files, nil
 }
 
 // compileBaselineCache keeps each unit's diagnostics for the latest disk
@@ -365,36 +369,39 @@ func (c *compileBaselineCache) keep(state string, units []compiledb.Command, got
 	}
 }
 
-// unitDiags is what compiling one unit said, by file (absolute).
-type unitDiags map[string][]lsp.Diagnostic
+// unitDiags is what compiling one unit said: its diagnostics by file
+// (absolute), and where the compiler stopped compiling it ("" when it
+// compiled the unit to its end).
+type unitDiags struct {
+	files   map[string][]lsp.Diagnostic
+	stopped string
+}
 
 // mergeUnits merges units' diagnostics by file; one diagnostic reported
 // by several units (an error in a header they include) counts once.
-func mergeUnits(units []unitDiags) map[string][]lsp.Diagnostic {
-	out := map[string][]lsp.Diagnostic{}
-	seen := map[string]int{} // the diagnostic's index in out[file]
+// stopped is the first unit's stop, if any unit stopped: one unit that
+// stopped at an error another went on from hides what follows in it.
+func mergeUnits(units []unitDiags) (files map[string][]lsp.Diagnostic, stopped string) {
+	files = map[string][]lsp.Diagnostic{}
+	seen := map[string]bool{}
 	for _, u := range units {
-		for _, file := range slices.Sorted(maps.Keys(u)) {
-			if _, ok := out[file]; !ok {
-				out[file] = []lsp.Diagnostic{}
+		if stopped == "" {
+			stopped = u.stopped
+		}
+		for _, file := range slices.Sorted(maps.Keys(u.files)) {
+			if _, ok := files[file]; !ok {
+				files[file] = []lsp.Diagnostic{}
 			}
-			for _, d := range u[file] {
+			for _, d := range u.files[file] {
 				key := fmt.Sprintf("%s\x00%d\x00%d\x00%d\x00%s", file, d.Range.Start.Line, d.Range.Start.Character, d.Severity, d.Message)
-				i, dup := seen[key]
-				if !dup {
-					seen[key] = len(out[file])
-					out[file] = append(out[file], d)
-					continue
-				}
-				if stopsReporting(d) {
-					// One unit stopped at an error another reported and
-					// went on from: the stop is kept.
-					out[file][i].Code = d.Code
+				if !seen[key] {
+					seen[key] = true
+					files[file] = append(files[file], d)
 				}
 			}
 		}
 	}
-	return out
+	return files, stopped
 }
 
 // compileMarker ends each translation unit's output in a compile run,
@@ -473,13 +480,13 @@ func parseCompilerOutput(units []compiledb.Command, out []byte) ([]unitDiags, er
 			return nil, fmt.Errorf("unreadable compile output: %q", line)
 		}
 		u := units[i]
-		diags := unitDiags{u.File: {}}
+		diags := map[string][]lsp.Diagnostic{u.File: {}}
 		errs := 0
-		// stopped: the compiler compiled no more of the unit; lastFile
-		// and lastIdx place the error it stopped after, which is marked
-		// with stoppedCode.
-		stopped, marked := false, false
-		lastFile, lastIdx := "", -1
+		// stopped: the compiler compiled no more of the unit; at is the
+		// error it stopped at (a fatal one), or after (its last error,
+		// which gcc's end under -fmax-errors or -Wfatal-errors follows).
+		stopped := false
+		at, last := "", ""
 		for _, l := range section {
 			stopped = stopped || diagformat.GCCStopped(l)
 			m := compilerDiag.FindStringSubmatch(l)
@@ -501,23 +508,32 @@ func parseCompilerOutput(units []compiledb.Command, out []byte) ([]unitDiags, er
 			d := lsp.Diagnostic{Range: lsp.Range{Start: lsp.Position{Line: max(ln-1, 0), Character: max(col-1, 0)}}, Severity: sev,
 				Source: filepath.Base(u.Args[0]), Message: m[5]}
 			d.Range.End = d.Range.Start
-			if m[4] == "fatal error" {
-				d.Code, marked = stoppedCode, true
-			}
 			diags[file] = append(diags[file], d)
+			where := fmt.Sprintf("%s:%d: %s", m[1], ln, m[5]) // as the compiler names it
+			if m[4] == "fatal error" && at == "" {
+				at = where
+			}
 			if sev == lsp.SeverityError {
-				lastFile, lastIdx = file, len(diags[file])-1
+				last = where
 			}
 		}
-		if stopped && !marked && lastIdx >= 0 {
-			// gcc's end under -fmax-errors or -Wfatal-errors follows an
-			// error of its own kind.
-			diags[lastFile][lastIdx].Code = stoppedCode
+		var stop string
+		unit := u.File
+		if rel, err := filepath.Rel(u.Dir, u.File); err == nil && filepath.IsLocal(rel) {
+			unit = rel
+		}
+		switch {
+		case at != "":
+			stop = fmt.Sprintf("%s stopped compiling %s at a fatal error (%s)", filepath.Base(u.Args[0]), unit, at)
+		case stopped && last != "":
+			stop = fmt.Sprintf("%s stopped compiling %s after an error (%s)", filepath.Base(u.Args[0]), unit, last)
+		case stopped:
+			stop = fmt.Sprintf("%s stopped compiling %s", filepath.Base(u.Args[0]), unit)
 		}
 		if status != 0 && errs == 0 {
 			return nil, fmt.Errorf("%s exited with status %d compiling %s and reported no error: %s", u.Args[0], status, u.File, firstLine(strings.TrimSpace(strings.Join(section, "\n"))))
 		}
-		all = append(all, diags)
+		all = append(all, unitDiags{files: diags, stopped: stop})
 		section = nil
 	}
 	if len(all) != len(units) {

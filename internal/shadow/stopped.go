@@ -1,7 +1,6 @@
 package shadow
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -23,16 +22,12 @@ import (
 // Without a new error, such an answer leaves the change unverified
 // (judge).
 
-// stoppedCode marks, in a compile run's answer, the error after which the
-// compiler compiled nothing more of its translation unit (parseCompilerOutput).
-var stoppedCode = json.RawMessage(`"fatal"`)
-
 // stopsReporting reports whether d says its checker reported no more
-// from there on.
+// from there on. (A compile run's stop is not a diagnostic's: it comes as
+// CheckResult.Stopped, see parseCompilerOutput.)
 func stopsReporting(d lsp.Diagnostic) bool {
 	switch {
-	case d.CodeString() == "fatal", // stoppedCode
-		d.CodeString() == "fatal_too_many_errors": // clangd, at clang's error limit
+	case d.CodeString() == "fatal_too_many_errors": // clangd, at clang's error limit
 		return true
 	case d.Source == "syntax":
 		// gopls reports no type error of a file with a parse error
@@ -54,6 +49,9 @@ func stopsReporting(d lsp.Diagnostic) bool {
 // an error it hid read as new once the change uncovers it (a fix of a
 // syntax error, with a type error behind it), never a new one missed.
 func stoppedReporting(root interface{ Rel(string) (string, error) }, cr *servers.CheckResult) string {
+	if cr.Stopped != "" {
+		return "stopped reporting errors: " + cr.Stopped + ": an error the change adds after that point would not be reported"
+	}
 	for _, abs := range slices.Sorted(maps.Keys(cr.After)) {
 		for _, d := range cr.After[abs] {
 			if !stopsReporting(d) {

@@ -157,7 +157,10 @@ func TestParseCompilerOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := mergeUnits(parsed)
+	got, stopped := mergeUnits(parsed)
+	if stopped != "" {
+		t.Errorf("stopped = %q: no unit stopped", stopped)
+	}
 	if ds := got["/p/include/x.h"]; len(ds) != 1 || ds[0].Severity != lsp.SeverityError || ds[0].Range.Start.Line != 2 || ds[0].Range.Start.Character != 4 {
 		t.Errorf("x.h: %+v (one error, seen twice, reported once)", ds)
 	}

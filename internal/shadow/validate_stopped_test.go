@@ -207,22 +207,37 @@ func TestPyrightSkipsWhatTheExtendedConfigurationExcludes(t *testing.T) {
 
 // A compile run's stop survives the merge of its units: a header's error
 // one unit reported and went on from, and another stopped at (gcc under
-// -Wfatal-errors), is one error, marked as the stop.
+// -Wfatal-errors), is one error, and the merged answer stopped. The
+// error is the same either way, so a unit that stops at it after the
+// change and did not before pairs it as the old error it is (when the
+// stop rode in the error's code, the two differed, and it read as new).
 func TestACompileRunsStopSurvivesTheMerge(t *testing.T) {
 	units := []compiledb.Command{{Dir: "/p", File: "/p/src/a.c", Args: []string{"gcc"}}, {Dir: "/p", File: "/p/src/b.c", Args: []string{"gcc", "-Wfatal-errors"}}}
-	out := "include/x.h:3:5: error: unknown type name 'foo'\n" + compileMarker + " 0 1\n" +
-		"include/x.h:3:5: error: unknown type name 'foo'\ncompilation terminated due to -Wfatal-errors.\n" + compileMarker + " 1 1\n"
-	got, err := parseCompilerOutput(units, []byte(out))
+	goesOn := "include/x.h:3:5: error: unknown type name 'foo'\n" + compileMarker + " 0 1\n"
+	stops := "include/x.h:3:5: error: unknown type name 'foo'\ncompilation terminated due to -Wfatal-errors.\n" + compileMarker + " 1 1\n"
+	got, err := parseCompilerOutput(units, []byte(goesOn+stops))
 	if err != nil {
 		t.Fatal(err)
 	}
-	merged := mergeUnits(got)
+	merged, stopped := mergeUnits(got)
 	header := merged["/p/include/x.h"]
-	if len(header) != 1 || !stopsReporting(header[0]) {
-		t.Fatalf("merged %+v, want the one error marked as the stop", header)
+	if len(header) != 1 {
+		t.Fatalf("merged %+v, want the one error", header)
 	}
-	if why := stoppedReporting(pathRel{"/p"}, &servers.CheckResult{After: merged}); !strings.Contains(why, "include/x.h") {
+	if !strings.Contains(stopped, "src/b.c") || !strings.Contains(stopped, "include/x.h:3") {
+		t.Errorf("stopped = %q, want b.c's stop after x.h's error", stopped)
+	}
+	if why := stoppedReporting(pathRel{"/p"}, &servers.CheckResult{After: merged, Stopped: stopped}); !strings.Contains(why, "src/b.c") {
 		t.Errorf("stoppedReporting = %q", why)
+	}
+	before, err := parseCompilerOutput(units[:1], []byte(goesOn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, _ := mergeUnits(before)
+	newErrs, _, _ := delta(fileDiags{before: toDiags("include/x.h", nil, old["/p/include/x.h"]), after: toDiags("include/x.h", nil, header)})
+	if len(newErrs) != 0 {
+		t.Errorf("the error the unit stopped at reads as new: %+v", newErrs)
 	}
 }
 
