@@ -74,6 +74,16 @@ func TestParse(t *testing.T) {
 		{name: "cargo manifest that does not parse", format: RustcJSON, file: "cargo-manifest.txt", exit: 101, want: []string{
 			"a/Cargo.toml:1:9 error  unclosed table, expected `]`",
 		}},
+		// Debian 12's cargo 1.65 and rustc 1.63: rustc's "aborting due
+		// to 2 previous errors" passed on as a message of no file, the
+		// failed unit named without its target, and a manifest's error in
+		// a chain of causes.
+		{name: "cargo 1.65 workspace: no summary of the errors", format: RustcJSON, file: "cargo-1.65-workspace.txt", exit: 101, incomplete: true, want: []string{
+			"b/src/lib.rs:2:21 error E0308 mismatched types",
+		}},
+		{name: "cargo 1.65 manifest that does not parse", format: RustcJSON, file: "cargo-1.65-manifest.txt", exit: 101, want: []string{
+			"a/Cargo.toml:1:9 error  could not parse the manifest as TOML",
+		}},
 		{name: "mypy", format: Mypy, file: "mypy-errors.txt", exit: 1, want: []string{
 			"b.py:2:10 error assignment Incompatible types in assignment (expression has type \"int\", variable has type \"str\")",
 			"b.py:4:1 error import Cannot find implementation or library stub for module named \"nonexistent_mod\"",

@@ -37,6 +37,16 @@ type rustcRecord struct {
 var (
 	cargoError    = regexp.MustCompile(`^error(?:\[(E\d+)\])?: (.*)$`)
 	cargoLocation = regexp.MustCompile(`^\s*--> (.+):(\d+):(\d+)$`)
+	// cargo before 1.68 (Debian 12's 1.65) says where a manifest does not
+	// parse in a chain of causes: the manifest's path, then the TOML
+	// parser's position.
+	cargoManifestAt = regexp.MustCompile("^failed to parse manifest at `(.+)`$")
+	cargoTOMLAt     = regexp.MustCompile(`^TOML parse error at line (\d+), column (\d+)$`)
+	// rustcSummary is rustc's last word on a crate that failed ("aborting
+	// due to 2 previous errors", "aborting due to previous error"): a
+	// count of the errors before it, no finding. cargo 1.74 and later
+	// drop it from their JSON; older ones pass it on.
+	rustcSummary = regexp.MustCompile(`^aborting due to (\d+ )?previous errors?`)
 )
 
 // parseRustc reads cargo's --message-format=json: one JSON record per
@@ -84,6 +94,9 @@ func parseRustc(in Input) (Report, error) {
 					}
 				}
 				if span == nil {
+					if rustcSummary.MatchString(m.Message) {
+						continue
+					}
 					add(files, "", at(0, 0, severity(m.Level), code, "rustc", m.Message))
 					continue
 				}
@@ -96,6 +109,14 @@ func parseRustc(in Input) (Report, error) {
 		if m := cargoError.FindStringSubmatch(t); m != nil && i+1 < len(ls) {
 			if loc := cargoLocation.FindStringSubmatch(ls[i+1]); loc != nil {
 				add(files, in.path(loc[1]), at(atoi(loc[2]), atoi(loc[3]), lsp.SeverityError, m[1], "cargo", m[2]))
+			}
+		}
+		if m := cargoManifestAt.FindStringSubmatch(t); m != nil {
+			for _, next := range ls[i+1:] {
+				if loc := cargoTOMLAt.FindStringSubmatch(strings.TrimSpace(next)); loc != nil {
+					add(files, in.path(m[1]), at(atoi(loc[1]), atoi(loc[2]), lsp.SeverityError, "", "cargo", "could not parse the manifest as TOML"))
+					break
+				}
 			}
 		}
 	}
@@ -113,7 +134,9 @@ func parseRustc(in Input) (Report, error) {
 }
 
 // cargoUnitFailed is cargo's line for a unit that did not compile.
-var cargoUnitFailed = regexp.MustCompile("^error: could not compile `[^`]+` \\([^)]+\\)")
+// (cargo before 1.67 names no target: "could not compile `b` due to 2
+// previous errors").
+var cargoUnitFailed = regexp.MustCompile("^error: could not compile `[^`]+`( \\([^)]+\\))?")
 
 // cargoStopped says why a failed build's answer is incomplete: cargo
 // compiles nothing that depends on a unit that failed, starts no new
