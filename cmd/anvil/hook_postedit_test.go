@@ -57,9 +57,10 @@ func TestHookPostEditChecksALooseMatchAsWritten(t *testing.T) {
 				t.Errorf("the plugin is not asked to check after the edit: %s", r.stdout)
 			}
 			e.write(t, "src/a.ts", "export const one: string = \"1\";\n") // what the client's matcher wrote
-			ctx, _ := postEditAnswer(t, client, e.hook(t, "post-edit", client, post))
+			ctx, msg := postEditAnswer(t, client, e.hook(t, "post-edit", client, post))
 			if !strings.Contains(ctx, "matched loosely") || !strings.Contains(ctx, "src/b.ts") || !strings.Contains(ctx, "[2322]") {
-				t.Errorf("the importer the written edit breaks is not handed to the model: %q", ctx)
+				// The message says why, when the check gave no verdict.
+				t.Errorf("the importer the written edit breaks is not handed to the model: %q (message %q)", ctx, msg)
 			}
 			// Once: the next post-edit has nothing left to check.
 			if ctx, _ := postEditAnswer(t, client, e.hook(t, "post-edit", client, post)); ctx != "" {
