@@ -89,16 +89,10 @@ func (l Rust) Errors(ctx context.Context, dir string, names []string) (map[strin
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", n, err)
 		}
-		// rustc ends a failing crate with an error of no file
-		// ("aborting due to 2 previous errors"): the errors before it
-		// are the evidence.
+		// (rustc's count of a failing crate's errors, which older cargo
+		// passes on as an error of no file, diagformat drops.)
 		for p, ds := range rep.Files {
-			for _, d := range ds {
-				if p == "" && strings.HasPrefix(d.Message, "aborting due to") {
-					continue
-				}
-				files[p] = append(files[p], d)
-			}
+			files[p] = append(files[p], ds...)
 		}
 	}
 	return byProject(dir, files)
