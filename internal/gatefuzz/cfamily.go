@@ -94,7 +94,11 @@ func (l C) Errors(ctx context.Context, dir string, names []string) (map[string][
 		if err != nil {
 			return nil, err
 		}
-		seen := map[string]bool{}
+		// kept counts each error taken so far: an error of a header shows
+		// in every unit that includes it, and is counted as often as the
+		// unit that reports it most (two uses that break alike in one
+		// file are two errors).
+		kept := map[string]int{}
 		for _, c := range db.Commands {
 			argv := c.SyntaxOnly()
 			exit, out, err := run(ctx, l.Env, c.Dir, argv[0], argv[1:]...)
@@ -109,11 +113,10 @@ func (l C) Errors(ctx context.Context, dir string, names []string) (map[string][
 			if err != nil {
 				return nil, err
 			}
-			// An error of a header shows in every unit that includes it:
-			// once is the truth.
+			counted := map[string]int{}
 			for _, e := range found[n] {
-				if !seen[e] {
-					seen[e] = true
+				if counted[e]++; counted[e] > kept[e] {
+					kept[e]++
 					errs[n] = append(errs[n], e)
 				}
 			}
