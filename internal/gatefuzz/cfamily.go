@@ -88,17 +88,12 @@ func (C) Shared(names []string) Files { return Files{} }
 // Errors compiles every entry of every project's compile database with
 // -fsyntax-only, as the database says, from its directory.
 func (l C) Errors(ctx context.Context, dir string, names []string) (map[string][]string, error) {
-	errs := map[string][]string{}
+	errs := newRunUnion() // every unit that includes a header reports its errors
 	for _, n := range names {
 		db, err := compiledb.Load(filepath.Join(dir, n, "compile_commands.json"))
 		if err != nil {
 			return nil, err
 		}
-		// kept counts each error taken so far: an error of a header shows
-		// in every unit that includes it, and is counted as often as the
-		// unit that reports it most (two uses that break alike in one
-		// file are two errors).
-		kept := map[string]int{}
 		for _, c := range db.Commands {
 			argv := c.SyntaxOnly()
 			exit, out, err := run(ctx, l.Env, c.Dir, argv[0], argv[1:]...)
@@ -113,16 +108,10 @@ func (l C) Errors(ctx context.Context, dir string, names []string) (map[string][
 			if err != nil {
 				return nil, err
 			}
-			counted := map[string]int{}
-			for _, e := range found[n] {
-				if counted[e]++; counted[e] > kept[e] {
-					kept[e]++
-					errs[n] = append(errs[n], e)
-				}
-			}
+			errs.add(map[string][]string{n: found[n]})
 		}
 	}
-	return errs, nil
+	return errs.errs, nil
 }
 
 func (C) Generate(r *rand.Rand, onDisk bool) (Files, Edit, []string) {

@@ -147,14 +147,9 @@ func pyrightErrors(ctx context.Context, env, argv []string, dir string) (map[str
 // project: such errors are the truth of the projects they name, and go
 // runs again without those.
 func goErrors(ctx context.Context, env []string, dir string, names []string) (map[string][]string, error) {
-	errs := map[string][]string{}
-	// kept counts each error taken so far; build and vet both report a
-	// type error, and an error is counted as often as the one of them
-	// that reports it most (two uses that break alike are two errors).
-	kept := map[string]int{}
+	errs := newRunUnion() // build and vet both report a type error
 	left := slices.Clone(names)
 	for _, verb := range []string{"build", "vet"} {
-		counted := map[string]int{}
 		for len(left) > 0 {
 			args := []string{verb}
 			for _, n := range left {
@@ -172,15 +167,7 @@ func goErrors(ctx context.Context, env []string, dir string, names []string) (ma
 			if err != nil {
 				return nil, err
 			}
-			for name, es := range found {
-				for _, e := range es {
-					key := name + "/" + e
-					if counted[key]++; counted[key] > kept[key] {
-						kept[key]++
-						errs[name] = append(errs[name], e)
-					}
-				}
-			}
+			errs.add(found)
 			// Compile errors come under a "# package" line; load errors
 			// under none, and then go compiled nothing: again without them.
 			if exit == 0 || bytes.Contains(out, []byte("\n# ")) || bytes.HasPrefix(out, []byte("# ")) {
@@ -191,5 +178,33 @@ func goErrors(ctx context.Context, env []string, dir string, names []string) (ma
 		}
 		left = slices.Clone(names)
 	}
-	return errs, nil
+	return errs.errs, nil
+}
+
+// runUnion merges the errors of runs that may report the same one (go
+// build and go vet a type error; every translation unit that includes a
+// header the header's): an error counts as often as the one run that
+// reports it most, so one error seen by two runs is one, and two uses
+// that break alike in one file are two.
+type runUnion struct {
+	errs map[string][]string // by project
+	kept map[string]int      // by project and error
+}
+
+func newRunUnion() *runUnion {
+	return &runUnion{errs: map[string][]string{}, kept: map[string]int{}}
+}
+
+// add takes one run's errors, by project.
+func (u *runUnion) add(found map[string][]string) {
+	counted := map[string]int{}
+	for name, es := range found {
+		for _, e := range es {
+			key := name + "\x00" + e
+			if counted[key]++; counted[key] > u.kept[key] {
+				u.kept[key]++
+				u.errs[name] = append(u.errs[name], e)
+			}
+		}
+	}
 }
