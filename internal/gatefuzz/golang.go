@@ -70,6 +70,14 @@ func (l Go) Errors(ctx context.Context, dir string, names []string) (map[string]
 func (Go) Generate(r *rand.Rand, onDisk bool) (Files, Edit, []string) {
 	tags := map[string]bool{}
 	stale := newStaleUse(r, onDisk)
+	// A package of a file that does not parse, which nothing imports,
+	// for the gate only (GateOnlyPrefix): go vet, which checks what
+	// gopls reads only from disk, says nothing of importers of a package
+	// that does not compile, and the gate must not take that for clean.
+	unparsed := onDisk && chance(r, 0.3)
+	if unparsed {
+		tags["go/unparsed-file-on-disk"] = true
+	}
 	counter := 0
 	name := func(prefix string) string { counter++; return fmt.Sprintf("%s%d", prefix, counter) }
 	var pkgs []*goPkg
@@ -132,6 +140,9 @@ func (Go) Generate(r *rand.Rand, onDisk bool) (Files, Edit, []string) {
 			if p.tagged != "" {
 				f[p.name+"/linux.go"] = fmt.Sprintf("//go:build linux\n\npackage %s\n\nvar %s int = 1\n", p.name, p.tagged)
 			}
+		}
+		if unparsed {
+			f["zbroken/"+GateOnlyPrefix+"broken.go"] = "package zbroken\n\nfunc broken( {\n}\n"
 		}
 		return f
 	}

@@ -40,6 +40,8 @@ type pyModule struct {
 type pyProject struct {
 	mods []*pyModule
 	tags map[string]bool
+	// unparsed: a module that does not parse, laid out for the gate only.
+	unparsed bool
 }
 
 // Python is Python checked by the pyright command line.
@@ -70,6 +72,12 @@ func (l Python) Errors(ctx context.Context, dir string, names []string) (map[str
 func (Python) Generate(r *rand.Rand, onDisk bool) (Files, Edit, []string) {
 	p := &pyProject{tags: map[string]bool{}}
 	stale := newStaleUse(r, onDisk)
+	if onDisk && chance(r, 0.3) {
+		// A module that does not parse, which nothing imports, for the
+		// gate only (GateOnlyPrefix).
+		p.unparsed = true
+		p.tags["py/unparsed-file-on-disk"] = true
+	}
 	counter := 0
 	name := func(prefix string) string { counter++; return fmt.Sprintf("%s%d", prefix, counter) }
 	n := 2 + r.IntN(3)
@@ -215,6 +223,9 @@ func (p *pyProject) render() Files {
 		if m.stub {
 			f[strings.TrimSuffix(m.path, ".py")+".pyi"] = m.render(true)
 		}
+	}
+	if p.unparsed {
+		f["pkg/"+GateOnlyPrefix+"broken.py"] = "def broken(:\n    pass\n"
 	}
 	return f
 }

@@ -30,6 +30,10 @@
 //	  interface change of its language                 |                                                                      |
 //	so does a source file too large to read for its    | the compiler reads a file of any size; its imports (and the record   | TestAFileTooLargeToScanMayImportAnything
 //	  imports (2 MiB; JSON imports nothing)            |   of them) were never taken                                          |
+//	a Go file that does not parse hides only errors a  | gopls reports no type error of a file with a parse error, and a     | TestGoPackagesReaching, shadow:
+//	  change can add in packages that are, or import,  |   change's type errors are in its package and its importers'        |   TestAFileThatDoesNotParseElsewhere
+//	  a changed one (GoPackagesReaching; one module,   |   (import clauses read alone; unreadable ones reach everything)      |
+//	  no go.work or replace, else every package)       |                                                                      |
 //	a change reaches an importer only through an       | TypeScript's builder re-checks an importer only when the declaration | TestCutoff, shadow: TestCutoffHeldToBatchChecker,
 //	  export whose interface changed (cutoff.go)       |   emit changed; an importer's types are a function of the shapes     |   TestCutoffMutationsHeldToBatchChecker,
 //	                                                   |   it imports                                                         |   TestCutoffAsksTheCompiler

@@ -3,10 +3,13 @@ package shadow
 import (
 	"fmt"
 	"maps"
+	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/anvil-dev/anvil/internal/lsp"
+	"github.com/anvil-dev/anvil/internal/reach"
 	"github.com/anvil-dev/anvil/internal/servers"
 )
 
@@ -48,13 +51,15 @@ func stopsReporting(d lsp.Diagnostic) bool {
 // that side can hide a new error: a stop before the change can only have
 // an error it hid read as new once the change uncovers it (a fix of a
 // syntax error, with a type error behind it), never a new one missed.
-func stoppedReporting(root interface{ Rel(string) (string, error) }, cr *servers.CheckResult) string {
+// matters says whether a stop in the file abs can hide an error the
+// change adds there (see stopCanHide).
+func stoppedReporting(root interface{ Rel(string) (string, error) }, cr *servers.CheckResult, matters func(abs string, d lsp.Diagnostic) bool) string {
 	if cr.Stopped != "" {
 		return "stopped reporting errors: " + cr.Stopped + ": an error the change adds after that point would not be reported"
 	}
 	for _, abs := range slices.Sorted(maps.Keys(cr.After)) {
 		for _, d := range cr.After[abs] {
-			if !stopsReporting(d) {
+			if !stopsReporting(d) || !matters(abs, d) {
 				continue
 			}
 			rel, err := root.Rel(abs)
@@ -65,4 +70,42 @@ func stoppedReporting(root interface{ Rel(string) (string, error) }, cr *servers
 		}
 	}
 	return ""
+}
+
+// stopCanHide returns whether a stop in a file can hide an error the
+// change adds there. gopls reports every file of the workspace, and its
+// stop (a file that does not parse) hides that file's own type errors
+// only: those a change can add are in the packages that are, or import,
+// a changed package, which the Go files' import clauses say
+// (reach.GoPackagesReaching). One file that does not parse anywhere in a
+// module made every Go change unverified before (the gate fuzzer's
+// errors on disk). Every other stop, and a gopls stop where the imports
+// cannot tell, can.
+func (v *Validator) stopCanHide(snap *Snapshot, g *group) func(abs string, d lsp.Diagnostic) bool {
+	if g.server == nil || !slices.Contains(g.server.Spec().Languages, "go") || snap == nil {
+		return func(string, lsp.Diagnostic) bool { return true }
+	}
+	var (
+		reaching map[string]bool
+		known    bool
+		asked    bool
+	)
+	return func(abs string, d lsp.Diagnostic) bool {
+		if d.Source != "syntax" {
+			return true
+		}
+		if !asked {
+			asked = true
+			var changed []string
+			for _, c := range g.changes {
+				changed = append(changed, c.Path)
+			}
+			reaching, known = reach.GoPackagesReaching(snap.Files, changed)
+		}
+		rel, err := v.root.Rel(abs)
+		if !known || err != nil {
+			return true
+		}
+		return reaching[path.Dir(filepath.ToSlash(rel))]
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/anvil-dev/anvil/internal/compiledb"
+	"github.com/anvil-dev/anvil/internal/lsp"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
@@ -227,7 +228,7 @@ func TestACompileRunsStopSurvivesTheMerge(t *testing.T) {
 	if !strings.Contains(stopped, "src/b.c") || !strings.Contains(stopped, "include/x.h:3") {
 		t.Errorf("stopped = %q, want b.c's stop after x.h's error", stopped)
 	}
-	if why := stoppedReporting(pathRel{"/p"}, &servers.CheckResult{After: merged, Stopped: stopped}); !strings.Contains(why, "src/b.c") {
+	if why := stoppedReporting(pathRel{"/p"}, &servers.CheckResult{After: merged, Stopped: stopped}, func(string, lsp.Diagnostic) bool { return true }); !strings.Contains(why, "src/b.c") {
 		t.Errorf("stoppedReporting = %q", why)
 	}
 	before, err := parseCompilerOutput(units[:1], []byte(goesOn))
@@ -270,6 +271,40 @@ func TestTSServerReadsAHugeJavaScriptDependantAsEmpty(t *testing.T) {
 			res := h.validate(map[string]string{"src/count.ts": "export function count(): string {\n  return \"one\";\n}\n"})
 			if res.Verdict != tc.want {
 				t.Fatalf("verdict %s, want %s:\n%s", res.Verdict, tc.want, describe(res))
+			}
+		})
+	}
+}
+
+// gopls reports every file of the workspace, and a file that does not
+// parse hides only its own type errors: those a change can add are in the
+// packages that are, or import, a changed package. One file that did not
+// parse anywhere in the module made every Go change unverified (found by
+// the gate fuzzer's errors on disk, 29 of 40 trials).
+func TestAFileThatDoesNotParseElsewhere(t *testing.T) {
+	const (
+		loner   = "package broken\n\nfunc Broken( {\n}\n"
+		typesIm = "package report\n\nimport \"example.com/shop/types\"\n\nvar _ types.User\n\nfunc Report( {\n}\n"
+	)
+	for _, tc := range []struct {
+		name         string
+		broken, file string // the file that does not parse, and its content
+		change       string
+		want         Verdict
+	}{
+		{"a package nothing imports, a change elsewhere", "tools/broken/broken.go", loner, "db/db.go", Clean},
+		{"an importer of the changed package", "report/report.go", typesIm, "types/types.go", Unverified},
+		{"an importer of another package", "report/report.go", typesIm, "db/db.go", Clean},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, "go", harnessOptions{files: map[string]string{tc.broken: tc.file}})
+			h.requireServer("go")
+			res := h.validate(map[string]string{tc.change: h.read(tc.change) + "\n// a comment\n"})
+			if res.Verdict != tc.want {
+				t.Fatalf("verdict %s, want %s:\n%s", res.Verdict, tc.want, describe(res))
+			}
+			if tc.want == Unverified && !strings.Contains(describe(res), "stopped reporting errors in "+tc.broken) {
+				t.Errorf("the reason does not name where gopls stopped:\n%s", describe(res))
 			}
 		})
 	}
