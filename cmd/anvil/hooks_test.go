@@ -162,6 +162,36 @@ func TestHooksInstallAsAPersonHasIt(t *testing.T) {
 			t.Errorf("%s: the file the install created (or its directory) is still there: %v", c, err)
 		}
 	}
+	// OpenCode's plugin and Copilot CLI's hooks file are files of Anvil's
+	// own (no user settings to merge, link or comment): installed under
+	// the release's name, a second install changes nothing, another
+	// binary's uninstall removes the file and the folders it created.
+	own := map[string]string{"opencode": ".opencode/plugin/anvil.js", "copilot": ".github/hooks/anvil.json"}
+	for _, c := range []string{"opencode", "copilot"} {
+		proj := filepath.Join(home, "proj-"+c)
+		if err := os.MkdirAll(proj, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(proj, own[c])
+		run(link, "hooks", "install", "-C", proj, c)
+		once, err := os.ReadFile(path)
+		if err != nil || !strings.Contains(string(once), release) {
+			t.Fatalf("%s: the installed file does not run the release's binary (%v):\n%s", c, err, once)
+		}
+		if out := run(link, "hooks", "install", "-C", proj, c); !strings.Contains(out, "already installed") {
+			t.Errorf("%s: the second install: %s", c, out)
+		}
+		if twice, _ := os.ReadFile(path); string(twice) != string(once) {
+			t.Errorf("%s: the second install changed the file:\n%s", c, twice)
+		}
+		if out := run(filepath.Join(binDir, "anvil"), "hooks", "uninstall", "-C", proj, c); !strings.Contains(out, "removed "+path) {
+			t.Errorf("%s: uninstall by another binary: %s", c, out)
+		}
+		top := filepath.Join(proj, strings.SplitN(own[c], "/", 2)[0])
+		if _, err := os.Stat(top); !os.IsNotExist(err) {
+			t.Errorf("%s: the file the install created (or its folders) is still there: %v", c, err)
+		}
+	}
 }
 
 func testfsWrite(t *testing.T, path, content string) {
