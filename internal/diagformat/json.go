@@ -127,7 +127,14 @@ func parseRustc(in Input) (Report, error) {
 		return Report{}, failedSilently(in)
 	}
 	r, err := finish(in, files)
-	if err == nil && failed {
+	switch {
+	case err != nil:
+	case !finished:
+		// Errors without a build-finished record: cargo stopped before
+		// building (a manifest that does not parse), so it checked no
+		// crate, and its silence about every file is no evidence.
+		r.Incomplete = "cargo stopped before it built anything: no crate was checked"
+	case failed:
 		r.Incomplete = cargoStopped(ls)
 	}
 	return r, err

@@ -3,9 +3,12 @@ package reach
 import (
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -13,53 +16,61 @@ import (
 // GoPackagesReaching returns the package directories (workspace-relative,
 // "." for the root) that are, or import directly or not, the package of a
 // changed file: the packages a change's type errors can be in. It reads
-// the import clauses of every Go file of files, as the go command
-// resolves them in a workspace of one module. ok is false where that
-// reading could miss an importer, and the caller must take every package:
-// a changed file that is not Go source (go.mod: every package), a
-// go.work or a second go.mod (packages of other modules), a replace
-// directive (a module path of the workspace's own files), a go.mod that
-// does not read. A file whose imports do not read reaches every package.
-func GoPackagesReaching(files Files, changed []string) (dirs map[string]bool, ok bool) {
-	mod, ok := singleModulePath(files)
+// the import clauses of every Go file under root on disk (the ignored
+// files too: gopls checks them), as the go command resolves them in a
+// workspace of one module. ok is false where that reading could miss an
+// importer, and the caller must take every package: a changed file that
+// is not Go source (go.mod: every package) or is vendored, a go.work here
+// or above, a second go.mod (packages of other modules), a replace
+// directive, a go.mod that does not read. A file whose imports do not
+// read, or that imports a module other than the standard library's and
+// its own (which may require this one back and import the change),
+// reaches every package.
+func GoPackagesReaching(root string, changed []string) (dirs map[string]bool, ok bool) {
+	for _, rel := range changed {
+		if !strings.HasSuffix(rel, ".go") || slices.Contains(strings.Split(rel, "/"), "vendor") {
+			return nil, false
+		}
+	}
+	mod, ok := singleModulePath(root)
+	if !ok {
+		return nil, false
+	}
+	goFiles, ok := goFilesUnder(root)
 	if !ok {
 		return nil, false
 	}
 	importers := map[string][]string{} // by imported directory
-	importsAll := map[string]bool{}    // directories with a file whose imports do not read
+	reachesAll := map[string]bool{}    // directories that may import anything
 	fset := token.NewFileSet()
-	for _, rel := range files.Sorted() {
-		if !strings.HasSuffix(rel, ".go") {
-			continue
-		}
+	for _, rel := range goFiles {
 		dir := path.Dir(rel)
-		f, err := parser.ParseFile(fset, files[rel].Abs, nil, parser.ImportsOnly)
+		f, err := parser.ParseFile(fset, filepath.Join(root, filepath.FromSlash(rel)), nil, parser.ImportsOnly)
 		if err != nil {
 			// Imports that do not read may name any package (a syntax
 			// error after them is not met: only the clauses are read).
-			importsAll[dir] = true
+			reachesAll[dir] = true
 			continue
 		}
 		for _, spec := range f.Imports {
 			p, err := strconv.Unquote(spec.Path.Value)
 			if err != nil {
-				importsAll[dir] = true
+				reachesAll[dir] = true
 				break
 			}
 			if target, inModule := moduleDir(mod, p); inModule {
 				importers[target] = append(importers[target], dir)
+			} else if first, _, _ := strings.Cut(p, "/"); strings.Contains(first, ".") {
+				reachesAll[dir] = true
 			}
 		}
 	}
 	dirs = map[string]bool{}
 	var queue []string
 	for _, rel := range changed {
-		if !strings.HasSuffix(rel, ".go") {
-			return nil, false
-		}
 		queue = append(queue, path.Dir(rel))
 	}
-	for d := range importsAll {
+	for d := range reachesAll {
 		queue = append(queue, d)
 	}
 	for len(queue) > 0 {
@@ -72,6 +83,32 @@ func GoPackagesReaching(files Files, changed []string) (dirs map[string]bool, ok
 		queue = append(queue, importers[d]...)
 	}
 	return dirs, true
+}
+
+// goFilesUnder lists the Go files under root (slash paths relative to
+// it), .git aside; false when the walk fails, or finds a second module.
+func goFilesUnder(root string) (files []string, ok bool) {
+	ok = true
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		switch {
+		case d.IsDir() && d.Name() == ".git":
+			return filepath.SkipDir
+		case d.IsDir():
+			return nil
+		case rel != "go.mod" && (d.Name() == "go.mod" || d.Name() == "go.work"):
+			ok = false
+			return filepath.SkipAll
+		case strings.HasSuffix(rel, ".go"):
+			files = append(files, rel)
+		}
+		return nil
+	})
+	return files, ok && err == nil
 }
 
 // moduleDir returns the workspace directory of import path p when p is a
@@ -90,19 +127,18 @@ var (
 )
 
 // singleModulePath returns the module path of a workspace whose one
-// module is its root's go.mod, without a go.work or a replace directive.
-func singleModulePath(files Files) (string, bool) {
-	for rel := range files {
-		base := path.Base(rel)
-		if base == "go.work" || (base == "go.mod" && rel != "go.mod") {
+// module is its root's go.mod, without a replace directive or a go.work
+// in a folder above (which the go command and gopls would use).
+func singleModulePath(root string) (string, bool) {
+	for dir := filepath.Dir(root); ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
 			return "", false
 		}
+		if dir == filepath.Dir(dir) {
+			break
+		}
 	}
-	st, ok := files["go.mod"]
-	if !ok {
-		return "", false
-	}
-	data, err := os.ReadFile(st.Abs)
+	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
 	if err != nil || replaceLine.Match(data) {
 		return "", false
 	}

@@ -28,6 +28,8 @@ func TestGoPackagesReaching(t *testing.T) {
 		{"through importers, a file that does not parse after its imports", nil, []string{"a/a.go"}, []string{".", "a", "b", "c", "x"}},
 		{"a package nothing imports", nil, []string{"d/d.go"}, []string{"d"}},
 		{"imports that do not read reach everything", map[string]string{"f/f.go": "package f\n\nimport (\n\t\"example.com/m/e\n"}, []string{"d/d.go"}, []string{"d", "f"}},
+		{"an import of another module may come back", map[string]string{"g/g.go": "package g\n\nimport \"github.com/x/y\"\n"}, []string{"d/d.go"}, []string{"d", "g"}},
+		{"a vendored change", map[string]string{"vendor/github.com/x/y/y.go": "package y\n"}, []string{"vendor/github.com/x/y/y.go"}, nil},
 		{"a change that is not Go source", nil, []string{"go.mod"}, nil},
 		{"a second module", map[string]string{"sub/go.mod": "module example.com/sub\n"}, []string{"a/a.go"}, nil},
 		{"a go.work", map[string]string{"go.work": "go 1.22\n\nuse .\n"}, []string{"a/a.go"}, nil},
@@ -35,7 +37,6 @@ func TestGoPackagesReaching(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			files := Files{}
 			all := maps.Clone(base)
 			maps.Copy(all, tc.extra)
 			for rel, content := range all {
@@ -46,9 +47,8 @@ func TestGoPackagesReaching(t *testing.T) {
 				if err := os.WriteFile(abs, []byte(content), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				files[rel] = FileStat{Abs: abs}
 			}
-			got, ok := GoPackagesReaching(files, tc.changed)
+			got, ok := GoPackagesReaching(dir, tc.changed)
 			if tc.want == nil {
 				if ok {
 					t.Fatalf("known (%v), want not known", got)

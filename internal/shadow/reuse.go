@@ -63,6 +63,13 @@ func (r *reuse) keep(server, key string, cr servers.CheckResult) {
 	if r.last == nil {
 		r.last = map[string]*checkedState{}
 	}
+	if cr.Stopped != "" {
+		// An answer that stopped part-way is not kept: its files' answers,
+		// taken back alone, would lose the stop (a unit's fatal error on
+		// disk) and read as whole.
+		delete(r.last, server)
+		return
+	}
 	// A copy: the validation goes on with its own maps.
 	kept := servers.CheckResult{Before: maps.Clone(cr.Before), After: maps.Clone(cr.After), Checked: slices.Clone(cr.Checked)}
 	r.last[server] = &checkedState{key: key, cr: kept}

@@ -74,16 +74,22 @@ func stoppedReporting(root interface{ Rel(string) (string, error) }, cr *servers
 
 // stopCanHide returns whether a stop in a file can hide an error the
 // change adds there. gopls reports every file of the workspace, and its
-// stop (a file that does not parse) hides that file's own type errors
+// stop (a Go file that does not parse) hides that file's own type errors
 // only: those a change can add are in the packages that are, or import,
 // a changed package, which the Go files' import clauses say
 // (reach.GoPackagesReaching). One file that does not parse anywhere in a
 // module made every Go change unverified before (the gate fuzzer's
 // errors on disk). Every other stop, and a gopls stop where the imports
-// cannot tell, can.
-func (v *Validator) stopCanHide(snap *Snapshot, g *group) func(abs string, d lsp.Diagnostic) bool {
-	if g.server == nil || !slices.Contains(g.server.Spec().Languages, "go") || snap == nil {
-		return func(string, lsp.Diagnostic) bool { return true }
+// cannot tell (a GOWORK the servers are given, among others), can.
+func (v *Validator) stopCanHide(g *group) func(abs string, d lsp.Diagnostic) bool {
+	always := func(string, lsp.Diagnostic) bool { return true }
+	if g.server == nil || !slices.Contains(g.server.Spec().Languages, "go") {
+		return always
+	}
+	if p := v.opts.Policy; p == nil {
+		return always
+	} else if w := p.Getenv("GOWORK"); w != "" && w != "off" {
+		return always
 	}
 	var (
 		reaching map[string]bool
@@ -91,8 +97,8 @@ func (v *Validator) stopCanHide(snap *Snapshot, g *group) func(abs string, d lsp
 		asked    bool
 	)
 	return func(abs string, d lsp.Diagnostic) bool {
-		if d.Source != "syntax" {
-			return true
+		if d.Source != "syntax" || !strings.HasSuffix(abs, ".go") {
+			return true // go.mod's syntax errors are gopls's too
 		}
 		if !asked {
 			asked = true
@@ -100,7 +106,7 @@ func (v *Validator) stopCanHide(snap *Snapshot, g *group) func(abs string, d lsp
 			for _, c := range g.changes {
 				changed = append(changed, c.Path)
 			}
-			reaching, known = reach.GoPackagesReaching(snap.Files, changed)
+			reaching, known = reach.GoPackagesReaching(v.root.Dir(), changed)
 		}
 		rel, err := v.root.Rel(abs)
 		if !known || err != nil {

@@ -721,7 +721,7 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group,
 		// (which that compiler decides) would take them back.
 		v.reuse.keep(g.server.Spec().Name, state, ev.cr)
 	}
-	out = v.judge(parent, out, w.snap, g, chk.label(), ev, outside)
+	out = v.judge(parent, out, g, chk.label(), ev, outside)
 	if !ev.whole && g.server != nil && !g.server.Spec().ReportsDependants {
 		// A deleted file nothing is seen to import, which no run over
 		// the whole project answered for (no batch checker here, several
@@ -870,7 +870,7 @@ func (v *Validator) addDependants(ctx context.Context, w *checkWork, scope Scope
 // error, a run that did not finish or never read a changed file, which
 // leave the change unverified. label names the checker; outside are the
 // dependants the project's own checks leave out, with why.
-func (v *Validator) judge(ctx context.Context, out groupOutcome, snap *Snapshot, g *group, label string, ev evidence, outside map[string]string) groupOutcome {
+func (v *Validator) judge(ctx context.Context, out groupOutcome, g *group, label string, ev evidence, outside map[string]string) groupOutcome {
 	cr := &ev.cr
 	out.info.Via = ev.via
 	out.info.BaselinesReused = cr.Reused
@@ -906,7 +906,7 @@ func (v *Validator) judge(ctx context.Context, out groupOutcome, snap *Snapshot,
 	if len(out.newErrs) > 0 {
 		return out
 	}
-	stopped := stoppedReporting(v.root, cr, v.stopCanHide(snap, g))
+	stopped := stoppedReporting(v.root, cr, v.stopCanHide(g))
 	switch {
 	case ev.incomplete != "":
 		return out.unverifiedAll(g, label+" did not check everything: "+ev.incomplete)
