@@ -57,6 +57,7 @@ func (v *Validator) checkDatabaseChange(parent context.Context, snap *Snapshot, 
 	for _, u := range after.Commands {
 		cr.After[u.File] = orEmpty(cr.After[u.File])
 	}
+	recompiled(&cr, base)
 	cr.Checked = slices.Sorted(maps.Keys(cr.After))
 	compiler := "the compiler"
 	if len(after.Commands) > 0 {

@@ -94,6 +94,7 @@ func (v *Validator) checkIncludes(ctx, parent context.Context, snap *Snapshot, g
 		cr.Checked = append(cr.Checked, u.File)
 		cr.After[u.File] = orEmpty(cr.After[u.File])
 	}
+	recompiled(&cr, before)
 	for _, p := range slices.Sorted(maps.Keys(plan.covered)) {
 		if !v.deleted(g, p) {
 			cr.Checked = append(cr.Checked, p)
@@ -104,6 +105,23 @@ func (v *Validator) checkIncludes(ctx, parent context.Context, snap *Snapshot, g
 	via = append(via, fmt.Sprintf("%s -fsyntax-only in a shadow tree for %d %s that %s a changed file (clangd 14 reads included files from disk)",
 		compiler, len(plan.compiled), plural(len(plan.compiled), "translation unit", "translation units"), plural(len(plan.compiled), "includes", "include")))
 	return cr, strings.Join(via, "; "), nil
+}
+
+// recompiled marks as answered after the change every file the units
+// reported on before it (a header they include): the same units were
+// compiled with the change, so an error of that file they no longer
+// report is resolved. Without it a header's error went unpaired, neither
+// resolved nor seen again, and the end of a hooked turn, which checks the
+// way back to the session's start and takes what that resolves as what
+// the turn brought in, passed a turn that deleted a header an includer
+// names (the gate fuzzer, through the hooks).
+func recompiled(cr *servers.CheckResult, before map[string][]lsp.Diagnostic) {
+	for _, p := range slices.Sorted(maps.Keys(before)) {
+		if _, ok := cr.After[p]; !ok && p != "" {
+			cr.After[p] = []lsp.Diagnostic{}
+			cr.Checked = append(cr.Checked, p)
+		}
+	}
 }
 
 func orEmpty(ds []lsp.Diagnostic) []lsp.Diagnostic {

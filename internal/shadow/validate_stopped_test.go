@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -307,5 +308,30 @@ func TestAFileThatDoesNotParseElsewhere(t *testing.T) {
 				t.Errorf("the reason does not name where gopls stopped:\n%s", describe(res))
 			}
 		})
+	}
+}
+
+// An error the includers' compile reported in a header before the change
+// and not after it is resolved: the units that include the header were
+// compiled either side. It went unpaired (the header was not among the
+// files answered after), and the end of a hooked turn, which takes what
+// the way back to the session's start resolves as what the turn brought
+// in, passed a turn that deleted a header an includer names.
+func TestAHeadersErrorTheIncludersNoLongerReportIsResolved(t *testing.T) {
+	dir := t.TempDir()
+	unit := func(f string) string {
+		return fmt.Sprintf(`{"arguments":["cc","-std=c11","-Iinc","-c",%q,"-o","x.o"],"directory":%q,"file":%q}`, f, dir, f)
+	}
+	testfs.Write(t, dir, map[string]string{
+		"compile_commands.json": "[" + unit("main.c") + "]",
+		"inc/h1.h":              "#ifndef H1_H\n#define H1_H\n#include \"h0.h\"\n#endif\n",
+		"main.c":                "#include \"h1.h\"\nint main(void) { return E_B; }\n",
+	})
+	h := newHarnessAt(t, dir, harnessOptions{})
+	h.requireServer("c")
+	res := h.validate(map[string]string{"inc/h0.h": "enum E { E_A, E_B };\n"})
+	expect(t, res, Clean)
+	if !slices.ContainsFunc(res.Resolved, func(d Diag) bool { return d.Path == "inc/h1.h" }) {
+		t.Errorf("the missing header's error in inc/h1.h is not resolved:\n%s", describe(res))
 	}
 }
