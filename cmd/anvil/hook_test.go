@@ -409,6 +409,40 @@ func TestHookStopSeesPastAFix(t *testing.T) {
 	}
 }
 
+// A file the session's shell made is the session's, even once an edit
+// tool touches it: the edit hook keeps a file's content as the start's
+// only where the snapshot could not have known it. Before, it kept the
+// shell's file as the start's, the way back restored it instead of
+// deleting it, and the turn ended clean with its error in place. A
+// binary file the turn changed, which no change set can take back, makes
+// the end unverified with its name, where it went unseen before.
+func TestHookStopKnowsWhatTheSessionMade(t *testing.T) {
+	e := newHookEnv(t)
+	e.write(t, "logo.bin", "\x00\x01logo")
+	session := map[string]any{"session_id": "made", "cwd": e.ws, "hook_event_name": "Stop"}
+	e.hook(t, "session-start", "claude", session)
+
+	e.write(t, "src/new.ts", "export const n: number = \"n\";\nexport const m = 1;\n") // by a shell
+	r := e.hook(t, "pre-edit", "claude", e.editInput("claude", "made", "src/new.ts", "export const m = 1;", "export const m = 2;"))
+	if denied, reason, _, _ := verdict(t, "claude", r); denied {
+		t.Fatalf("an edit that adds no error was refused: %s", reason)
+	}
+	e.write(t, "src/new.ts", "export const n: number = \"n\";\nexport const m = 2;\n") // as the client writes it
+	blocked, reason, _ := stopVerdict(t, "claude", e.hook(t, "stop", "claude", session))
+	if !blocked || !strings.Contains(reason, "src/new.ts:1:") {
+		t.Fatalf("the error of a file the session made: blocked %v, reason %q", blocked, reason)
+	}
+
+	if err := os.Remove(filepath.Join(e.ws, "src/new.ts")); err != nil {
+		t.Fatal(err)
+	}
+	e.write(t, "logo.bin", "\x00\x02logo")
+	r = e.hook(t, "stop", "claude", session)
+	if blocked, reason, msg := stopVerdict(t, "claude", r); blocked || !strings.Contains(msg+r.stdout+r.stderr, "logo.bin") {
+		t.Fatalf("a changed binary file: blocked %v, reason %q, message %q (%+v)", blocked, reason, msg, r)
+	}
+}
+
 // A session whose start no hook saw (installed mid-session) is checked
 // from its first hook call on, and says so.
 func TestHookStopWithoutSnapshot(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -33,9 +34,10 @@ import (
 // extends) is the gate's to say, not the snapshot's. Contents are stored once by hash
 // (blobs/SHA-256), so sessions over the same tree share them and a new
 // session costs a read of the files and a manifest; a manifest names
-// each file's hash. The store is bounded: a source or configuration file
-// over maxSnapFile, or any file past maxSnapBytes or maxSnapFiles in all,
-// is left out and the snapshot marked partial (a file it does not know
+// each file's hash. The store is bounded: a binary file, or one over
+// maxSnapFile, is known by its hash alone (its change is seen, and
+// unverified, since it cannot be taken back); any file past maxSnapBytes
+// or maxSnapFiles in all is left out and the snapshot marked partial (a file it does not know
 // is then unverified at the end, not taken for a new one); manifests
 // unused for snapTTL or past maxSessions (the least recently used first)
 // go, with the blobs only they used. Everything lives in
@@ -78,6 +80,15 @@ type Snapshot struct {
 	// Files maps each kept file (workspace-relative) to its content's
 	// SHA-256.
 	Files map[string]string `json:"files"`
+	// Opaque maps the files whose content the snapshot cannot hold (a
+	// binary file, one over maxSnapFile) to their content's SHA-256: the
+	// end of the turn cannot take them back, but it knows when they
+	// changed (and says so) rather than not knowing them at all.
+	Opaque map[string]string `json:"opaque,omitempty"`
+	// OpaqueKept says the snapshot knows such files (snapshots taken
+	// before it did left them out, and a binary file was then none of
+	// the turn's business).
+	OpaqueKept bool `json:"opaque_kept,omitempty"`
 	// Partial says files were left out by the bounds.
 	Partial bool `json:"partial,omitempty"`
 	// IgnoredKept says the snapshot holds the ignored source and
@@ -155,7 +166,7 @@ func (s *Store) Ensure(ctx context.Context, root *workspace.Root, session string
 	if err := s.ensureDirs(); err != nil {
 		return nil, err
 	}
-	snap := &Snapshot{Workspace: root.Dir(), Session: session, Created: s.clock().UTC(), Files: map[string]string{}, IgnoredKept: true}
+	snap := &Snapshot{Workspace: root.Dir(), Session: session, Created: s.clock().UTC(), Files: map[string]string{}, Opaque: map[string]string{}, OpaqueKept: true, IgnoredKept: true}
 	total, ignoredFiles, ignoredBytes := 0, 0, 0
 	err := root.Walk(ctx, workspace.Path{Abs: root.Dir(), Rel: "."}, workspace.WalkOptions{Ignored: true}, func(e workspace.Entry) error {
 		if e.IsDir() {
@@ -186,16 +197,20 @@ func (s *Store) Ensure(ctx context.Context, root *workspace.Root, session string
 			ignoredFiles, ignoredBytes = ignoredFiles+1, ignoredBytes+len(data)
 			return nil
 		}
-		if len(snap.Files) >= maxSnapFiles || total >= maxSnapBytes {
+		if len(snap.Files)+len(snap.Opaque) >= maxSnapFiles || total >= maxSnapBytes {
 			snap.Partial = true
 			return fs.SkipAll
 		}
 		data, err := os.ReadFile(e.Abs)
-		if err != nil || len(data) > maxSnapFile || workspace.IsBinary(data) {
-			// A large data file (a fixture, a dump) is no reason to
-			// doubt every file the snapshot does not know; a large
-			// source file is.
-			snap.Partial = snap.Partial || err != nil || (len(data) > maxSnapFile && isSource(e.Rel))
+		if err != nil {
+			snap.Partial = true
+			return nil
+		}
+		if len(data) > maxSnapFile || workspace.IsBinary(data) {
+			// Any file may be read by a checker (an embedded image,
+			// a generated table): one too large or not text to take
+			// back is known by its hash, so that its change is seen.
+			snap.Opaque[e.Rel] = changeset.Hash(data)
 			return nil
 		}
 		hash, err := s.keep(data)
@@ -277,7 +292,7 @@ func (s *Store) Save(root *workspace.Root, snap *Snapshot) error {
 // snapshot does not know the file yet (one the walk left out): called
 // before an edit tool writes it.
 func (s *Store) Record(root *workspace.Root, snap *Snapshot, rel string, data []byte, exists bool) error {
-	if _, ok := snap.Files[rel]; ok || !exists && !snap.Partial {
+	if _, ok := snap.Files[rel]; ok || !s.couldNotKnow(root, snap, rel, data, exists) {
 		return nil
 	}
 	hash, err := s.keepIfExists(data, exists)
@@ -285,7 +300,52 @@ func (s *Store) Record(root *workspace.Root, snap *Snapshot, rel string, data []
 		return err
 	}
 	snap.Files[rel] = hash
+	delete(snap.Opaque, rel)
 	return s.Save(root, snap)
+}
+
+// couldNotKnow reports whether a file the snapshot does not hold may
+// have been there at the session's start all the same: the snapshot
+// left it out (its bounds, an ignored file of a kind it does not keep,
+// a snapshot taken before it kept ignored or opaque files), or knows it
+// by a hash its content now still has. Otherwise the file was made
+// during the session, and its content now is the session's work, not
+// its start: kept as the start, the way back would restore it instead
+// of deleting it, and the errors it brought in would pass.
+func (s *Store) couldNotKnow(root *workspace.Root, snap *Snapshot, rel string, data []byte, exists bool) bool {
+	if snap.Partial {
+		return true
+	}
+	if !exists {
+		return false
+	}
+	if was, ok := snap.Opaque[rel]; ok {
+		return was == changeset.Hash(data)
+	}
+	if !snap.OpaqueKept {
+		return true
+	}
+	if root.InDependencyDir(rel) || workspace.Protected(rel) {
+		return true // never walked
+	}
+	if ignoredOnItsWay(root, rel) {
+		return !snap.IgnoredKept || snap.IgnoredPartial || !isSource(rel)
+	}
+	return false
+}
+
+// ignoredOnItsWay reports whether the ignore rules leave out the file or
+// any directory above it (Root.Ignored judges one step of a walk).
+func ignoredOnItsWay(root *workspace.Root, rel string) bool {
+	if root.Ignored(rel, false) {
+		return true
+	}
+	for dir := path.Dir(rel); dir != "." && dir != "/"; dir = path.Dir(dir) {
+		if root.Ignored(dir, true) {
+			return true
+		}
+	}
+	return false
 }
 
 // keepIfExists keeps data and returns its hash; "" for a file that is

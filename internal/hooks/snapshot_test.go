@@ -42,8 +42,11 @@ func TestSnapshotStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(snap.Files) != 3 || snap.Files["src/a.ts"] == "" || snap.Files["tsconfig.json"] == "" || snap.Files["README.md"] == "" || !snap.Partial {
+	if len(snap.Files) != 3 || snap.Files["src/a.ts"] == "" || snap.Files["tsconfig.json"] == "" || snap.Files["README.md"] == "" || snap.Partial {
 		t.Fatalf("files %v, partial %v", snap.Files, snap.Partial)
+	}
+	if len(snap.Opaque) != 2 || snap.Opaque["src/big.ts"] != changeset.Hash([]byte(strings.Repeat("x", maxSnapFile+1))) || snap.Opaque["data/dump.json"] == "" {
+		t.Fatalf("the files too large to keep are not known by their hash: %v", snap.Opaque)
 	}
 	for _, p := range []string{s.dir, filepath.Join(s.dir, "blobs")} {
 		if info, err := os.Stat(p); err != nil || info.Mode().Perm() != 0o700 {
@@ -62,12 +65,25 @@ func TestSnapshotStore(t *testing.T) {
 	if err != nil || again.Files["src/a.ts"] != snap.Files["src/a.ts"] || !again.Created.Equal(snap.Created) {
 		t.Errorf("a second Ensure took another snapshot: %v %v", again, err)
 	}
-	// A file the snapshot left out is kept as the edit hook first sees it.
+	// A file known by its hash is kept as the edit hook first sees it
+	// while it still has that hash; a file the session made is not.
 	if err := s.Record(root, again, "src/big.ts", []byte("before"), true); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := s.Load(root, "one"); got.Files["src/big.ts"] == "" {
-		t.Errorf("Record kept nothing: %v", got.Files)
+	if got, _ := s.Load(root, "one"); got.Files["src/big.ts"] != "" {
+		t.Errorf("Record kept a content the file did not have at the start: %v", got.Files)
+	}
+	if err := s.Record(root, again, "src/big.ts", []byte(strings.Repeat("x", maxSnapFile+1)), true); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Load(root, "one"); got.Files["src/big.ts"] == "" || got.Opaque["src/big.ts"] != "" {
+		t.Errorf("Record kept nothing: %v %v", got.Files, got.Opaque)
+	}
+	if err := s.Record(root, again, "src/made.ts", []byte("made\n"), true); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Load(root, "one"); got.Files["src/made.ts"] != "" {
+		t.Errorf("Record took a file the session made for the start's: %v", got.Files)
 	}
 
 	// Sessions past their age go, and the copies only they used.
@@ -103,6 +119,8 @@ func TestTurnSeesEveryFileAShellChanged(t *testing.T) {
 		"version.txt":    "1.0\n",
 		"fixtures/big.c": "",
 		"dump.csv":       strings.Repeat("x,", maxSnapFile),
+		"img/logo.png":   "\x89PNG\x00one",
+		"img/same.png":   "\x89PNG\x00same",
 	})
 	root, err := workspace.New(dir)
 	if err != nil {
@@ -117,9 +135,14 @@ func TestTurnSeesEveryFileAShellChanged(t *testing.T) {
 	if snap.Partial {
 		t.Fatalf("a large data file made the snapshot partial")
 	}
-	testfs.Write(t, dir, map[string]string{"src/data.json": `{"n": "one"}`, "version.txt": "2.0\n"})
+	testfs.Write(t, dir, map[string]string{"src/data.json": `{"n": "one"}`, "version.txt": "2.0\n", "img/logo.png": "\x89PNG\x00two", "bin/tool": "\x7fELF\x00"})
+	if err := os.Remove(filepath.Join(dir, "dump.csv")); err != nil {
+		t.Fatal(err)
+	}
 	specs, unknown, err := (&Gate{Snapshots: s}).wayBack(ctx, root, snap)
-	if err != nil || len(unknown) > 0 {
+	// What no change set can take back is named, never passed over: a
+	// binary file changed or made, a large file deleted.
+	if err != nil || strings.Join(unknown, " ") != "bin/tool dump.csv img/logo.png" {
 		t.Fatalf("wayBack: unknown %v, %v", unknown, err)
 	}
 	back := map[string]string{}

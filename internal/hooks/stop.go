@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -151,7 +152,7 @@ func (g *Gate) Stop(ctx context.Context, in Input) Answer {
 	}
 	var notes []string
 	if len(unknown) > 0 {
-		notes = append(notes, fmt.Sprintf("%s changed but %s not in the session's snapshot (its size bound), so not checked", joinFiles(unknown), plural(len(unknown), "was", "were")))
+		notes = append(notes, fmt.Sprintf("%s changed but the session's snapshot cannot take %s back (binary, over %d MiB, or past its size bound), so not checked", joinFiles(unknown), plural(len(unknown), "it", "them"), maxSnapFile>>20))
 	}
 	if len(specs) == 0 {
 		return g.endTurn(root, snap, Answer{Unverified: len(unknown) > 0}.withNote(strings.Join(notes, "; ")))
@@ -240,12 +241,14 @@ func (g *Gate) unverifiedTurn(ctx context.Context, why string) Answer {
 }
 
 // wayBack returns the change set that takes the disk back to the
-// snapshot, for the files that differ; unknown are changed files the
-// snapshot does not know (left out by its bounds).
+// snapshot, for the files that differ; unknown are changed files it
+// cannot take back (left out by its bounds, known by their hash alone,
+// or binary now).
 func (g *Gate) wayBack(ctx context.Context, root *workspace.Root, snap *Snapshot) (specs []changeset.Spec, unknown []string, err error) {
 	seen := map[string]bool{}
 	ignored := map[string]bool{}
-	now := map[string]string{} // rel -> hash on disk ("" absent)
+	now := map[string]string{}    // rel -> hash on disk ("" absent)
+	opaque := map[string]string{} // rel -> hash of a binary file on disk
 	err = root.Walk(ctx, workspace.Path{Abs: root.Dir(), Rel: "."}, workspace.WalkOptions{Ignored: snap.IgnoredKept}, func(e workspace.Entry) error {
 		if e.IsDir() {
 			if workspace.IsDependencyDir(e.Abs) || workspace.Protected(e.Rel) {
@@ -259,10 +262,14 @@ func (g *Gate) wayBack(ctx context.Context, root *workspace.Root, snap *Snapshot
 		seen[e.Rel] = true
 		ignored[e.Rel] = e.Ignored
 		data, err := os.ReadFile(e.Abs)
-		if err != nil || workspace.IsBinary(data) {
-			return nil
+		switch {
+		case err != nil:
+		case workspace.IsBinary(data) && (e.Ignored || !snap.OpaqueKept):
+		case workspace.IsBinary(data):
+			opaque[e.Rel] = changeset.Hash(data)
+		default:
+			now[e.Rel] = changeset.Hash(data)
 		}
-		now[e.Rel] = changeset.Hash(data)
 		return nil
 	})
 	if err != nil {
@@ -278,9 +285,30 @@ func (g *Gate) wayBack(ctx context.Context, root *workspace.Root, snap *Snapshot
 		case err == nil && !workspace.IsBinary(data):
 			now[rel] = changeset.Hash(data)
 		case err == nil:
+			unknown = append(unknown, rel) // binary now: no way back Anvil can check
+			now[rel] = snap.Files[rel]
 		default:
 			now[rel] = ""
 		}
+	}
+	// A file known only by its hash, or binary now, cannot be taken
+	// back: changed, it is a change the turn made that no check sees.
+	for rel, was := range snap.Opaque {
+		cur, ok := opaque[rel]
+		if !ok {
+			cur, ok = now[rel]
+		}
+		if !ok || cur != was {
+			unknown = append(unknown, rel)
+		}
+		delete(now, rel)
+		delete(opaque, rel)
+	}
+	for rel := range opaque {
+		// Text at the start and binary now, or a binary file the turn
+		// made: neither is a change set Anvil can check.
+		unknown = append(unknown, rel)
+		now[rel] = snap.Files[rel] // not a change of its own below
 	}
 	var paths []string
 	for rel := range now {
@@ -308,5 +336,6 @@ func (g *Gate) wayBack(ctx context.Context, root *workspace.Root, snap *Snapshot
 			specs = append(specs, *spec)
 		}
 	}
-	return specs, unknown, nil
+	sort.Strings(unknown)
+	return specs, slices.Compact(unknown), nil
 }
