@@ -156,7 +156,7 @@ func (g *Gate) PreEdit(ctx context.Context, in Input) Answer {
 		// the workspace, and no end-of-turn snapshot, looks.
 		return Answer{Deny: true, Reason: fmt.Sprintf("%s is a link out of the workspace: the edit would write a file outside it that the project reads through the link, which Anvil cannot check or take back. Edit the file in its own project, or replace the link with a file of this one.", strings.Join(leaving, ", "))}
 	}
-	g.keepForTurn(ctx, root, in.SessionID, slices.Sorted(maps.Keys(touched)))
+	g.keepForTurn(ctx, root, in, slices.Sorted(maps.Keys(touched)))
 	if len(specs) == 0 {
 		if len(outside) > 0 {
 			return allow("%s is outside the workspace %s: not checked", strings.Join(outside, ", "), dir)
@@ -192,11 +192,11 @@ func (g *Gate) PreEdit(ctx context.Context, in Input) Answer {
 // as they are before an edit: the first hook call of a session that had
 // no SessionStart hook (installed mid-session) takes its baseline now,
 // and a file the snapshot left out is kept as it is now.
-func (g *Gate) keepForTurn(ctx context.Context, root *workspace.Root, session string, rels []string) {
-	if g.Snapshots == nil || session == "" {
+func (g *Gate) keepForTurn(ctx context.Context, root *workspace.Root, in Input, rels []string) {
+	if g.Snapshots == nil || in.SessionID == "" {
 		return
 	}
-	snap, err := g.Snapshots.Ensure(ctx, root, session)
+	snap, err := g.Snapshots.Ensure(ctx, root, in.SessionID, in.TranscriptPath)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "anvil: %v\n", err)
 		return
@@ -217,7 +217,7 @@ func (g *Gate) afterTheFact(ctx context.Context, root *workspace.Root, in Input,
 	if err != nil || !lexicallyInside(root, u.Path) {
 		return allow("%s: the edit is not checked before it is written, and its file is outside the workspace", u.Reason)
 	}
-	g.keepForTurn(ctx, root, in.SessionID, []string{rel})
+	g.keepForTurn(ctx, root, in, []string{rel})
 	if !g.postEditInstalled(root.Dir()) || g.Snapshots == nil || in.SessionID == "" {
 		return allow("%s: the edit is not checked before it is written; the end of the turn checks it", u.Reason)
 	}

@@ -40,7 +40,7 @@ func TestContentBeforeAnEditCheckedAfter(t *testing.T) {
 
 	// Another session's start prunes, long after: the blob stays.
 	s.clock = func() time.Time { return time.Now().Add(2 * time.Minute) }
-	if _, err := s.Ensure(context.Background(), root, "two"); err != nil {
+	if _, err := s.Ensure(context.Background(), root, "two", ""); err != nil {
 		t.Fatal(err)
 	}
 	hash, ok, err := s.TakeBefore(root, "one", "src/a.ts")

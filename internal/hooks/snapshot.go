@@ -40,7 +40,9 @@ import (
 // or maxSnapFiles in all is left out and the snapshot marked partial (a file it does not know
 // is then unverified at the end, not taken for a new one); manifests
 // unused for snapTTL or past maxSessions (the least recently used first)
-// go, with the blobs only they used. Everything lives in
+// go, with the blobs only they used, unless the client's record of the
+// session (its transcript) is still there: a session the client can
+// resume can still end a turn, so its snapshot stays. Everything lives in
 // Anvil's private state directory (0700; files 0600), never in git,
 // whose index is the user's.
 const (
@@ -77,6 +79,10 @@ type Snapshot struct {
 	Workspace string    `json:"workspace"`
 	Session   string    `json:"session"`
 	Created   time.Time `json:"created"`
+	// Transcript is the client's record of the session (its hook input's
+	// transcript_path): while it is there, the client can resume the
+	// session and end another of its turns, so the snapshot stays.
+	Transcript string `json:"transcript,omitempty"`
 	// Files maps each kept file (workspace-relative) to its content's
 	// SHA-256.
 	Files map[string]string `json:"files"`
@@ -159,14 +165,22 @@ func (s *Store) Load(root *workspace.Root, session string) (*Snapshot, error) {
 
 // Ensure returns the session's snapshot, taking it now if it has none.
 // Two hook calls taking it at once agree on one (the first written).
-func (s *Store) Ensure(ctx context.Context, root *workspace.Root, session string) (*Snapshot, error) {
+// transcript is the client's record of the session, if it names one.
+func (s *Store) Ensure(ctx context.Context, root *workspace.Root, session, transcript string) (*Snapshot, error) {
 	if snap, err := s.Load(root, session); snap != nil || err != nil {
+		if err == nil && snap.Transcript == "" && filepath.IsAbs(transcript) {
+			snap.Transcript = transcript
+			err = s.Save(root, snap)
+		}
 		return snap, err
 	}
 	if err := s.ensureDirs(); err != nil {
 		return nil, err
 	}
-	snap := &Snapshot{Workspace: root.Dir(), Session: session, Created: s.clock().UTC(), Files: map[string]string{}, Opaque: map[string]string{}, OpaqueKept: true, IgnoredKept: true}
+	if !filepath.IsAbs(transcript) {
+		transcript = ""
+	}
+	snap := &Snapshot{Workspace: root.Dir(), Session: session, Transcript: transcript, Created: s.clock().UTC(), Files: map[string]string{}, Opaque: map[string]string{}, OpaqueKept: true, IgnoredKept: true}
 	total, ignoredFiles, ignoredBytes := 0, 0, 0
 	err := root.Walk(ctx, workspace.Path{Abs: root.Dir(), Rel: "."}, workspace.WalkOptions{Ignored: true}, func(e workspace.Entry) error {
 		if e.IsDir() {
@@ -358,7 +372,8 @@ func (s *Store) keepIfExists(data []byte, exists bool) (string, error) {
 }
 
 // prune removes manifests unused past snapTTL or past maxSessions (the
-// least recently used first, never the session's own) and the blobs no manifest names.
+// least recently used first), never the session's own nor one whose
+// client can still resume it, and the blobs no manifest names.
 func (s *Store) prune(root *workspace.Root, session string) {
 	own := s.manifest(root, session)
 	ents, err := os.ReadDir(filepath.Join(s.dir, "sessions"))
@@ -408,11 +423,6 @@ func (s *Store) prune(root *workspace.Root, session string) {
 	sort.Slice(ms, func(i, j int) bool { return ms[i].mod.After(ms[j].mod) })
 	kept := 0
 	for _, x := range ms {
-		if x.path != own && (kept >= maxSessions || s.clock().Sub(x.mod) > snapTTL) {
-			os.Remove(x.path)
-			continue
-		}
-		kept++
 		data, err := os.ReadFile(x.path)
 		if err != nil {
 			return // unsure what is in use: keep every blob
@@ -420,6 +430,16 @@ func (s *Store) prune(root *workspace.Root, session string) {
 		var snap Snapshot
 		if json.Unmarshal(data, &snap) != nil {
 			continue
+		}
+		switch {
+		case x.path == own || resumable(snap.Transcript):
+			// A session its client can still resume is never pruned:
+			// the client's own retention bounds how many there are.
+		case kept >= maxSessions || s.clock().Sub(x.mod) > snapTTL:
+			os.Remove(x.path)
+			continue
+		default:
+			kept++
 		}
 		for _, h := range snap.Files {
 			used[h] = true
@@ -436,6 +456,16 @@ func (s *Store) prune(root *workspace.Root, session string) {
 			os.Remove(filepath.Join(s.dir, "blobs", b.Name()))
 		}
 	}
+}
+
+// resumable reports whether the client's record of a session is still
+// there, so that the client can resume it.
+func resumable(transcript string) bool {
+	if !filepath.IsAbs(transcript) {
+		return false
+	}
+	info, err := os.Stat(transcript)
+	return err == nil && info.Mode().IsRegular()
 }
 
 // writeAtomic writes a private file through a temporary one; exclusive

@@ -38,7 +38,7 @@ func TestSnapshotStore(t *testing.T) {
 	state := t.TempDir()
 	s := NewStore(state)
 	ctx := context.Background()
-	snap, err := s.Ensure(ctx, root, "one")
+	snap, err := s.Ensure(ctx, root, "one", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestSnapshotStore(t *testing.T) {
 	}
 
 	testfs.Write(t, dir, map[string]string{"src/a.ts": "changed\n"})
-	again, err := s.Ensure(ctx, root, "one")
+	again, err := s.Ensure(ctx, root, "one", "")
 	if err != nil || again.Files["src/a.ts"] != snap.Files["src/a.ts"] || !again.Created.Equal(snap.Created) {
 		t.Errorf("a second Ensure took another snapshot: %v %v", again, err)
 	}
@@ -89,7 +89,7 @@ func TestSnapshotStore(t *testing.T) {
 	// Sessions past their age go, and the copies only they used.
 	oldBlob := snap.Files["src/a.ts"]
 	s.clock = func() time.Time { return time.Now().Add(snapTTL + time.Hour) }
-	if _, err := s.Ensure(ctx, root, "two"); err != nil {
+	if _, err := s.Ensure(ctx, root, "two", ""); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := s.Load(root, "one"); got != nil {
@@ -128,7 +128,7 @@ func TestTurnSeesEveryFileAShellChanged(t *testing.T) {
 	}
 	s := NewStore(t.TempDir())
 	ctx := context.Background()
-	snap, err := s.Ensure(ctx, root, "shell")
+	snap, err := s.Ensure(ctx, root, "shell", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,14 +171,14 @@ func TestWorkingSessionKeepsItsSnapshot(t *testing.T) {
 	}
 	s := NewStore(t.TempDir())
 	ctx := context.Background()
-	if _, err := s.Ensure(ctx, root, "working"); err != nil {
+	if _, err := s.Ensure(ctx, root, "working", ""); err != nil {
 		t.Fatal(err)
 	}
 	// The working session's hook calls land later than any snapshot the
 	// others write.
 	later := time.Now().Add(time.Hour)
 	for i := range maxSessions + 20 {
-		if _, err := s.Ensure(ctx, root, fmt.Sprintf("other-%d", i)); err != nil {
+		if _, err := s.Ensure(ctx, root, fmt.Sprintf("other-%d", i), ""); err != nil {
 			t.Fatal(err)
 		}
 		if i%10 == 0 {
@@ -188,6 +188,56 @@ func TestWorkingSessionKeepsItsSnapshot(t *testing.T) {
 			}
 			s.clock = time.Now
 		}
+	}
+}
+
+// A session its client can still resume (its transcript is there) can
+// still end a turn, so its snapshot stays however long it sits unused
+// and however many sessions start after it; once the client's record is
+// gone, the bounds apply. Before, an idle session's snapshot went after
+// 14 days or 256 newer sessions, and its next end of a turn was
+// unverified.
+func TestAResumableSessionKeepsItsSnapshot(t *testing.T) {
+	dir := t.TempDir()
+	testfs.Write(t, dir, map[string]string{"a.ts": "export const a = 1;\n"})
+	root, err := workspace.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	transcript := filepath.Join(t.TempDir(), "idle.jsonl")
+	testfs.Write(t, filepath.Dir(transcript), map[string]string{"idle.jsonl": "{}\n"})
+	s := NewStore(t.TempDir())
+	ctx := context.Background()
+	if _, err := s.Ensure(ctx, root, "idle", ""); err != nil {
+		t.Fatal(err)
+	}
+	if snap, err := s.Ensure(ctx, root, "idle", transcript); err != nil || snap.Transcript != transcript {
+		t.Fatalf("a later hook call's transcript was not kept: %+v %v", snap, err)
+	}
+	if _, err := s.Ensure(ctx, root, "gone", filepath.Join(t.TempDir(), "none.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	s.clock = func() time.Time { return time.Now().Add(snapTTL + 24*time.Hour) }
+	for i := range maxSessions + 5 {
+		if _, err := s.Ensure(ctx, root, fmt.Sprintf("later-%d", i), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if snap, err := s.Load(root, "idle"); snap == nil || err != nil {
+		t.Fatalf("a session its client can resume lost its snapshot (%v)", err)
+	}
+	if snap, _ := s.Load(root, "gone"); snap != nil {
+		t.Errorf("a session whose client's record is gone kept its snapshot past the bounds")
+	}
+	if err := os.Remove(transcript); err != nil {
+		t.Fatal(err)
+	}
+	s.clock = func() time.Time { return time.Now().Add(2*snapTTL + 48*time.Hour) }
+	if _, err := s.Ensure(ctx, root, "last", ""); err != nil {
+		t.Fatal(err)
+	}
+	if snap, _ := s.Load(root, "idle"); snap != nil {
+		t.Errorf("the session's snapshot stayed after its client's record went")
 	}
 }
 
@@ -211,7 +261,7 @@ func TestTurnSeesAGeneratedIgnoredSource(t *testing.T) {
 	}
 	s := NewStore(t.TempDir())
 	ctx := context.Background()
-	snap, err := s.Ensure(ctx, root, "gen")
+	snap, err := s.Ensure(ctx, root, "gen", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +324,7 @@ func TestPlantedManifestIsNeverRead(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := NewStore(t.TempDir())
-			if _, err := s.Ensure(context.Background(), root, "one"); err != nil {
+			if _, err := s.Ensure(context.Background(), root, "one", ""); err != nil {
 				t.Fatal(err)
 			}
 			tc.plant(t, s, s.manifest(root, "one"))

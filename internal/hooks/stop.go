@@ -97,7 +97,7 @@ func (g *Gate) keepStart(ctx context.Context, in Input) Answer {
 	if err != nil {
 		return notVerified("no workspace for this session (%v): its turns are not checked", err)
 	}
-	if _, err := g.Snapshots.Ensure(ctx, root, in.SessionID); err != nil {
+	if _, err := g.Snapshots.Ensure(ctx, root, in.SessionID, in.TranscriptPath); err != nil {
 		return notVerified("the session's starting tree could not be kept (%v): the end of its turns is checked against the tree of its first edit", err)
 	}
 	return Answer{}
@@ -133,10 +133,10 @@ func (g *Gate) Stop(ctx context.Context, in Input) Answer {
 		return notVerified("%v: the end of the turn is not checked", err)
 	}
 	if snap == nil {
-		if _, err := g.Snapshots.Ensure(ctx, root, in.SessionID); err != nil {
+		if _, err := g.Snapshots.Ensure(ctx, root, in.SessionID, in.TranscriptPath); err != nil {
 			return notVerified("no snapshot of the session's start, and none could be taken (%v): the end of the turn is not checked", err)
 		}
-		return notVerified("no snapshot of this session's start (its hooks were installed after it began, or its snapshot went unused for %d days or behind %d sessions used since): from now on the end of each turn is checked against the tree as it is now", int(snapTTL.Hours()/24), maxSessions)
+		return notVerified("no snapshot of this session's start (its hooks were installed after it began, or, its client naming no record of the session that is still there, its snapshot went unused for %d days or behind %d sessions used since): from now on the end of each turn is checked against the tree as it is now", int(snapTTL.Hours()/24), maxSessions)
 	}
 	if !in.StopHookActive {
 		snap.Blocks = 0 // a turn the user started: the count of refusals in a row starts again
