@@ -81,7 +81,7 @@ const (
 )
 
 // A write through a link inside the workspace to a file outside it is
-// refused by each real client's pre-edit hook, --strict or not: the
+// refused by each real client's pre-edit hook, without --strict: the
 // outside file stays as it was, and the model is told why (by Gemini
 // CLI itself, which refuses it before its hook).
 func TestAWriteThroughALinkOutIsRefused(t *testing.T) {
