@@ -13,8 +13,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/anvil-dev/anvil/internal/corpus"
 )
 
 // BenchmarkAgentRename times whole agent runs on real projects with a
@@ -35,11 +33,11 @@ func BenchmarkAgentRename(b *testing.B) {
 		setup     func(testing.TB, string)
 		renames   []rename
 	}{
-		{"rxjs 7.8.2 (251 files, TypeScript 4.2, tsserver)", ".ts", corpus.RxJS, []rename{
+		{"rxjs 7.8.2 (251 files, TypeScript 4.2, tsserver)", ".ts", testCorpus().RxJS, []rename{
 			{"helper", "isFunction", "isCallable", "src/internal/util/isFunction.ts", "export function isFunction("},
 			{"central type", "Observer", "ObserverLike", "src/internal/types.ts", "export interface Observer<"},
 		}},
-		{"python3-rich 13.3.1 (78 modules, pyright)", ".py", corpus.Rich, []rename{
+		{"python3-rich 13.3.1 (78 modules, pyright)", ".py", testCorpus().Rich, []rename{
 			{"helper", "cell_len", "cell_width", "rich/cells.py", "def cell_len("},
 			{"central type", "Segment", "Fragment", "rich/segment.py", "class Segment("},
 		}},

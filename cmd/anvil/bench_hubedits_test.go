@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/anvil-dev/anvil/internal/corpus"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
@@ -92,7 +91,7 @@ func goToolsHubs() hubProject {
 	return hubProject{
 		name: "x-tools",
 		layout: func(tb testing.TB, ws string) {
-			copyTree(tb, corpus.GoModule(tb, "golang.org/x/tools", "v0.38.0"), ws, func(string) bool { return true })
+			copyTree(tb, testCorpus().GoModule(tb, "golang.org/x/tools", "v0.38.0"), ws, func(string) bool { return true })
 		},
 		hubs: []string{"internal/typesinternal/types.go", "internal/analysisinternal/analysis.go", "go/ast/inspector/inspector.go",
 			"internal/astutil/util.go", "go/packages/packages.go", "internal/typesinternal/recv.go", "internal/event/event.go",

@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/anvil-dev/anvil/internal/corpus"
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
 
@@ -64,7 +63,7 @@ func BenchmarkHookOnReleases(b *testing.B) {
 func zodReleases(tb testing.TB) releaseHistory {
 	var trees []string
 	for _, v := range []string{"3.25.72", "3.25.73", "3.25.74", "3.25.75", "3.25.76"} {
-		trees = append(trees, filepath.Join(corpus.NPMPackage(tb, "zod@"+v), "src"))
+		trees = append(trees, filepath.Join(testCorpus().NPMPackage(tb, "zod@"+v), "src"))
 	}
 	return releaseHistory{
 		name:  "zod",
@@ -93,7 +92,7 @@ func zodSource(rel string) bool {
 func goToolsReleases(tb testing.TB) releaseHistory {
 	var trees []string
 	for _, v := range []string{"v0.36.0", "v0.37.0", "v0.38.0"} {
-		trees = append(trees, corpus.GoModule(tb, "golang.org/x/tools", v))
+		trees = append(trees, testCorpus().GoModule(tb, "golang.org/x/tools", v))
 	}
 	goSource := func(rel string) bool { return strings.HasSuffix(rel, ".go") && !strings.Contains(rel, "/testdata/") }
 	return releaseHistory{

@@ -37,7 +37,7 @@ func BenchmarkCheck(b *testing.B) {
 		{"ts-1000", "src/f07/m23.ts", func(b *testing.B) string { return testfs.Tree(b, corpus.TSProject()) }},
 		{"zod", "src/v3/locales/en.ts", func(b *testing.B) string {
 			dir := b.TempDir()
-			src := filepath.Join(corpus.NPMPackage(b, "zod@3.25.76"), "src", "v3")
+			src := filepath.Join(testCorpus().NPMPackage(b, "zod@3.25.76"), "src", "v3")
 			files := map[string]string{
 				"package.json": `{"name": "zod-corpus", "private": true, "type": "module"}`,
 				"tsconfig.json": `{"compilerOptions": {"strict": true, "noEmit": true, "module": "nodenext", "moduleResolution": "nodenext",

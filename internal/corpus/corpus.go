@@ -4,8 +4,9 @@
 // is committed; everything is cached, so CI downloads each version once
 // and a second run reads the cache.
 //
-// The cache is $ANVIL_CORPUS_CACHE, else $XDG_CACHE_HOME/anvil-corpus,
-// else ~/.cache/anvil-corpus. Each entry is filled under a lock and moved
+// The cache (Cache) is $ANVIL_CORPUS_CACHE, else
+// $XDG_CACHE_HOME/anvil-corpus, else ~/.cache/anvil-corpus, in the
+// environment the test hands it. Each entry is filled under a lock and moved
 // into place whole, so test packages running at the same time share it
 // safely.
 package corpus
@@ -18,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,26 +30,49 @@ import (
 // fetchTimeout bounds one download and unpack.
 const fetchTimeout = 10 * time.Minute
 
-// CacheDir returns the corpus cache directory.
-func CacheDir() string {
-	if d := os.Getenv("ANVIL_CORPUS_CACHE"); d != "" {
-		return d
-	}
-	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
-		return filepath.Join(d, "anvil-corpus")
-	}
-	home, _ := os.UserHomeDir()
-	return filepath.Join(home, ".cache", "anvil-corpus")
+// Cache is the corpus's cache directory and the environment its
+// downloads (npm, the go command, apt-get) run with: a test hands it
+// the environment it runs in, and the corpus reads none itself.
+type Cache struct {
+	dir     string
+	environ []string
 }
+
+// FromEnviron returns the cache the environment names ("KEY=value"
+// entries): $ANVIL_CORPUS_CACHE, else $XDG_CACHE_HOME/anvil-corpus, else
+// $HOME/.cache/anvil-corpus.
+func FromEnviron(environ []string) Cache {
+	get := func(key string) string {
+		v := ""
+		for _, kv := range environ {
+			if k, val, ok := strings.Cut(kv, "="); ok && k == key {
+				v = val // the last entry wins, as for a process
+			}
+		}
+		return v
+	}
+	dir := get("ANVIL_CORPUS_CACHE")
+	switch {
+	case dir != "":
+	case get("XDG_CACHE_HOME") != "":
+		dir = filepath.Join(get("XDG_CACHE_HOME"), "anvil-corpus")
+	default:
+		dir = filepath.Join(get("HOME"), ".cache", "anvil-corpus")
+	}
+	return Cache{dir: dir, environ: environ}
+}
+
+// Dir returns the corpus cache directory.
+func (c Cache) Dir() string { return c.dir }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._@+-]+`)
 
 // entry returns the cache directory for key, filling it with fill (which
 // gets an empty directory) the first time. A fetch that fails fails the
 // test: the registries are reachable wherever the tests run.
-func entry(t testing.TB, kind, key string, fill func(ctx context.Context, dir string) error) string {
+func (c Cache) entry(t testing.TB, kind, key string, fill func(ctx context.Context, dir string) error) string {
 	t.Helper()
-	base := filepath.Join(CacheDir(), kind)
+	base := filepath.Join(c.dir, kind)
 	if err := os.MkdirAll(base, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +96,7 @@ func entry(t testing.TB, kind, key string, fill func(ctx context.Context, dir st
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(tmp)
-	t.Logf("corpus: fetching %s %s into %s", kind, key, CacheDir())
+	t.Logf("corpus: fetching %s %s into %s", kind, key, c.dir)
 	if err := fill(ctx, tmp); err != nil {
 		t.Fatalf("corpus: fetching %s %s: %v", kind, key, err)
 	}
@@ -85,9 +110,10 @@ func entry(t testing.TB, kind, key string, fill func(ctx context.Context, dir st
 	return dir
 }
 
-func run(ctx context.Context, dir string, name string, args ...string) ([]byte, error) {
+func (c Cache) run(ctx context.Context, dir string, name string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
+	cmd.Env = c.environ
 	cmd.WaitDelay = 5 * time.Second
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -106,39 +132,39 @@ func tail(b []byte) string {
 // NPM returns a directory whose node_modules holds the npm packages specs
 // ("typescript@5.9.3", "rxjs@7.8.2"), installed together without running
 // their install scripts.
-func NPM(t testing.TB, specs ...string) string {
+func (c Cache) NPM(t testing.TB, specs ...string) string {
 	t.Helper()
-	return entry(t, "npm", strings.Join(specs, "+"), func(ctx context.Context, dir string) error {
+	return c.entry(t, "npm", strings.Join(specs, "+"), func(ctx context.Context, dir string) error {
 		if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name":"anvil-corpus","private":true}`), 0o644); err != nil {
 			return err
 		}
 		args := append([]string{"install", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", "--no-save"}, specs...)
-		_, err := run(ctx, dir, "npm", args...)
+		_, err := c.run(ctx, dir, "npm", args...)
 		return err
 	})
 }
 
 // NPMPackage returns the installed directory of one npm package (name as
 // in node_modules, version pinned in spec).
-func NPMPackage(t testing.TB, spec string) string {
+func (c Cache) NPMPackage(t testing.TB, spec string) string {
 	t.Helper()
 	name := spec
 	if i := strings.LastIndexByte(spec, '@'); i > 0 {
 		name = spec[:i]
 	}
-	return filepath.Join(NPM(t, spec), "node_modules", filepath.FromSlash(name))
+	return filepath.Join(c.NPM(t, spec), "node_modules", filepath.FromSlash(name))
 }
 
 // GoModule returns the source directory of module@version, downloaded
 // through the Go module proxy into a module cache of the corpus's own (the
 // files are read-only, as in any module cache).
-func GoModule(t testing.TB, module, version string) string {
+func (c Cache) GoModule(t testing.TB, module, version string) string {
 	t.Helper()
-	modcache := GoModCache()
-	dir := entry(t, "go", module+"@"+version, func(ctx context.Context, dir string) error {
+	modcache := c.GoModCache()
+	dir := c.entry(t, "go", module+"@"+version, func(ctx context.Context, dir string) error {
 		cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", module+"@"+version)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOMODCACHE="+modcache, "GOFLAGS=-mod=mod")
+		cmd.Env = append(slices.Clone(c.environ), "GOMODCACHE="+modcache, "GOFLAGS=-mod=mod")
 		cmd.WaitDelay = 5 * time.Second
 		out, err := cmd.Output()
 		if err != nil {
@@ -160,20 +186,20 @@ func GoModule(t testing.TB, module, version string) string {
 // GoModCache is the corpus's module cache: a copied module's
 // dependencies are downloaded there (go mod download with GOMODCACHE set
 // to it), and its tests find them there offline.
-func GoModCache() string { return filepath.Join(CacheDir(), "gomod") }
+func (c Cache) GoModCache() string { return filepath.Join(c.dir, "gomod") }
 
 // DebianPackage returns a directory holding the files of the Debian
 // package pkg (as apt-get download and dpkg -x unpack them), for example
 // python3-requests: its sources are under usr/lib/python3/dist-packages.
-func DebianPackage(t testing.TB, pkg string) string {
+func (c Cache) DebianPackage(t testing.TB, pkg string) string {
 	t.Helper()
-	return entry(t, "deb", pkg, func(ctx context.Context, dir string) error {
-		if _, err := run(ctx, dir, "apt-get", "download", pkg); err != nil {
+	return c.entry(t, "deb", pkg, func(ctx context.Context, dir string) error {
+		if _, err := c.run(ctx, dir, "apt-get", "download", pkg); err != nil {
 			// The package lists may be missing on a fresh machine.
-			if _, uerr := run(ctx, dir, "apt-get", "update", "-qq"); uerr != nil {
+			if _, uerr := c.run(ctx, dir, "apt-get", "update", "-qq"); uerr != nil {
 				return fmt.Errorf("%w; apt-get update: %v", err, uerr)
 			}
-			if _, err := run(ctx, dir, "apt-get", "download", pkg); err != nil {
+			if _, err := c.run(ctx, dir, "apt-get", "download", pkg); err != nil {
 				return err
 			}
 		}
@@ -182,7 +208,7 @@ func DebianPackage(t testing.TB, pkg string) string {
 			return fmt.Errorf("apt-get download %s left no .deb", pkg)
 		}
 		for _, d := range debs {
-			if _, err := run(ctx, dir, "dpkg", "-x", d, filepath.Join(dir, "root")); err != nil {
+			if _, err := c.run(ctx, dir, "dpkg", "-x", d, filepath.Join(dir, "root")); err != nil {
 				return err
 			}
 			os.Remove(d)

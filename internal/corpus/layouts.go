@@ -13,9 +13,9 @@ import (
 // RxJS lays out rxjs 7.8.2's sources and tsconfig.json in dir, with
 // TypeScript 4.2 (the version it pins) in its node_modules: a 251-file
 // project checked by tsserver, with a central types.ts.
-func RxJS(t testing.TB, dir string) {
+func (c Cache) RxJS(t testing.TB, dir string) {
 	t.Helper()
-	pkg := NPMPackage(t, "rxjs@7.8.2")
+	pkg := c.NPMPackage(t, "rxjs@7.8.2")
 	CopyFiles(t, filepath.Join(pkg, "src"), filepath.Join(dir, "src"), ".ts")
 	if err := copyFile(filepath.Join(pkg, "tsconfig.json"), filepath.Join(dir, "tsconfig.json")); err != nil {
 		t.Fatal(err)
@@ -24,7 +24,7 @@ func RxJS(t testing.TB, dir string) {
 	if err := os.MkdirAll(filepath.Join(dir, "node_modules"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(NPMPackage(t, "typescript@4.2.4"), filepath.Join(dir, "node_modules", "typescript")); err != nil {
+	if err := os.Symlink(c.NPMPackage(t, "typescript@4.2.4"), filepath.Join(dir, "node_modules", "typescript")); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -32,9 +32,9 @@ func RxJS(t testing.TB, dir string) {
 // Rich lays out Debian's python3-rich 13.3.1 in dir with a pyproject.toml
 // whose [tool.pyright] checks it: 78 modules, with hubs (style.py,
 // segment.py, text.py) that most of them import.
-func Rich(t testing.TB, dir string) {
+func (c Cache) Rich(t testing.TB, dir string) {
 	t.Helper()
-	deb := DebianPackage(t, "python3-rich")
+	deb := c.DebianPackage(t, "python3-rich")
 	CopyFiles(t, filepath.Join(deb, "root", "usr", "lib", "python3", "dist-packages", "rich"), filepath.Join(dir, "rich"), ".py")
 	write(t, filepath.Join(dir, "pyproject.toml"), "[project]\nname = \"rich\"\n\n[tool.pyright]\ninclude = [\"rich\"]\ntypeCheckingMode = \"standard\"\nreportMissingImports = \"none\"\nreportMissingModuleSource = \"none\"\n")
 }

@@ -58,15 +58,15 @@ const tldrawTSConfig = `{
 // TypeScript 5.9, with hubs (each package's index.ts, tlschema's shape
 // types) and 27 errors before any change. Callers copy it (see
 // [CopyProject]): its node_modules is shared.
-func TLDraw(t testing.TB) string {
+func (c Cache) TLDraw(t testing.TB) string {
 	t.Helper()
-	return entry(t, "project", "tldraw-"+TLDrawVersion, func(ctx context.Context, dir string) error {
+	return c.entry(t, "project", "tldraw-"+TLDrawVersion, func(ctx context.Context, dir string) error {
 		tarballs := filepath.Join(dir, ".tarballs")
 		if err := os.MkdirAll(tarballs, 0o755); err != nil {
 			return err
 		}
 		for _, p := range tldrawPackages {
-			if _, err := run(ctx, tarballs, "npm", "pack", "--silent", p+"@"+TLDrawVersion); err != nil {
+			if _, err := c.run(ctx, tarballs, "npm", "pack", "--silent", p+"@"+TLDrawVersion); err != nil {
 				return err
 			}
 			file := strings.ReplaceAll(strings.TrimPrefix(p, "@"), "/", "-") + "-" + TLDrawVersion + ".tgz"
@@ -86,7 +86,7 @@ func TLDraw(t testing.TB) string {
 			}
 		}
 		args := append([]string{"install", "--no-save", "--no-package-lock", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"}, tldrawDeps...)
-		_, err := run(ctx, dir, "npm", args...)
+		_, err := c.run(ctx, dir, "npm", args...)
 		return err
 	})
 }

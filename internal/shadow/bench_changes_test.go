@@ -67,7 +67,7 @@ func realChangeProjects() []changeProject {
 		{name: "tldraw 5.1.1 (1,012 files, TypeScript 5.9, tsserver)", server: "tsserver", language: "typescript", ext: ".ts",
 			setup: func(b *testing.B) string {
 				dir := b.TempDir()
-				corpus.CopyProject(b, corpus.TLDraw(b), dir)
+				corpus.CopyProject(b, testCorpus().TLDraw(b), dir)
 				return dir
 			},
 			hub: "packages/tlschema/src/shapes/TLBaseShape.ts", renameFile: "packages/utils/src/lib/array.ts", renameWord: "dedupe",
@@ -78,14 +78,14 @@ func realChangeProjects() []changeProject {
 			setup: func(b *testing.B) string {
 				dir := generateTS(b)
 				testfs.Write(b, dir, map[string]string{"package.json": `{"name": "gen", "private": true, "devDependencies": {"typescript": "~5.9.3"}}`})
-				testfs.Write(b, dir, map[string]string{"node_modules/typescript": "->" + corpus.NPMPackage(b, "typescript@5.9.3")})
+				testfs.Write(b, dir, map[string]string{"node_modules/typescript": "->" + testCorpus().NPMPackage(b, "typescript@5.9.3")})
 				return dir
 			},
 			hub: "src/types.ts", renameFile: "src/types.ts", renameWord: "User", batch: ownTSC, tsc: true},
 		{name: "zod 3.25.76 (TypeScript 7, tsgo)", server: "tsgo", language: "typescript", ext: ".ts",
 			setup: func(b *testing.B) string {
 				dir := b.TempDir()
-				copyTreeB(b, filepath.Join(corpus.NPMPackage(b, "zod@3.25.76"), "src", "v3"), filepath.Join(dir, "src", "v3"), ".ts")
+				copyTreeB(b, filepath.Join(testCorpus().NPMPackage(b, "zod@3.25.76"), "src", "v3"), filepath.Join(dir, "src", "v3"), ".ts")
 				testfs.Write(b, dir, map[string]string{
 					"package.json": `{"name": "zod-corpus", "private": true, "type": "module"}`,
 					"tsconfig.json": `{"compilerOptions": {"strict": true, "noEmit": true, "module": "nodenext", "moduleResolution": "nodenext",
@@ -99,7 +99,7 @@ func realChangeProjects() []changeProject {
 		{name: "rxjs 7.8.2 (TypeScript 4.2, tsserver)", server: "tsserver", language: "typescript", ext: ".ts",
 			setup: func(b *testing.B) string {
 				dir := b.TempDir()
-				corpus.RxJS(b, dir)
+				testCorpus().RxJS(b, dir)
 				return dir
 			},
 			hub: "src/internal/types.ts", renameFile: "src/internal/util/isFunction.ts", renameWord: "isFunction",
@@ -107,7 +107,7 @@ func realChangeProjects() []changeProject {
 		{name: "python3-rich 13.3.1 (pyright)", server: "pyright", language: "python", ext: ".py",
 			setup: func(b *testing.B) string {
 				dir := b.TempDir()
-				corpus.Rich(b, dir)
+				testCorpus().Rich(b, dir)
 				return dir
 			},
 			hub: "rich/style.py", renameFile: "rich/cells.py", renameWord: "cell_len",

@@ -15,7 +15,7 @@ import (
 // TypeScript 5, checked by tsserver.
 func realBenchProjects() map[string]*benchProject {
 	withTS := func(b *testing.B, dir, version string) {
-		testfs.Write(b, dir, map[string]string{"node_modules/typescript": "->" + corpus.NPMPackage(b, "typescript@"+version)})
+		testfs.Write(b, dir, map[string]string{"node_modules/typescript": "->" + testCorpus().NPMPackage(b, "typescript@"+version)})
 	}
 	ownTSC := func(p *benchProject) {
 		// The project's own compiler, as tsserver runs it.
@@ -33,7 +33,7 @@ func realBenchProjects() map[string]*benchProject {
 	rxjs := &benchProject{name: "rxjs", target: "src/internal/operators/filter.ts", renameFile: "src/internal/util/isFunction.ts", renameWord: "isFunction", wantImporters: 10,
 		setup: func(b *testing.B) string {
 			dir := b.TempDir()
-			pkg := corpus.NPMPackage(b, "rxjs@7.8.2")
+			pkg := testCorpus().NPMPackage(b, "rxjs@7.8.2")
 			copyTreeB(b, filepath.Join(pkg, "src"), filepath.Join(dir, "src"), ".ts")
 			copyFileB(b, filepath.Join(pkg, "tsconfig.json"), filepath.Join(dir, "tsconfig.json"))
 			testfs.Write(b, dir, map[string]string{"package.json": `{"name": "rxjs-corpus", "private": true, "devDependencies": {"typescript": "~4.2.0"}}`})
@@ -43,7 +43,7 @@ func realBenchProjects() map[string]*benchProject {
 	zod := &benchProject{name: "zod", target: "src/v3/locales/en.ts", renameFile: "src/v3/ZodError.ts", renameWord: "ZodIssueCode", wantImporters: 2,
 		setup: func(b *testing.B) string {
 			dir := b.TempDir()
-			copyTreeB(b, filepath.Join(corpus.NPMPackage(b, "zod@3.25.76"), "src", "v3"), filepath.Join(dir, "src", "v3"), ".ts")
+			copyTreeB(b, filepath.Join(testCorpus().NPMPackage(b, "zod@3.25.76"), "src", "v3"), filepath.Join(dir, "src", "v3"), ".ts")
 			testfs.Write(b, dir, map[string]string{
 				"package.json": `{"name": "zod-corpus", "private": true, "type": "module"}`,
 				"tsconfig.json": `{"compilerOptions": {"strict": true, "noEmit": true, "module": "nodenext", "moduleResolution": "nodenext",
@@ -54,13 +54,13 @@ func realBenchProjects() map[string]*benchProject {
 	cobra := &benchProject{name: "cobra", target: "command.go", renameFile: "args.go", renameWord: "PositionalArgs", wantImporters: 1,
 		setup: func(b *testing.B) string {
 			dir := b.TempDir()
-			copyTreeB(b, corpus.GoModule(b, "github.com/spf13/cobra", "v1.10.2"), dir, "")
+			copyTreeB(b, testCorpus().GoModule(b, "github.com/spf13/cobra", "v1.10.2"), dir, "")
 			return dir
 		}}
 	requests := &benchProject{name: "requests", target: "requests/sessions.py", renameFile: "requests/exceptions.py", renameWord: "RequestException", wantImporters: 1,
 		setup: func(b *testing.B) string {
 			dir := b.TempDir()
-			deb := corpus.DebianPackage(b, "python3-requests")
+			deb := testCorpus().DebianPackage(b, "python3-requests")
 			copyTreeB(b, filepath.Join(deb, "root", "usr", "lib", "python3", "dist-packages", "requests"), filepath.Join(dir, "requests"), ".py")
 			testfs.Write(b, dir, map[string]string{"pyrightconfig.json": `{"typeCheckingMode": "standard", "include": ["requests"], "reportMissingImports": "none", "reportMissingModuleSource": "none"}`})
 			return dir

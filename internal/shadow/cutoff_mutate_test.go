@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/batch"
-	"github.com/anvil-dev/anvil/internal/corpus"
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
 
@@ -47,7 +46,7 @@ func cutoffCorpora(t *testing.T) []cutoffCorpus {
 		// checked by tsc with checkJs.
 		name: "preact@10.27.2 (JavaScript, checkJs)", ext: ".js",
 		setup: func(t *testing.T, dir string) {
-			pkg := corpus.NPMPackage(t, "preact@10.27.2")
+			pkg := testCorpus().NPMPackage(t, "preact@10.27.2")
 			for _, sub := range []string{"src", "hooks/src", "compat/src"} {
 				copyTree(t, filepath.Join(pkg, sub), filepath.Join(dir, sub), "")
 			}

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/batch"
-	"github.com/anvil-dev/anvil/internal/corpus"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
@@ -49,12 +48,12 @@ func realProjects(t *testing.T) []realProject {
 			// ~4.2: checked by that compiler's own tsserver.
 			name: "rxjs@7.8.2 (TypeScript 4.2, tsserver)", language: "typescript", ext: ".ts", server: "tsserver",
 			setup: func(t *testing.T, dir string) {
-				pkg := corpus.NPMPackage(t, "rxjs@7.8.2")
+				pkg := testCorpus().NPMPackage(t, "rxjs@7.8.2")
 				copyTree(t, filepath.Join(pkg, "src"), filepath.Join(dir, "src"), ".ts")
 				copyFile(t, filepath.Join(pkg, "tsconfig.json"), filepath.Join(dir, "tsconfig.json"))
 				testfs.Write(t, dir, map[string]string{
 					"package.json":            `{"name": "rxjs-corpus", "private": true, "devDependencies": {"typescript": "~4.2.0"}}`,
-					"node_modules/typescript": "->" + corpus.NPMPackage(t, "typescript@4.2.4"),
+					"node_modules/typescript": "->" + testCorpus().NPMPackage(t, "typescript@4.2.4"),
 				})
 			},
 			batch: tscErrors(filepath.Join("node_modules", "typescript", "bin", "tsc"), true),
@@ -64,7 +63,7 @@ func realProjects(t *testing.T) []realProject {
 			// TypeScript 7's native server checks it.
 			name: "zod@3.25.76 (TypeScript 7, tsgo)", language: "typescript", ext: ".ts", server: "tsgo",
 			setup: func(t *testing.T, dir string) {
-				pkg := corpus.NPMPackage(t, "zod@3.25.76")
+				pkg := testCorpus().NPMPackage(t, "zod@3.25.76")
 				copyTree(t, filepath.Join(pkg, "src"), filepath.Join(dir, "src"), ".ts")
 				testfs.Write(t, dir, map[string]string{
 					"package.json": `{"name": "zod-corpus", "private": true, "type": "module"}`,
@@ -80,14 +79,14 @@ func realProjects(t *testing.T) []realProject {
 		{
 			name: "github.com/spf13/cobra@v1.10.2 (gopls)", language: "go", ext: ".go", server: "gopls",
 			setup: func(t *testing.T, dir string) {
-				copyTree(t, corpus.GoModule(t, "github.com/spf13/cobra", "v1.10.2"), dir, "")
+				copyTree(t, testCorpus().GoModule(t, "github.com/spf13/cobra", "v1.10.2"), dir, "")
 			},
 			batch: goVetErrors,
 		},
 		{
 			name: "golang.org/x/mod@v0.30.0 (gopls)", language: "go", ext: ".go", server: "gopls",
 			setup: func(t *testing.T, dir string) {
-				copyTree(t, corpus.GoModule(t, "golang.org/x/mod", "v0.30.0"), dir, "")
+				copyTree(t, testCorpus().GoModule(t, "golang.org/x/mod", "v0.30.0"), dir, "")
 			},
 			batch: goVetErrors,
 		},
@@ -95,7 +94,7 @@ func realProjects(t *testing.T) []realProject {
 			// Debian's python3-requests: the installed package's sources.
 			name: "python3-requests 2.28.1 (pyright)", language: "python", ext: ".py", server: "pyright",
 			setup: func(t *testing.T, dir string) {
-				deb := corpus.DebianPackage(t, "python3-requests")
+				deb := testCorpus().DebianPackage(t, "python3-requests")
 				copyTree(t, filepath.Join(deb, "root", "usr", "lib", "python3", "dist-packages", "requests"), filepath.Join(dir, "requests"), ".py")
 				testfs.Write(t, dir, map[string]string{"pyrightconfig.json": `{"typeCheckingMode": "standard", "include": ["requests"], "reportMissingImports": "none", "reportMissingModuleSource": "none"}`})
 			},
@@ -104,7 +103,7 @@ func realProjects(t *testing.T) []realProject {
 		{
 			name: "python3-attr 22.2.0 (pyright)", language: "python", ext: ".py", server: "pyright",
 			setup: func(t *testing.T, dir string) {
-				deb := corpus.DebianPackage(t, "python3-attr")
+				deb := testCorpus().DebianPackage(t, "python3-attr")
 				sp := filepath.Join(deb, "root", "usr", "lib", "python3", "dist-packages")
 				copyTree(t, filepath.Join(sp, "attr"), filepath.Join(dir, "attr"), ".py")
 				copyTree(t, filepath.Join(sp, "attrs"), filepath.Join(dir, "attrs"), ".py")

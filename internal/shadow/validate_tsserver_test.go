@@ -7,15 +7,13 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/anvil-dev/anvil/internal/corpus"
 )
 
 // withTypeScript installs the project's own TypeScript (from the npm
 // registry, cached) into the harness's node_modules, as npm install would.
 func withTypeScript(t *testing.T, h *harness, version string) {
 	t.Helper()
-	pkg := corpus.NPMPackage(t, "typescript@"+version)
+	pkg := testCorpus().NPMPackage(t, "typescript@"+version)
 	if err := os.MkdirAll(filepath.Join(h.dir, "node_modules"), 0o755); err != nil {
 		t.Fatal(err)
 	}

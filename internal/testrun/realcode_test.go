@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/anvil-dev/anvil/internal/corpus"
 	"github.com/anvil-dev/anvil/internal/shadow"
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
@@ -41,9 +40,9 @@ func realRunProjects() []realRunProject {
 // cobraProject is spf13/cobra from the Go module proxy, its dependencies
 // in the corpus's module cache, tested offline.
 func cobraProject(t testing.TB, dir string) []string {
-	src := corpus.GoModule(t, "github.com/spf13/cobra", "v1.10.2")
+	src := testCorpus().GoModule(t, "github.com/spf13/cobra", "v1.10.2")
 	testfs.Write(t, dir, testfs.Snapshot(t, src))
-	env := []string{"GOMODCACHE=" + corpus.GoModCache(), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local"}
+	env := []string{"GOMODCACHE=" + testCorpus().GoModCache(), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local"}
 	cmd := exec.Command("go", "mod", "download")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
@@ -56,7 +55,7 @@ func cobraProject(t testing.TB, dir string) []string {
 // debianPython lays out a Debian python3-* package's module (its .py
 // files, tests included) at dir.
 func debianPython(t testing.TB, dir, pkg, module string) {
-	src := filepath.Join(corpus.DebianPackage(t, pkg), "root", "usr", "lib", "python3", "dist-packages", module)
+	src := filepath.Join(testCorpus().DebianPackage(t, pkg), "root", "usr", "lib", "python3", "dist-packages", module)
 	files := map[string]string{}
 	for p, c := range testfs.Snapshot(t, src) {
 		if strings.HasSuffix(p, ".py") {

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
-	"github.com/anvil-dev/anvil/internal/corpus"
 	"github.com/anvil-dev/anvil/internal/reach"
 	"github.com/anvil-dev/anvil/internal/sandbox"
 	"github.com/anvil-dev/anvil/internal/shadow"
@@ -309,7 +308,7 @@ func TestGoTestBuildFailure(t *testing.T) {
 // zodProject is zod 3's source and its vitest tests, from npm, with
 // vitest installed: a real project's suite.
 func zodProject(t testing.TB) map[string]string {
-	pkg := corpus.NPMPackage(t, "zod@3.25.76")
+	pkg := testCorpus().NPMPackage(t, "zod@3.25.76")
 	files := map[string]string{
 		"package.json": `{"name": "zod-corpus", "private": true, "type": "module", "devDependencies": {"vitest": "3.2.4"}}`,
 		// The tests import "zod/v3": the package itself, here its source.
@@ -323,7 +322,7 @@ func zodProject(t testing.TB) map[string]string {
 }
 
 func withVitest(t testing.TB, dir string) {
-	if out, err := exec.Command("cp", "-a", filepath.Join(corpus.NPM(t, "vitest@3.2.4"), "node_modules"), filepath.Join(dir, "node_modules")).CombinedOutput(); err != nil {
+	if out, err := exec.Command("cp", "-a", filepath.Join(testCorpus().NPM(t, "vitest@3.2.4"), "node_modules"), filepath.Join(dir, "node_modules")).CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 }

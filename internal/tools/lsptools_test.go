@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
-	"github.com/anvil-dev/anvil/internal/corpus"
 	"github.com/anvil-dev/anvil/internal/search"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/syntax"
@@ -211,7 +210,7 @@ func TestFindSymbolOutsideTheChecks(t *testing.T) {
 // on Debian's python3-rich (Segment: 22 files).
 func TestRenameSymbolColdPyright(t *testing.T) {
 	dir := t.TempDir()
-	corpus.Rich(t, dir)
+	testCorpus().Rich(t, dir)
 	root, err := workspace.New(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@
 // A test binary becomes the server when its TestMain calls [Main] first:
 //
 //	func TestMain(m *testing.M) {
-//		lspfake.Main(os.Getenv) // returns unless ANVIL_FAKE_LSP is set
+//		lspfake.Main(getenv) // the test binary's own; returns unless ANVIL_FAKE_LSP is set
 //		os.Exit(m.Run())
 //	}
 //
