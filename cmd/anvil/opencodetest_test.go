@@ -63,8 +63,14 @@ func (e *hookEnv) runOpenCode(t *testing.T, m *chatModel) string {
 			env = append(env, v)
 		}
 	}
+	// OpenCode installs its plugin package into each folder that holds a
+	// plugin before the session starts; against the unreachable registry
+	// npm's retries (10 s, then 60 s) held every run 70 s before its
+	// first request, past the bound on a loaded machine. No retry: it
+	// fails at once, and the run goes on as it does after the retries.
 	cmd.Env = append(env, "OPENCODE_DISABLE_MODELS_FETCH=true", "OPENCODE_DISABLE_AUTOUPDATE=true", "OPENCODE_DISABLE_LSP_DOWNLOAD=true",
-		"OPENCODE_DISABLE_SHARE=true", "NPM_CONFIG_REGISTRY=http://127.0.0.1:9/", "BUN_CONFIG_REGISTRY=http://127.0.0.1:9/", "NO_COLOR=1")
+		"OPENCODE_DISABLE_SHARE=true", "NPM_CONFIG_REGISTRY=http://127.0.0.1:9/", "BUN_CONFIG_REGISTRY=http://127.0.0.1:9/", "NO_COLOR=1",
+		"npm_config_fetch_retries=0", "NPM_CONFIG_FETCH_RETRIES=0")
 	cmd.Stdin = strings.NewReader("")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
