@@ -228,23 +228,12 @@ func TestClaudeCodeRenameAcrossFiles(t *testing.T) {
 	m := newScriptedModel(t,
 		[]toolCall{read(e, "src/a.ts"), read(e, "src/b.ts"), read(e, "src/c.ts")},
 		[]toolCall{edit(e, "src/a.ts", "export const one", "export const uno")},
-		[]toolCall{edit(e, "src/b.ts", "import { one } from \"./a\";\n\nexport const two: number = one + 1;", "import { uno } from \"./a\";\n\nexport const dos: number = uno + 1;")},
-		[]toolCall{edit(e, "src/c.ts", "import { two } from \"./b\";\n\nexport const three: number = two + 1;", "import { dos } from \"./b\";\n\nexport const three: number = dos + 1;")},
+		[]toolCall{edit(e, "src/b.ts", renameB[0], renameB[1])},
+		[]toolCall{edit(e, "src/c.ts", renameC[0], renameC[1])},
 		nil,
 	)
 	out := e.runClaude(t, m)
-	reqs := m.requests()
-	if len(reqs) != 5 {
-		t.Fatalf("%d requests of the loop, want 5 (a refused end of turn adds one):\n%s\n%s", len(reqs), lastOf(reqs), out)
-	}
-	if !strings.Contains(reqs[2], "brings 1 new error into src/b.ts") {
-		t.Errorf("the first edit's context did not name b.ts:\n%s", reqs[2])
-	}
-	for rel, want := range map[string]string{"src/a.ts": "export const uno", "src/b.ts": "dos: number = uno", "src/c.ts": "dos + 1"} {
-		if got := e.read(t, rel); !strings.Contains(got, want) {
-			t.Errorf("%s: %q", rel, got)
-		}
-	}
+	checkRename(t, e, m.requests(), out)
 }
 
 func lastOf(reqs []string) string {
