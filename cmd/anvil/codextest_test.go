@@ -358,6 +358,7 @@ func TestCodexTurnEndRefused(t *testing.T) {
 	if got := e.read(t, "src/a.ts"); !strings.Contains(got, "one: string") {
 		t.Errorf("a.ts: %q", got)
 	}
+	sessionsResumable(t, e)
 }
 
 // A rename across three files, patch by patch, ends with every file right

@@ -104,4 +104,5 @@ func TestCopilotTurnEndRefused(t *testing.T) {
 	if got := e.read(t, "src/b.ts"); !strings.Contains(got, "Number(one) + 1") {
 		t.Errorf("b.ts: %q", got)
 	}
+	sessionsResumable(t, e)
 }

@@ -267,6 +267,7 @@ func TestGeminiTurnEndRefused(t *testing.T) {
 	if got := e.read(t, "src/a.ts"); !strings.Contains(got, "one: string") {
 		t.Errorf("a.ts: %q", got)
 	}
+	sessionsResumable(t, e)
 }
 
 // A rename across three files, replace by replace, ends with every file

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -154,4 +155,29 @@ func linkRefused(t *testing.T, outside string, reqs []string, out, want string) 
 		}
 	}
 	t.Errorf("the model was not told the write goes out through a link (%d requests):\n%s\n%s", len(reqs), lastOf(reqs), out)
+}
+
+// sessionsResumable checks that every session snapshot the hooks kept
+// names the client's record of the session, and that it is there: while
+// it is, the snapshot is never pruned (the client can resume the
+// session and end another turn).
+func sessionsResumable(t *testing.T, e *hookEnv) {
+	t.Helper()
+	manifests, _ := filepath.Glob(filepath.Join(e.state(), "hooks", "sessions", "*.json"))
+	if len(manifests) == 0 {
+		t.Fatal("no session snapshot was kept")
+	}
+	for _, p := range manifests {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct{ Transcript string }
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatal(err)
+		}
+		if info, err := os.Stat(m.Transcript); m.Transcript == "" || err != nil || !info.Mode().IsRegular() {
+			t.Errorf("the session's snapshot names no record of the session the client keeps (%q: %v)", m.Transcript, err)
+		}
+	}
 }

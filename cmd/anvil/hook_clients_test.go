@@ -217,6 +217,7 @@ func TestClaudeCodeTurnEndRefused(t *testing.T) {
 	if got := e.read(t, "src/b.ts"); !strings.Contains(got, "Number(one) + 1") {
 		t.Errorf("b.ts: %q", got)
 	}
+	sessionsResumable(t, e)
 }
 
 // A rename across three files, edit by edit, ends with every file right

@@ -196,7 +196,7 @@ func (g *Gate) keepForTurn(ctx context.Context, root *workspace.Root, in Input, 
 	if g.Snapshots == nil || in.SessionID == "" {
 		return
 	}
-	snap, err := g.Snapshots.Ensure(ctx, root, in.SessionID, in.TranscriptPath)
+	snap, err := g.Snapshots.Ensure(ctx, root, in.SessionID, g.transcript(in))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "anvil: %v\n", err)
 		return

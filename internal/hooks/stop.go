@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -97,10 +98,25 @@ func (g *Gate) keepStart(ctx context.Context, in Input) Answer {
 	if err != nil {
 		return notVerified("no workspace for this session (%v): its turns are not checked", err)
 	}
-	if _, err := g.Snapshots.Ensure(ctx, root, in.SessionID, in.TranscriptPath); err != nil {
+	if _, err := g.Snapshots.Ensure(ctx, root, in.SessionID, g.transcript(in)); err != nil {
 		return notVerified("the session's starting tree could not be kept (%v): the end of its turns is checked against the tree of its first edit", err)
 	}
 	return Answer{}
+}
+
+// transcript is the client's record of the session: the hook input's
+// transcript_path (Claude Code, Codex, Gemini CLI), or, for Copilot CLI,
+// which names none, the events file it keeps per session under its
+// home. "" when neither is known.
+func (g *Gate) transcript(in Input) string {
+	if in.TranscriptPath != "" || g.Client != Copilot || g.Getenv == nil {
+		return in.TranscriptPath
+	}
+	home := g.Getenv("HOME")
+	if home == "" || in.SessionID == "" || strings.ContainsAny(in.SessionID, `/\`) || in.SessionID == "." || in.SessionID == ".." {
+		return ""
+	}
+	return filepath.Join(home, ".copilot", "session-state", in.SessionID, "events.jsonl")
 }
 
 // Stop checks, at the end of a turn, every file the session changed (by
@@ -133,7 +149,7 @@ func (g *Gate) Stop(ctx context.Context, in Input) Answer {
 		return notVerified("%v: the end of the turn is not checked", err)
 	}
 	if snap == nil {
-		if _, err := g.Snapshots.Ensure(ctx, root, in.SessionID, in.TranscriptPath); err != nil {
+		if _, err := g.Snapshots.Ensure(ctx, root, in.SessionID, g.transcript(in)); err != nil {
 			return notVerified("no snapshot of the session's start, and none could be taken (%v): the end of the turn is not checked", err)
 		}
 		return notVerified("no snapshot of this session's start (its hooks were installed after it began, or, its client naming no record of the session that is still there, its snapshot went unused for %d days or behind %d sessions used since): from now on the end of each turn is checked against the tree as it is now", int(snapTTL.Hours()/24), maxSessions)
