@@ -151,10 +151,7 @@ func (g *Gate) PreEdit(ctx context.Context, in Input) Answer {
 	}
 	specs, touched, outside, leaving := specsOf(root, edits)
 	if len(leaving) > 0 {
-		// The workspace reads the file by the link's name, so the write
-		// changes what its checkers see, yet it lands where no check of
-		// the workspace, and no end-of-turn snapshot, looks.
-		return Answer{Deny: true, Reason: fmt.Sprintf("%s is a link out of the workspace: the edit would write a file outside it that the project reads through the link, which Anvil cannot check or take back. Edit the file in its own project, or replace the link with a file of this one.", strings.Join(leaving, ", "))}
+		return refuseLeaving(leaving)
 	}
 	g.keepForTurn(ctx, root, in, slices.Sorted(maps.Keys(touched)))
 	if len(specs) == 0 {
@@ -209,10 +206,21 @@ func (g *Gate) keepForTurn(ctx context.Context, root *workspace.Root, in Input, 
 	}
 }
 
+// refuseLeaving refuses an edit of files a link takes out of the
+// workspace: the workspace reads them by the link's name, so the write
+// changes what its checkers see, yet it lands where no check of the
+// workspace, and no end-of-turn snapshot, looks.
+func refuseLeaving(leaving []string) Answer {
+	return Answer{Deny: true, Reason: fmt.Sprintf("%s is a link out of the workspace: the edit would write a file outside it that the project reads through the link, which Anvil cannot check or take back. Edit the file in its own project, or replace the link with a file of this one.", strings.Join(leaving, ", "))}
+}
+
 // afterTheFact lets through an edit whose result Anvil cannot compute
 // (u), keeping its file as it is now, for the client's post-tool hook to
 // check the file it writes (PostEdit) and for the end of the turn.
 func (g *Gate) afterTheFact(ctx context.Context, root *workspace.Root, in Input, u *Unmodelled) Answer {
+	if _, _, _, leaving := specsOf(root, []FileEdit{{Path: u.Path}}); len(leaving) > 0 {
+		return refuseLeaving(leaving)
+	}
 	rel, err := root.Rel(u.Path)
 	if err != nil || !lexicallyInside(root, u.Path) {
 		return allow("%s: the edit is not checked before it is written, and its file is outside the workspace", u.Reason)
