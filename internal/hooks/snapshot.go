@@ -95,6 +95,13 @@ type Snapshot struct {
 	// before it did left them out, and a binary file was then none of
 	// the turn's business).
 	OpaqueKept bool `json:"opaque_kept,omitempty"`
+	// Links maps each symbolic link the walk met to its target, as the
+	// link says it: a link the session makes, removes or points
+	// elsewhere changes what the checkers read, and the way back cannot
+	// make links, so the end names it as not verified. LinksKept says the
+	// snapshot knows them (snapshots taken before did not).
+	Links     map[string]string `json:"links,omitempty"`
+	LinksKept bool              `json:"links_kept,omitempty"`
 	// Partial says files were left out by the bounds.
 	Partial bool `json:"partial,omitempty"`
 	// IgnoredKept says the snapshot holds the ignored source and
@@ -102,6 +109,12 @@ type Snapshot struct {
 	// IgnoredPartial that the ignored files' own bounds left some out.
 	IgnoredKept    bool `json:"ignored_kept,omitempty"`
 	IgnoredPartial bool `json:"ignored_partial,omitempty"`
+	// Late names the files kept at their first edit without evidence
+	// that the session had not changed them already (the snapshot did
+	// not hold them, and they, or for a missing file its folder, changed
+	// after the session began): the end of the turn checks the way back
+	// to that content, and says the files are not verified.
+	Late map[string]bool `json:"late,omitempty"`
 	// Blocks counts the end-of-turn refusals in a row.
 	Blocks int `json:"blocks,omitempty"`
 }
@@ -180,13 +193,22 @@ func (s *Store) Ensure(ctx context.Context, root *workspace.Root, session, trans
 	if !filepath.IsAbs(transcript) {
 		transcript = ""
 	}
-	snap := &Snapshot{Workspace: root.Dir(), Session: session, Transcript: transcript, Created: s.clock().UTC(), Files: map[string]string{}, Opaque: map[string]string{}, OpaqueKept: true, IgnoredKept: true}
+	snap := &Snapshot{Workspace: root.Dir(), Session: session, Transcript: transcript, Created: s.clock().UTC(), Files: map[string]string{}, Opaque: map[string]string{}, OpaqueKept: true, Links: map[string]string{}, LinksKept: true, IgnoredKept: true}
 	total, ignoredFiles, ignoredBytes := 0, 0, 0
 	err := root.Walk(ctx, workspace.Path{Abs: root.Dir(), Rel: "."}, workspace.WalkOptions{Ignored: true}, func(e workspace.Entry) error {
 		if e.IsDir() {
 			if workspace.IsDependencyDir(e.Abs) || workspace.Protected(e.Rel) {
 				return fs.SkipDir
 			}
+			return nil
+		}
+		if e.Mode&fs.ModeSymlink != 0 {
+			target, err := os.Readlink(e.Abs)
+			if err != nil || len(snap.Links) >= maxSnapFiles {
+				snap.Partial = true
+				return nil
+			}
+			snap.Links[e.Rel] = target
 			return nil
 		}
 		if !e.Mode.IsRegular() {
@@ -313,9 +335,34 @@ func (s *Store) Record(root *workspace.Root, snap *Snapshot, rel string, data []
 	if err != nil {
 		return err
 	}
+	if was, ok := snap.Opaque[rel]; !(ok && was == hash) && !unchangedSince(root, rel, exists, snap.Created) {
+		if snap.Late == nil {
+			snap.Late = map[string]bool{}
+		}
+		snap.Late[rel] = true
+	}
 	snap.Files[rel] = hash
 	delete(snap.Opaque, rel)
 	return s.Save(root, snap)
+}
+
+// unchangedSince reports whether the disk shows that the file rel is as
+// it was at start: it was last modified before then, or, missing, the
+// nearest folder above it that is there was (an entry made or removed
+// since would have changed it).
+func unchangedSince(root *workspace.Root, rel string, exists bool, start time.Time) bool {
+	p := root.Abs(rel)
+	if !exists {
+		p = filepath.Dir(p)
+		for {
+			if _, err := os.Lstat(p); err == nil || filepath.Dir(p) == p {
+				break
+			}
+			p = filepath.Dir(p)
+		}
+	}
+	info, err := os.Lstat(p)
+	return err == nil && info.ModTime().Before(start)
 }
 
 // couldNotKnow reports whether a file the snapshot does not hold may

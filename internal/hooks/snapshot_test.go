@@ -122,6 +122,11 @@ func TestTurnSeesEveryFileAShellChanged(t *testing.T) {
 		"img/logo.png":   "\x89PNG\x00one",
 		"img/same.png":   "\x89PNG\x00same",
 	})
+	for _, l := range []string{"src/alias.ts", "src/gone.ts"} {
+		if err := os.Symlink("a.ts", filepath.Join(dir, l)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	root, err := workspace.New(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -139,10 +144,17 @@ func TestTurnSeesEveryFileAShellChanged(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "dump.csv")); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Remove(filepath.Join(dir, "src/gone.ts")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../version.txt", filepath.Join(dir, "src/made.ts")); err != nil {
+		t.Fatal(err)
+	}
 	specs, unknown, err := (&Gate{Snapshots: s}).wayBack(ctx, root, snap)
 	// What no change set can take back is named, never passed over: a
-	// binary file changed or made, a large file deleted.
-	if err != nil || strings.Join(unknown, " ") != "bin/tool dump.csv img/logo.png" {
+	// binary file changed or made, a large file deleted, a link made or
+	// removed (one left as it was is no change).
+	if err != nil || strings.Join(unknown, " ") != "bin/tool dump.csv img/logo.png src/gone.ts src/made.ts" {
 		t.Fatalf("wayBack: unknown %v, %v", unknown, err)
 	}
 	back := map[string]string{}
@@ -394,5 +406,59 @@ func replaceWithLink(t *testing.T, p string, data []byte) {
 	}
 	if err := os.Symlink(other, p); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Where the snapshot could not have known a file (past its bounds, here
+// marked partial), an edit keeps the file as it first sees it; that is
+// the session's start only where the disk shows it: the file, or for a
+// missing one its folder, unchanged since the session began. A file a
+// shell wrote after the start and an edit then touched is checked from
+// that content and named as not verified. Before, it was taken for the
+// start's, and the errors the shell brought in passed (found by a
+// review).
+func TestAFileFirstSeenByAnEditIsTheStartsOnlyWithEvidence(t *testing.T) {
+	dir := t.TempDir()
+	testfs.Write(t, dir, map[string]string{"src/old.ts": "export const o = 1;\n", "src/keep/.gitkeep": ""})
+	long := time.Now().Add(-time.Hour)
+	for _, p := range []string{"src/old.ts", "src/keep"} {
+		if err := os.Chtimes(filepath.Join(dir, p), long, long); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root, err := workspace.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewStore(t.TempDir())
+	ctx := context.Background()
+	snap, err := s.Ensure(ctx, root, "late", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As if the bounds had left out old.ts.
+	delete(snap.Files, "src/old.ts")
+	snap.Partial = true
+	if err := s.Save(root, snap); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond)
+	testfs.Write(t, dir, map[string]string{"src/gen.ts": "export const g: number = \"g\";\n"}) // by a shell
+	for _, f := range []struct {
+		rel    string
+		exists bool
+	}{{"src/gen.ts", true}, {"src/old.ts", true}, {"src/keep/new.ts", false}} {
+		data, _ := os.ReadFile(filepath.Join(dir, f.rel))
+		if err := s.Record(root, snap, f.rel, data, f.exists); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, _ := s.Load(root, "late")
+	if !got.Late["src/gen.ts"] || got.Late["src/old.ts"] || got.Late["src/keep/new.ts"] || len(got.Late) != 1 {
+		t.Fatalf("late: %v", got.Late)
+	}
+	_, unknown, err := (&Gate{Snapshots: s}).wayBack(ctx, root, got)
+	if err != nil || strings.Join(unknown, " ") != "src/gen.ts" {
+		t.Fatalf("wayBack: unknown %v, %v", unknown, err)
 	}
 }

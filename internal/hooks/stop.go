@@ -168,7 +168,7 @@ func (g *Gate) Stop(ctx context.Context, in Input) Answer {
 	}
 	var notes []string
 	if len(unknown) > 0 {
-		notes = append(notes, fmt.Sprintf("%s changed but the session's snapshot cannot take %s back (binary, over %d MiB, or past its size bound), so not checked", joinFiles(unknown), plural(len(unknown), "it", "them"), maxSnapFile>>20))
+		notes = append(notes, fmt.Sprintf("%s changed but the session's snapshot cannot take %s back to the session's start (a link, binary, over %d MiB, past its size bound, or first seen by an edit after the session had changed it), so not checked", joinFiles(unknown), plural(len(unknown), "it", "them"), maxSnapFile>>20))
 	}
 	if len(specs) == 0 {
 		return g.endTurn(root, snap, Answer{Unverified: len(unknown) > 0}.withNote(strings.Join(notes, "; ")))
@@ -265,11 +265,20 @@ func (g *Gate) wayBack(ctx context.Context, root *workspace.Root, snap *Snapshot
 	ignored := map[string]bool{}
 	now := map[string]string{}    // rel -> hash on disk ("" absent)
 	opaque := map[string]string{} // rel -> hash of a binary file on disk
+	links := map[string]string{}  // rel -> a symbolic link's target
 	err = root.Walk(ctx, workspace.Path{Abs: root.Dir(), Rel: "."}, workspace.WalkOptions{Ignored: snap.IgnoredKept}, func(e workspace.Entry) error {
 		if e.IsDir() {
 			if workspace.IsDependencyDir(e.Abs) || workspace.Protected(e.Rel) {
 				return fs.SkipDir
 			}
+			return nil
+		}
+		if e.Mode&fs.ModeSymlink != 0 && snap.LinksKept {
+			target, err := os.Readlink(e.Abs)
+			if err != nil {
+				target = "\x00unreadable"
+			}
+			links[e.Rel] = target
 			return nil
 		}
 		if !e.Mode.IsRegular() || e.Ignored && !isSource(e.Rel) {
@@ -326,6 +335,19 @@ func (g *Gate) wayBack(ctx context.Context, root *workspace.Root, snap *Snapshot
 		unknown = append(unknown, rel)
 		now[rel] = snap.Files[rel] // not a change of its own below
 	}
+	// A link made, removed or pointed elsewhere: the way back cannot
+	// make links, so it is named, and not taken for a file's change.
+	for rel, target := range links {
+		if snap.Links[rel] != target {
+			unknown = append(unknown, rel)
+		}
+	}
+	for rel := range snap.Links {
+		if _, ok := links[rel]; !ok {
+			unknown = append(unknown, rel)
+			now[rel] = snap.Files[rel]
+		}
+	}
 	var paths []string
 	for rel := range now {
 		paths = append(paths, rel)
@@ -342,6 +364,9 @@ func (g *Gate) wayBack(ctx context.Context, root *workspace.Root, snap *Snapshot
 		if !known && (snap.Partial || ignored[rel] && snap.IgnoredPartial) {
 			unknown = append(unknown, rel)
 			continue
+		}
+		if snap.Late[rel] {
+			unknown = append(unknown, rel) // its start is not known
 		}
 		// A file the snapshot does not hold did not exist at the start.
 		spec, ok := g.backTo(rel, was, now[rel])
