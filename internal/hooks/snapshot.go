@@ -8,15 +8,18 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/servers"
+	"github.com/anvil-dev/anvil/internal/shadow"
 	"github.com/anvil-dev/anvil/internal/state"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
@@ -102,6 +105,13 @@ type Snapshot struct {
 	// snapshot knows them (snapshots taken before did not).
 	Links     map[string]string `json:"links,omitempty"`
 	LinksKept bool              `json:"links_kept,omitempty"`
+	// Installed maps each dependency directory (node_modules, a virtual
+	// environment, vendor) to a stamp of what is installed there: the
+	// way back restores a manifest or lock file, not the packages, so a
+	// session that installs or upgrades one has its end named as not
+	// verified. InstalledKept says the snapshot knows them.
+	Installed     map[string]string `json:"installed,omitempty"`
+	InstalledKept bool              `json:"installed_kept,omitempty"`
 	// Partial says files were left out by the bounds.
 	Partial bool `json:"partial,omitempty"`
 	// IgnoredKept says the snapshot holds the ignored source and
@@ -193,11 +203,16 @@ func (s *Store) Ensure(ctx context.Context, root *workspace.Root, session, trans
 	if !filepath.IsAbs(transcript) {
 		transcript = ""
 	}
-	snap := &Snapshot{Workspace: root.Dir(), Session: session, Transcript: transcript, Created: s.clock().UTC(), Files: map[string]string{}, Opaque: map[string]string{}, OpaqueKept: true, Links: map[string]string{}, LinksKept: true, IgnoredKept: true}
+	snap := &Snapshot{Workspace: root.Dir(), Session: session, Transcript: transcript, Created: s.clock().UTC(), Files: map[string]string{}, Opaque: map[string]string{}, OpaqueKept: true, Links: map[string]string{}, LinksKept: true, InstalledKept: true, IgnoredKept: true}
 	total, ignoredFiles, ignoredBytes := 0, 0, 0
+	var depDirs []string
 	err := root.Walk(ctx, workspace.Path{Abs: root.Dir(), Rel: "."}, workspace.WalkOptions{Ignored: true}, func(e workspace.Entry) error {
 		if e.IsDir() {
-			if workspace.IsDependencyDir(e.Abs) || workspace.Protected(e.Rel) {
+			if workspace.IsDependencyDir(e.Abs) {
+				depDirs = append(depDirs, e.Rel)
+				return fs.SkipDir
+			}
+			if workspace.Protected(e.Rel) {
 				return fs.SkipDir
 			}
 			return nil
@@ -260,6 +275,7 @@ func (s *Store) Ensure(ctx context.Context, root *workspace.Root, session, trans
 	if err != nil {
 		return nil, fmt.Errorf("taking the session's snapshot: %w", err)
 	}
+	snap.Installed = installedStamps(root, depDirs)
 	won, err := s.create(root, snap)
 	if err != nil {
 		return nil, err
@@ -268,6 +284,16 @@ func (s *Store) Ensure(ctx context.Context, root *workspace.Root, session, trans
 		s.prune(root, session)
 	}
 	return s.Load(root, session)
+}
+
+// installedStamps stamps each dependency directory of dirs apart, so
+// that the end of a turn can name the one that changed.
+func installedStamps(root *workspace.Root, dirs []string) map[string]string {
+	out := make(map[string]string, len(dirs))
+	for _, d := range dirs {
+		out[d] = strings.Join(slices.Sorted(maps.Values(shadow.InstalledStamps(root, []string{d}))), " ")
+	}
+	return out
 }
 
 // isSource reports whether a file of this name is one a language server

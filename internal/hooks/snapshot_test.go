@@ -114,13 +114,15 @@ func changedHash() string { return changeset.Hash([]byte("changed\n")) }
 func TestTurnSeesEveryFileAShellChanged(t *testing.T) {
 	dir := t.TempDir()
 	testfs.Write(t, dir, map[string]string{
-		"src/a.ts":       "import d from './data.json';\nexport const n: number = d.n;\n",
-		"src/data.json":  `{"n": 1}`,
-		"version.txt":    "1.0\n",
-		"fixtures/big.c": "",
-		"dump.csv":       strings.Repeat("x,", maxSnapFile),
-		"img/logo.png":   "\x89PNG\x00one",
-		"img/same.png":   "\x89PNG\x00same",
+		"src/a.ts":                    "import d from './data.json';\nexport const n: number = d.n;\n",
+		"src/data.json":               `{"n": 1}`,
+		"version.txt":                 "1.0\n",
+		"fixtures/big.c":              "",
+		"dump.csv":                    strings.Repeat("x,", maxSnapFile),
+		"img/logo.png":                "\x89PNG\x00one",
+		"img/same.png":                "\x89PNG\x00same",
+		"node_modules/x/package.json": `{"name": "x"}`,
+		".venv/pyvenv.cfg":            "home = /usr/bin\n",
 	})
 	for _, l := range []string{"src/alias.ts", "src/gone.ts"} {
 		if err := os.Symlink("a.ts", filepath.Join(dir, l)); err != nil {
@@ -150,11 +152,13 @@ func TestTurnSeesEveryFileAShellChanged(t *testing.T) {
 	if err := os.Symlink("../version.txt", filepath.Join(dir, "src/made.ts")); err != nil {
 		t.Fatal(err)
 	}
+	testfs.Write(t, dir, map[string]string{"node_modules/y/package.json": `{"name": "y"}`}) // npm install y
 	specs, unknown, err := (&Gate{Snapshots: s}).wayBack(ctx, root, snap)
 	// What no change set can take back is named, never passed over: a
 	// binary file changed or made, a large file deleted, a link made or
-	// removed (one left as it was is no change).
-	if err != nil || strings.Join(unknown, " ") != "bin/tool dump.csv img/logo.png src/gone.ts src/made.ts" {
+	// removed (one left as it was is no change), a package installed
+	// (the virtual environment left as it was is none).
+	if err != nil || strings.Join(unknown, " ") != "bin/tool dump.csv img/logo.png node_modules/ src/gone.ts src/made.ts" {
 		t.Fatalf("wayBack: unknown %v, %v", unknown, err)
 	}
 	back := map[string]string{}

@@ -168,7 +168,7 @@ func (g *Gate) Stop(ctx context.Context, in Input) Answer {
 	}
 	var notes []string
 	if len(unknown) > 0 {
-		notes = append(notes, fmt.Sprintf("%s changed but the session's snapshot cannot take %s back to the session's start (a link, binary, over %d MiB, past its size bound, or first seen by an edit after the session had changed it), so not checked", joinFiles(unknown), plural(len(unknown), "it", "them"), maxSnapFile>>20))
+		notes = append(notes, fmt.Sprintf("%s changed but the session's snapshot cannot take %s back to the session's start (installed packages, a link, binary, over %d MiB, past its size bound, or first seen by an edit after the session had changed it), so not checked", joinFiles(unknown), plural(len(unknown), "it", "them"), maxSnapFile>>20))
 	}
 	if len(specs) == 0 {
 		return g.endTurn(root, snap, Answer{Unverified: len(unknown) > 0}.withNote(strings.Join(notes, "; ")))
@@ -266,9 +266,14 @@ func (g *Gate) wayBack(ctx context.Context, root *workspace.Root, snap *Snapshot
 	now := map[string]string{}    // rel -> hash on disk ("" absent)
 	opaque := map[string]string{} // rel -> hash of a binary file on disk
 	links := map[string]string{}  // rel -> a symbolic link's target
+	var depDirs []string
 	err = root.Walk(ctx, workspace.Path{Abs: root.Dir(), Rel: "."}, workspace.WalkOptions{Ignored: snap.IgnoredKept}, func(e workspace.Entry) error {
 		if e.IsDir() {
-			if workspace.IsDependencyDir(e.Abs) || workspace.Protected(e.Rel) {
+			if workspace.IsDependencyDir(e.Abs) {
+				depDirs = append(depDirs, e.Rel)
+				return fs.SkipDir
+			}
+			if workspace.Protected(e.Rel) {
 				return fs.SkipDir
 			}
 			return nil
@@ -334,6 +339,21 @@ func (g *Gate) wayBack(ctx context.Context, root *workspace.Root, snap *Snapshot
 		// made: neither is a change set Anvil can check.
 		unknown = append(unknown, rel)
 		now[rel] = snap.Files[rel] // not a change of its own below
+	}
+	// Packages installed, upgraded or removed: the way back restores the
+	// manifests and lock files, not what is installed.
+	if snap.InstalledKept {
+		installed := installedStamps(root, depDirs)
+		for dir, stamp := range installed {
+			if was, ok := snap.Installed[dir]; !ok || was != stamp {
+				unknown = append(unknown, dir+"/")
+			}
+		}
+		for dir := range snap.Installed {
+			if _, ok := installed[dir]; !ok {
+				unknown = append(unknown, dir+"/")
+			}
+		}
 	}
 	// A link made, removed or pointed elsewhere: the way back cannot
 	// make links, so it is named, and not taken for a file's change.

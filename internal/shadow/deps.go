@@ -44,7 +44,39 @@ var installRecords = []string{
 // root included), and the requirements files.
 func dependencyStamps(root *workspace.Root, snap *Snapshot) map[string]string {
 	stamps := map[string][]string{}
-	add := func(fam, p string) {
+	add := stamper(root, stamps)
+	installedInto(add, root, snap.DependencyDirs)
+	for rel := range snap.Files {
+		base := path.Base(rel)
+		if fam, ok := lockFiles[base]; ok {
+			add(fam, root.Abs(rel))
+		} else if strings.HasPrefix(base, "requirements") && strings.HasSuffix(base, ".txt") {
+			add("python", root.Abs(rel))
+		}
+	}
+	// Lock files an ignore rule hides are still read by the installers.
+	for base, fam := range lockFiles {
+		if _, ok := snap.Files[base]; !ok {
+			add(fam, root.Abs(base))
+		}
+	}
+	return digests(stamps)
+}
+
+// InstalledStamps digests, per family, what an install changes in the
+// dependency directories dirs (workspace-relative): each directory's own
+// modification time and the installers' records in it. The lock files
+// and manifests are the project's files, which a change set covers.
+func InstalledStamps(root *workspace.Root, dirs []string) map[string]string {
+	stamps := map[string][]string{}
+	installedInto(stamper(root, stamps), root, dirs)
+	return digests(stamps)
+}
+
+// stamper returns a function that adds a file's stamp (its path, size
+// and modification time) to its family's list, if it is there.
+func stamper(root *workspace.Root, stamps map[string][]string) func(fam, p string) {
+	return func(fam, p string) {
 		info, err := os.Stat(p)
 		if err != nil {
 			return
@@ -52,7 +84,22 @@ func dependencyStamps(root *workspace.Root, snap *Snapshot) map[string]string {
 		rel, _ := filepath.Rel(root.Dir(), p)
 		stamps[fam] = append(stamps[fam], fmt.Sprintf("%s %d %d", filepath.ToSlash(rel), info.Size(), info.ModTime().UnixNano()))
 	}
-	for _, dir := range snap.DependencyDirs {
+}
+
+func digests(stamps map[string][]string) map[string]string {
+	out := map[string]string{}
+	for fam, list := range stamps {
+		sort.Strings(list)
+		sum := sha256.Sum256([]byte(strings.Join(list, "\n")))
+		out[fam] = hex.EncodeToString(sum[:12])
+	}
+	return out
+}
+
+// installedInto stamps the dependency directories dirs and the
+// installers' records in them.
+func installedInto(add func(fam, p string), root *workspace.Root, dirs []string) {
+	for _, dir := range dirs {
 		abs := root.Abs(dir)
 		fam := "ecma"
 		switch {
@@ -73,25 +120,4 @@ func dependencyStamps(root *workspace.Root, snap *Snapshot) map[string]string {
 			}
 		}
 	}
-	for rel := range snap.Files {
-		base := path.Base(rel)
-		if fam, ok := lockFiles[base]; ok {
-			add(fam, root.Abs(rel))
-		} else if strings.HasPrefix(base, "requirements") && strings.HasSuffix(base, ".txt") {
-			add("python", root.Abs(rel))
-		}
-	}
-	// Lock files an ignore rule hides are still read by the installers.
-	for base, fam := range lockFiles {
-		if _, ok := snap.Files[base]; !ok {
-			add(fam, root.Abs(base))
-		}
-	}
-	out := map[string]string{}
-	for fam, list := range stamps {
-		sort.Strings(list)
-		sum := sha256.Sum256([]byte(strings.Join(list, "\n")))
-		out[fam] = hex.EncodeToString(sum[:12])
-	}
-	return out
 }
