@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/shadow"
@@ -192,8 +194,13 @@ func (s *Store) Load(root *workspace.Root, session string) (*Snapshot, error) {
 func (s *Store) Ensure(ctx context.Context, root *workspace.Root, session, transcript string) (*Snapshot, error) {
 	if snap, err := s.Load(root, session); snap != nil || err != nil {
 		if err == nil && snap.Transcript == "" && filepath.IsAbs(transcript) {
-			snap.Transcript = transcript
-			err = s.Save(root, snap)
+			err = s.update(root, snap, func(cur *Snapshot) bool {
+				if cur.Transcript != "" {
+					return false
+				}
+				cur.Transcript = transcript
+				return true
+			})
 		}
 		return snap, err
 	}
@@ -341,13 +348,56 @@ func (s *Store) create(root *workspace.Root, snap *Snapshot) (bool, error) {
 	return err == nil, err
 }
 
-// Save rewrites the session's manifest (its block counter).
-func (s *Store) Save(root *workspace.Root, snap *Snapshot) error {
+// save rewrites the session's manifest whole.
+func (s *Store) save(root *workspace.Root, snap *Snapshot) error {
 	data, err := json.Marshal(snap)
 	if err != nil {
 		return err
 	}
 	return writeAtomic(s.manifest(root, snap.Session), data, false)
+}
+
+// update changes the session's manifest by fn under its lock, on the
+// manifest as it is on disk, not as this hook process loaded it: hooks of
+// one session run at once (parallel subagents, an end of the turn that
+// checks for seconds while an edit is kept), and a write of a copy loaded
+// before another's would drop what the other kept. fn reports whether it
+// changed anything; snap becomes the manifest as written.
+func (s *Store) update(root *workspace.Root, snap *Snapshot, fn func(cur *Snapshot) bool) error {
+	lock := flock.New(s.manifest(root, snap.Session) + ".lock")
+	ctx, cancel := context.WithTimeout(context.Background(), pendingLockWait)
+	defer cancel()
+	if ok, err := lock.TryLockContext(ctx, 20*time.Millisecond); !ok || err != nil {
+		return fmt.Errorf("another hook of the session held its snapshot for %s: %v", pendingLockWait, err)
+	}
+	defer lock.Unlock()
+	cur, err := s.Load(root, snap.Session)
+	if err != nil {
+		return err
+	}
+	if cur == nil {
+		// Gone meanwhile (pruned, removed by hand): this copy is the
+		// best there is, and written it is the session's baseline again.
+		c := *snap
+		cur = &c
+	}
+	if !fn(cur) {
+		*snap = *cur
+		return nil
+	}
+	if err := s.save(root, cur); err != nil {
+		return err
+	}
+	*snap = *cur
+	return nil
+}
+
+// SetBlocks keeps the count of the end-of-turn refusals in a row.
+func (s *Store) SetBlocks(root *workspace.Root, snap *Snapshot, n int) error {
+	return s.update(root, snap, func(cur *Snapshot) bool {
+		cur.Blocks = n
+		return true
+	})
 }
 
 // Record keeps a file's content as the session's start saw it, if the
@@ -361,15 +411,21 @@ func (s *Store) Record(root *workspace.Root, snap *Snapshot, rel string, data []
 	if err != nil {
 		return err
 	}
-	if was, ok := snap.Opaque[rel]; !(ok && was == hash) && !unchangedSince(root, rel, exists, snap.Created) {
-		if snap.Late == nil {
-			snap.Late = map[string]bool{}
+	late := !unchangedSince(root, rel, exists, snap.Created)
+	return s.update(root, snap, func(cur *Snapshot) bool {
+		if _, ok := cur.Files[rel]; ok {
+			return false // another hook of the session kept it first
 		}
-		snap.Late[rel] = true
-	}
-	snap.Files[rel] = hash
-	delete(snap.Opaque, rel)
-	return s.Save(root, snap)
+		if was, ok := cur.Opaque[rel]; !(ok && was == hash) && late {
+			if cur.Late == nil {
+				cur.Late = map[string]bool{}
+			}
+			cur.Late[rel] = true
+		}
+		cur.Files[rel] = hash
+		delete(cur.Opaque, rel)
+		return true
+	})
 }
 
 // unchangedSince reports whether the disk shows that the file rel is as

@@ -443,7 +443,7 @@ func TestAFileFirstSeenByAnEditIsTheStartsOnlyWithEvidence(t *testing.T) {
 	// As if the bounds had left out old.ts.
 	delete(snap.Files, "src/old.ts")
 	snap.Partial = true
-	if err := s.Save(root, snap); err != nil {
+	if err := s.save(root, snap); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(10 * time.Millisecond)
@@ -464,5 +464,45 @@ func TestAFileFirstSeenByAnEditIsTheStartsOnlyWithEvidence(t *testing.T) {
 	_, unknown, err := (&Gate{Snapshots: s}).wayBack(ctx, root, got)
 	if err != nil || strings.Join(unknown, " ") != "src/gen.ts" {
 		t.Fatalf("wayBack: unknown %v, %v", unknown, err)
+	}
+}
+
+// Hooks of one session run at once (parallel subagents; an end of the
+// turn that checks for seconds while an edit hook keeps a file): each
+// changes the manifest as it is on disk, so none drops what another
+// kept. Before, each wrote back the copy it had loaded, and the last
+// writer's copy won (found by a review).
+func TestHooksOfOneSessionKeepEachOthersRecords(t *testing.T) {
+	dir := t.TempDir()
+	testfs.Write(t, dir, map[string]string{"a.ts": "export const a = 1;\n"})
+	root, err := workspace.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewStore(t.TempDir())
+	ctx := context.Background()
+	snap, err := s.Ensure(ctx, root, "both", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap.Partial = true // as if past its bounds: every file an edit sees is kept
+	if err := s.save(root, snap); err != nil {
+		t.Fatal(err)
+	}
+	one, _ := s.Load(root, "both")
+	two, _ := s.Load(root, "both")
+	stop, _ := s.Load(root, "both")
+	if err := s.Record(root, one, "x.ts", []byte("x\n"), true); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Record(root, two, "y.ts", []byte("y\n"), true); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetBlocks(root, stop, 2); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := s.Load(root, "both")
+	if got.Files["x.ts"] == "" || got.Files["y.ts"] == "" || got.Blocks != 2 {
+		t.Errorf("files %v, blocks %d: a hook's write dropped another's", got.Files, got.Blocks)
 	}
 }

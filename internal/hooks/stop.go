@@ -234,7 +234,7 @@ func (g *Gate) refuse(root *workspace.Root, snap *Snapshot, a Answer) Answer {
 	if err := g.Snapshots.record(root, snap.Session, fmt.Sprintf("refused the end of the turn (%d of %d in a row): %s", snap.Blocks, MaxBlocks, strings.TrimPrefix(a.Reason, "Anvil: "))); err != nil {
 		notes = append(notes, fmt.Sprintf("the end-of-turn log could not be written (%v)", err))
 	}
-	if err := g.Snapshots.Save(root, snap); err != nil {
+	if err := g.Snapshots.SetBlocks(root, snap, snap.Blocks); err != nil {
 		notes = append(notes, fmt.Sprintf("the count of refusals could not be kept (%v)", err))
 	}
 	return a.withNote(strings.Join(notes, "; "))
@@ -243,8 +243,7 @@ func (g *Gate) refuse(root *workspace.Root, snap *Snapshot, a Answer) Answer {
 // endTurn lets the turn end, the count of refusals back at zero.
 func (g *Gate) endTurn(root *workspace.Root, snap *Snapshot, a Answer) Answer {
 	if snap.Blocks != 0 {
-		snap.Blocks = 0
-		_ = g.Snapshots.Save(root, snap)
+		_ = g.Snapshots.SetBlocks(root, snap, 0)
 	}
 	return a
 }
