@@ -179,13 +179,7 @@ func TestTurnSeesEveryFileAShellChanged(t *testing.T) {
 // alone: after 64 newer sessions anywhere, a working session's end of
 // the turn found no snapshot and passed unchecked.
 func TestWorkingSessionKeepsItsSnapshot(t *testing.T) {
-	dir := t.TempDir()
-	testfs.Write(t, dir, map[string]string{"a.ts": "export const a = 1;\n"})
-	root, err := workspace.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := NewStore(t.TempDir())
+	root, s := storeOver(t, map[string]string{"a.ts": "export const a = 1;\n"})
 	ctx := context.Background()
 	if _, err := s.Ensure(ctx, root, "working", ""); err != nil {
 		t.Fatal(err)
@@ -214,15 +208,9 @@ func TestWorkingSessionKeepsItsSnapshot(t *testing.T) {
 // 14 days or 256 newer sessions, and its next end of a turn was
 // unverified.
 func TestAResumableSessionKeepsItsSnapshot(t *testing.T) {
-	dir := t.TempDir()
-	testfs.Write(t, dir, map[string]string{"a.ts": "export const a = 1;\n"})
-	root, err := workspace.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, s := storeOver(t, map[string]string{"a.ts": "export const a = 1;\n"})
 	transcript := filepath.Join(t.TempDir(), "idle.jsonl")
 	testfs.Write(t, filepath.Dir(transcript), map[string]string{"idle.jsonl": "{}\n"})
-	s := NewStore(t.TempDir())
 	ctx := context.Background()
 	if _, err := s.Ensure(ctx, root, "idle", ""); err != nil {
 		t.Fatal(err)
@@ -473,13 +461,7 @@ func TestAFileFirstSeenByAnEditIsTheStartsOnlyWithEvidence(t *testing.T) {
 // kept. Before, each wrote back the copy it had loaded, and the last
 // writer's copy won (found by a review).
 func TestHooksOfOneSessionKeepEachOthersRecords(t *testing.T) {
-	dir := t.TempDir()
-	testfs.Write(t, dir, map[string]string{"a.ts": "export const a = 1;\n"})
-	root, err := workspace.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := NewStore(t.TempDir())
+	root, s := storeOver(t, map[string]string{"a.ts": "export const a = 1;\n"})
 	ctx := context.Background()
 	snap, err := s.Ensure(ctx, root, "both", "")
 	if err != nil {
@@ -505,4 +487,17 @@ func TestHooksOfOneSessionKeepEachOthersRecords(t *testing.T) {
 	if got.Files["x.ts"] == "" || got.Files["y.ts"] == "" || got.Blocks != 2 {
 		t.Errorf("files %v, blocks %d: a hook's write dropped another's", got.Files, got.Blocks)
 	}
+}
+
+// storeOver lays out files in a workspace and returns it with an empty
+// store of session snapshots.
+func storeOver(t *testing.T, files map[string]string) (*workspace.Root, *Store) {
+	t.Helper()
+	dir := t.TempDir()
+	testfs.Write(t, dir, files)
+	root, err := workspace.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, NewStore(t.TempDir())
 }
