@@ -12,6 +12,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/reach"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/shadow"
 	"github.com/anvil-dev/anvil/internal/state"
@@ -213,6 +215,18 @@ func (s *Store) Ensure(ctx context.Context, root *workspace.Root, session, trans
 	snap := &Snapshot{Workspace: root.Dir(), Session: session, Transcript: transcript, Created: s.clock().UTC(), Files: map[string]string{}, Opaque: map[string]string{}, OpaqueKept: true, Links: map[string]string{}, LinksKept: true, InstalledKept: true, IgnoredKept: true}
 	total, ignoredFiles, ignoredBytes := 0, 0, 0
 	var depDirs []string
+	// Ignored JSON files are kept where the code names them: data a
+	// module imports is part of its importers' types, and a build
+	// folder's thousands of JSON files would crowd out the rest.
+	var ignoredJSON []workspace.Entry
+	imported := map[string]bool{}
+	noteImports := func(rel string, data []byte) {
+		if reach.Family(rel) == "ecma" && path.Ext(rel) != ".json" {
+			for _, spec := range jsonImports(data) {
+				imported[path.Join(path.Dir(rel), spec)] = true
+			}
+		}
+	}
 	err := root.Walk(ctx, workspace.Path{Abs: root.Dir(), Rel: "."}, workspace.WalkOptions{Ignored: true}, func(e workspace.Entry) error {
 		if e.IsDir() {
 			if workspace.IsDependencyDir(e.Abs) {
@@ -239,6 +253,10 @@ func (s *Store) Ensure(ctx context.Context, root *workspace.Root, session, trans
 		if e.Ignored {
 			// A generated file a checker reads (an ignored .ts, a
 			// generated .rs) is the project's as much as any other.
+			if path.Ext(e.Rel) == ".json" && !isSource(e.Rel) {
+				ignoredJSON = append(ignoredJSON, e)
+				return nil
+			}
 			if !isSource(e.Rel) {
 				return nil
 			}
@@ -253,6 +271,7 @@ func (s *Store) Ensure(ctx context.Context, root *workspace.Root, session, trans
 			}
 			snap.Files[e.Rel] = hash
 			ignoredFiles, ignoredBytes = ignoredFiles+1, ignoredBytes+len(data)
+			noteImports(e.Rel, data)
 			return nil
 		}
 		if len(snap.Files)+len(snap.Opaque) >= maxSnapFiles || total >= maxSnapBytes {
@@ -277,10 +296,27 @@ func (s *Store) Ensure(ctx context.Context, root *workspace.Root, session, trans
 		}
 		snap.Files[e.Rel] = hash
 		total += len(data)
+		noteImports(e.Rel, data)
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("taking the session's snapshot: %w", err)
+	}
+	for _, e := range ignoredJSON {
+		if !imported[e.Rel] {
+			continue
+		}
+		data, err := os.ReadFile(e.Abs)
+		if err != nil || len(data) > maxSnapFile || ignoredFiles >= maxIgnoredFiles || ignoredBytes+len(data) > maxIgnoredBytes {
+			snap.IgnoredPartial = true
+			continue
+		}
+		hash, err := s.keep(data)
+		if err != nil {
+			return nil, err
+		}
+		snap.Files[e.Rel] = hash
+		ignoredFiles, ignoredBytes = ignoredFiles+1, ignoredBytes+len(data)
 	}
 	snap.Installed = installedStamps(root, depDirs)
 	won, err := s.create(root, snap)
@@ -291,6 +327,22 @@ func (s *Store) Ensure(ctx context.Context, root *workspace.Root, session, trans
 		s.prune(root, session)
 	}
 	return s.Load(root, session)
+}
+
+// jsonSpecifier matches a relative module specifier of a JSON file in an
+// import, an export from, a dynamic import or a require.
+var jsonSpecifier = regexp.MustCompile(`(?:\bfrom|\bimport|\brequire)\s*\(?\s*["'](\.{1,2}/[^"'\n]+\.json)["']`)
+
+// jsonImports returns the relative JSON specifiers a module's text names.
+// Reading the text over-approximates (a comment's import counts too),
+// which only keeps more: a specifier the tsconfig's paths map, or a
+// package's, is not read.
+func jsonImports(data []byte) []string {
+	var out []string
+	for _, m := range jsonSpecifier.FindAllSubmatch(data, -1) {
+		out = append(out, string(m[1]))
+	}
+	return out
 }
 
 // installedStamps stamps each dependency directory of dirs apart, so
