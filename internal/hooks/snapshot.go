@@ -8,12 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -21,9 +18,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
-	"github.com/anvil-dev/anvil/internal/reach"
 	"github.com/anvil-dev/anvil/internal/servers"
-	"github.com/anvil-dev/anvil/internal/shadow"
 	"github.com/anvil-dev/anvil/internal/state"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
@@ -212,113 +207,10 @@ func (s *Store) Ensure(ctx context.Context, root *workspace.Root, session, trans
 	if !filepath.IsAbs(transcript) {
 		transcript = ""
 	}
-	snap := &Snapshot{Workspace: root.Dir(), Session: session, Transcript: transcript, Created: s.clock().UTC(), Files: map[string]string{}, Opaque: map[string]string{}, OpaqueKept: true, Links: map[string]string{}, LinksKept: true, InstalledKept: true, IgnoredKept: true}
-	total, ignoredFiles, ignoredBytes := 0, 0, 0
-	var depDirs []string
-	// Ignored JSON files are kept where the code names them: data a
-	// module imports is part of its importers' types, and a build
-	// folder's thousands of JSON files would crowd out the rest.
-	var ignoredJSON []workspace.Entry
-	imported := map[string]bool{}
-	noteImports := func(rel string, data []byte) {
-		if reach.Family(rel) == "ecma" && path.Ext(rel) != ".json" {
-			for _, spec := range jsonImports(data) {
-				imported[path.Join(path.Dir(rel), spec)] = true
-			}
-		}
-	}
-	err := root.Walk(ctx, workspace.Path{Abs: root.Dir(), Rel: "."}, workspace.WalkOptions{Ignored: true}, func(e workspace.Entry) error {
-		if e.IsDir() {
-			if workspace.IsDependencyDir(e.Abs) {
-				depDirs = append(depDirs, e.Rel)
-				return fs.SkipDir
-			}
-			if workspace.Protected(e.Rel) {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if e.Mode&fs.ModeSymlink != 0 {
-			target, err := os.Readlink(e.Abs)
-			if err != nil || len(snap.Links) >= maxSnapFiles {
-				snap.Partial = true
-				return nil
-			}
-			snap.Links[e.Rel] = target
-			return nil
-		}
-		if !e.Mode.IsRegular() {
-			return nil
-		}
-		if e.Ignored {
-			// A generated file a checker reads (an ignored .ts, a
-			// generated .rs) is the project's as much as any other.
-			if path.Ext(e.Rel) == ".json" && !isSource(e.Rel) {
-				ignoredJSON = append(ignoredJSON, e)
-				return nil
-			}
-			if !isSource(e.Rel) {
-				return nil
-			}
-			data, err := os.ReadFile(e.Abs)
-			if err != nil || len(data) > maxSnapFile || workspace.IsBinary(data) || ignoredFiles >= maxIgnoredFiles || ignoredBytes+len(data) > maxIgnoredBytes {
-				snap.IgnoredPartial = true
-				return nil
-			}
-			hash, err := s.keep(data)
-			if err != nil {
-				return err
-			}
-			snap.Files[e.Rel] = hash
-			ignoredFiles, ignoredBytes = ignoredFiles+1, ignoredBytes+len(data)
-			noteImports(e.Rel, data)
-			return nil
-		}
-		if len(snap.Files)+len(snap.Opaque) >= maxSnapFiles || total >= maxSnapBytes {
-			snap.Partial = true
-			return fs.SkipAll
-		}
-		data, err := os.ReadFile(e.Abs)
-		if err != nil {
-			snap.Partial = true
-			return nil
-		}
-		if len(data) > maxSnapFile || workspace.IsBinary(data) {
-			// Any file may be read by a checker (an embedded image,
-			// a generated table): one too large or not text to take
-			// back is known by its hash, so that its change is seen.
-			snap.Opaque[e.Rel] = changeset.Hash(data)
-			return nil
-		}
-		hash, err := s.keep(data)
-		if err != nil {
-			return err
-		}
-		snap.Files[e.Rel] = hash
-		total += len(data)
-		noteImports(e.Rel, data)
-		return nil
-	})
+	snap, err := s.take(ctx, root, session, transcript)
 	if err != nil {
 		return nil, fmt.Errorf("taking the session's snapshot: %w", err)
 	}
-	for _, e := range ignoredJSON {
-		if !imported[e.Rel] {
-			continue
-		}
-		data, err := os.ReadFile(e.Abs)
-		if err != nil || len(data) > maxSnapFile || ignoredFiles >= maxIgnoredFiles || ignoredBytes+len(data) > maxIgnoredBytes {
-			snap.IgnoredPartial = true
-			continue
-		}
-		hash, err := s.keep(data)
-		if err != nil {
-			return nil, err
-		}
-		snap.Files[e.Rel] = hash
-		ignoredFiles, ignoredBytes = ignoredFiles+1, ignoredBytes+len(data)
-	}
-	snap.Installed = installedStamps(root, depDirs)
 	won, err := s.create(root, snap)
 	if err != nil {
 		return nil, err
@@ -327,32 +219,6 @@ func (s *Store) Ensure(ctx context.Context, root *workspace.Root, session, trans
 		s.prune(root, session)
 	}
 	return s.Load(root, session)
-}
-
-// jsonSpecifier matches a relative module specifier of a JSON file in an
-// import, an export from, a dynamic import or a require.
-var jsonSpecifier = regexp.MustCompile(`(?:\bfrom|\bimport|\brequire)\s*\(?\s*["'](\.{1,2}/[^"'\n]+\.json)["']`)
-
-// jsonImports returns the relative JSON specifiers a module's text names.
-// Reading the text over-approximates (a comment's import counts too),
-// which only keeps more: a specifier the tsconfig's paths map, or a
-// package's, is not read.
-func jsonImports(data []byte) []string {
-	var out []string
-	for _, m := range jsonSpecifier.FindAllSubmatch(data, -1) {
-		out = append(out, string(m[1]))
-	}
-	return out
-}
-
-// installedStamps stamps each dependency directory of dirs apart, so
-// that the end of a turn can name the one that changed.
-func installedStamps(root *workspace.Root, dirs []string) map[string]string {
-	out := make(map[string]string, len(dirs))
-	for _, d := range dirs {
-		out[d] = strings.Join(slices.Sorted(maps.Values(shadow.InstalledStamps(root, []string{d}))), " ")
-	}
-	return out
 }
 
 // isSource reports whether a file of this name is one a language server
