@@ -1,0 +1,196 @@
+package hooks
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"slices"
+	"sort"
+
+	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/workspace"
+)
+
+// wayBack returns the change set that takes the disk back to the
+// snapshot, for the files that differ; unknown are changed files it
+// cannot take back (left out by its bounds, known by their hash alone,
+// binary now, a link, installed packages, or first seen by an edit
+// after the session had changed them).
+func (g *Gate) wayBack(ctx context.Context, root *workspace.Root, snap *Snapshot) (specs []changeset.Spec, unknown []string, err error) {
+	l := &lookingBack{root: root, snap: snap, seen: map[string]bool{}, ignored: map[string]bool{},
+		now: map[string]string{}, opaque: map[string]string{}, links: map[string]string{}}
+	if err := root.Walk(ctx, workspace.Path{Abs: root.Dir(), Rel: "."}, workspace.WalkOptions{Ignored: snap.IgnoredKept}, l.visit); err != nil {
+		return nil, nil, err
+	}
+	l.unvisited()
+	l.opaqueChanges()
+	l.installedChanges()
+	l.linkChanges()
+	specs = l.specs(g)
+	sort.Strings(l.unknown)
+	return specs, slices.Compact(l.unknown), nil
+}
+
+// lookingBack compares the disk with a session's snapshot.
+type lookingBack struct {
+	root    *workspace.Root
+	snap    *Snapshot
+	seen    map[string]bool
+	ignored map[string]bool
+	now     map[string]string // rel -> hash on disk ("" absent)
+	opaque  map[string]string // rel -> hash of a binary file on disk
+	links   map[string]string // rel -> a symbolic link's target
+	depDirs []string
+	unknown []string
+}
+
+func (l *lookingBack) visit(e workspace.Entry) error {
+	switch {
+	case e.IsDir():
+		if workspace.IsDependencyDir(e.Abs) {
+			l.depDirs = append(l.depDirs, e.Rel)
+			return fs.SkipDir
+		}
+		if workspace.Protected(e.Rel) {
+			return fs.SkipDir
+		}
+		return nil
+	case e.Mode&fs.ModeSymlink != 0 && l.snap.LinksKept:
+		target, err := os.Readlink(e.Abs)
+		if err != nil {
+			target = "\x00unreadable"
+		}
+		l.links[e.Rel] = target
+		return nil
+	case !e.Mode.IsRegular() || e.Ignored && !isSource(e.Rel):
+		return nil
+	}
+	l.seen[e.Rel] = true
+	l.ignored[e.Rel] = e.Ignored
+	data, err := os.ReadFile(e.Abs)
+	switch {
+	case err != nil:
+	case workspace.IsBinary(data) && (e.Ignored || !l.snap.OpaqueKept):
+	case workspace.IsBinary(data):
+		l.opaque[e.Rel] = changeset.Hash(data)
+	default:
+		l.now[e.Rel] = changeset.Hash(data)
+	}
+	return nil
+}
+
+// unvisited reads the kept files the walk does not visit (ignored ones
+// an edit touched, imported JSON).
+func (l *lookingBack) unvisited() {
+	for rel := range l.snap.Files {
+		if l.seen[rel] {
+			continue
+		}
+		data, err := os.ReadFile(l.root.Abs(rel))
+		switch {
+		case err == nil && !workspace.IsBinary(data):
+			l.now[rel] = changeset.Hash(data)
+		case err == nil:
+			l.unknown = append(l.unknown, rel) // binary now: no way back Anvil can check
+			l.now[rel] = l.snap.Files[rel]
+		default:
+			l.now[rel] = ""
+		}
+	}
+}
+
+// opaqueChanges names the files known only by their hash that changed,
+// and the binary files now on disk that were not: neither is a change
+// set Anvil can check.
+func (l *lookingBack) opaqueChanges() {
+	for rel, was := range l.snap.Opaque {
+		cur, ok := l.opaque[rel]
+		if !ok {
+			cur, ok = l.now[rel]
+		}
+		if !ok || cur != was {
+			l.unknown = append(l.unknown, rel)
+		}
+		delete(l.now, rel)
+		delete(l.opaque, rel)
+	}
+	for rel := range l.opaque {
+		// Text at the start and binary now, or a binary file the turn
+		// made.
+		l.unknown = append(l.unknown, rel)
+		l.now[rel] = l.snap.Files[rel] // not a change of its own below
+	}
+}
+
+// installedChanges names the dependency directories whose packages were
+// installed, upgraded or removed: the way back restores the manifests
+// and lock files, not what is installed.
+func (l *lookingBack) installedChanges() {
+	if !l.snap.InstalledKept {
+		return
+	}
+	installed := installedStamps(l.root, l.depDirs)
+	for dir, stamp := range installed {
+		if was, ok := l.snap.Installed[dir]; !ok || was != stamp {
+			l.unknown = append(l.unknown, dir+"/")
+		}
+	}
+	for dir := range l.snap.Installed {
+		if _, ok := installed[dir]; !ok {
+			l.unknown = append(l.unknown, dir+"/")
+		}
+	}
+}
+
+// linkChanges names the links made, removed or pointed elsewhere: the
+// way back cannot make links, and a link is not taken for a file's
+// change.
+func (l *lookingBack) linkChanges() {
+	for rel, target := range l.links {
+		if l.snap.Links[rel] != target {
+			l.unknown = append(l.unknown, rel)
+		}
+	}
+	for rel := range l.snap.Links {
+		if _, ok := l.links[rel]; !ok {
+			l.unknown = append(l.unknown, rel)
+			l.now[rel] = l.snap.Files[rel]
+		}
+	}
+}
+
+// specs returns the way back for each file that differs from the
+// snapshot.
+func (l *lookingBack) specs(g *Gate) []changeset.Spec {
+	var paths []string
+	for rel := range l.now {
+		paths = append(paths, rel)
+	}
+	for rel := range l.snap.Files {
+		if _, ok := l.now[rel]; !ok {
+			paths = append(paths, rel)
+			l.now[rel] = ""
+		}
+	}
+	sort.Strings(paths)
+	var specs []changeset.Spec
+	for _, rel := range paths {
+		was, known := l.snap.Files[rel]
+		if !known && (l.snap.Partial || l.ignored[rel] && l.snap.IgnoredPartial) {
+			l.unknown = append(l.unknown, rel)
+			continue
+		}
+		if l.snap.Late[rel] {
+			l.unknown = append(l.unknown, rel) // its start is not known
+		}
+		// A file the snapshot does not hold did not exist at the start.
+		spec, ok := g.backTo(rel, was, l.now[rel])
+		switch {
+		case !ok:
+			l.unknown = append(l.unknown, rel)
+		case spec != nil:
+			specs = append(specs, *spec)
+		}
+	}
+	return specs
+}
