@@ -111,6 +111,15 @@ type Snapshot struct {
 	// verified. InstalledKept says the snapshot knows them.
 	Installed     map[string]string `json:"installed,omitempty"`
 	InstalledKept bool              `json:"installed_kept,omitempty"`
+	// Rules maps the ignore files that apply from the root and are not
+	// the project's files (.git/info/exclude, .anvil/ignore) to their
+	// content's hash ("" absent). The end of a turn walks with the ignore
+	// rules as they are then: where the session changed them (these, or
+	// a .gitignore), a file it made that they now leave out is unseen,
+	// so the change is named as not verified. RulesKept says the
+	// snapshot knows them.
+	Rules     map[string]string `json:"rules,omitempty"`
+	RulesKept bool              `json:"rules_kept,omitempty"`
 	// Partial says files were left out by the bounds.
 	Partial bool `json:"partial,omitempty"`
 	// IgnoredKept says the snapshot holds the ignored source and

@@ -525,3 +525,26 @@ func TestJSONImports(t *testing.T) {
 		}
 	}
 }
+
+// The end of a turn walks with the ignore rules as they are then: a
+// session that makes src/gen/schema.ts with an error and adds src/gen/
+// to a .gitignore (or to .git/info/exclude) would hide the file from
+// that walk, so a change of the rules is named as not verified. Before,
+// the file went unseen and the turn ended clean (found by a review).
+func TestIgnoreRulesTheSessionChangedAreNamed(t *testing.T) {
+	for _, rules := range []string{".gitignore", ".git/info/exclude"} {
+		t.Run(rules, func(t *testing.T) {
+			root, s := storeOver(t, map[string]string{".gitignore": "*.log\n", ".git/info/exclude": "", "src/a.ts": "export const a = 1;\n"})
+			ctx := context.Background()
+			snap, err := s.Ensure(ctx, root, "rules", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			testfs.Write(t, root.Dir(), map[string]string{"src/gen/schema.ts": "export const s: number = \"s\";\n", rules: "*.log\nsrc/gen/\n"})
+			_, unknown, err := (&Gate{Snapshots: s}).wayBack(ctx, root, snap)
+			if err != nil || strings.Join(unknown, " ") != rules {
+				t.Fatalf("wayBack: unknown %v, %v", unknown, err)
+			}
+		})
+	}
+}

@@ -23,6 +23,7 @@ func (s *Store) take(ctx context.Context, root *workspace.Root, session, transcr
 		Workspace: root.Dir(), Session: session, Transcript: transcript, Created: s.clock().UTC(),
 		Files: map[string]string{}, Opaque: map[string]string{}, Links: map[string]string{},
 		OpaqueKept: true, LinksKept: true, InstalledKept: true, IgnoredKept: true,
+		Rules: rootRules(root), RulesKept: true,
 	}}
 	if err := root.Walk(ctx, workspace.Path{Abs: root.Dir(), Rel: "."}, workspace.WalkOptions{Ignored: true}, t.visit); err != nil {
 		return nil, err
@@ -183,6 +184,24 @@ func installedStamps(root *workspace.Root, dirs []string) map[string]string {
 	out := make(map[string]string, len(dirs))
 	for _, d := range dirs {
 		out[d] = strings.Join(slices.Sorted(maps.Values(shadow.InstalledStamps(root, []string{d}))), " ")
+	}
+	return out
+}
+
+// rootIgnoreFiles are the ignore files the walk applies from the root that
+// are not the project's files (workspace.Walk reads them).
+var rootIgnoreFiles = []string{".git/info/exclude", workspace.IgnoreFile}
+
+// rootRules hashes the root's ignore files ("" for one not there).
+func rootRules(root *workspace.Root) map[string]string {
+	out := map[string]string{}
+	for _, rel := range rootIgnoreFiles {
+		data, err := os.ReadFile(root.Abs(rel))
+		if err == nil {
+			out[rel] = changeset.Hash(data)
+		} else {
+			out[rel] = ""
+		}
 	}
 	return out
 }

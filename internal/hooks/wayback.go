@@ -4,6 +4,7 @@ import (
 	"context"
 	"io/fs"
 	"os"
+	"path"
 	"slices"
 	"sort"
 
@@ -14,8 +15,8 @@ import (
 // wayBack returns the change set that takes the disk back to the
 // snapshot, for the files that differ; unknown are changed files it
 // cannot take back (left out by its bounds, known by their hash alone,
-// binary now, a link, installed packages, or first seen by an edit
-// after the session had changed them).
+// binary now, a link, installed packages, first seen by an edit after
+// the session had changed them, or an ignore file the session changed).
 func (g *Gate) wayBack(ctx context.Context, root *workspace.Root, snap *Snapshot) (specs []changeset.Spec, unknown []string, err error) {
 	l := &lookingBack{root: root, snap: snap, seen: map[string]bool{}, ignored: map[string]bool{},
 		now: map[string]string{}, opaque: map[string]string{}, links: map[string]string{}}
@@ -27,6 +28,7 @@ func (g *Gate) wayBack(ctx context.Context, root *workspace.Root, snap *Snapshot
 	l.installedChanges()
 	l.linkChanges()
 	specs = l.specs(g)
+	l.ruleChanges(specs)
 	sort.Strings(l.unknown)
 	return specs, slices.Compact(l.unknown), nil
 }
@@ -155,6 +157,25 @@ func (l *lookingBack) linkChanges() {
 		if _, ok := l.links[rel]; !ok {
 			l.unknown = append(l.unknown, rel)
 			l.now[rel] = l.snap.Files[rel]
+		}
+	}
+}
+
+// ruleChanges names the ignore files the session changed: the walk
+// above went by the rules as they are now, so a file the session made
+// that they now leave out went unseen.
+func (l *lookingBack) ruleChanges(specs []changeset.Spec) {
+	for _, sp := range specs {
+		if path.Base(sp.Path) == ".gitignore" {
+			l.unknown = append(l.unknown, sp.Path)
+		}
+	}
+	if !l.snap.RulesKept {
+		return
+	}
+	for rel, hash := range rootRules(l.root) {
+		if l.snap.Rules[rel] != hash {
+			l.unknown = append(l.unknown, rel)
 		}
 	}
 }
