@@ -35,6 +35,21 @@ func (s *Store) take(ctx context.Context, root *workspace.Root, session, transcr
 	return t.snap, nil
 }
 
+// intoDir is a session snapshot's walk's rule for a directory, the same
+// when it is taken and when the disk is compared with it: installed
+// packages (noted in dirs, stamped whole) and Anvil's and git's own data
+// are not walked.
+func intoDir(e workspace.Entry, dirs *[]string) error {
+	if workspace.IsDependencyDir(e.Abs) {
+		*dirs = append(*dirs, e.Rel)
+		return fs.SkipDir
+	}
+	if workspace.Protected(e.Rel) {
+		return fs.SkipDir
+	}
+	return nil
+}
+
 // taking is one snapshot being taken.
 type taking struct {
 	store *Store
@@ -54,14 +69,7 @@ type taking struct {
 func (t *taking) visit(e workspace.Entry) error {
 	switch {
 	case e.IsDir():
-		if workspace.IsDependencyDir(e.Abs) {
-			t.depDirs = append(t.depDirs, e.Rel)
-			return fs.SkipDir
-		}
-		if workspace.Protected(e.Rel) {
-			return fs.SkipDir
-		}
-		return nil
+		return intoDir(e, &t.depDirs)
 	case e.Mode&fs.ModeSymlink != 0:
 		t.keepLink(e)
 		return nil

@@ -49,14 +49,7 @@ type lookingBack struct {
 func (l *lookingBack) visit(e workspace.Entry) error {
 	switch {
 	case e.IsDir():
-		if workspace.IsDependencyDir(e.Abs) {
-			l.depDirs = append(l.depDirs, e.Rel)
-			return fs.SkipDir
-		}
-		if workspace.Protected(e.Rel) {
-			return fs.SkipDir
-		}
-		return nil
+		return intoDir(e, &l.depDirs)
 	case e.Mode&fs.ModeSymlink != 0 && l.snap.LinksKept:
 		target, err := os.Readlink(e.Abs)
 		if err != nil {
