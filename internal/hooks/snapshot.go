@@ -383,22 +383,18 @@ func unchangedSince(root *workspace.Root, rel string, exists bool, start time.Ti
 // its start: kept as the start, the way back would restore it instead
 // of deleting it, and the errors it brought in would pass.
 func (s *Store) couldNotKnow(root *workspace.Root, snap *Snapshot, rel string, data []byte, exists bool) bool {
-	if snap.Partial {
-		return true
+	if snap.Partial || root.InDependencyDir(rel) || workspace.Protected(rel) {
+		return true // past the bounds, or never walked
 	}
-	if !exists {
-		return false
-	}
-	if was, ok := snap.Opaque[rel]; ok {
+	if was, ok := snap.Opaque[rel]; ok && exists {
 		return was == changeset.Hash(data)
 	}
-	if !snap.OpaqueKept {
+	if exists && !snap.OpaqueKept {
 		return true
 	}
-	if root.InDependencyDir(rel) || workspace.Protected(rel) {
-		return true // never walked
-	}
 	if ignoredOnItsWay(root, rel) {
+		// A file of a kind the snapshot keeps was kept, or known
+		// missing, unless the ignored files' bounds left it out.
 		return !snap.IgnoredKept || snap.IgnoredPartial || !isSource(rel)
 	}
 	return false

@@ -548,3 +548,28 @@ func TestIgnoreRulesTheSessionChangedAreNamed(t *testing.T) {
 		})
 	}
 }
+
+// An edit that makes a file where the snapshot never looks (installed
+// packages, an ignored kind it does not keep) keeps it as missing at the
+// start, so that the end of the turn, which does not walk there either,
+// still checks the way back (its deletion). A missing file where the
+// snapshot looked is known missing already. Before, only a file that
+// was there was kept, and one the edit made went unseen.
+func TestAFileAnEditMakesWhereTheSnapshotNeverLooks(t *testing.T) {
+	root, s := storeOver(t, map[string]string{".gitignore": "out/\n", "src/a.ts": "export const a = 1;\n", "node_modules/x/index.d.ts": "export {};\n"})
+	snap, err := s.Ensure(context.Background(), root, "made", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rel := range []string{"node_modules/x/extra.d.ts", "out/data.json", "src/new.ts"} {
+		if err := s.Record(root, snap, rel, nil, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, _ := s.Load(root, "made")
+	for rel, want := range map[string]bool{"node_modules/x/extra.d.ts": true, "out/data.json": true, "src/new.ts": false} {
+		if _, kept := got.Files[rel]; kept != want {
+			t.Errorf("%s kept as missing: %v, want %v", rel, kept, want)
+		}
+	}
+}
