@@ -129,9 +129,9 @@ type Snapshot struct {
 	IgnoredPartial bool `json:"ignored_partial,omitempty"`
 	// Late names the files kept at their first edit without evidence
 	// that the session had not changed them already (the snapshot did
-	// not hold them, and they, or for a missing file its folder, changed
-	// after the session began): the end of the turn checks the way back
-	// to that content, and says the files are not verified.
+	// not hold them, and they changed after the session began): the end
+	// of the turn checks the way back to that content, and says the
+	// files are not verified.
 	Late map[string]bool `json:"late,omitempty"`
 	// Blocks counts the end-of-turn refusals in a row.
 	Blocks int `json:"blocks,omitempty"`
@@ -338,7 +338,12 @@ func (s *Store) Record(root *workspace.Root, snap *Snapshot, rel string, data []
 	if err != nil {
 		return err
 	}
-	late := !unchangedSince(root, rel, exists, snap.Created)
+	// A file missing at its first edit is kept as missing at the start
+	// without evidence: had the session deleted it before, the way back
+	// (its deletion) would take the edit's errors for the session's, and
+	// refuse, never pass. (A folder's time is no evidence: a client's
+	// edit through a temporary file and a rename moves it.)
+	late := exists && !unchangedSince(root, rel, snap.Created)
 	return s.update(root, snap, func(cur *Snapshot) bool {
 		if _, ok := cur.Files[rel]; ok {
 			return false // another hook of the session kept it first
@@ -356,21 +361,9 @@ func (s *Store) Record(root *workspace.Root, snap *Snapshot, rel string, data []
 }
 
 // unchangedSince reports whether the disk shows that the file rel is as
-// it was at start: it was last modified before then, or, missing, the
-// nearest folder above it that is there was (an entry made or removed
-// since would have changed it).
-func unchangedSince(root *workspace.Root, rel string, exists bool, start time.Time) bool {
-	p := root.Abs(rel)
-	if !exists {
-		p = filepath.Dir(p)
-		for {
-			if _, err := os.Lstat(p); err == nil || filepath.Dir(p) == p {
-				break
-			}
-			p = filepath.Dir(p)
-		}
-	}
-	info, err := os.Lstat(p)
+// it was at start: it was last modified before then.
+func unchangedSince(root *workspace.Root, rel string, start time.Time) bool {
+	info, err := os.Lstat(root.Abs(rel))
 	return err == nil && info.ModTime().Before(start)
 }
 
@@ -444,7 +437,11 @@ func (s *Store) prune(root *workspace.Root, session string) {
 			continue
 		}
 		if strings.HasSuffix(e.Name(), ".lock") {
-			if s.clock().Sub(info.ModTime()) > snapTTL {
+			// A lock's time does not move while it is held: one whose
+			// file (a manifest, a pending list) is still there may be in
+			// use, and a new file in its place would be a second lock.
+			owner := filepath.Join(s.dir, "sessions", strings.TrimSuffix(e.Name(), ".lock"))
+			if _, err := os.Stat(owner); errors.Is(err, fs.ErrNotExist) && s.clock().Sub(info.ModTime()) > snapTTL {
 				os.Remove(filepath.Join(s.dir, "sessions", e.Name()))
 			}
 			continue

@@ -121,6 +121,9 @@ func TestTurnSeesEveryFileAShellChanged(t *testing.T) {
 		"dump.csv":                    strings.Repeat("x,", maxSnapFile),
 		"img/logo.png":                "\x89PNG\x00one",
 		"img/same.png":                "\x89PNG\x00same",
+		"go.mod":                      "module m\n\ngo 1.22\n",
+		"main.go":                     "package main\n\nimport _ \"embed\"\n\n//go:embed img/logo.png\nvar logo []byte\n\nfunc main() {}\n",
+		"data/big.json":               "[" + strings.Repeat("1,", maxSnapFile) + "1]",
 		"node_modules/x/package.json": `{"name": "x"}`,
 		".venv/pyvenv.cfg":            "home = /usr/bin\n",
 	})
@@ -143,8 +146,10 @@ func TestTurnSeesEveryFileAShellChanged(t *testing.T) {
 		t.Fatalf("a large data file made the snapshot partial")
 	}
 	testfs.Write(t, dir, map[string]string{"src/data.json": `{"n": "one"}`, "version.txt": "2.0\n", "img/logo.png": "\x89PNG\x00two", "bin/tool": "\x7fELF\x00"})
-	if err := os.Remove(filepath.Join(dir, "dump.csv")); err != nil {
-		t.Fatal(err)
+	for _, gone := range []string{"dump.csv", "data/big.json"} {
+		if err := os.Remove(filepath.Join(dir, gone)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := os.Remove(filepath.Join(dir, "src/gone.ts")); err != nil {
 		t.Fatal(err)
@@ -154,11 +159,13 @@ func TestTurnSeesEveryFileAShellChanged(t *testing.T) {
 	}
 	testfs.Write(t, dir, map[string]string{"node_modules/y/package.json": `{"name": "y"}`}) // npm install y
 	specs, unknown, err := (&Gate{Snapshots: s}).wayBack(ctx, root, snap)
-	// What no change set can take back is named, never passed over: a
-	// binary file changed or made, a large file deleted, a link made or
-	// removed (one left as it was is no change), a package installed
-	// (the virtual environment left as it was is none).
-	if err != nil || strings.Join(unknown, " ") != "bin/tool dump.csv img/logo.png node_modules/ src/gone.ts src/made.ts" {
+	// What no change set can take back is named where a checker may read
+	// it, never passed over: a binary file a //go:embed names, a large
+	// JSON file deleted, a link made or removed (one left as it was is no
+	// change), a package installed (the virtual environment left as it
+	// was is none). A binary a build made and a data dump no checker
+	// reads are no change of theirs.
+	if err != nil || strings.Join(unknown, " ") != "data/big.json img/logo.png node_modules/ src/gone.ts src/made.ts" {
 		t.Fatalf("wayBack: unknown %v, %v", unknown, err)
 	}
 	back := map[string]string{}
@@ -409,12 +416,12 @@ func replaceWithLink(t *testing.T, p string, data []byte) {
 
 // Where the snapshot could not have known a file (past its bounds, here
 // marked partial), an edit keeps the file as it first sees it; that is
-// the session's start only where the disk shows it: the file, or for a
-// missing one its folder, unchanged since the session began. A file a
-// shell wrote after the start and an edit then touched is checked from
-// that content and named as not verified. Before, it was taken for the
-// start's, and the errors the shell brought in passed (found by a
-// review).
+// the session's start only where the disk shows it unchanged since the
+// session began (its modification time; a missing file is kept as
+// missing, whose way back can only refuse more). A file a shell wrote
+// after the start and an edit then touched is checked from that content
+// and named as not verified. Before, it was taken for the start's, and
+// the errors the shell brought in passed (found by a review).
 func TestAFileFirstSeenByAnEditIsTheStartsOnlyWithEvidence(t *testing.T) {
 	dir := t.TempDir()
 	testfs.Write(t, dir, map[string]string{"src/old.ts": "export const o = 1;\n", "src/keep/.gitkeep": ""})

@@ -121,7 +121,7 @@ func (t *taking) keepIgnoredFile(e workspace.Entry) error {
 }
 
 func (t *taking) keepFile(e workspace.Entry) error {
-	if len(t.snap.Files)+len(t.snap.Opaque) >= maxSnapFiles || t.total >= maxSnapBytes {
+	if len(t.snap.Files) >= maxSnapFiles || t.total >= maxSnapBytes {
 		t.snap.Partial = true
 		return fs.SkipAll
 	}
@@ -134,7 +134,9 @@ func (t *taking) keepFile(e workspace.Entry) error {
 		// Any file may be read by a checker (an embedded image, a
 		// generated table): one too large or not text to take back is
 		// known by its hash, so that its change is seen.
-		t.snap.Opaque[e.Rel] = changeset.Hash(data)
+		if len(t.snap.Opaque) < maxSnapFiles { // past it, a change is taken for a new file's
+			t.snap.Opaque[e.Rel] = changeset.Hash(data)
+		}
 		return nil
 	}
 	hash, err := t.store.keep(data)

@@ -7,8 +7,10 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/reach"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
@@ -95,16 +97,17 @@ func (l *lookingBack) unvisited() {
 }
 
 // opaqueChanges names the files known only by their hash that changed,
-// and the binary files now on disk that were not: neither is a change
-// set Anvil can check.
+// and the binary files now on disk that were not, where a checker may
+// read them: neither is a change set Anvil can check.
 func (l *lookingBack) opaqueChanges() {
+	var changed []string
 	for rel, was := range l.snap.Opaque {
 		cur, ok := l.opaque[rel]
 		if !ok {
 			cur, ok = l.now[rel]
 		}
 		if !ok || cur != was {
-			l.unknown = append(l.unknown, rel)
+			changed = append(changed, rel)
 		}
 		delete(l.now, rel)
 		delete(l.opaque, rel)
@@ -112,8 +115,41 @@ func (l *lookingBack) opaqueChanges() {
 	for rel := range l.opaque {
 		// Text at the start and binary now, or a binary file the turn
 		// made.
-		l.unknown = append(l.unknown, rel)
+		changed = append(changed, rel)
 		l.now[rel] = l.snap.Files[rel] // not a change of its own below
+	}
+	if len(changed) == 0 {
+		return
+	}
+	read := l.binaryReaders()
+	for _, rel := range changed {
+		if read(rel) {
+			l.unknown = append(l.unknown, rel)
+		}
+	}
+}
+
+// binaryReaders returns whether a checker may read a file that is not
+// text, or too large to keep, by the gate's own rules (reach): code of a
+// kind a server checks, or JSON, whatever its size; a file a //go:embed
+// names or the go command builds; anything in a Cargo workspace
+// (include_bytes!, which only cargo's records name). Type checkers of
+// TypeScript, Python and C read no other such file, so an editor's swap
+// file, a .pyc or a binary a build leaves is no change of theirs.
+func (l *lookingBack) binaryReaders() func(rel string) bool {
+	goFiles := reach.Files{}
+	cargo := false
+	for rel := range l.now {
+		switch {
+		case strings.HasSuffix(rel, ".go"):
+			goFiles[rel] = reach.FileStat{Abs: l.root.Abs(rel)}
+		case path.Base(rel) == "Cargo.toml":
+			cargo = true
+		}
+	}
+	return func(rel string) bool {
+		return isSource(rel) || path.Ext(rel) == ".json" || cargo ||
+			len(goFiles) > 0 && (reach.EmbeddedBy(goFiles, rel) != "" || reach.GoCommandReads(goFiles, rel) != "")
 	}
 }
 
