@@ -413,12 +413,13 @@ func TestHookStopSeesPastAFix(t *testing.T) {
 // tool touches it: the edit hook keeps a file's content as the start's
 // only where the snapshot could not have known it. Before, it kept the
 // shell's file as the start's, the way back restored it instead of
-// deleting it, and the turn ended clean with its error in place. A
-// binary file the turn changed, which no change set can take back, makes
-// the end unverified with its name, where it went unseen before.
+// deleting it, and the turn ended clean with its error in place. A JSON
+// file too large to keep, which no change set can take back, makes the
+// end unverified with its name when the turn changes it, where it went
+// unseen before.
 func TestHookStopKnowsWhatTheSessionMade(t *testing.T) {
 	e := newHookEnv(t)
-	e.write(t, "logo.bin", "\x00\x01logo")
+	e.write(t, "src/table.json", "["+strings.Repeat("1,", 1<<20)+"1]") // over the 2 MiB a snapshot keeps
 	session := map[string]any{"session_id": "made", "cwd": e.ws, "hook_event_name": "Stop"}
 	e.hook(t, "session-start", "claude", session)
 
@@ -436,10 +437,10 @@ func TestHookStopKnowsWhatTheSessionMade(t *testing.T) {
 	if err := os.Remove(filepath.Join(e.ws, "src/new.ts")); err != nil {
 		t.Fatal(err)
 	}
-	e.write(t, "logo.bin", "\x00\x02logo")
+	e.write(t, "src/table.json", "["+strings.Repeat("2,", 1<<20)+"2]")
 	r = e.hook(t, "stop", "claude", session)
-	if blocked, reason, msg := stopVerdict(t, "claude", r); blocked || !strings.Contains(msg+r.stdout+r.stderr, "logo.bin") {
-		t.Fatalf("a changed binary file: blocked %v, reason %q, message %q (%+v)", blocked, reason, msg, r)
+	if blocked, reason, msg := stopVerdict(t, "claude", r); blocked || !strings.Contains(msg+r.stdout+r.stderr, "src/table.json") {
+		t.Fatalf("a changed JSON file too large to keep: blocked %v, reason %q, message %q (%+v)", blocked, reason, msg, r)
 	}
 }
 
