@@ -199,7 +199,12 @@ func (g *Gate) keepForTurn(ctx context.Context, root *workspace.Root, in Input, 
 		return
 	}
 	for _, rel := range rels {
-		data, exists, _ := readFile(root.Abs(rel))
+		data, exists, err := readFile(root.Abs(rel))
+		if err != nil {
+			// Unreadable or binary: no content to keep, and not missing
+			// either; the end of the turn names what it cannot take back.
+			continue
+		}
 		if err := g.Snapshots.Record(root, snap, rel, data, exists); err != nil {
 			fmt.Fprintf(os.Stderr, "anvil: keeping %s for the end-of-turn check: %v\n", rel, err)
 		}
