@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -385,24 +384,10 @@ func (s *Store) couldNotKnow(root *workspace.Root, snap *Snapshot, rel string, d
 	if exists && !snap.OpaqueKept {
 		return true
 	}
-	if ignoredOnItsWay(root, rel) {
+	if root.Excluded(rel, false) {
 		// A file of a kind the snapshot keeps was kept, or known
 		// missing, unless the ignored files' bounds left it out.
 		return !snap.IgnoredKept || snap.IgnoredPartial || !isSource(rel)
-	}
-	return false
-}
-
-// ignoredOnItsWay reports whether the ignore rules leave out the file or
-// any directory above it (Root.Ignored judges one step of a walk).
-func ignoredOnItsWay(root *workspace.Root, rel string) bool {
-	if root.Ignored(rel, false) {
-		return true
-	}
-	for dir := path.Dir(rel); dir != "." && dir != "/"; dir = path.Dir(dir) {
-		if root.Ignored(dir, true) {
-			return true
-		}
 	}
 	return false
 }

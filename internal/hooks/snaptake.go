@@ -198,14 +198,10 @@ func installedStamps(root *workspace.Root, dirs []string) map[string]string {
 	return out
 }
 
-// rootIgnoreFiles are the ignore files the walk applies from the root that
-// are not the project's files (workspace.Walk reads them).
-var rootIgnoreFiles = []string{".git/info/exclude", workspace.IgnoreFile}
-
 // rootRules hashes the root's ignore files ("" for one not there).
 func rootRules(root *workspace.Root) map[string]string {
 	out := map[string]string{}
-	for _, rel := range rootIgnoreFiles {
+	for _, rel := range workspace.RootIgnoreFiles() {
 		data, err := os.ReadFile(root.Abs(rel))
 		if err == nil {
 			out[rel] = changeset.Hash(data)

@@ -20,7 +20,7 @@ import (
 // binary now, a link, installed packages, first seen by an edit after
 // the session had changed them, or an ignore file the session changed).
 func (g *Gate) wayBack(ctx context.Context, root *workspace.Root, snap *Snapshot) (specs []changeset.Spec, unknown []string, err error) {
-	l := &lookingBack{root: root, snap: snap, seen: map[string]bool{}, ignored: map[string]bool{},
+	l := &lookingBack{root: root, snap: snap, ignored: map[string]bool{},
 		now: map[string]string{}, opaque: map[string]string{}, links: map[string]string{}}
 	if err := root.Walk(ctx, workspace.Path{Abs: root.Dir(), Rel: "."}, workspace.WalkOptions{Ignored: snap.IgnoredKept}, l.visit); err != nil {
 		return nil, nil, err
@@ -39,8 +39,7 @@ func (g *Gate) wayBack(ctx context.Context, root *workspace.Root, snap *Snapshot
 type lookingBack struct {
 	root    *workspace.Root
 	snap    *Snapshot
-	seen    map[string]bool
-	ignored map[string]bool
+	ignored map[string]bool   // each text file the walk read: whether the ignore rules leave it out
 	now     map[string]string // rel -> hash on disk ("" absent)
 	opaque  map[string]string // rel -> hash of a binary file on disk
 	links   map[string]string // rel -> a symbolic link's target
@@ -62,7 +61,6 @@ func (l *lookingBack) visit(e workspace.Entry) error {
 	case !e.Mode.IsRegular() || e.Ignored && !isSource(e.Rel):
 		return nil
 	}
-	l.seen[e.Rel] = true
 	l.ignored[e.Rel] = e.Ignored
 	data, err := os.ReadFile(e.Abs)
 	switch {
@@ -80,7 +78,7 @@ func (l *lookingBack) visit(e workspace.Entry) error {
 // an edit touched, imported JSON).
 func (l *lookingBack) unvisited() {
 	for rel := range l.snap.Files {
-		if l.seen[rel] {
+		if _, seen := l.ignored[rel]; seen {
 			continue
 		}
 		data, err := os.ReadFile(l.root.Abs(rel))

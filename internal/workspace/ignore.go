@@ -29,9 +29,17 @@ type ignoreRules struct {
 // descends.
 func rootRules(root string) ignoreRules {
 	var ps []gitignore.Pattern
-	ps = append(ps, readPatterns(filepath.Join(root, ".git", "info", "exclude"), nil)...)
-	ps = append(ps, readPatterns(filepath.Join(root, filepath.FromSlash(IgnoreFile)), nil)...)
+	for _, rel := range RootIgnoreFiles() {
+		ps = append(ps, readPatterns(filepath.Join(root, filepath.FromSlash(rel)), nil)...)
+	}
 	return ignoreRules{patterns: ps}
+}
+
+// RootIgnoreFiles are the ignore files a walk applies from the root that
+// are not the project's own files (slash-separated, relative to the
+// root), in the order they apply.
+func RootIgnoreFiles() []string {
+	return []string{".git/info/exclude", IgnoreFile}
 }
 
 // enter returns the rules for directory dir (absolute), whose slash-separated

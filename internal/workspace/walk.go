@@ -86,6 +86,30 @@ func (r *Root) Ignored(rel string, isDir bool) bool {
 	return r.rulesFor(path.Dir(rel)).ignored(rel, isDir)
 }
 
+// Excluded reports whether the ignore rules leave out the entry at rel
+// or any directory above it, as a walk from the root meets them (unlike
+// [Root.Ignored], which judges the last step alone). The root is never
+// excluded.
+func (r *Root) Excluded(rel string, isDir bool) bool {
+	if rel == "." || rel == "" {
+		return false
+	}
+	rules := rootRules(r.dir).enter(r.dir, ".")
+	parts := strings.Split(rel, "/")
+	cur := ""
+	for i, part := range parts {
+		cur = path.Join(cur, part)
+		last := i == len(parts)-1
+		if rules.ignored(cur, !last || isDir) {
+			return true
+		}
+		if !last {
+			rules = rules.enter(filepath.Join(r.dir, filepath.FromSlash(cur)), cur)
+		}
+	}
+	return false
+}
+
 // walkDir walks the directory abs; ignored says the ignore rules left it
 // out (a walk with WalkOptions.Ignored goes on inside).
 func (r *Root) walkDir(ctx context.Context, abs, rel string, depth int, rules ignoreRules, ignored bool, opts WalkOptions, fn func(Entry) error) error {
