@@ -3,12 +3,9 @@ package hooks
 import (
 	"context"
 	"io/fs"
-	"maps"
 	"os"
 	"path"
 	"regexp"
-	"slices"
-	"strings"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/reach"
@@ -193,7 +190,7 @@ func jsonImports(data []byte) []string {
 func installedStamps(root *workspace.Root, dirs []string) map[string]string {
 	out := make(map[string]string, len(dirs))
 	for _, d := range dirs {
-		out[d] = strings.Join(slices.Sorted(maps.Values(shadow.InstalledStamps(root, []string{d}))), " ")
+		out[d] = shadow.InstalledStamp(root, d)
 	}
 	return out
 }

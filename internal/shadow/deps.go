@@ -63,14 +63,18 @@ func dependencyStamps(root *workspace.Root, snap *Snapshot) map[string]string {
 	return digests(stamps)
 }
 
-// InstalledStamps digests, per family, what an install changes in the
-// dependency directories dirs (workspace-relative): each directory's own
-// modification time and the installers' records in it. The lock files
-// and manifests are the project's files, which a change set covers.
-func InstalledStamps(root *workspace.Root, dirs []string) map[string]string {
+// InstalledStamp digests what an install changes in the dependency
+// directory dir (workspace-relative): the directory's own modification
+// time and the installers' records in it, as the scan's stamps take them.
+// The lock files and manifests are the project's files, which a change
+// set covers.
+func InstalledStamp(root *workspace.Root, dir string) string {
 	stamps := map[string][]string{}
-	installedInto(stamper(root, stamps), root, dirs)
-	return digests(stamps)
+	installedInto(stamper(root, stamps), root, []string{dir})
+	for _, d := range digests(stamps) {
+		return d // one directory is of one family
+	}
+	return ""
 }
 
 // stamper returns a function that adds a file's stamp (its path, size
