@@ -86,62 +86,53 @@ const (
 // outside file stays as it was, and the model is told why (by Gemini
 // CLI itself, which refuses it before its hook).
 func TestAWriteThroughALinkOutIsRefused(t *testing.T) {
-	const want = "link out of the workspace"
-	t.Run("claude", func(t *testing.T) {
-		e := newHookEnv(t)
-		outside := linkOut(t, e)
-		m := newScriptedModel(t,
-			[]toolCall{read(e, "src/shared.ts")},
-			[]toolCall{{"Write", map[string]any{"file_path": e.abs("src/shared.ts"), "content": linkedAfter}}},
-			nil,
-		)
-		out := e.runClaude(t, m)
-		linkRefused(t, outside, m.requests(), out, want)
-	})
-	t.Run("gemini", func(t *testing.T) {
-		e := newHookEnv(t)
-		outside := linkOut(t, e)
-		m := newGenerateModel(t,
-			[]toolCall{{"write_file", map[string]any{"file_path": e.abs("src/shared.ts"), "content": linkedAfter}}},
-			nil,
-		)
-		out := e.runGemini(t, m)
-		// Gemini CLI resolves the path itself and refuses a write
-		// outside its workspace before any hook runs.
-		linkRefused(t, outside, m.requests(), out, "outside the allowed workspace")
-	})
-	t.Run("codex", func(t *testing.T) {
-		e := newHookEnv(t)
-		outside := linkOut(t, e)
-		m := newResponsesModel(t,
-			[]string{updatePatch("src/shared.ts", strings.TrimSuffix(linkedBefore, "\n"), strings.TrimSuffix(linkedAfter, "\n"))},
-			nil,
-		)
-		out := e.runCodex(t, m)
-		linkRefused(t, outside, m.requests(), out, want)
-	})
-	t.Run("opencode", func(t *testing.T) {
-		e := newHookEnv(t)
-		outside := linkOut(t, e)
-		m := newChatModel(t,
-			[]toolCall{opencodeRead(e, "src/shared.ts")},
-			[]toolCall{{"write", map[string]any{"filePath": e.abs("src/shared.ts"), "content": linkedAfter}}},
-			nil,
-		)
-		out := e.runOpenCode(t, m)
-		linkRefused(t, outside, m.requests(), out, want)
-	})
-	t.Run("copilot", func(t *testing.T) {
-		e := newHookEnv(t)
-		outside := linkOut(t, e)
-		m := newChatModel(t,
-			[]toolCall{copilotView(e, "src/shared.ts")},
-			[]toolCall{copilotEdit(e, "src/shared.ts", "number = 1", "string = \"one\"")},
-			nil,
-		)
-		out := e.runCopilot(t, m)
-		linkRefused(t, outside, m.requests(), out, want)
-	})
+	const refused = "link out of the workspace"
+	shared := func(e *hookEnv) string { return e.abs("src/shared.ts") }
+	for _, tc := range []struct {
+		client string
+		// run has the client write src/shared.ts through the link, and
+		// returns the model's requests and the client's output.
+		run  func(t *testing.T, e *hookEnv) ([]string, string)
+		want string
+	}{
+		{"claude", func(t *testing.T, e *hookEnv) ([]string, string) {
+			m := newScriptedModel(t, []toolCall{read(e, "src/shared.ts")},
+				[]toolCall{{"Write", map[string]any{"file_path": shared(e), "content": linkedAfter}}}, nil)
+			out := e.runClaude(t, m)
+			return m.requests(), out
+		}, refused},
+		// Gemini CLI resolves the path itself and refuses a write outside
+		// its workspace before any hook runs.
+		{"gemini", func(t *testing.T, e *hookEnv) ([]string, string) {
+			m := newGenerateModel(t, []toolCall{{"write_file", map[string]any{"file_path": shared(e), "content": linkedAfter}}}, nil)
+			out := e.runGemini(t, m)
+			return m.requests(), out
+		}, "outside the allowed workspace"},
+		{"codex", func(t *testing.T, e *hookEnv) ([]string, string) {
+			m := newResponsesModel(t, []string{updatePatch("src/shared.ts", strings.TrimSuffix(linkedBefore, "\n"), strings.TrimSuffix(linkedAfter, "\n"))}, nil)
+			out := e.runCodex(t, m)
+			return m.requests(), out
+		}, refused},
+		{"opencode", func(t *testing.T, e *hookEnv) ([]string, string) {
+			m := newChatModel(t, []toolCall{opencodeRead(e, "src/shared.ts")},
+				[]toolCall{{"write", map[string]any{"filePath": shared(e), "content": linkedAfter}}}, nil)
+			out := e.runOpenCode(t, m)
+			return m.requests(), out
+		}, refused},
+		{"copilot", func(t *testing.T, e *hookEnv) ([]string, string) {
+			m := newChatModel(t, []toolCall{copilotView(e, "src/shared.ts")},
+				[]toolCall{copilotEdit(e, "src/shared.ts", "number = 1", "string = \"one\"")}, nil)
+			out := e.runCopilot(t, m)
+			return m.requests(), out
+		}, refused},
+	} {
+		t.Run(tc.client, func(t *testing.T) {
+			e := newHookEnv(t)
+			outside := linkOut(t, e)
+			reqs, out := tc.run(t, e)
+			linkRefused(t, outside, reqs, out, tc.want)
+		})
+	}
 }
 
 func linkRefused(t *testing.T, outside string, reqs []string, out, want string) {
