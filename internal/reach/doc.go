@@ -33,7 +33,8 @@
 //	a Go file that does not parse hides only errors a  | gopls reports no type error of a file with a parse error, and a     | TestGoPackagesReaching, shadow:
 //	  change can add in packages that are, or import,  |   change's type errors are in its package and its importers'        |   TestAFileThatDoesNotParseElsewhere
 //	  a changed one (GoPackagesReaching; one module,   |   (import clauses read alone; unreadable ones reach everything)      |
-//	  no go.work or replace, else every package)       |                                                                      |
+//	  no go.work or replace; testdata, ., _ skipped as |   (go help packages: ./... skips testdata and . or _ names; so do    |
+//	  the go command skips them, else every package)   |   go build, go vet and gopls's view of the module)                   |
 //	a change reaches an importer only through an       | TypeScript's builder re-checks an importer only when the declaration | TestCutoff, shadow: TestCutoffHeldToBatchChecker,
 //	  export whose interface changed (cutoff.go)       |   emit changed; an importer's types are a function of the shapes     |   TestCutoffMutationsHeldToBatchChecker,
 //	                                                   |   it imports                                                         |   TestCutoffAsksTheCompiler

@@ -28,7 +28,8 @@ import (
 // reaches every package.
 func GoPackagesReaching(root string, changed []string) (dirs map[string]bool, ok bool) {
 	for _, rel := range changed {
-		if !strings.HasSuffix(rel, ".go") || slices.Contains(strings.Split(rel, "/"), "vendor") {
+		parts := strings.Split(rel, "/")
+		if !strings.HasSuffix(rel, ".go") || slices.Contains(parts, "vendor") || slices.ContainsFunc(parts[:len(parts)-1], goCommandSkips) {
 			return nil, false
 		}
 	}
@@ -96,7 +97,7 @@ func goFilesUnder(root string) (files []string, ok bool) {
 		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
 		switch {
-		case d.IsDir() && d.Name() == ".git":
+		case d.IsDir() && rel != "." && goCommandSkips(d.Name()):
 			return filepath.SkipDir
 		case d.IsDir():
 			return nil
@@ -109,6 +110,15 @@ func goFilesUnder(root string) (files []string, ok bool) {
 		return nil
 	})
 	return files, ok && err == nil
+}
+
+// goCommandSkips reports whether the go command leaves a directory of
+// this name out of the packages ./... matches (go help packages: names
+// beginning with "." or "_", and testdata), as the batch checker (go
+// build, go vet) and gopls's view of the module do: a go.mod there is no
+// second module of theirs, and its packages are none of their answers.
+func goCommandSkips(name string) bool {
+	return name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")
 }
 
 // moduleDir returns the workspace directory of import path p when p is a

@@ -32,6 +32,8 @@ func TestGoPackagesReaching(t *testing.T) {
 		{"a vendored change", map[string]string{"vendor/github.com/x/y/y.go": "package y\n"}, []string{"vendor/github.com/x/y/y.go"}, nil},
 		{"a change that is not Go source", nil, []string{"go.mod"}, nil},
 		{"a second module", map[string]string{"sub/go.mod": "module example.com/sub\n"}, []string{"a/a.go"}, nil},
+		{"a module under testdata is none of the go command's", map[string]string{"a/testdata/mod/go.mod": "module example.com/t\n", "a/testdata/mod/t.go": "package t\n\nimport \"example.com/m/a\"\n"}, []string{"a/a.go"}, []string{".", "a", "b", "c", "x"}},
+		{"a change the go command leaves out", map[string]string{"a/testdata/t.go": "package t\n"}, []string{"a/testdata/t.go"}, nil},
 		{"a go.work", map[string]string{"go.work": "go 1.22\n\nuse .\n"}, []string{"a/a.go"}, nil},
 		{"a replace directive", map[string]string{"go.mod": "module example.com/m\n\nreplace example.com/x => ./x\n"}, []string{"a/a.go"}, nil},
 	} {

@@ -108,9 +108,12 @@ func (v *Validator) checkIncludes(ctx, parent context.Context, snap *Snapshot, g
 }
 
 // recompiled marks as answered after the change every file the units
-// reported on before it (a header they include): the same units were
-// compiled with the change, so an error of that file they no longer
-// report is resolved. Without it a header's error went unpaired, neither
+// reported on before it (a header they include): every unit the checker
+// compiles after the change was compiled (the same units for an
+// includers' check; the changed database's for a database change, whose
+// batch checker compiles no other), so an error of that file no unit
+// reports any more is resolved. (The database change's caller then takes
+// its checked files from the answers after, these included.) Without it a header's error went unpaired, neither
 // resolved nor seen again, and the end of a hooked turn, which checks the
 // way back to the session's start and takes what that resolves as what
 // the turn brought in, passed a turn that deleted a header an includer

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"maps"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/anvil-dev/anvil/internal/lsp"
 	"github.com/anvil-dev/anvil/internal/reach"
@@ -22,8 +22,10 @@ import (
 // error (a missing include) and gcc under -fmax-errors or
 // -Wfatal-errors; gopls reports no type error in a file that does not
 // parse, and pyright checks no function past its complexity limit.
-// Without a new error, such an answer leaves the change unverified
-// (judge).
+// Without a new error, such an answer after the change leaves the change
+// unverified (judge), where the stop can hide what the change did
+// (stopCanHide: a gopls parse stop only in a package that is, or
+// imports, a changed one).
 
 // stopsReporting reports whether d says its checker reported no more
 // from there on. (A compile run's stop is not a diagnostic's: it comes as
@@ -91,27 +93,22 @@ func (v *Validator) stopCanHide(g *group) func(abs string, d lsp.Diagnostic) boo
 	} else if w := p.Getenv("GOWORK"); w != "" && w != "off" {
 		return always
 	}
-	var (
-		reaching map[string]bool
-		known    bool
-		asked    bool
-	)
+	packages := sync.OnceValues(func() (map[string]bool, bool) {
+		var changed []string
+		for _, c := range g.changes {
+			changed = append(changed, c.Path)
+		}
+		return reach.GoPackagesReaching(v.root.Dir(), changed)
+	})
 	return func(abs string, d lsp.Diagnostic) bool {
 		if d.Source != "syntax" || !strings.HasSuffix(abs, ".go") {
 			return true // go.mod's syntax errors are gopls's too
 		}
-		if !asked {
-			asked = true
-			var changed []string
-			for _, c := range g.changes {
-				changed = append(changed, c.Path)
-			}
-			reaching, known = reach.GoPackagesReaching(v.root.Dir(), changed)
-		}
+		reaching, known := packages()
 		rel, err := v.root.Rel(abs)
 		if !known || err != nil {
 			return true
 		}
-		return reaching[path.Dir(filepath.ToSlash(rel))]
+		return reaching[path.Dir(rel)]
 	}
 }
