@@ -84,6 +84,10 @@ func TestParse(t *testing.T) {
 		{name: "cargo 1.65 manifest that does not parse", format: RustcJSON, file: "cargo-1.65-manifest.txt", exit: 101, incomplete: true, want: []string{
 			"a/Cargo.toml:1:9 error  could not parse the manifest as TOML",
 		}},
+		// a's error has no position: b's TOML position is b's alone.
+		{name: "cargo manifest errors, one without a position", format: RustcJSON, file: "cargo-manifest-two-errors.txt", exit: 101, incomplete: true, want: []string{
+			"b/Cargo.toml:3:1 error  could not parse the manifest as TOML",
+		}},
 		{name: "mypy", format: Mypy, file: "mypy-errors.txt", exit: 1, want: []string{
 			"b.py:2:10 error assignment Incompatible types in assignment (expression has type \"int\", variable has type \"str\")",
 			"b.py:4:1 error import Cannot find implementation or library stub for module named \"nonexistent_mod\"",

@@ -112,7 +112,12 @@ func parseRustc(in Input) (Report, error) {
 			}
 		}
 		if m := cargoManifestAt.FindStringSubmatch(t); m != nil {
+			// Its chain of causes runs to the next error: a position past
+			// that is another error's.
 			for _, next := range ls[i+1:] {
+				if strings.HasPrefix(strings.TrimSpace(next), "error") {
+					break
+				}
 				if loc := cargoTOMLAt.FindStringSubmatch(strings.TrimSpace(next)); loc != nil {
 					add(files, in.path(m[1]), at(atoi(loc[1]), atoi(loc[2]), lsp.SeverityError, "", "cargo", "could not parse the manifest as TOML"))
 					break
