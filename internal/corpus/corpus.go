@@ -113,7 +113,7 @@ func (c Cache) entry(t testing.TB, kind, key string, fill func(ctx context.Conte
 func (c Cache) run(ctx context.Context, dir string, name string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
-	cmd.Env = c.environ
+	cmd.Env = append([]string{}, c.environ...) // never nil: nil would inherit the process's
 	cmd.WaitDelay = 5 * time.Second
 	out, err := cmd.CombinedOutput()
 	if err != nil {
