@@ -23,29 +23,30 @@ import (
 )
 
 // A session's snapshot is the tree as it was at the session's first hook
-// call, which the end-of-turn check compares the disk with. It holds the
-// contents of every text file the workspace's walk yields (not installed
-// packages, not .git), and of every source and configuration file the
-// ignore rules leave out (a generated file a checker reads all the same,
-// under bounds of its own): a shell edit (sed -i, a code generator) is
-// seen by no edit hook, so
-// its file's earlier content must be kept before anyone knows it will
-// change, and which files can change a verdict (an embedded file, an
+// call, which the end-of-turn check compares the disk with (wayback.go).
+// It holds the contents of every text file the workspace's walk yields
+// (not installed packages, not .git), of every source and configuration
+// file the ignore rules leave out and of the ignored JSON a module
+// imports (a generated file a checker reads all the same, under bounds
+// of its own): a shell edit (sed -i, a code generator) is seen by no edit
+// hook, so its file's earlier content must be kept before anyone knows it
+// will change, and which files can change a verdict (an embedded file, an
 // included fragment, data a module imports, a configuration another
-// extends) is the gate's to say, not the snapshot's. Contents are stored once by hash
+// extends) is the gate's to say, not the snapshot's. It also knows what
+// no change set can take back: a binary file or one over maxSnapFile by
+// its hash, each link's target, each dependency directory's stamp, the
+// root's ignore files (snaptake.go). Contents are stored once by hash
 // (blobs/SHA-256), so sessions over the same tree share them and a new
-// session costs a read of the files and a manifest; a manifest names
-// each file's hash. The store is bounded: a binary file, or one over
-// maxSnapFile, is known by its hash alone (its change is seen, and
-// unverified, since it cannot be taken back); any file past maxSnapBytes
-// or maxSnapFiles in all is left out and the snapshot marked partial (a file it does not know
-// is then unverified at the end, not taken for a new one); manifests
-// unused for snapTTL or past maxSessions (the least recently used first)
-// go, with the blobs only they used, unless the client's record of the
-// session (its transcript) is still there: a session the client can
-// resume can still end a turn, so its snapshot stays. Everything lives in
-// Anvil's private state directory (0700; files 0600), never in git,
-// whose index is the user's.
+// session costs a read of the files and a manifest. The store is
+// bounded: any file past maxSnapBytes or maxSnapFiles in all is left out
+// and the snapshot marked partial (a file it does not know is then
+// unverified at the end, not taken for a new one); manifests unused for
+// snapTTL or past maxSessions (the least recently used first) go, with
+// the blobs only they used, unless the client's record of the session
+// (its transcript) is still there: a session the client can resume can
+// still end a turn, so its snapshot stays. Everything lives in Anvil's
+// private state directory (0700; files 0600), never in git, whose index
+// is the user's.
 const (
 	maxSnapFile  = 2 << 20
 	maxSnapBytes = 256 << 20
