@@ -34,8 +34,9 @@ import (
 // included fragment, data a module imports, a configuration another
 // extends) is the gate's to say, not the snapshot's. It also knows what
 // no change set can take back: a binary file or one over maxSnapFile by
-// its hash, each link's target, each dependency directory's stamp, the
-// root's ignore files (snaptake.go). Contents are stored once by hash
+// its hash, each link's target, each dependency directory's stamp (what a
+// checker may read inside it: packages.go), the root's ignore files
+// (snaptake.go). Contents are stored once by hash
 // (blobs/SHA-256), so sessions over the same tree share them and a new
 // session costs a read of the files and a manifest. The store is
 // bounded: any file past maxSnapBytes or maxSnapFiles in all is left out
@@ -108,9 +109,13 @@ type Snapshot struct {
 	// environment, vendor) to a stamp of what is installed there: the
 	// way back restores a manifest or lock file, not the packages, so a
 	// session that installs or upgrades one has its end named as not
-	// verified. InstalledKept says the snapshot knows them.
-	Installed     map[string]string `json:"installed,omitempty"`
-	InstalledKept bool              `json:"installed_kept,omitempty"`
+	// verified. InstalledKept says the snapshot knows them;
+	// InstalledWhole that each stamp covers the files inside the
+	// packages (installedStamps), not the directory's top alone, as
+	// snapshots taken before did.
+	Installed      map[string]string `json:"installed,omitempty"`
+	InstalledKept  bool              `json:"installed_kept,omitempty"`
+	InstalledWhole bool              `json:"installed_whole,omitempty"`
 	// Rules maps the ignore files that apply from the root and are not
 	// the project's files (.git/info/exclude, .anvil/ignore) to their
 	// content's hash ("" absent). The end of a turn walks with the ignore

@@ -9,7 +9,6 @@ import (
 
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/reach"
-	"github.com/anvil-dev/anvil/internal/shadow"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
@@ -19,7 +18,7 @@ func (s *Store) take(ctx context.Context, root *workspace.Root, session, transcr
 	t := &taking{store: s, imported: map[string]bool{}, snap: &Snapshot{
 		Workspace: root.Dir(), Session: session, Transcript: transcript, Created: s.clock().UTC(),
 		Files: map[string]string{}, Opaque: map[string]string{}, Links: map[string]string{},
-		OpaqueKept: true, LinksKept: true, InstalledKept: true, IgnoredKept: true,
+		OpaqueKept: true, LinksKept: true, InstalledKept: true, InstalledWhole: true, IgnoredKept: true,
 		Rules: rootRules(root), RulesKept: true,
 	}}
 	if err := root.Walk(ctx, workspace.Path{Abs: root.Dir(), Rel: "."}, workspace.WalkOptions{Ignored: true}, t.visit); err != nil {
@@ -181,16 +180,6 @@ func jsonImports(data []byte) []string {
 	var out []string
 	for _, m := range jsonSpecifier.FindAllSubmatch(data, -1) {
 		out = append(out, string(m[1]))
-	}
-	return out
-}
-
-// installedStamps stamps each dependency directory of dirs apart, so
-// that the end of a turn can name the one that changed.
-func installedStamps(root *workspace.Root, dirs []string) map[string]string {
-	out := make(map[string]string, len(dirs))
-	for _, d := range dirs {
-		out[d] = shadow.InstalledStamp(root, d)
 	}
 	return out
 }

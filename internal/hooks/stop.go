@@ -167,6 +167,9 @@ func (g *Gate) Stop(ctx context.Context, in Input) Answer {
 	if len(unknown) > 0 {
 		notes = append(notes, fmt.Sprintf("%s changed but the session's snapshot cannot take %s back to the session's start (installed packages, a link, ignore rules that may now hide what the session made, binary, over %d MiB, past its size bound, or first seen by an edit after the session had changed it), so not checked", joinFiles(unknown), plural(len(unknown), "it", "them"), maxSnapFile>>20))
 	}
+	if blind := unseenInside(snap.Installed); len(blind) > 0 {
+		notes = append(notes, fmt.Sprintf("%s holds more than %d files, so a change inside its packages is not seen (an install or removal is)", joinFiles(blind), maxPackageFiles))
+	}
 	if len(specs) == 0 {
 		return g.endTurn(root, snap, Answer{Unverified: len(unknown) > 0}.withNote(strings.Join(notes, "; ")))
 	}

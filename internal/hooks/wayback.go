@@ -152,13 +152,16 @@ func (l *lookingBack) binaryReaders() func(rel string) bool {
 }
 
 // installedChanges names the dependency directories whose packages were
-// installed, upgraded or removed: the way back restores the manifests
-// and lock files, not what is installed.
+// installed, upgraded, removed or changed inside: the way back restores
+// the manifests and lock files, not what is installed.
 func (l *lookingBack) installedChanges() {
 	if !l.snap.InstalledKept {
 		return
 	}
 	installed := installedStamps(l.root, l.depDirs)
+	if !l.snap.InstalledWhole {
+		installed = topStamps(l.root, l.depDirs)
+	}
 	for dir, stamp := range installed {
 		if was, ok := l.snap.Installed[dir]; !ok || was != stamp {
 			l.unknown = append(l.unknown, dir+"/")

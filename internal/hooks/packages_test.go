@@ -1,0 +1,130 @@
+package hooks
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anvil-dev/anvil/internal/testfs"
+)
+
+// A change inside an installed package is the turn's to name, however it
+// was made: a generator that rewrites its client, patch-package, a hand
+// edit, a link re-pointed. Each leaves the dependency directory's own
+// entries as they were, and before, the stamp read only those: a turn
+// whose shell broke the code through a package ended clean. What no
+// checker reads there (a tool's cache, compiled bytecode) is no change.
+func TestTurnSeesAChangeInsideAPackage(t *testing.T) {
+	start := map[string]string{
+		"src/a.ts":                                     "import { Client } from '@prisma/client';\nexport const c = new Client();\n",
+		"node_modules/.prisma/client/index.d.ts":       "export declare class Client {}\n",
+		"node_modules/lib/index.js":                    "module.exports = 1;\n",
+		"node_modules/lib/package.json":                `{"name": "lib", "version": "1.0.0"}`,
+		"node_modules/.pnpm/lib@1/index.js":            "",
+		"node_modules/.cache/babel/x.json":             "{}",
+		".venv/pyvenv.cfg":                             "home = /usr/bin\n",
+		".venv/lib/python3.12/site-packages/pkg/a.py":  "def f() -> int: ...\n",
+		".venv/lib/python3.12/site-packages/pkg/a.pyc": "\x00one",
+	}
+	later := time.Now().Add(time.Hour)
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T, dir string)
+		want   string // the directories named, or ""
+	}{
+		{"a generator rewrites a declaration", func(t *testing.T, dir string) {
+			testfs.Write(t, dir, map[string]string{"node_modules/.prisma/client/index.d.ts": "export declare class Client { x: number }\n"})
+		}, "node_modules/"},
+		{"patch-package rewrites a module in place, to the same size", func(t *testing.T, dir string) {
+			p := filepath.Join(dir, "node_modules/lib/index.js")
+			testfs.Write(t, dir, map[string]string{"node_modules/lib/index.js": "module.exports = 2;\n"})
+			if err := os.Chtimes(p, later, later); err != nil {
+				t.Fatal(err)
+			}
+		}, "node_modules/"},
+		{"a package's manifest", func(t *testing.T, dir string) {
+			testfs.Write(t, dir, map[string]string{"node_modules/lib/package.json": `{"name": "lib", "version": "1.0.1", "types": "x.d.ts"}`})
+		}, "node_modules/"},
+		{"a link re-pointed", func(t *testing.T, dir string) {
+			link := filepath.Join(dir, "node_modules/linked")
+			if err := os.Remove(link); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(".pnpm/lib@2", link); err != nil {
+				t.Fatal(err)
+			}
+		}, "node_modules/"},
+		{"a virtual environment's package", func(t *testing.T, dir string) {
+			testfs.Write(t, dir, map[string]string{".venv/lib/python3.12/site-packages/pkg/a.py": "def f() -> str: ...\n"})
+		}, ".venv/"},
+		{"a tool's cache", func(t *testing.T, dir string) {
+			testfs.Write(t, dir, map[string]string{"node_modules/.cache/babel/x.json": `{"a": 1}`, "node_modules/.vite/deps/lib.js": "export {}\n"})
+		}, ""},
+		{"compiled bytecode", func(t *testing.T, dir string) {
+			testfs.Write(t, dir, map[string]string{".venv/lib/python3.12/site-packages/pkg/a.pyc": "\x00two, longer"})
+		}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root, s := storeOver(t, start)
+			if err := os.Symlink(".pnpm/lib@1", root.Abs("node_modules/linked")); err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			snap, err := s.Ensure(ctx, root, "pkg", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.change(t, root.Dir())
+			_, unknown, err := (&Gate{Snapshots: s}).wayBack(ctx, root, snap)
+			if err != nil || strings.Join(unknown, " ") != tc.want {
+				t.Fatalf("wayBack named %q (%v), want %q", unknown, err, tc.want)
+			}
+		})
+	}
+}
+
+// Past its bound, a dependency directory is stamped by its top alone and
+// the turn says what it cannot see; an install is still seen.
+func TestAPackageStampPastItsBound(t *testing.T) {
+	root, _ := storeOver(t, map[string]string{
+		"node_modules/a/index.d.ts": "export {};\n",
+		"node_modules/b/index.d.ts": "export {};\n",
+		"node_modules/c/index.d.ts": "export {};\n",
+	})
+	whole := packagesStamp(root, "node_modules", 10)
+	top := packagesStamp(root, "node_modules", 2)
+	if strings.HasPrefix(whole, partialStamp) || !strings.HasPrefix(top, partialStamp) {
+		t.Fatalf("stamps %q (bound 10), %q (bound 2): want the first whole, the second partial", whole, top)
+	}
+	if got := unseenInside(map[string]string{"node_modules": top, ".venv": whole}); strings.Join(got, " ") != "node_modules/" {
+		t.Errorf("unseenInside = %q, want node_modules/", got)
+	}
+	testfs.Write(t, root.Dir(), map[string]string{"node_modules/d/index.d.ts": "export {};\n"}) // npm install d
+	later := time.Now().Add(time.Hour)                                                          // as a later install's clock says
+	if err := os.Chtimes(root.Abs("node_modules"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	if again := packagesStamp(root, "node_modules", 2); again == top {
+		t.Errorf("an install left the partial stamp as it was")
+	}
+}
+
+// A snapshot taken before the stamps read inside packages is compared by
+// the stamps it holds: a session in flight across an upgrade of Anvil is
+// not told its packages changed.
+func TestASnapshotOfTopStampsIsComparedByThem(t *testing.T) {
+	root, s := storeOver(t, map[string]string{"src/a.ts": "export {};\n", "node_modules/a/index.d.ts": "export {};\n"})
+	ctx := context.Background()
+	snap, err := s.Ensure(ctx, root, "old", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap.InstalledWhole = false
+	snap.Installed = topStamps(root, []string{"node_modules"})
+	if _, unknown, err := (&Gate{Snapshots: s}).wayBack(ctx, root, snap); err != nil || len(unknown) > 0 {
+		t.Fatalf("wayBack named %q (%v) on an unchanged tree", unknown, err)
+	}
+}
