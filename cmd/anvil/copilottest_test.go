@@ -16,7 +16,8 @@ import (
 // with a HOME of its own: the model is a provider of its own (BYOK,
 // offline: nothing but the provider is contacted), every tool allowed,
 // the folder trusted (without it -p loads no repository hooks, silently).
-func (e *hookEnv) runCopilot(t *testing.T, m *chatModel) string {
+// extra is more of its environment.
+func (e *hookEnv) runCopilot(t *testing.T, m *chatModel, extra ...string) string {
 	t.Helper()
 	cmd := exec.Command(filepath.Join(binDir, "anvil"), "hooks", "install", "-C", e.ws, "copilot")
 	cmd.Env = e.vars
@@ -39,6 +40,7 @@ func (e *hookEnv) runCopilot(t *testing.T, m *chatModel) string {
 	}
 	cmd.Env = append(env, "COPILOT_PROVIDER_BASE_URL="+m.URL+"/v1", "COPILOT_PROVIDER_TYPE=openai", "COPILOT_PROVIDER_API_KEY=test-key",
 		"COPILOT_MODEL=test-model", "COPILOT_OFFLINE=true", "NO_COLOR=1")
+	cmd.Env = append(cmd.Env, extra...)
 	cmd.Stdin = strings.NewReader("")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -105,4 +107,27 @@ func TestCopilotTurnEndRefused(t *testing.T) {
 		t.Errorf("b.ts: %q", got)
 	}
 	sessionsResumable(t, e)
+}
+
+// With COPILOT_HOME set, Copilot CLI keeps its sessions there, and the
+// session's snapshot names that record: while it is there, the snapshot
+// is never pruned. Before, the record was looked for under ~/.copilot
+// alone, and such a session went by the store's bounds.
+func TestCopilotSessionRecordUnderItsOwnHome(t *testing.T) {
+	e := newHookEnv(t)
+	m := newChatModel(t,
+		[]toolCall{copilotView(e, "src/a.ts")},
+		[]toolCall{copilotEdit(e, "src/a.ts", "export const one: number = 1;", "export const one: number = 2;")},
+		nil,
+	)
+	own := filepath.Join(filepath.Dir(e.ws), "copilot-own-home")
+	e.runCopilot(t, m, "COPILOT_HOME="+own)
+	if got := e.read(t, "src/a.ts"); !strings.Contains(got, "= 2;") {
+		t.Fatalf("the clean edit did not reach the file: %q", got)
+	}
+	sessionsResumable(t, e)
+	records, _ := filepath.Glob(filepath.Join(own, "session-state", "*", "events.jsonl"))
+	if len(records) == 0 {
+		t.Fatalf("Copilot CLI kept no session under COPILOT_HOME (%s)", own)
+	}
 }

@@ -104,16 +104,23 @@ func (g *Gate) keepStart(ctx context.Context, in Input) Answer {
 // transcript is the client's record of the session: the hook input's
 // transcript_path (Claude Code, Codex, Gemini CLI), or, for Copilot CLI,
 // which names none, the events file it keeps per session under its
-// home. "" when neither is known.
+// home ($COPILOT_HOME, else ~/.copilot, where the hooks are installed
+// too). "" when neither is known.
 func (g *Gate) transcript(in Input) string {
 	if in.TranscriptPath != "" || g.Client != Copilot || g.Getenv == nil {
 		return in.TranscriptPath
 	}
-	home := g.Getenv("HOME")
-	if home == "" || in.SessionID == "" || strings.ContainsAny(in.SessionID, `/\`) || in.SessionID == "." || in.SessionID == ".." {
+	if in.SessionID == "" || strings.ContainsAny(in.SessionID, `/\`) || in.SessionID == "." || in.SessionID == ".." {
 		return ""
 	}
-	return filepath.Join(home, ".copilot", "session-state", in.SessionID, "events.jsonl")
+	home := g.Getenv("COPILOT_HOME")
+	if home == "" && g.Getenv("HOME") != "" {
+		home = filepath.Join(g.Getenv("HOME"), ".copilot")
+	}
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, "session-state", in.SessionID, "events.jsonl")
 }
 
 // Stop checks, at the end of a turn, every file the session changed (by
