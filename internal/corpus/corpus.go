@@ -40,7 +40,9 @@ type Cache struct {
 
 // FromEnviron returns the cache the environment names ("KEY=value"
 // entries): $ANVIL_CORPUS_CACHE, else $XDG_CACHE_HOME/anvil-corpus, else
-// $HOME/.cache/anvil-corpus.
+// $HOME/.cache/anvil-corpus; with none of them, no cache (every fetch
+// fails the test and says so), never a directory relative to wherever
+// the test runs.
 func FromEnviron(environ []string) Cache {
 	get := func(key string) string {
 		v := ""
@@ -56,7 +58,7 @@ func FromEnviron(environ []string) Cache {
 	case dir != "":
 	case get("XDG_CACHE_HOME") != "":
 		dir = filepath.Join(get("XDG_CACHE_HOME"), "anvil-corpus")
-	default:
+	case get("HOME") != "":
 		dir = filepath.Join(get("HOME"), ".cache", "anvil-corpus")
 	}
 	return Cache{dir: dir, environ: environ}
@@ -72,6 +74,9 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._@+-]+`)
 // test: the registries are reachable wherever the tests run.
 func (c Cache) entry(t testing.TB, kind, key string, fill func(ctx context.Context, dir string) error) string {
 	t.Helper()
+	if !filepath.IsAbs(c.dir) {
+		t.Fatalf("corpus: no cache directory (%q): set ANVIL_CORPUS_CACHE, XDG_CACHE_HOME or HOME to an absolute path", c.dir)
+	}
 	base := filepath.Join(c.dir, kind)
 	if err := os.MkdirAll(base, 0o755); err != nil {
 		t.Fatal(err)
