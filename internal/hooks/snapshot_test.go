@@ -537,20 +537,31 @@ func TestJSONImports(t *testing.T) {
 // session that makes src/gen/schema.ts with an error and adds src/gen/
 // to a .gitignore (or to .git/info/exclude) would hide the file from
 // that walk, so a change of the rules is named as not verified. Before,
-// the file went unseen and the turn ended clean (found by a review).
+// the file went unseen and the turn ended clean (found by a review). A
+// new .gitignore that holds "*" ignores itself too, and was not named.
 func TestIgnoreRulesTheSessionChangedAreNamed(t *testing.T) {
-	for _, rules := range []string{".gitignore", ".git/info/exclude"} {
-		t.Run(rules, func(t *testing.T) {
-			root, s := storeOver(t, map[string]string{".gitignore": "*.log\n", ".git/info/exclude": "", "src/a.ts": "export const a = 1;\n"})
+	schema := "export const s: number = \"s\";\n"
+	for _, tc := range []struct {
+		name   string
+		writes map[string]string
+		want   string
+	}{
+		{".gitignore", map[string]string{"src/gen/schema.ts": schema, ".gitignore": "*.log\nsrc/gen/\n"}, ".gitignore"},
+		{".git/info/exclude", map[string]string{"src/gen/schema.ts": schema, ".git/info/exclude": "*.log\nsrc/gen/\n"}, ".git/info/exclude"},
+		{"a new .gitignore that ignores itself", map[string]string{"src/gen/schema.ts": schema, "src/gen/.gitignore": "*\n"}, "src/gen/.gitignore"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// out/.gitignore ignores itself from the start, and is left as it was.
+			root, s := storeOver(t, map[string]string{".gitignore": "*.log\n", ".git/info/exclude": "", "src/a.ts": "export const a = 1;\n", "out/.gitignore": "*\n"})
 			ctx := context.Background()
 			snap, err := s.Ensure(ctx, root, "rules", "")
 			if err != nil {
 				t.Fatal(err)
 			}
-			testfs.Write(t, root.Dir(), map[string]string{"src/gen/schema.ts": "export const s: number = \"s\";\n", rules: "*.log\nsrc/gen/\n"})
+			testfs.Write(t, root.Dir(), tc.writes)
 			_, unknown, err := (&Gate{Snapshots: s}).wayBack(ctx, root, snap)
-			if err != nil || strings.Join(unknown, " ") != rules {
-				t.Fatalf("wayBack: unknown %v, %v", unknown, err)
+			if err != nil || strings.Join(unknown, " ") != tc.want {
+				t.Fatalf("wayBack: unknown %v, %v; want %s", unknown, err, tc.want)
 			}
 		})
 	}

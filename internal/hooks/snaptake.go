@@ -88,13 +88,15 @@ func (t *taking) keepLink(e workspace.Entry) {
 
 // keepIgnored keeps an ignored file a checker reads by its kind (an
 // ignored .ts, a generated .rs): it is the project's as much as any
-// other. JSON waits until the code is read (keepImportedJSON).
+// other; and a .gitignore that ignores itself ("*"), whose change the
+// end of a turn names like any other's. JSON waits until the code is
+// read (keepImportedJSON).
 func (t *taking) keepIgnored(e workspace.Entry) error {
 	if path.Ext(e.Rel) == ".json" && !isSource(e.Rel) {
 		t.ignoredJSON = append(t.ignoredJSON, e)
 		return nil
 	}
-	if !isSource(e.Rel) {
+	if !isSource(e.Rel) && !isIgnoreFile(e.Rel) {
 		return nil
 	}
 	return t.keepIgnoredFile(e)
@@ -196,4 +198,10 @@ func rootRules(root *workspace.Root) map[string]string {
 		}
 	}
 	return out
+}
+
+// isIgnoreFile reports whether rel is a folder's ignore rules, which the
+// walk reads (the root's other rule files are kept apart, rootRules).
+func isIgnoreFile(rel string) bool {
+	return path.Base(rel) == ".gitignore"
 }

@@ -58,7 +58,7 @@ func (l *lookingBack) visit(e workspace.Entry) error {
 		}
 		l.links[e.Rel] = target
 		return nil
-	case !e.Mode.IsRegular() || e.Ignored && !isSource(e.Rel):
+	case !e.Mode.IsRegular() || e.Ignored && !isSource(e.Rel) && !isIgnoreFile(e.Rel):
 		return nil
 	}
 	l.ignored[e.Rel] = e.Ignored
