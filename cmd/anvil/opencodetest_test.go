@@ -137,6 +137,7 @@ func TestOpenCodeTurnEndRefused(t *testing.T) {
 	if got := e.read(t, "src/b.ts"); !strings.Contains(got, "Number(one) + 1") {
 		t.Errorf("b.ts: %q", got)
 	}
+	sessionsResumable(t, e)
 }
 
 // An edit whose oldString is in the file only up to indentation is one

@@ -91,3 +91,30 @@ func TestPreEditJudgesOwnFilesWhenImportersOutlastTheBound(t *testing.T) {
 		})
 	}
 }
+
+// The record of a session each client keeps, where its hook input names
+// none: Copilot CLI's events file under its home, OpenCode's database
+// under its data home; a session id that is not one name is no record.
+func TestTheClientsRecordOfASession(t *testing.T) {
+	for _, tc := range []struct {
+		client Client
+		env    map[string]string
+		in     Input
+		want   string
+	}{
+		{Claude, map[string]string{"HOME": "/h"}, Input{SessionID: "s", TranscriptPath: "/t.jsonl"}, "/t.jsonl"},
+		{Claude, map[string]string{"HOME": "/h"}, Input{SessionID: "s"}, ""},
+		{Copilot, map[string]string{"HOME": "/h"}, Input{SessionID: "s"}, "/h/.copilot/session-state/s/events.jsonl"},
+		{Copilot, map[string]string{"HOME": "/h", "COPILOT_HOME": "/c"}, Input{SessionID: "s"}, "/c/session-state/s/events.jsonl"},
+		{Copilot, map[string]string{"HOME": "/h"}, Input{SessionID: "../s"}, ""},
+		{Copilot, map[string]string{}, Input{SessionID: "s"}, ""},
+		{OpenCode, map[string]string{"HOME": "/h"}, Input{SessionID: "s"}, "/h/.local/share/opencode/opencode.db"},
+		{OpenCode, map[string]string{"HOME": "/h", "XDG_DATA_HOME": "/d"}, Input{SessionID: "s"}, "/d/opencode/opencode.db"},
+		{OpenCode, map[string]string{"XDG_DATA_HOME": "rel"}, Input{SessionID: "s"}, ""},
+	} {
+		g := &Gate{Client: tc.client, Getenv: func(k string) string { return tc.env[k] }}
+		if got := g.transcript(tc.in); got != tc.want {
+			t.Errorf("%s %v %+v: record %q, want %q", tc.client, tc.env, tc.in, got, tc.want)
+		}
+	}
+}

@@ -102,14 +102,41 @@ func (g *Gate) keepStart(ctx context.Context, in Input) Answer {
 }
 
 // transcript is the client's record of the session: the hook input's
-// transcript_path (Claude Code, Codex, Gemini CLI), or, for Copilot CLI,
-// which names none, the events file it keeps per session under its
-// home ($COPILOT_HOME, else ~/.copilot, where the hooks are installed
-// too). "" when neither is known.
+// transcript_path (Claude Code, Codex, Gemini CLI); for the clients that
+// name none, the record they keep: Copilot CLI's events file of the
+// session, OpenCode's database of every session. "" when none is known.
 func (g *Gate) transcript(in Input) string {
-	if in.TranscriptPath != "" || g.Client != Copilot || g.Getenv == nil {
+	switch {
+	case in.TranscriptPath != "" || g.Getenv == nil:
 		return in.TranscriptPath
+	case g.Client == Copilot:
+		return g.copilotRecord(in)
+	case g.Client == OpenCode:
+		return g.openCodeRecord()
 	}
+	return ""
+}
+
+// openCodeRecord is the database OpenCode keeps its sessions in, rows of
+// one file ($XDG_DATA_HOME/opencode/opencode.db, else under
+// ~/.local/share): while it is there, a session of it may be resumed.
+// It says nothing of one session, so an OpenCode session's snapshot is
+// kept as long as OpenCode keeps any.
+func (g *Gate) openCodeRecord() string {
+	data := g.Getenv("XDG_DATA_HOME")
+	if data == "" && g.Getenv("HOME") != "" {
+		data = filepath.Join(g.Getenv("HOME"), ".local", "share")
+	}
+	if !filepath.IsAbs(data) {
+		return ""
+	}
+	return filepath.Join(data, "opencode", "opencode.db")
+}
+
+// copilotRecord is the events file Copilot CLI keeps for the session
+// under its home ($COPILOT_HOME, else ~/.copilot, where the hooks are
+// installed too).
+func (g *Gate) copilotRecord(in Input) string {
 	if in.SessionID == "" || strings.ContainsAny(in.SessionID, `/\`) || in.SessionID == "." || in.SessionID == ".." {
 		return ""
 	}
