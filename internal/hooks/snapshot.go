@@ -10,8 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -405,107 +403,6 @@ func (s *Store) keepIfExists(data []byte, exists bool) (string, error) {
 		return "", nil
 	}
 	return s.keep(data)
-}
-
-// prune removes manifests unused past snapTTL or past maxSessions (the
-// least recently used first), never the session's own nor one whose
-// client can still resume it, and the blobs no manifest names.
-func (s *Store) prune(root *workspace.Root, session string) {
-	own := s.manifest(root, session)
-	ents, err := os.ReadDir(filepath.Join(s.dir, "sessions"))
-	if err != nil {
-		return
-	}
-	type m struct {
-		path string
-		mod  time.Time
-	}
-	var ms []m
-	used := map[string]bool{}
-	for _, e := range ents {
-		info, err := e.Info()
-		if err != nil {
-			continue
-		}
-		if strings.HasSuffix(e.Name(), ".lock") {
-			// A lock's time does not move while it is held: one whose
-			// file (a manifest, a pending list) is still there may be in
-			// use, and a new file in its place would be a second lock.
-			owner := filepath.Join(s.dir, "sessions", strings.TrimSuffix(e.Name(), ".lock"))
-			if _, err := os.Stat(owner); errors.Is(err, fs.ErrNotExist) && s.clock().Sub(info.ModTime()) > snapTTL {
-				os.Remove(filepath.Join(s.dir, "sessions", e.Name()))
-			}
-			continue
-		}
-		if strings.HasSuffix(e.Name(), ".pending") {
-			// Contents kept before an edit the post-edit hook checks.
-			p := filepath.Join(s.dir, "sessions", e.Name())
-			if s.clock().Sub(info.ModTime()) > snapTTL {
-				os.Remove(p)
-				continue
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return // unsure what is in use: keep every blob
-			}
-			var pending map[string]string
-			_ = json.Unmarshal(data, &pending)
-			for _, h := range pending {
-				used[h] = true
-			}
-			continue
-		}
-		if !strings.HasSuffix(e.Name(), ".json") {
-			continue
-		}
-		ms = append(ms, m{filepath.Join(s.dir, "sessions", e.Name()), info.ModTime()})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].mod.After(ms[j].mod) })
-	kept := 0
-	for _, x := range ms {
-		data, err := os.ReadFile(x.path)
-		if err != nil {
-			return // unsure what is in use: keep every blob
-		}
-		var snap Snapshot
-		if json.Unmarshal(data, &snap) != nil {
-			continue
-		}
-		switch {
-		case x.path == own || resumable(snap.Transcript):
-			// A session its client can still resume is never pruned:
-			// the client's own retention bounds how many there are.
-		case kept >= maxSessions || s.clock().Sub(x.mod) > snapTTL:
-			os.Remove(x.path)
-			continue
-		default:
-			kept++
-		}
-		for _, h := range snap.Files {
-			used[h] = true
-		}
-	}
-	blobs, err := os.ReadDir(filepath.Join(s.dir, "blobs"))
-	if err != nil {
-		return
-	}
-	for _, b := range blobs {
-		// A blob written in the last minute may belong to a snapshot
-		// being taken right now, whose manifest is not written yet.
-		if info, err := b.Info(); err == nil && !used[b.Name()] && s.clock().Sub(info.ModTime()) > time.Minute {
-			os.Remove(filepath.Join(s.dir, "blobs", b.Name()))
-		}
-	}
-}
-
-// resumable reports whether the client's record of a session is still
-// there, so that the client can resume it.
-func resumable(transcript string) bool {
-	if !filepath.IsAbs(transcript) {
-		return false
-	}
-	info, err := os.Stat(transcript)
-	return err == nil && info.Mode().IsRegular()
 }
 
 // writeAtomic writes a private file through a temporary one; exclusive
