@@ -264,8 +264,10 @@ func TestTurnSeesAGeneratedIgnoredSource(t *testing.T) {
 		".gitignore":        "gen/\n*.log\n",
 		"src/a.ts":          "import { n } from '../gen/api';\nexport const m: number = n;\n",
 		"src/b.ts":          "import data from \"../gen/data.json\";\nexport const k: number = data.k;\n",
+		"src/c.ts":          "import schema from \"@gen/schema.json\";\nexport const v: number = schema.v;\n",
 		"gen/api.ts":        "export const n: number = 1;\n",
 		"gen/data.json":     `{"k": 1}`,
+		"gen/schema.json":   `{"v": 1}`,
 		"gen/manifest.json": `{"built": 1}`,
 		"build.log":         "one\n",
 	})
@@ -281,11 +283,11 @@ func TestTurnSeesAGeneratedIgnoredSource(t *testing.T) {
 	}
 	// Ignored JSON is kept where a module imports it (data is part of
 	// its importers' types), not otherwise (a build's own records).
-	if snap.Files["gen/api.ts"] == "" || snap.Files["gen/data.json"] == "" || snap.Files["gen/manifest.json"] != "" || snap.Files["build.log"] != "" || snap.IgnoredPartial {
+	if snap.Files["gen/api.ts"] == "" || snap.Files["gen/data.json"] == "" || snap.Files["gen/schema.json"] == "" || snap.Files["gen/manifest.json"] != "" || snap.Files["build.log"] != "" || snap.IgnoredPartial {
 		t.Fatalf("kept %v (ignored partial %v)", snap.Files, snap.IgnoredPartial)
 	}
 	testfs.Write(t, dir, map[string]string{"gen/api.ts": "export const n: string = \"one\";\n", "gen/extra.ts": "export {};\n", "build.log": "two\n",
-		"gen/data.json": `{"k": "one"}`, "gen/manifest.json": `{"built": 2}`})
+		"gen/data.json": `{"k": "one"}`, "gen/schema.json": `{"v": "one"}`, "gen/manifest.json": `{"built": 2}`})
 	specs, unknown, err := (&Gate{Snapshots: s}).wayBack(ctx, root, snap)
 	if err != nil || len(unknown) > 0 {
 		t.Fatalf("wayBack: unknown %v, %v", unknown, err)
@@ -297,14 +299,14 @@ func TestTurnSeesAGeneratedIgnoredSource(t *testing.T) {
 			back[sp.Path] = *sp.Content
 		}
 	}
-	want := map[string]string{"gen/api.ts": "export const n: number = 1;\n", "gen/data.json": `{"k": 1}`, "gen/extra.ts": "deleted"}
+	want := map[string]string{"gen/api.ts": "export const n: number = 1;\n", "gen/data.json": `{"k": 1}`, "gen/schema.json": `{"v": 1}`, "gen/extra.ts": "deleted"}
 	if fmt.Sprint(back) != fmt.Sprint(want) {
 		t.Errorf("the way back = %q, want %q", back, want)
 	}
 	// A snapshot of an earlier Anvil: no ignored file in it, none taken
 	// for created.
 	old := *snap
-	old.IgnoredKept, old.Files = false, map[string]string{"src/a.ts": snap.Files["src/a.ts"], "src/b.ts": snap.Files["src/b.ts"], ".gitignore": snap.Files[".gitignore"]}
+	old.IgnoredKept, old.Files = false, map[string]string{"src/a.ts": snap.Files["src/a.ts"], "src/b.ts": snap.Files["src/b.ts"], "src/c.ts": snap.Files["src/c.ts"], ".gitignore": snap.Files[".gitignore"]}
 	specs, _, err = (&Gate{Snapshots: s}).wayBack(ctx, root, &old)
 	if err != nil || len(specs) != 0 {
 		t.Errorf("an earlier snapshot's way back = %v, %v", specs, err)
@@ -515,8 +517,8 @@ func storeOver(t *testing.T, files map[string]string) (*workspace.Root, *Store) 
 	return root, NewStore(t.TempDir())
 }
 
-// The JSON files a module's text names by a relative specifier, in every
-// form that loads one; a package's or a mapped path's are not read.
+// The JSON files a module's text names, in every form that loads one: a
+// relative specifier, a mapped path's, a package's.
 func TestJSONImports(t *testing.T) {
 	for _, tc := range []struct{ text, want string }{
 		{`import data from "./data.json";`, "./data.json"},
@@ -524,7 +526,7 @@ func TestJSONImports(t *testing.T) {
 		{`export { default as d } from "../d.json";`, "../d.json"},
 		{`const c = require( '../conf/c.json' );`, "../conf/c.json"},
 		{`const m = await import("./lazy.json");`, "./lazy.json"},
-		{`import x from "pkg/x.json"; import y from "@data/y.json";`, ""},
+		{`import x from "pkg/x.json"; import y from "@data/y.json";`, "pkg/x.json @data/y.json"},
 		{`import z from "./z.json5"; const s = "./s.json";`, ""},
 	} {
 		if got := strings.Join(jsonImports([]byte(tc.text)), " "); got != tc.want {

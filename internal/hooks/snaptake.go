@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"regexp"
+	"strings"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/reach"
@@ -15,7 +16,7 @@ import (
 // take walks the workspace into a new snapshot (see Snapshot and the
 // store's bounds); nothing is written but the contents' blobs.
 func (s *Store) take(ctx context.Context, root *workspace.Root, session, transcript string) (*Snapshot, error) {
-	t := &taking{store: s, imported: map[string]bool{}, snap: &Snapshot{
+	t := &taking{store: s, imported: map[string]bool{}, importedNames: map[string]bool{}, snap: &Snapshot{
 		Workspace: root.Dir(), Session: session, Transcript: transcript, Created: s.clock().UTC(),
 		Files: map[string]string{}, Opaque: map[string]string{}, Links: map[string]string{},
 		OpaqueKept: true, LinksKept: true, InstalledKept: true, InstalledWhole: true, IgnoredKept: true,
@@ -58,8 +59,9 @@ type taking struct {
 	// Ignored JSON files are kept where the code names them: data a
 	// module imports is part of its importers' types, and a build
 	// folder's thousands of JSON files would crowd out the rest.
-	ignoredJSON []workspace.Entry
-	imported    map[string]bool
+	ignoredJSON   []workspace.Entry
+	imported      map[string]bool // by path, from a relative specifier
+	importedNames map[string]bool // by file name, from any other
 }
 
 func (t *taking) visit(e workspace.Entry) error {
@@ -147,20 +149,27 @@ func (t *taking) keepFile(e workspace.Entry) error {
 	return nil
 }
 
-// noteImports notes the JSON files a kept module names.
+// noteImports notes the JSON files a kept module names: a relative
+// specifier by its path; any other (a tsconfig paths alias, a package's
+// subpath, a baseUrl name) by its file's name, since resolving it is the
+// checker's and the snapshot only keeps more for a name that matches.
 func (t *taking) noteImports(rel string, data []byte) {
 	if reach.Family(rel) != "ecma" || path.Ext(rel) == ".json" {
 		return
 	}
 	for _, spec := range jsonImports(data) {
-		t.imported[path.Join(path.Dir(rel), spec)] = true
+		if strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../") {
+			t.imported[path.Join(path.Dir(rel), spec)] = true
+		} else {
+			t.importedNames[path.Base(spec)] = true
+		}
 	}
 }
 
 // keepImportedJSON keeps the ignored JSON files a kept module imports.
 func (t *taking) keepImportedJSON() error {
 	for _, e := range t.ignoredJSON {
-		if !t.imported[e.Rel] {
+		if !t.imported[e.Rel] && !t.importedNames[path.Base(e.Rel)] {
 			continue
 		}
 		if err := t.keepIgnoredFile(e); err != nil {
@@ -170,14 +179,13 @@ func (t *taking) keepImportedJSON() error {
 	return nil
 }
 
-// jsonSpecifier matches a relative module specifier of a JSON file in an
-// import, an export from, a dynamic import or a require.
-var jsonSpecifier = regexp.MustCompile(`(?:\bfrom|\bimport|\brequire)\s*\(?\s*["'](\.{1,2}/[^"'\n]+\.json)["']`)
+// jsonSpecifier matches a module specifier of a JSON file in an import,
+// an export from, a dynamic import or a require.
+var jsonSpecifier = regexp.MustCompile(`(?:\bfrom|\bimport|\brequire)\s*\(?\s*["']([^"'\n]+\.json)["']`)
 
-// jsonImports returns the relative JSON specifiers a module's text names.
-// Reading the text over-approximates (a comment's import counts too),
-// which only keeps more: a specifier the tsconfig's paths map, or a
-// package's, is not read.
+// jsonImports returns the JSON specifiers a module's text names. Reading
+// the text over-approximates (a comment's import counts too), which only
+// keeps more.
 func jsonImports(data []byte) []string {
 	var out []string
 	for _, m := range jsonSpecifier.FindAllSubmatch(data, -1) {
