@@ -25,6 +25,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/anvil-dev/anvil/internal/envlist"
 )
 
 // fetchTimeout bounds one download and unpack.
@@ -44,15 +46,7 @@ type Cache struct {
 // fails the test and says so), never a directory relative to wherever
 // the test runs.
 func FromEnviron(environ []string) Cache {
-	get := func(key string) string {
-		v := ""
-		for _, kv := range environ {
-			if k, val, ok := strings.Cut(kv, "="); ok && k == key {
-				v = val // the last entry wins, as for a process
-			}
-		}
-		return v
-	}
+	get := func(key string) string { return envlist.Value(environ, key) }
 	dir := get("ANVIL_CORPUS_CACHE")
 	switch {
 	case dir != "":

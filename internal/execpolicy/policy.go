@@ -16,6 +16,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/anvil-dev/anvil/internal/envlist"
 	"github.com/anvil-dev/anvil/internal/state"
 	"path/filepath"
 	"slices"
@@ -81,14 +82,7 @@ func (p *Policy) Trusted() bool { return p.opts.Trusted }
 func (p *Policy) Root() string { return p.opts.Root }
 
 // Getenv reads the environment Anvil was started with.
-func (p *Policy) Getenv(name string) string {
-	for i := len(p.opts.Environ) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(p.opts.Environ[i], name+"="); ok {
-			return v
-		}
-	}
-	return ""
-}
+func (p *Policy) Getenv(name string) string { return envlist.Value(p.opts.Environ, name) }
 
 // Env is the environment of a program Anvil starts outside a shadow tree
 // (a language server, git, the declaration emitter): the allow-listed
@@ -106,7 +100,7 @@ func (p *Policy) Env(extra ...string) []string {
 			env = append(env, name+"="+v)
 		}
 	}
-	return sandbox.WithEnv(p.untrustedEnv(env), extra...)
+	return envlist.With(p.untrustedEnv(env), extra...)
 }
 
 // untrustedEnv pins what an untrusted workspace's files would otherwise
@@ -117,7 +111,7 @@ func (p *Policy) untrustedEnv(env []string) []string {
 	if p.opts.Trusted {
 		return env
 	}
-	return sandbox.WithEnv(env, "GOTOOLCHAIN=local")
+	return envlist.With(env, "GOTOOLCHAIN=local")
 }
 
 // hostPlaces are the variables a program on the host needs besides a
@@ -256,7 +250,7 @@ func EnvironOf(getenv func(string) string, extra []string) []string {
 	for _, names := range [][]string{sandbox.AllowedEnvNames(), hostPlaces, localeNames, extra} {
 		for _, name := range names {
 			if v := getenv(name); v != "" {
-				env = sandbox.WithEnv(env, name+"="+v)
+				env = envlist.With(env, name+"="+v)
 			}
 		}
 	}

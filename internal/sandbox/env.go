@@ -3,6 +3,8 @@ package sandbox
 import (
 	"slices"
 	"strings"
+
+	"github.com/anvil-dev/anvil/internal/envlist"
 )
 
 // What a sealed command inherits of the environment.
@@ -34,12 +36,12 @@ func SealedEnv(environ, extra []string) []string {
 			continue
 		}
 		if slices.Contains(allowedEnv, name) || slices.Contains(extra, name) || strings.HasPrefix(name, "LC_") {
-			out = WithEnv(out, kv)
+			out = envlist.With(out, kv)
 		}
 	}
 	// Tools that cache under the home (which is read-only) cache in the
 	// private /tmp instead.
-	return WithEnv(out, "TMPDIR=/tmp", "XDG_CACHE_HOME=/tmp/.cache")
+	return envlist.With(out, "TMPDIR=/tmp", "XDG_CACHE_HOME=/tmp/.cache")
 }
 
 // AllowedEnvNames are the names [SealedEnv] lets through by itself (the

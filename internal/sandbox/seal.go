@@ -3,6 +3,8 @@ package sandbox
 import (
 	"path/filepath"
 	"slices"
+
+	"github.com/anvil-dev/anvil/internal/envlist"
 )
 
 // Seal is what every command in a shadow tree inherits of the host,
@@ -39,7 +41,7 @@ type HostPlaces struct {
 // environment with spec's own variables set over it, and the seal's
 // hidden and visible places beside spec's.
 func (s Spec) sealed() Spec {
-	s.Env = WithEnv(slices.Clone(s.Seal.Env), s.Env...)
+	s.Env = envlist.With(slices.Clone(s.Seal.Env), s.Env...)
 	s.Hidden = append(slices.Clone(s.Seal.Hidden), s.Hidden...)
 	s.Visible = append(slices.Clone(s.Seal.Visible), s.Visible...)
 	return s

@@ -9,9 +9,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
+
+	"github.com/anvil-dev/anvil/internal/envlist"
 )
 
 // A command sees the host's system directories and nothing else of it
@@ -29,7 +30,7 @@ const toolchainTimeout = 20 * time.Second
 // Toolchains returns what commands run with env in the workspace root
 // need shown of the host, asking the toolchains (each question bounded).
 func Toolchains(ctx context.Context, env []string, root string) []string {
-	home := envValue(env, "HOME")
+	home := envlist.Value(env, "HOME")
 	var out []string
 	add := func(paths ...string) {
 		for _, p := range paths {
@@ -56,7 +57,7 @@ func Toolchains(ctx context.Context, env []string, root string) []string {
 			}
 		}
 	}
-	rustup, cargo := envValue(env, "RUSTUP_HOME"), envValue(env, "CARGO_HOME")
+	rustup, cargo := envlist.Value(env, "RUSTUP_HOME"), envlist.Value(env, "CARGO_HOME")
 	if home != "" {
 		rustup = cmp.Or(rustup, filepath.Join(home, ".rustup"))
 		cargo = cmp.Or(cargo, filepath.Join(home, ".cargo"))
@@ -72,9 +73,9 @@ func Toolchains(ctx context.Context, env []string, root string) []string {
 			add(strings.TrimSpace(string(b)))
 		}
 	}
-	add(envValue(env, "VIRTUAL_ENV"), envValue(env, "CONDA_PREFIX"), envValue(env, "JAVA_HOME"), envValue(env, "NVM_DIR"))
-	add(filepath.SplitList(envValue(env, "NODE_PATH"))...)
-	add(filepath.SplitList(envValue(env, "PYTHONPATH"))...)
+	add(envlist.Value(env, "VIRTUAL_ENV"), envlist.Value(env, "CONDA_PREFIX"), envlist.Value(env, "JAVA_HOME"), envlist.Value(env, "NVM_DIR"))
+	add(filepath.SplitList(envlist.Value(env, "NODE_PATH"))...)
+	add(filepath.SplitList(envlist.Value(env, "PYTHONPATH"))...)
 	// A virtual environment's interpreter links to the one it was made
 	// from (pyenv's, a home's): its installation is needed too. The
 	// workspace's link and pyvenv.cfg only say where to look: what is
@@ -108,7 +109,7 @@ func ask(ctx context.Context, env, extra []string, argv ...string) ([]byte, erro
 		return nil, err
 	}
 	cmd := exec.CommandContext(ctx, path, argv[1:]...)
-	cmd.Env = WithEnv(append([]string{}, env...), extra...)
+	cmd.Env = envlist.With(append([]string{}, env...), extra...)
 	cmd.Dir = "/"
 	cmd.WaitDelay = time.Second
 	var out bytes.Buffer
@@ -156,27 +157,4 @@ func venvHome(cfg string) string {
 // within reports whether p is dir or lies below it.
 func within(p, dir string) bool {
 	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
-}
-
-// envValue is name's value in env ("" when unset).
-func envValue(env []string, name string) string {
-	for i := len(env) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
-			return v
-		}
-	}
-	return ""
-}
-
-// WithEnv sets each NAME=value of kvs in env, replacing a value it had.
-func WithEnv(env []string, kvs ...string) []string {
-	for _, kv := range kvs {
-		name, _, _ := strings.Cut(kv, "=")
-		if i := slices.IndexFunc(env, func(e string) bool { return strings.HasPrefix(e, name+"=") }); i >= 0 {
-			env[i] = kv
-		} else {
-			env = append(env, kv)
-		}
-	}
-	return env
 }

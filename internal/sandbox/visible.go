@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/anvil-dev/anvil/internal/envlist"
 )
 
 // The command sees the host's system directories; every program its PATH
@@ -16,7 +18,7 @@ import (
 // pathVisible returns what env's PATH needs shown, besides the system
 // directories.
 func pathVisible(env []string) []string {
-	home, path := homeOf(env), envValue(env, "PATH")
+	home, path := homeOf(env), envlist.Value(env, "PATH")
 	var out []string
 	add := func(p string) {
 		if p = Installation(p, home); ShowsAsVisible(p) {
@@ -195,7 +197,7 @@ func resolved(p string) string {
 
 // homeOf is env's HOME, cleaned ("" when unset).
 func homeOf(env []string) string {
-	if h := envValue(env, "HOME"); h != "" {
+	if h := envlist.Value(env, "HOME"); h != "" {
 		return filepath.Clean(h)
 	}
 	return ""

@@ -18,21 +18,6 @@ import (
 // an environment of allow-listed names, and no view of Anvil's own state
 // and configuration or of the usual credential stores.
 
-// setEnv sets each NAME=value of kvs in env, replacing an earlier value:
-// a name given twice is read differently by different programs.
-func setEnv(env []string, kvs ...string) []string {
-	for _, kv := range kvs {
-		name, _, _ := strings.Cut(kv, "=")
-		i := slices.IndexFunc(env, func(e string) bool { return strings.HasPrefix(e, name+"=") })
-		if i >= 0 {
-			env[i] = kv
-		} else {
-			env = append(env, kv)
-		}
-	}
-	return env
-}
-
 // envDigest keys the baselines by the commands' environment: the same
 // tree under other build tags or another interpreter is another baseline.
 func envDigest(env []string) string {
