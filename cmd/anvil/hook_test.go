@@ -371,6 +371,30 @@ func TestHookStop(t *testing.T) {
 
 const hooksMaxBlocks = 5 // hooks.MaxBlocks, restated: the test pins the bound
 
+// A turn whose change the way back cannot take back (here a link the
+// session made) ends with a note saying so; under --strict, which
+// refuses what it cannot verify, its end is refused. Before, --strict
+// refused only a check that failed or ran past its bound, and a link, an
+// install or a binary file changed passed with the note.
+func TestHookStopStrictRefusesWhatItCannotVerify(t *testing.T) {
+	e := newHookEnv(t)
+	start := map[string]any{"session_id": "strict", "cwd": e.ws, "hook_event_name": "SessionStart", "source": "startup"}
+	if r := e.hook(t, "session-start", "claude", start); r.code != 0 {
+		t.Fatalf("session-start: %+v", r)
+	}
+	if err := os.Symlink("a.ts", e.abs("src/alias.ts")); err != nil {
+		t.Fatal(err)
+	}
+	stop := map[string]any{"session_id": "strict", "cwd": e.ws, "hook_event_name": "Stop"}
+	if blocked, _, msg := stopVerdict(t, "claude", e.hook(t, "stop", "claude", stop)); blocked || !strings.Contains(msg, "src/alias.ts") {
+		t.Fatalf("without --strict: blocked %v, message %q", blocked, msg)
+	}
+	blocked, reason, _ := stopVerdict(t, "claude", e.hook(t, "stop", "claude", stop, "--strict"))
+	if !blocked || !strings.Contains(reason, "src/alias.ts") || !strings.Contains(reason, "--strict") {
+		t.Fatalf("--strict: blocked %v, reason %q", blocked, reason)
+	}
+}
+
 // The session's work is judged whole even when it also fixed an error
 // that was there at its start: the check back to the start tree finds
 // that error "new" in the changed file and still checks every importer,

@@ -111,6 +111,9 @@ func TestTheClientsRecordOfASession(t *testing.T) {
 		{OpenCode, map[string]string{"HOME": "/h"}, Input{SessionID: "s"}, "/h/.local/share/opencode/opencode.db"},
 		{OpenCode, map[string]string{"HOME": "/h", "XDG_DATA_HOME": "/d"}, Input{SessionID: "s"}, "/d/opencode/opencode.db"},
 		{OpenCode, map[string]string{"XDG_DATA_HOME": "rel"}, Input{SessionID: "s"}, ""},
+		{OpenCode, map[string]string{"HOME": "/h", "OPENCODE_DB": "/db/o.db"}, Input{SessionID: "s"}, "/db/o.db"},
+		{OpenCode, map[string]string{"HOME": "/h", "OPENCODE_DB": "mine.db"}, Input{SessionID: "s"}, "/h/.local/share/opencode/mine.db"},
+		{OpenCode, map[string]string{"HOME": "/h", "OPENCODE_DB": ":memory:"}, Input{SessionID: "s"}, ""},
 	} {
 		g := &Gate{Client: tc.client, Getenv: func(k string) string { return tc.env[k] }}
 		if got := g.transcript(tc.in); got != tc.want {

@@ -3,11 +3,13 @@ package hooks
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -25,20 +27,28 @@ const maxPackageFiles = 300_000
 const partialStamp = "top:"
 
 // packageCaches are folders at the top of a node_modules that tools keep
-// their caches in (find-cache-dir's .cache, Vite's pre-bundled .vite).
-// No package name begins with a dot, so no import resolves into them,
-// and no package's module names them: a test run or a dev server that
-// rewrites them changes nothing a checker reads.
-var packageCaches = map[string]bool{".cache": true, ".vite": true}
+// their caches in (find-cache-dir's .cache, Vite's pre-bundled .vite and
+// its .vite-temp, Vitest's .vitest). No package name begins with a dot,
+// so no import resolves into them, and no package's module names them: a
+// test run or a dev server that rewrites them changes nothing a checker
+// reads.
+var packageCaches = map[string]bool{".cache": true, ".vite": true, ".vite-temp": true, ".vitest": true}
+
+// topOnly are dependency directories stamped by their top alone: tox's
+// and nox's environments, which reinstall the project at each run and
+// which no checker reads unless configured to.
+var topOnly = map[string]bool{".tox": true, ".nox": true}
 
 // installedStamps stamps each dependency directory of dirs apart, so
 // that the end of a turn can name the one that changed: every file in it
 // a checker may read (a declaration, a module, a package.json, a stub, a
-// vendored Go file) by its size and modification time, and every link by
-// its target. The way back restores manifests and lock files, not what
-// is installed, and installs are not all that changes a package: a
-// generator (prisma generate), patch-package and a hand edit rewrite
-// files inside one and leave its directories as they were.
+// vendored Go file) by its size and modification time, every other entry
+// by its name (a compiled module's .so going is a package gone), every
+// link by its target, and the installers' records. The way back restores
+// manifests and lock files, not what is installed, and installs are not
+// all that changes a package: a generator (prisma generate),
+// patch-package and a hand edit rewrite files inside one and leave its
+// directories as they were.
 func installedStamps(root *workspace.Root, dirs []string) map[string]string {
 	out := make(map[string]string, len(dirs))
 	for _, d := range dirs {
@@ -47,45 +57,58 @@ func installedStamps(root *workspace.Root, dirs []string) map[string]string {
 	return out
 }
 
-// packagesStamp digests what the checkers may read in the dependency
-// directory rel; past max files, the directory's top (partialStamp).
+// packagesStamp digests the dependency directory rel as installedStamps
+// says; past max entries, or for a topOnly directory, its top
+// (partialStamp, then shadow.InstalledStamp).
 func packagesStamp(root *workspace.Root, rel string, max int) string {
+	if topOnly[path.Base(rel)] {
+		return topStamp(root, rel)
+	}
 	abs := root.Abs(rel)
 	nodeModules := path.Base(rel) == "node_modules"
 	var lines []string
-	over := false
 	err := filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // unreadable: its absence from the list is the stamp's
 		}
 		in, _ := filepath.Rel(abs, p)
 		in = filepath.ToSlash(in)
-		switch {
-		case d.IsDir():
-			if nodeModules && packageCaches[in] {
-				return fs.SkipDir
-			}
+		if d.IsDir() && (nodeModules && packageCaches[in] || d.Name() == "__pycache__") {
+			return fs.SkipDir
+		}
+		if in == "." {
 			return nil
-		case len(lines) >= max:
-			over = true
-			return fs.SkipAll
+		}
+		if len(lines) >= max {
+			return errTooManyEntries
+		}
+		switch {
 		case d.Type()&fs.ModeSymlink != 0:
 			target, _ := os.Readlink(p)
 			lines = append(lines, in+" -> "+target)
-		case d.Type().IsRegular() && checkerMayRead(in):
-			info, err := d.Info()
-			if err == nil {
+		case d.Type().IsRegular() && (checkerMayRead(in) || slices.Contains(shadow.InstallRecords(), d.Name())):
+			if info, err := d.Info(); err == nil {
 				lines = append(lines, fmt.Sprintf("%s %d %d", in, info.Size(), info.ModTime().UnixNano()))
 			}
+		default:
+			lines = append(lines, in)
 		}
 		return nil
 	})
-	if over || err != nil {
-		return partialStamp + shadow.InstalledStamp(root, rel)
+	if err != nil {
+		return topStamp(root, rel)
 	}
 	sort.Strings(lines)
 	sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))
 	return hex.EncodeToString(sum[:12])
+}
+
+// errTooManyEntries stops a dependency directory's walk at its bound.
+var errTooManyEntries = errors.New("more entries than the stamp's bound")
+
+// topStamp is a dependency directory's stamp by its top alone.
+func topStamp(root *workspace.Root, rel string) string {
+	return partialStamp + shadow.InstalledStamp(root, rel)
 }
 
 // checkerMayRead reports whether a file inside a dependency directory is
@@ -97,26 +120,16 @@ func checkerMayRead(rel string) bool {
 	return isSource(rel) || path.Ext(rel) == ".json" || path.Ext(rel) == ".pth" || base == "py.typed" || base == "modules.txt"
 }
 
-// unseenInside names the dependency directories whose stamp covers their
-// top alone: a change inside their packages is not seen.
+// unseenInside names the dependency directories past the stamp's bound,
+// stamped by their top alone: a change inside their packages is not
+// seen. (A topOnly directory is stamped so by design.)
 func unseenInside(stamps map[string]string) []string {
 	var out []string
 	for dir, stamp := range stamps {
-		if strings.HasPrefix(stamp, partialStamp) {
+		if strings.HasPrefix(stamp, partialStamp) && !topOnly[path.Base(dir)] {
 			out = append(out, dir+"/")
 		}
 	}
 	sort.Strings(out)
-	return out
-}
-
-// topStamps stamps each dependency directory's top alone, as snapshots
-// taken before installedStamps read inside the packages did: such a
-// snapshot is compared by its own kind of stamp.
-func topStamps(root *workspace.Root, dirs []string) map[string]string {
-	out := make(map[string]string, len(dirs))
-	for _, d := range dirs {
-		out[d] = shadow.InstalledStamp(root, d)
-	}
 	return out
 }

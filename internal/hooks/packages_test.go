@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anvil-dev/anvil/internal/shadow"
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
 
@@ -19,15 +20,18 @@ import (
 // checker reads there (a tool's cache, compiled bytecode) is no change.
 func TestTurnSeesAChangeInsideAPackage(t *testing.T) {
 	start := map[string]string{
-		"src/a.ts":                                     "import { Client } from '@prisma/client';\nexport const c = new Client();\n",
-		"node_modules/.prisma/client/index.d.ts":       "export declare class Client {}\n",
-		"node_modules/lib/index.js":                    "module.exports = 1;\n",
-		"node_modules/lib/package.json":                `{"name": "lib", "version": "1.0.0"}`,
-		"node_modules/.pnpm/lib@1/index.js":            "",
-		"node_modules/.cache/babel/x.json":             "{}",
-		".venv/pyvenv.cfg":                             "home = /usr/bin\n",
-		".venv/lib/python3.12/site-packages/pkg/a.py":  "def f() -> int: ...\n",
-		".venv/lib/python3.12/site-packages/pkg/a.pyc": "\x00one",
+		"src/a.ts":                                                     "import { Client } from '@prisma/client';\nexport const c = new Client();\n",
+		"node_modules/.prisma/client/index.d.ts":                       "export declare class Client {}\n",
+		"node_modules/lib/index.js":                                    "module.exports = 1;\n",
+		"node_modules/lib/package.json":                                `{"name": "lib", "version": "1.0.0"}`,
+		"node_modules/.pnpm/lib@1/index.js":                            "",
+		"node_modules/.cache/babel/x.json":                             "{}",
+		".venv/pyvenv.cfg":                                             "home = /usr/bin\n",
+		".venv/lib/python3.12/site-packages/pkg/a.py":                  "def f() -> int: ...\n",
+		".venv/lib/python3.12/site-packages/pkg/a.pyc":                 "\x00one",
+		".venv/lib/python3.12/site-packages/fast/_core.so":             "\x7fELF\x00",
+		".venv/lib/python3.12/site-packages/fast-1.0.dist-info/RECORD": "fast/_core.so\n",
+		"node_modules/.modules.yaml":                                   "layoutVersion: 5\n",
 	}
 	later := time.Now().Add(time.Hour)
 	for _, tc := range []struct {
@@ -60,6 +64,17 @@ func TestTurnSeesAChangeInsideAPackage(t *testing.T) {
 		{"a virtual environment's package", func(t *testing.T, dir string) {
 			testfs.Write(t, dir, map[string]string{".venv/lib/python3.12/site-packages/pkg/a.py": "def f() -> str: ...\n"})
 		}, ".venv/"},
+		{"a compiled package uninstalled (no code a checker reads)", func(t *testing.T, dir string) {
+			if err := os.RemoveAll(filepath.Join(dir, ".venv/lib/python3.12/site-packages/fast")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.RemoveAll(filepath.Join(dir, ".venv/lib/python3.12/site-packages/fast-1.0.dist-info")); err != nil {
+				t.Fatal(err)
+			}
+		}, ".venv/"},
+		{"an installer's record", func(t *testing.T, dir string) {
+			testfs.Write(t, dir, map[string]string{"node_modules/.modules.yaml": "layoutVersion: 6\n"})
+		}, "node_modules/"},
 		{"a tool's cache", func(t *testing.T, dir string) {
 			testfs.Write(t, dir, map[string]string{"node_modules/.cache/babel/x.json": `{"a": 1}`, "node_modules/.vite/deps/lib.js": "export {}\n"})
 		}, ""},
@@ -86,18 +101,20 @@ func TestTurnSeesAChangeInsideAPackage(t *testing.T) {
 	}
 }
 
-// Past its bound, a dependency directory is stamped by its top alone and
-// the turn says what it cannot see; an install is still seen.
+// Past its bound (entries, each counted once), a dependency directory is
+// stamped by its top alone and the turn says what it cannot see; an
+// install is still seen.
 func TestAPackageStampPastItsBound(t *testing.T) {
 	root, _ := storeOver(t, map[string]string{
 		"node_modules/a/index.d.ts": "export {};\n",
 		"node_modules/b/index.d.ts": "export {};\n",
 		"node_modules/c/index.d.ts": "export {};\n",
 	})
-	whole := packagesStamp(root, "node_modules", 10)
-	top := packagesStamp(root, "node_modules", 2)
+	// Six entries: three folders, a declaration in each.
+	whole := packagesStamp(root, "node_modules", 6)
+	top := packagesStamp(root, "node_modules", 5)
 	if strings.HasPrefix(whole, partialStamp) || !strings.HasPrefix(top, partialStamp) {
-		t.Fatalf("stamps %q (bound 10), %q (bound 2): want the first whole, the second partial", whole, top)
+		t.Fatalf("stamps %q (bound 6), %q (bound 5): want the first whole, the second partial", whole, top)
 	}
 	if got := unseenInside(map[string]string{"node_modules": top, ".venv": whole}); strings.Join(got, " ") != "node_modules/" {
 		t.Errorf("unseenInside = %q, want node_modules/", got)
@@ -107,7 +124,7 @@ func TestAPackageStampPastItsBound(t *testing.T) {
 	if err := os.Chtimes(root.Abs("node_modules"), later, later); err != nil {
 		t.Fatal(err)
 	}
-	if again := packagesStamp(root, "node_modules", 2); again == top {
+	if again := packagesStamp(root, "node_modules", 5); again == top {
 		t.Errorf("an install left the partial stamp as it was")
 	}
 }
@@ -123,7 +140,7 @@ func TestASnapshotOfTopStampsIsComparedByThem(t *testing.T) {
 		t.Fatal(err)
 	}
 	snap.InstalledWhole = false
-	snap.Installed = topStamps(root, []string{"node_modules"})
+	snap.Installed = map[string]string{"node_modules": shadow.InstalledStamp(root, "node_modules")}
 	if _, unknown, err := (&Gate{Snapshots: s}).wayBack(ctx, root, snap); err != nil || len(unknown) > 0 {
 		t.Fatalf("wayBack named %q (%v) on an unchanged tree", unknown, err)
 	}

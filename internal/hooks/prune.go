@@ -20,6 +20,11 @@ import (
 // session pays: a blob no manifest names any more stays until the next.
 const sweepEvery = time.Hour
 
+// sharedRecordTTL is how long a snapshot whose record other sessions
+// share stays unused: the record's being there does not say the session
+// can still be resumed.
+const sharedRecordTTL = 90 * 24 * time.Hour
+
 // prune removes manifests unused past snapTTL or past maxSessions (the
 // least recently used first), never the session's own nor one whose
 // client can still resume it; then, where it removed any and no sweep
@@ -64,17 +69,32 @@ func (s *Store) prune(root *workspace.Root, session string) {
 	sort.Slice(ms, func(i, j int) bool { return ms[i].mod.After(ms[j].mod) })
 	own := s.manifest(root, session)
 	kept := 0
+	var past []manifest
+	records := map[string]string{} // manifest → its session's record
+	shares := map[string]int{}     // record → the manifests past the bounds that name it
 	for _, m := range ms {
 		switch {
 		case m.path == own:
 		case kept < maxSessions && s.clock().Sub(m.mod) <= snapTTL:
 			kept++
-		case resumable(manifestRecord(m.path)):
-			// A session its client can still resume is never pruned:
-			// the client's own retention bounds how many there are.
+		case !readable(m.path):
+			// One whose manifest cannot be read now may be, and stays.
 		default:
-			removed = os.Remove(m.path) == nil || removed
+			past = append(past, m)
+			records[m.path] = manifestRecord(m.path)
+			shares[records[m.path]]++
 		}
+	}
+	for _, m := range past {
+		// A session its client can still resume is never pruned: the
+		// client's own retention bounds how many there are. A record
+		// several sessions name (OpenCode's one database of them all)
+		// says nothing of any one: such a session stays sharedRecordTTL.
+		record := records[m.path]
+		if resumable(record) && (shares[record] == 1 || s.clock().Sub(m.mod) <= sharedRecordTTL) {
+			continue
+		}
+		removed = os.Remove(m.path) == nil || removed
 	}
 	if removed {
 		s.sweepBlobs()
@@ -85,8 +105,11 @@ func (s *Store) prune(root *workspace.Root, session string) {
 // a sweep ran within sweepEvery.
 func (s *Store) sweepBlobs() {
 	stamp := filepath.Join(s.dir, "swept")
-	if info, err := os.Stat(stamp); err == nil && s.clock().Sub(info.ModTime()) < sweepEvery {
-		return
+	if info, err := os.Stat(stamp); err == nil {
+		// A stamp from the future (the clock set back) is no sweep.
+		if since := s.clock().Sub(info.ModTime()); since >= 0 && since < sweepEvery {
+			return
+		}
 	}
 	used, ok := s.blobsInUse()
 	if !ok {
@@ -97,9 +120,10 @@ func (s *Store) sweepBlobs() {
 		return
 	}
 	for _, b := range blobs {
-		// A blob written in the last minute may belong to a snapshot
-		// being taken right now, whose manifest is not written yet.
-		if info, err := b.Info(); err == nil && !used[b.Name()] && s.clock().Sub(info.ModTime()) > time.Minute {
+		// A blob written or touched within sweepEvery may belong to a
+		// snapshot being taken right now, whose manifest is not written
+		// yet (a walk of a large tree and its packages takes a while).
+		if info, err := b.Info(); err == nil && !used[b.Name()] && s.clock().Sub(info.ModTime()) > sweepEvery {
 			os.Remove(filepath.Join(s.dir, "blobs", b.Name()))
 		}
 	}
@@ -191,6 +215,16 @@ func manifestRecord(path string) string {
 	}
 	_ = json.Unmarshal(data, &snap)
 	return snap.Transcript
+}
+
+// readable reports whether the file at p can be opened for reading.
+func readable(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return true
 }
 
 // resumable reports whether the client's record of a session is still

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/anvil-dev/anvil/internal/testfs"
 )
 
 // A manifest's record of the session is read from its head, whatever
@@ -69,7 +72,8 @@ func FuzzManifestRecord(f *testing.F) {
 
 // The blobs are swept where a prune removed a manifest, at most once
 // within sweepEvery: a copy no manifest names stays until the next
-// sweep, and then goes; a copy a manifest names stays.
+// sweep, and then goes; a copy a manifest or a pending list names stays;
+// a prune that removed nothing sweeps nothing.
 func TestBlobsAreSweptAtMostOncePerBound(t *testing.T) {
 	root, s := storeOver(t, map[string]string{"a.ts": "export const a = 1;\n"})
 	now := time.Now()
@@ -78,13 +82,15 @@ func TestBlobsAreSweptAtMostOncePerBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	n := 0
 	orphan := func() string {
 		t.Helper()
-		h, err := s.keep([]byte(now.String()))
+		n++
+		h, err := s.keep([]byte(fmt.Sprint("orphan ", n)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		old := now.Add(-time.Hour) // not one a snapshot being taken may name
+		old := now.Add(-2 * sweepEvery) // not one a snapshot being taken may name
 		if err := os.Chtimes(s.blob(h), old, old); err != nil {
 			t.Fatal(err)
 		}
@@ -92,10 +98,18 @@ func TestBlobsAreSweptAtMostOncePerBound(t *testing.T) {
 	}
 	there := func(h string) bool { _, err := os.Stat(s.blob(h)); return err == nil }
 
-	first := orphan()
+	first, pending := orphan(), orphan()
+	list, _ := json.Marshal(map[string]string{"a.ts": pending})
+	if err := os.WriteFile(filepath.Join(s.dir, "sessions", "x.pending"), list, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s.prune(root, "one") // nothing past the bounds: no sweep
+	if !there(first) {
+		t.Fatal("a prune that removed nothing swept the blobs")
+	}
 	s.sweepBlobs()
-	if there(first) || !there(snap.Files["a.ts"]) {
-		t.Fatalf("the first sweep: the unnamed copy there %v, the named one %v", there(first), there(snap.Files["a.ts"]))
+	if there(first) || !there(snap.Files["a.ts"]) || !there(pending) {
+		t.Fatalf("the first sweep: the unnamed copy there %v, the named one %v, the pending one %v", there(first), there(snap.Files["a.ts"]), there(pending))
 	}
 	now = now.Add(sweepEvery / 2)
 	second := orphan()
@@ -107,5 +121,44 @@ func TestBlobsAreSweptAtMostOncePerBound(t *testing.T) {
 	s.sweepBlobs()
 	if there(second) || !there(snap.Files["a.ts"]) {
 		t.Fatalf("the sweep past its bound: the unnamed copy there %v, the named one %v", there(second), there(snap.Files["a.ts"]))
+	}
+}
+
+// A record several sessions name (OpenCode's one database of all its
+// sessions) says nothing of any one of them: past the usual bounds their
+// snapshots stay sharedRecordTTL unused, then go, though the record is
+// still there. A record one session names keeps it while it is there.
+func TestASharedRecordKeepsItsSessionsForABound(t *testing.T) {
+	root, s := storeOver(t, map[string]string{"a.ts": "export const a = 1;\n"})
+	records := t.TempDir()
+	testfs.Write(t, records, map[string]string{"opencode.db": "x", "own.jsonl": "{}\n"})
+	shared, own := filepath.Join(records, "opencode.db"), filepath.Join(records, "own.jsonl")
+	ctx := context.Background()
+	for session, record := range map[string]string{"oc-1": shared, "oc-2": shared, "claude": own} {
+		if _, err := s.Ensure(ctx, root, session, record); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		after  time.Duration
+		shared bool // the shared record's sessions are still there
+	}{
+		{snapTTL + time.Hour, true},
+		{sharedRecordTTL + time.Hour, false},
+	} {
+		s.clock = func() time.Time { return time.Now().Add(tc.after) }
+		if _, err := s.Ensure(ctx, root, fmt.Sprint("later-", tc.after), ""); err != nil {
+			t.Fatal(err)
+		}
+		// Looked at without Load, which marks a session in use.
+		there := func(session string) bool { _, err := os.Stat(s.manifest(root, session)); return err == nil }
+		for _, session := range []string{"oc-1", "oc-2"} {
+			if there(session) != tc.shared {
+				t.Errorf("after %s: %s kept %v, want %v", tc.after, session, there(session), tc.shared)
+			}
+		}
+		if !there("claude") {
+			t.Errorf("after %s: the session with a record of its own lost its snapshot", tc.after)
+		}
 	}
 }

@@ -265,6 +265,7 @@ func TestTurnSeesAGeneratedIgnoredSource(t *testing.T) {
 		"src/a.ts":          "import { n } from '../gen/api';\nexport const m: number = n;\n",
 		"src/b.ts":          "import data from \"../gen/data.json\";\nexport const k: number = data.k;\n",
 		"src/c.ts":          "import schema from \"@gen/schema.json\";\nexport const v: number = schema.v;\n",
+		"src/d.ts":          "import meta from \"lib/package.json\";\nexport const version: string = meta.version;\n",
 		"gen/api.ts":        "export const n: number = 1;\n",
 		"gen/data.json":     `{"k": 1}`,
 		"gen/schema.json":   `{"v": 1}`,
@@ -306,7 +307,7 @@ func TestTurnSeesAGeneratedIgnoredSource(t *testing.T) {
 	// A snapshot of an earlier Anvil: no ignored file in it, none taken
 	// for created.
 	old := *snap
-	old.IgnoredKept, old.Files = false, map[string]string{"src/a.ts": snap.Files["src/a.ts"], "src/b.ts": snap.Files["src/b.ts"], "src/c.ts": snap.Files["src/c.ts"], ".gitignore": snap.Files[".gitignore"]}
+	old.IgnoredKept, old.Files = false, map[string]string{"src/a.ts": snap.Files["src/a.ts"], "src/b.ts": snap.Files["src/b.ts"], "src/c.ts": snap.Files["src/c.ts"], "src/d.ts": snap.Files["src/d.ts"], ".gitignore": snap.Files[".gitignore"]}
 	specs, _, err = (&Gate{Snapshots: s}).wayBack(ctx, root, &old)
 	if err != nil || len(specs) != 0 {
 		t.Errorf("an earlier snapshot's way back = %v, %v", specs, err)
@@ -540,7 +541,9 @@ func TestJSONImports(t *testing.T) {
 // to a .gitignore (or to .git/info/exclude) would hide the file from
 // that walk, so a change of the rules is named as not verified. Before,
 // the file went unseen and the turn ended clean (found by a review). A
-// new .gitignore that holds "*" ignores itself too, and was not named.
+// new .gitignore that holds "*" ignores itself too, and was not named;
+// one a tool makes in a new folder of its own hides nothing that was
+// there, and is not.
 func TestIgnoreRulesTheSessionChangedAreNamed(t *testing.T) {
 	schema := "export const s: number = \"s\";\n"
 	for _, tc := range []struct {
@@ -550,7 +553,8 @@ func TestIgnoreRulesTheSessionChangedAreNamed(t *testing.T) {
 	}{
 		{".gitignore", map[string]string{"src/gen/schema.ts": schema, ".gitignore": "*.log\nsrc/gen/\n"}, ".gitignore"},
 		{".git/info/exclude", map[string]string{"src/gen/schema.ts": schema, ".git/info/exclude": "*.log\nsrc/gen/\n"}, ".git/info/exclude"},
-		{"a new .gitignore that ignores itself", map[string]string{"src/gen/schema.ts": schema, "src/gen/.gitignore": "*\n"}, "src/gen/.gitignore"},
+		{"a new .gitignore that ignores itself and the files beside it", map[string]string{"src/.gitignore": "*\n"}, "src/.gitignore"},
+		{"a tool's new cache folder that ignores itself", map[string]string{".pytest_cache/.gitignore": "*\n", ".pytest_cache/v/cache/lastfailed": "{}"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// out/.gitignore ignores itself from the start, and is left as it was.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
@@ -16,7 +17,7 @@ import (
 // take walks the workspace into a new snapshot (see Snapshot and the
 // store's bounds); nothing is written but the contents' blobs.
 func (s *Store) take(ctx context.Context, root *workspace.Root, session, transcript string) (*Snapshot, error) {
-	t := &taking{store: s, imported: map[string]bool{}, importedNames: map[string]bool{}, snap: &Snapshot{
+	t := &taking{store: s, root: root, imported: map[string]bool{}, snap: &Snapshot{
 		Workspace: root.Dir(), Session: session, Transcript: transcript, Created: s.clock().UTC(),
 		Files: map[string]string{}, Opaque: map[string]string{}, Links: map[string]string{},
 		OpaqueKept: true, LinksKept: true, InstalledKept: true, InstalledWhole: true, IgnoredKept: true,
@@ -50,6 +51,7 @@ func intoDir(e workspace.Entry, dirs *[]string) error {
 // taking is one snapshot being taken.
 type taking struct {
 	store *Store
+	root  *workspace.Root
 	snap  *Snapshot
 	// total counts the bytes kept of the files the ignore rules let
 	// through; ignoredFiles and ignoredBytes those of ignored files,
@@ -61,7 +63,7 @@ type taking struct {
 	// folder's thousands of JSON files would crowd out the rest.
 	ignoredJSON   []workspace.Entry
 	imported      map[string]bool // by path, from a relative specifier
-	importedNames map[string]bool // by file name, from any other
+	importedTails []string        // by the end of the path, from any other
 }
 
 func (t *taking) visit(e workspace.Entry) error {
@@ -98,7 +100,7 @@ func (t *taking) keepIgnored(e workspace.Entry) error {
 		t.ignoredJSON = append(t.ignoredJSON, e)
 		return nil
 	}
-	if !isSource(e.Rel) && !isIgnoreFile(e.Rel) {
+	if !isSource(e.Rel) && !rulesThatMayHide(t.root, e.Rel) {
 		return nil
 	}
 	return t.keepIgnoredFile(e)
@@ -150,18 +152,22 @@ func (t *taking) keepFile(e workspace.Entry) error {
 }
 
 // noteImports notes the JSON files a kept module names: a relative
-// specifier by its path; any other (a tsconfig paths alias, a package's
-// subpath, a baseUrl name) by its file's name, since resolving it is the
-// checker's and the snapshot only keeps more for a name that matches.
+// specifier by its path; any other (a tsconfig paths alias, a baseUrl
+// name) by what follows its first segment ("@gen/api/schema.json":
+// api/schema.json), which the file's path ends in wherever the alias
+// points: resolving it is the checker's, and the snapshot only keeps
+// more for a path that matches. A package's manifest ("lib/package.json")
+// is the package's, in a dependency directory the snapshot stamps.
 func (t *taking) noteImports(rel string, data []byte) {
 	if reach.Family(rel) != "ecma" || path.Ext(rel) == ".json" {
 		return
 	}
 	for _, spec := range jsonImports(data) {
-		if strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../") {
+		switch _, after, _ := strings.Cut(spec, "/"); {
+		case strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../"):
 			t.imported[path.Join(path.Dir(rel), spec)] = true
-		} else {
-			t.importedNames[path.Base(spec)] = true
+		case after != "" && path.Base(spec) != "package.json":
+			t.importedTails = append(t.importedTails, after)
 		}
 	}
 }
@@ -169,7 +175,9 @@ func (t *taking) noteImports(rel string, data []byte) {
 // keepImportedJSON keeps the ignored JSON files a kept module imports.
 func (t *taking) keepImportedJSON() error {
 	for _, e := range t.ignoredJSON {
-		if !t.imported[e.Rel] && !t.importedNames[path.Base(e.Rel)] {
+		if !t.imported[e.Rel] && !slices.ContainsFunc(t.importedTails, func(tail string) bool {
+			return e.Rel == tail || strings.HasSuffix(e.Rel, "/"+tail)
+		}) {
 			continue
 		}
 		if err := t.keepIgnoredFile(e); err != nil {
@@ -208,8 +216,10 @@ func rootRules(root *workspace.Root) map[string]string {
 	return out
 }
 
-// isIgnoreFile reports whether rel is a folder's ignore rules, which the
-// walk reads (the root's other rule files are kept apart, rootRules).
-func isIgnoreFile(rel string) bool {
-	return path.Base(rel) == ".gitignore"
+// rulesThatMayHide reports whether rel is an ignored .gitignore whose
+// rules may hide something from the end of a turn's walk: one that
+// ignores itself ("*"), in a directory the rules above it let through (a
+// .gitignore inside an ignored directory hides nothing more).
+func rulesThatMayHide(root *workspace.Root, rel string) bool {
+	return path.Base(rel) == ".gitignore" && !root.Excluded(path.Dir(rel), true)
 }

@@ -120,8 +120,8 @@ func (g *Gate) transcript(in Input) string {
 // openCodeRecord is the database OpenCode keeps its sessions in, rows of
 // one file ($XDG_DATA_HOME/opencode/opencode.db, else under
 // ~/.local/share): while it is there, a session of it may be resumed.
-// It says nothing of one session, so an OpenCode session's snapshot is
-// kept as long as OpenCode keeps any.
+// It says nothing of one session: the store keeps a snapshot whose
+// record others share for a bound of its own (sharedRecordTTL).
 func (g *Gate) openCodeRecord() string {
 	data := g.Getenv("XDG_DATA_HOME")
 	if data == "" && g.Getenv("HOME") != "" {
@@ -130,7 +130,19 @@ func (g *Gate) openCodeRecord() string {
 	if !filepath.IsAbs(data) {
 		return ""
 	}
-	return filepath.Join(data, "opencode", "opencode.db")
+	dir := filepath.Join(data, "opencode")
+	// OPENCODE_DB names another database, as OpenCode reads it: one in
+	// memory keeps nothing to resume; a relative name is in its data
+	// folder.
+	switch db := g.Getenv("OPENCODE_DB"); {
+	case db == ":memory:":
+		return ""
+	case filepath.IsAbs(db):
+		return db
+	case db != "":
+		return filepath.Join(dir, db)
+	}
+	return filepath.Join(dir, "opencode.db")
 }
 
 // copilotRecord is the events file Copilot CLI keeps for the session
@@ -201,8 +213,12 @@ func (g *Gate) Stop(ctx context.Context, in Input) Answer {
 	if len(unknown) > 0 {
 		notes = append(notes, fmt.Sprintf("%s changed but the session's snapshot cannot take %s back to the session's start (installed packages, a link, ignore rules that may now hide what the session made, binary, over %d MiB, past its size bound, or first seen by an edit after the session had changed it), so not checked", joinFiles(unknown), plural(len(unknown), "it", "them"), maxSnapFile>>20))
 	}
-	if blind := unseenInside(snap.Installed); len(blind) > 0 {
-		notes = append(notes, fmt.Sprintf("%s holds more than %d files, so a change inside its packages is not seen (an install or removal is)", joinFiles(blind), maxPackageFiles))
+	// A change inside the packages of a directory past the stamp's bound
+	// is not seen: such a turn is not verified, whatever else it did.
+	blind := unseenInside(snap.Installed)
+	if len(blind) > 0 {
+		notes = append(notes, fmt.Sprintf("%s holds more than %d entries, so a change inside its packages is not seen (an install or removal is)", joinFiles(blind), maxPackageFiles))
+		unknown = append(unknown, blind...)
 	}
 	if len(specs) == 0 {
 		return g.endTurn(root, snap, Answer{Unverified: len(unknown) > 0}.withNote(strings.Join(notes, "; ")))
@@ -228,12 +244,7 @@ func (g *Gate) Stop(ctx context.Context, in Input) Answer {
 		notes = append(notes, fmt.Sprintf("%s not verified (%s)", u.Path, u.Reason))
 	}
 	if len(introduced) == 0 {
-		a := Answer{Unverified: len(res.Unverified) > 0 || cut != "" || len(unknown) > 0}
-		if (len(res.Unverified) > 0 || cut != "") && g.Strict {
-			a = Answer{Deny: true, Reason: "Anvil could not verify the session's changes (" + strings.Join(notes, "; ") + ") and --strict refuses what it cannot verify."}
-			return g.refuse(root, snap, a)
-		}
-		return g.endTurn(root, snap, a.withNote(strings.Join(notes, "; ")))
+		return g.endTurn(root, snap, Answer{Unverified: len(res.Unverified) > 0 || cut != "" || len(unknown) > 0}.withNote(strings.Join(notes, "; ")))
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Anvil: the session's changes leave %d new %s in %s, compared with the tree as the session started:\n",
@@ -274,8 +285,15 @@ func (g *Gate) refuse(root *workspace.Root, snap *Snapshot, a Answer) Answer {
 	return a.withNote(strings.Join(notes, "; "))
 }
 
-// endTurn lets the turn end, the count of refusals back at zero.
+// endTurn lets the turn end with answer a, the count of refusals back at
+// zero; where a is not verified and Strict, it refuses the end instead: --strict refuses what could not be verified,
+// whatever the reason (a check that failed or ran past its bound, a
+// change the way back cannot take back).
 func (g *Gate) endTurn(root *workspace.Root, snap *Snapshot, a Answer) Answer {
+	if a.Unverified && g.Strict {
+		why := strings.TrimPrefix(a.Message, "Anvil: ")
+		return g.refuse(root, snap, Answer{Deny: true, Reason: "Anvil could not verify the session's changes (" + why + ") and --strict refuses what it cannot verify."})
+	}
 	if snap.Blocks != 0 {
 		_ = g.Snapshots.SetBlocks(root, snap, 0)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/reach"
+	"github.com/anvil-dev/anvil/internal/shadow"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
@@ -45,6 +46,8 @@ type lookingBack struct {
 	links   map[string]string // rel -> a symbolic link's target
 	depDirs []string
 	unknown []string
+	// keptDirs are the directories of the files the snapshot holds.
+	keptDirs map[string]bool
 }
 
 func (l *lookingBack) visit(e workspace.Entry) error {
@@ -58,7 +61,7 @@ func (l *lookingBack) visit(e workspace.Entry) error {
 		}
 		l.links[e.Rel] = target
 		return nil
-	case !e.Mode.IsRegular() || e.Ignored && !isSource(e.Rel) && !isIgnoreFile(e.Rel):
+	case !e.Mode.IsRegular() || e.Ignored && !isSource(e.Rel) && !l.hidingRules(e.Rel):
 		return nil
 	}
 	l.ignored[e.Rel] = e.Ignored
@@ -158,9 +161,16 @@ func (l *lookingBack) installedChanges() {
 	if !l.snap.InstalledKept {
 		return
 	}
-	installed := installedStamps(l.root, l.depDirs)
-	if !l.snap.InstalledWhole {
-		installed = topStamps(l.root, l.depDirs)
+	installed := make(map[string]string, len(l.depDirs))
+	for _, dir := range l.depDirs {
+		switch was := l.snap.Installed[dir]; {
+		case !l.snap.InstalledWhole:
+			installed[dir] = shadow.InstalledStamp(l.root, dir) // a snapshot of top stamps alone
+		case strings.HasPrefix(was, partialStamp):
+			installed[dir] = topStamp(l.root, dir) // its start's was its top: the whole is not walked again
+		default:
+			installed[dir] = packagesStamp(l.root, dir, maxPackageFiles)
+		}
 	}
 	for dir, stamp := range installed {
 		if was, ok := l.snap.Installed[dir]; !ok || was != stamp {
@@ -244,4 +254,27 @@ func (l *lookingBack) specs(g *Gate) []changeset.Spec {
 		}
 	}
 	return specs
+}
+
+// hidingRules reports whether rel is an ignored .gitignore the end of the
+// turn compares: one the snapshot holds (its change is named), or one in
+// a directory where the snapshot holds files, which it may now hide
+// (rulesThatMayHide). A tool's cache folder made during the turn with a
+// .gitignore of "*" (pytest's, mypy's) hides nothing that was there.
+func (l *lookingBack) hidingRules(rel string) bool {
+	if !rulesThatMayHide(l.root, rel) {
+		return false
+	}
+	if _, kept := l.snap.Files[rel]; kept {
+		return true
+	}
+	if l.keptDirs == nil {
+		l.keptDirs = map[string]bool{}
+		for f := range l.snap.Files {
+			for d := path.Dir(f); d != "." && !l.keptDirs[d]; d = path.Dir(d) {
+				l.keptDirs[d] = true
+			}
+		}
+	}
+	return l.keptDirs[path.Dir(rel)]
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -28,6 +29,11 @@ var lockFiles = map[string]string{
 	"poetry.lock": "python", "uv.lock": "python", "Pipfile.lock": "python", "pdm.lock": "python",
 	"Cargo.lock": "rust",
 }
+
+// InstallRecords are the files installers update inside a dependency
+// directory when they change it (node_modules' lock copies, a virtual
+// environment's pyvenv.cfg, vendor's modules.txt).
+func InstallRecords() []string { return slices.Clone(installRecords) }
 
 // installRecords are what installers update inside a dependency
 // directory when they change it, by the directory's kind.
