@@ -52,15 +52,18 @@ var topOnly = map[string]bool{".tox": true, ".nox": true}
 func installedStamps(root *workspace.Root, dirs []string) map[string]string {
 	out := make(map[string]string, len(dirs))
 	for _, d := range dirs {
-		out[d] = packagesStamp(root, d, maxPackageFiles)
+		out[d] = packagesStamp(root, d, maxPackageFiles, nil)
 	}
 	return out
 }
 
 // packagesStamp digests the dependency directory rel as installedStamps
 // says; past max entries, or for a topOnly directory, its top
-// (partialStamp, then shadow.InstalledStamp).
-func packagesStamp(root *workspace.Root, rel string, max int) string {
+// (partialStamp, then shadow.InstalledStamp). starts are the files (by
+// workspace path) an edit hook kept in the snapshot, with their stamp
+// lines as at their first edit ("" missing): the way back takes them
+// back, so the stamp takes them as they were, not as the edit left them.
+func packagesStamp(root *workspace.Root, rel string, max int, starts map[string]string) string {
 	if topOnly[path.Base(rel)] {
 		return topStamp(root, rel)
 	}
@@ -86,9 +89,11 @@ func packagesStamp(root *workspace.Root, rel string, max int) string {
 		case d.Type()&fs.ModeSymlink != 0:
 			target, _ := os.Readlink(p)
 			lines = append(lines, in+" -> "+target)
-		case d.Type().IsRegular() && (checkerMayRead(in) || slices.Contains(shadow.InstallRecords(), d.Name())):
+		case d.Type().IsRegular() && hasStart(starts, path.Join(rel, in)):
+			// Taken as at its first edit, below.
+		case d.Type().IsRegular() && stampedByStat(in):
 			if info, err := d.Info(); err == nil {
-				lines = append(lines, fmt.Sprintf("%s %d %d", in, info.Size(), info.ModTime().UnixNano()))
+				lines = append(lines, in+" "+statLine(info))
 			}
 		default:
 			lines = append(lines, in)
@@ -97,6 +102,15 @@ func packagesStamp(root *workspace.Root, rel string, max int) string {
 	})
 	if err != nil {
 		return topStamp(root, rel)
+	}
+	for file, start := range starts {
+		switch in, ok := strings.CutPrefix(file, rel+"/"); {
+		case !ok || start == "":
+		case stampedByStat(in):
+			lines = append(lines, in+" "+start)
+		default:
+			lines = append(lines, in)
+		}
 	}
 	sort.Strings(lines)
 	sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))
@@ -132,4 +146,32 @@ func unseenInside(stamps map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// statLine is a file's stamp line: its size and modification time.
+func statLine(info fs.FileInfo) string {
+	return fmt.Sprintf("%d %d", info.Size(), info.ModTime().UnixNano())
+}
+
+// hasStart reports whether starts holds the file.
+func hasStart(starts map[string]string, file string) bool {
+	_, ok := starts[file]
+	return ok
+}
+
+// packageStart is the stamp line of a file in a dependency directory as
+// it is now, before an edit: "" where it is missing.
+func packageStart(root *workspace.Root, rel string) string {
+	info, err := os.Lstat(root.Abs(rel))
+	if err != nil || !info.Mode().IsRegular() {
+		return ""
+	}
+	return statLine(info)
+}
+
+// stampedByStat reports whether a file in a dependency directory is
+// stamped by its size and modification time (what a checker may read,
+// an installer's record), not by its name alone.
+func stampedByStat(in string) bool {
+	return checkerMayRead(in) || slices.Contains(shadow.InstallRecords(), path.Base(in))
 }

@@ -111,8 +111,8 @@ func TestAPackageStampPastItsBound(t *testing.T) {
 		"node_modules/c/index.d.ts": "export {};\n",
 	})
 	// Six entries: three folders, a declaration in each.
-	whole := packagesStamp(root, "node_modules", 6)
-	top := packagesStamp(root, "node_modules", 5)
+	whole := packagesStamp(root, "node_modules", 6, nil)
+	top := packagesStamp(root, "node_modules", 5, nil)
 	if strings.HasPrefix(whole, partialStamp) || !strings.HasPrefix(top, partialStamp) {
 		t.Fatalf("stamps %q (bound 6), %q (bound 5): want the first whole, the second partial", whole, top)
 	}
@@ -124,7 +124,7 @@ func TestAPackageStampPastItsBound(t *testing.T) {
 	if err := os.Chtimes(root.Abs("node_modules"), later, later); err != nil {
 		t.Fatal(err)
 	}
-	if again := packagesStamp(root, "node_modules", 5); again == top {
+	if again := packagesStamp(root, "node_modules", 5, nil); again == top {
 		t.Errorf("an install left the partial stamp as it was")
 	}
 }
@@ -143,5 +143,65 @@ func TestASnapshotOfTopStampsIsComparedByThem(t *testing.T) {
 	snap.Installed = map[string]string{"node_modules": shadow.InstalledStamp(root, "node_modules")}
 	if _, unknown, err := (&Gate{Snapshots: s}).wayBack(ctx, root, snap); err != nil || len(unknown) > 0 {
 		t.Fatalf("wayBack named %q (%v) on an unchanged tree", unknown, err)
+	}
+}
+
+// An edit tool's edit of a file inside a package is the way back's to
+// take back (the edit hook kept the file's content): the directory's
+// stamp takes the file as it was at its first edit, and the end of the
+// turn does not name the directory as though a package had been
+// installed. A file a shell changed before its first edit is named still.
+func TestAnEditOfAPackageFileIsTheWayBacks(t *testing.T) {
+	const file = "node_modules/lib/index.d.ts"
+	for _, tc := range []struct {
+		name        string
+		shellBefore bool
+		named       string
+	}{
+		{"edited by the edit tool alone", false, ""},
+		{"changed by a shell before its first edit", true, "node_modules/ " + file},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root, s := storeOver(t, map[string]string{"src/a.ts": "export {};\n", file: "export declare const x: number;\n"})
+			ctx := context.Background()
+			snap, err := s.Ensure(ctx, root, "edit", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			later := time.Now().Add(time.Hour)
+			if tc.shellBefore {
+				testfs.Write(t, root.Dir(), map[string]string{file: "export declare const x: boolean;\n"})
+				if err := os.Chtimes(root.Abs(file), later, later); err != nil {
+					t.Fatal(err)
+				}
+			}
+			data, _ := os.ReadFile(root.Abs(file))
+			if err := s.Record(root, snap, file, data, true); err != nil {
+				t.Fatal(err)
+			}
+			testfs.Write(t, root.Dir(), map[string]string{file: "export declare const x: string;\n"}) // the edit
+			edited := later.Add(time.Hour)
+			if err := os.Chtimes(root.Abs(file), edited, edited); err != nil {
+				t.Fatal(err)
+			}
+			cur, err := s.Load(root, "edit")
+			if err != nil {
+				t.Fatal(err)
+			}
+			specs, unknown, err := (&Gate{Snapshots: s}).wayBack(ctx, root, cur)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var back []string
+			for _, sp := range specs {
+				back = append(back, sp.Path)
+			}
+			if strings.Join(back, " ") != file {
+				t.Errorf("the way back covers %q, want %s", back, file)
+			}
+			if named := strings.Join(unknown, " "); named != tc.named {
+				t.Errorf("named %q, want %q", named, tc.named)
+			}
+		})
 	}
 }

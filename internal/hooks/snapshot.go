@@ -136,6 +136,12 @@ type Snapshot struct {
 	// of the turn checks the way back to that content, and says the
 	// files are not verified.
 	Late map[string]bool `json:"late,omitempty"`
+	// PackageStarts are the files in a dependency directory an edit hook
+	// kept, with their stamp lines (size and modification time) as at
+	// the first edit ("" missing): the way back takes their content back,
+	// so the end's stamp of the directory takes them as they were then,
+	// and an edit tool's edit of a package is not named as an install.
+	PackageStarts map[string]string `json:"package_starts,omitempty"`
 	// Blocks counts the end-of-turn refusals in a row.
 	Blocks int `json:"blocks,omitempty"`
 }
@@ -351,9 +357,17 @@ func (s *Store) Record(root *workspace.Root, snap *Snapshot, rel string, data []
 	// refuse, never pass. (A folder's time is no evidence: a client's
 	// edit through a temporary file and a rename moves it.)
 	late := exists && !unchangedSince(root, rel, snap.Created)
+	inPackages := root.InDependencyDir(rel)
+	start := packageStart(root, rel)
 	return s.update(root, snap, func(cur *Snapshot) bool {
 		if _, ok := cur.Files[rel]; ok {
 			return false // another hook of the session kept it first
+		}
+		if inPackages {
+			if cur.PackageStarts == nil {
+				cur.PackageStarts = map[string]string{}
+			}
+			cur.PackageStarts[rel] = start
 		}
 		if was, ok := cur.Opaque[rel]; !(ok && was == hash) && late {
 			if cur.Late == nil {

@@ -169,7 +169,7 @@ func (l *lookingBack) installedChanges() {
 		case strings.HasPrefix(was, partialStamp):
 			installed[dir] = topStamp(l.root, dir) // its start's was its top: the whole is not walked again
 		default:
-			installed[dir] = packagesStamp(l.root, dir, maxPackageFiles)
+			installed[dir] = packagesStamp(l.root, dir, maxPackageFiles, l.snap.PackageStarts)
 		}
 	}
 	for dir, stamp := range installed {
