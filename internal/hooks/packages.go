@@ -4,15 +4,15 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
+	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/shadow"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
@@ -74,13 +74,12 @@ func packagesStamp(root *workspace.Root, rel string, max int, starts map[string]
 		if err != nil {
 			return nil // unreadable: its absence from the list is the stamp's
 		}
-		in, _ := filepath.Rel(abs, p)
-		in = filepath.ToSlash(in)
+		if p == abs {
+			return nil
+		}
+		in := filepath.ToSlash(p[len(abs)+1:]) // a walk's paths are below its root
 		if d.IsDir() && (nodeModules && packageCaches[in] || d.Name() == "__pycache__") {
 			return fs.SkipDir
-		}
-		if in == "." {
-			return nil
 		}
 		if len(lines) >= max {
 			return errTooManyEntries
@@ -127,11 +126,18 @@ func topStamp(root *workspace.Root, rel string) string {
 
 // checkerMayRead reports whether a file inside a dependency directory is
 // one a checker may read: code and stubs of any language Anvil checks,
-// JSON (package.json, which decides resolution, and JSON modules), a
-// Python path file or a typed marker.
+// JSON (package.json, which decides resolution, a tsconfig a package's
+// extends, JSON modules), a Python path file or a typed marker. (The
+// configuration files of a project, which isSource also counts, are
+// JSON there, or not read inside a package; matching every name against
+// them would cost the walk of a large node_modules twice over.)
 func checkerMayRead(rel string) bool {
+	switch path.Ext(rel) {
+	case ".json", ".pth":
+		return true
+	}
 	base := path.Base(rel)
-	return isSource(rel) || path.Ext(rel) == ".json" || path.Ext(rel) == ".pth" || base == "py.typed" || base == "modules.txt"
+	return base == "py.typed" || base == "modules.txt" || servers.LanguageOf(rel) != ""
 }
 
 // unseenInside names the dependency directories past the stamp's bound,
@@ -150,7 +156,7 @@ func unseenInside(stamps map[string]string) []string {
 
 // statLine is a file's stamp line: its size and modification time.
 func statLine(info fs.FileInfo) string {
-	return fmt.Sprintf("%d %d", info.Size(), info.ModTime().UnixNano())
+	return strconv.FormatInt(info.Size(), 10) + " " + strconv.FormatInt(info.ModTime().UnixNano(), 10)
 }
 
 // hasStart reports whether starts holds the file.
@@ -173,5 +179,14 @@ func packageStart(root *workspace.Root, rel string) string {
 // stamped by its size and modification time (what a checker may read,
 // an installer's record), not by its name alone.
 func stampedByStat(in string) bool {
-	return checkerMayRead(in) || slices.Contains(shadow.InstallRecords(), path.Base(in))
+	return checkerMayRead(in) || installRecords[path.Base(in)]
 }
+
+// installRecords are shadow.InstallRecords by name.
+var installRecords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, r := range shadow.InstallRecords() {
+		m[r] = true
+	}
+	return m
+}()
