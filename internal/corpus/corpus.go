@@ -50,7 +50,7 @@ func FromEnviron(environ []string) Cache {
 	dir := get("ANVIL_CORPUS_CACHE")
 	switch {
 	case dir != "":
-	case get("XDG_CACHE_HOME") != "":
+	case filepath.IsAbs(get("XDG_CACHE_HOME")): // a relative one is to be ignored (the XDG base directory spec)
 		dir = filepath.Join(get("XDG_CACHE_HOME"), "anvil-corpus")
 	case get("HOME") != "":
 		dir = filepath.Join(get("HOME"), ".cache", "anvil-corpus")

@@ -14,6 +14,7 @@ func TestFromEnviron(t *testing.T) {
 		{[]string{"HOME=/h", "XDG_CACHE_HOME=/x"}, "/x/anvil-corpus"},
 		{[]string{"HOME=/h", "XDG_CACHE_HOME=/x", "ANVIL_CORPUS_CACHE=/c"}, "/c"},
 		{[]string{"HOME=/h", "HOME=/later"}, "/later/.cache/anvil-corpus"},
+		{[]string{"HOME=/h", "XDG_CACHE_HOME=rel"}, "/h/.cache/anvil-corpus"},
 		{nil, ""},
 		{[]string{"HOME="}, ""},
 	} {
