@@ -202,7 +202,8 @@ type IncludeDirs struct {
 	Quote []string
 	// Angle are searched for both forms (-I, -isystem, -idirafter).
 	Angle []string
-	// Forced are files included before the source (-include), as given.
+	// Forced are files read before the source (-include, -imacros), as
+	// given.
 	Forced []string
 }
 
@@ -217,7 +218,7 @@ func (c Command) Includes() IncludeDirs {
 	}
 	for i := 0; i < len(c.Args); i++ {
 		a := c.Args[i]
-		for _, opt := range []string{"-iquote", "-isystem", "-idirafter", "-include", "-I"} {
+		for _, opt := range []string{"-iquote", "-isystem", "-idirafter", "-include", "-imacros", "-I"} {
 			if !strings.HasPrefix(a, opt) {
 				continue
 			}
@@ -232,7 +233,7 @@ func (c Command) Includes() IncludeDirs {
 			switch opt {
 			case "-iquote":
 				d.Quote = append(d.Quote, abs(v))
-			case "-include":
+			case "-include", "-imacros": // -imacros keeps the file's macros: a change to them is the unit's
 				d.Forced = append(d.Forced, v)
 			default:
 				d.Angle = append(d.Angle, abs(v))

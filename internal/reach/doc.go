@@ -56,8 +56,8 @@
 //	  global/module, triple-slash, __builtins__.pyi)   |   the changed file                                                   |   shadow: TestCutoffHeldToBatchChecker
 //	  reach every file of the language                 |                                                                      |
 //	C/C++: every includer, transitively, no cut-off;   | the compiler reads an included file's text in place, whatever its    | TestIncludeGraph
-//	  a header nothing is seen to include, or an       |   extension; -include forces a file in before the first line         |
-//	  include nothing resolves, reaches every C/C++    |                                                                      |
+//	  a header nothing is seen to include, or an       |   extension; -include forces a file in before the first line, and    |
+//	  include nothing resolves, reaches every C/C++    |   -imacros reads a file's macros in                                  |
 //	  file (includes.go)                               |                                                                      |
 //	a changed file the scan leaves out (ignored,       | the checker reads an ignored generated file like any other; who      | TestChangesOutsideTheScan,
 //	  installed) is a node of the graph; an installed  |   imports an installed package's file is the resolver's, not ours   |   shadow: TestChangesOutsideTheScanAreChecked

@@ -21,6 +21,7 @@ func TestIncludeGraph(t *testing.T) {
 		"include/shapes.h": "struct point { int x; };\n",
 		"include/angle.h":  "int angle;\n",
 		"include/config.h": "#define N 1\n",
+		"include/macros.h": "#define M 1\n",
 		"include/unused.h": "int unused;\n",
 		"quoted/q.h":       "int q;\n",
 		"src/shapes.c":     "#include \"shapes.h\"\n",
@@ -37,8 +38,11 @@ func TestIncludeGraph(t *testing.T) {
 	var entries []map[string]any
 	for _, f := range []string{"shapes", "report", "main", "lib", "standalone"} {
 		args := []string{"gcc", "-Iinclude", "-c", "src/" + f + ".c"}
-		if f == "main" {
+		switch f {
+		case "main":
 			args = []string{"gcc", "-include", "include/config.h", "-iquote", "quoted", "-I", "include", "-c", "src/main.c"}
+		case "standalone":
+			args = []string{"gcc", "-imacros", "include/macros.h", "-c", "src/standalone.c"}
 		}
 		entries = append(entries, map[string]any{"directory": dir, "file": "src/" + f + ".c", "arguments": args})
 	}
@@ -52,7 +56,7 @@ func TestIncludeGraph(t *testing.T) {
 	t.Cleanup(parser.Close)
 	g := New(root, parser)
 	snap := scanFiles(t, root)
-	all := []string{"include/angle.h", "include/config.h", "include/shapes.h", "quoted/q.h", "src/impl.c", "src/impl.inc", "src/lib.c", "src/main.c", "src/report.c", "src/report.h", "src/shapes.c", "src/standalone.c"}
+	all := []string{"include/angle.h", "include/config.h", "include/macros.h", "include/shapes.h", "quoted/q.h", "src/impl.c", "src/impl.inc", "src/lib.c", "src/main.c", "src/report.c", "src/report.h", "src/shapes.c", "src/standalone.c"}
 	for _, tc := range []struct {
 		change  string
 		content string // "" keeps the file's content
@@ -64,6 +68,7 @@ func TestIncludeGraph(t *testing.T) {
 		{change: "include/angle.h", want: []string{"src/main.c"}},
 		{change: "quoted/q.h", want: []string{"src/main.c"}},
 		{change: "include/config.h", want: []string{"src/main.c"}},
+		{change: "include/macros.h", want: []string{"src/standalone.c"}},
 		{change: "src/impl.inc", want: []string{"src/impl.c", "src/lib.c"}},
 		{change: "src/impl.c", want: []string{"src/lib.c"}},
 		{change: "src/standalone.c", want: nil},
