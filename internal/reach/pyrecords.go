@@ -4,20 +4,66 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
+	"strings"
 	"sync"
 
+	"github.com/anvil-dev/anvil/internal/pyconfig"
 	"github.com/anvil-dev/anvil/internal/syntax"
 )
 
 // PythonRecorder is pyright's record of the imports it resolved on the
-// disk as it is: each importer → the files it imports, absolute paths
-// (batch.Checker.Imports). Like TypeScript's, it is taken beside Anvil's
-// own resolution and can only add an importer: a record that cannot be
-// had leaves Anvil's reading alone, as without a recorder.
+// disk as it is, over the pyright projects given (workspace-relative
+// directories, each run as the batch checker runs it): each importer →
+// the files it imports, absolute paths (batch.Checker.Imports). Like
+// TypeScript's, it is taken beside Anvil's own resolution and can only
+// add an importer: a record that cannot be had leaves Anvil's reading
+// alone, as without a recorder.
 type PythonRecorder interface {
-	PythonImports(ctx context.Context) (map[string][]string, error)
+	PythonImports(ctx context.Context, projects []string) (map[string][]string, error)
+}
+
+// maxPyRecordProjects bounds the pyright projects one record runs (a
+// whole pyright run each, in the background). A file of a project past
+// it is Anvil's reading's alone, as without a record.
+const maxPyRecordProjects = 8
+
+// pythonProjects returns the pyright projects that hold the Python files
+// of files: for each, the nearest directory at or above it that
+// configures pyright, as the batch checker groups them (the root's
+// first, then by path), at most maxPyRecordProjects.
+func (g *Graph) pythonProjects(files Files) []string {
+	byDir := map[string]string{}
+	set := map[string]bool{}
+	for rel := range files {
+		if Family(rel) != "python" {
+			continue
+		}
+		dir := path.Dir(rel)
+		project, ok := byDir[dir]
+		if !ok {
+			project = pyconfig.Nearest(g.root.Dir(), rel).Dir
+			byDir[dir] = project
+		}
+		set[project] = true
+	}
+	projects := slices.SortedFunc(maps.Keys(set), func(a, b string) int {
+		switch {
+		case a == b:
+			return 0
+		case a == ".":
+			return -1
+		case b == ".":
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	if len(projects) > maxPyRecordProjects {
+		projects = projects[:maxPyRecordProjects]
+	}
+	return projects
 }
 
 // WithPython has the graph take pyright's record of imports beside its
@@ -98,7 +144,7 @@ func (g *Graph) RefreshPython(ctx context.Context, files Files) {
 		return
 	}
 	key := pythonShape(files)
-	imports, err := g.pyRecords.PythonImports(ctx)
+	imports, err := g.pyRecords.PythonImports(ctx, g.pythonProjects(files))
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err != nil {

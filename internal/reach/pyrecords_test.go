@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
@@ -14,14 +15,16 @@ import (
 // fakePyRecorder answers a fixed record (relative paths, made absolute
 // under root), or fails; it counts its runs.
 type fakePyRecorder struct {
-	root  string
-	edges map[string][]string
-	err   error
-	runs  int
+	root     string
+	edges    map[string][]string
+	err      error
+	runs     int
+	projects []string // the projects the last run was asked for
 }
 
-func (f *fakePyRecorder) PythonImports(context.Context) (map[string][]string, error) {
+func (f *fakePyRecorder) PythonImports(_ context.Context, projects []string) (map[string][]string, error) {
 	f.runs++
+	f.projects = projects
 	if f.err != nil {
 		return nil, f.err
 	}
@@ -85,5 +88,30 @@ func TestDependantsTakePyrightsRecord(t *testing.T) {
 	g.RefreshPython(context.Background(), files)
 	if rec.runs != 1 || g.PythonStale(files) || !slices.Contains(dependants(), "app/uses.py") {
 		t.Errorf("after a failure: %d runs, stale %v, dependants %v", rec.runs, g.PythonStale(files), dependants())
+	}
+}
+
+// The record is asked of every pyright project the Python files belong
+// to (the nearest configuration above each, the root's first), as the
+// batch checker runs them.
+func TestPyrightsRecordCoversEveryProject(t *testing.T) {
+	dir := t.TempDir()
+	testfs.Write(t, dir, map[string]string{
+		"pyrightconfig.json":       `{"include": ["app"]}`,
+		"app/main.py":              "print(1)\n",
+		"tools/pyrightconfig.json": "{}",
+		"tools/run.py":             "print(2)\n",
+		"tools/sub/deep.py":        "print(3)\n",
+		"lib/pyproject.toml":       "[tool.pyright]\n",
+		"lib/x.py":                 "print(4)\n",
+		"other/pyproject.toml":     "[project]\nname = \"o\"\n",
+		"other/y.py":               "print(5)\n",
+	})
+	root, parser, files := scanned(t, dir)
+	rec := &fakePyRecorder{root: root.Dir()}
+	g := New(root, parser).WithPython(rec)
+	g.RefreshPython(context.Background(), files)
+	if got := strings.Join(rec.projects, " "); got != ". lib tools" {
+		t.Errorf("projects asked %q, want \". lib tools\" (other/'s pyproject.toml configures no pyright)", got)
 	}
 }

@@ -97,6 +97,11 @@ func (v *Validator) pick(w checkWork) (chk, fallback checker, unverified string)
 	// A server that resolves imports from disk cannot see a created or
 	// deleted file take over (or give back) a name its dependants import.
 	mustBatch := spec.ResolvesFromDisk && len(w.req.Dependants) > 0 && createsOrDeletes(g.changes)
+	// pyright's server answers as the workspace root's project does; a
+	// file of a nested pyright project (a folder configured on its own)
+	// is its project's to judge, as `pyright -p` of it checks it.
+	nested := v.inNestedPyrightProject(g.server, batchFiles(w.req))
+	mustBatch = mustBatch || nested
 	// A deleted file nothing is seen to import: the import graph is
 	// Anvil's reading, no evidence that nothing reads it, and the server
 	// has no file left to report on. The project's batch checker decides.
@@ -115,6 +120,8 @@ func (v *Validator) pick(w checkWork) (chk, fallback checker, unverified string)
 	cold := w.coldPython && v.opts.Strategy != StrategyPerFile
 	plan := v.chooseBatch(w, append(slices.Clone(files), deleted...), mustBatch || len(deleted) > 0 || cold)
 	switch {
+	case plan == nil && nested:
+		return nil, nil, fmt.Sprintf("%s answers as the workspace's root project does, and a file here belongs to a nested pyright project, which no batch checker can check here", spec.Name)
 	case plan == nil && mustBatch:
 		return nil, nil, fmt.Sprintf("%s resolves imports from the files on disk, so the files that import a created or deleted file cannot be checked with it as an overlay, and no batch checker can check them here", spec.Name)
 	case plan == nil:

@@ -70,3 +70,33 @@ func TestDependantsPyrightRecorded(t *testing.T) {
 		})
 	}
 }
+
+// pyright's record is made for every pyright project the workspace's
+// Python files belong to, as the batch checker runs them (the nearest
+// configuration above each file), not only the root's; and a file of a
+// nested project is judged by that project's batch run, since pyright's
+// server answers as the root's project does. tools/ is a project of its
+// own, which the root's configuration leaves out. Before, the record was
+// the root project's alone, so tools/uses.py was never checked; checked
+// by the server (the record alone), it came back clean too: the server
+// kept the namespace package's text on disk for it. `pyright -p tools`
+// finds the error.
+func TestDependantsPyrightRecordedInANestedProject(t *testing.T) {
+	files := map[string]string{
+		"pyrightconfig.json":       `{"typeCheckingMode": "standard", "include": ["app", "extra"], "venvPath": ".", "venv": ".venv"}`,
+		"tools/pyrightconfig.json": `{"typeCheckingMode": "standard", "venvPath": "..", "venv": ".venv"}`,
+		".venv/pyvenv.cfg":         "home = /usr/bin\n",
+		"extra/nspkg/mod.py":       "def f() -> int:\n    return 1\n",
+		"app/main.py":              "print(1)\n",
+		"tools/uses.py":            "from nspkg.mod import f\n\nx: int = f()\n",
+	}
+	h := newHarness(t, "py", harnessOptions{files: files, opts: Options{BatchStateDir: t.TempDir()}})
+	testfs.Write(t, h.dir, map[string]string{".venv/lib/python3.11/site-packages/extra.pth": filepath.Join(h.dir, "extra") + "\n"})
+	h.requireServer("python")
+	h.prepareRecords()
+	res := h.validate(map[string]string{"extra/nspkg/mod.py": "def f() -> str:\n    return \"1\"\n"})
+	expect(t, res, Rejected, "tools/uses.py")
+	if via := res.Servers[0].Via; !strings.HasPrefix(via, "batch: pyright") {
+		t.Errorf("checked via %q, want the batch checker", via)
+	}
+}
