@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"slices"
 	"time"
 
@@ -79,11 +80,13 @@ func (v *Validator) inNestedPyrightProject(srv *servers.Server, files []string) 
 	if c == nil || c.Tool().Kind != batch.Pyright {
 		return false
 	}
+	asked := map[string]bool{} // directories whose project was looked for
 	for _, abs := range files {
 		rel, err := v.root.Rel(abs)
-		if err != nil || reach.Family(rel) != "python" {
+		if err != nil || reach.Family(rel) != "python" || asked[path.Dir(rel)] {
 			continue
 		}
+		asked[path.Dir(rel)] = true
 		if pyconfig.Nearest(v.root.Dir(), rel).Dir != "." {
 			return true
 		}
