@@ -180,14 +180,5 @@ func packageStart(root *workspace.Root, rel string) string {
 // stamped by its size and modification time (what a checker may read,
 // an installer's record), not by its name alone.
 func stampedByStat(in string) bool {
-	return checkerMayRead(in) || installRecords[path.Base(in)]
+	return checkerMayRead(in) || shadow.IsInstallRecord(path.Base(in))
 }
-
-// installRecords are shadow.InstallRecords by name.
-var installRecords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, r := range shadow.InstallRecords() {
-		m[r] = true
-	}
-	return m
-}()

@@ -77,12 +77,14 @@ func (s *Store) prune(root *workspace.Root, session string) {
 		case m.path == own:
 		case kept < maxSessions && s.clock().Sub(m.mod) <= snapTTL:
 			kept++
-		case !readable(m.path):
-			// One whose manifest cannot be read now may be, and stays.
 		default:
+			record, err := manifestRecord(m.path)
+			if err != nil {
+				continue // a manifest that cannot be read now may be later, and stays
+			}
 			past = append(past, m)
-			records[m.path] = manifestRecord(m.path)
-			shares[records[m.path]]++
+			records[m.path] = record
+			shares[record]++
 		}
 	}
 	for _, m := range past {
@@ -175,16 +177,17 @@ func (s *Store) blobsInUse() (used map[string]bool, ok bool) {
 // manifestRecord reads a manifest's record of the session (Transcript)
 // from its head, where it is written before the files: a manifest of a
 // large tree is megabytes, and the manifests of resumable sessions are
-// read at each prune. A manifest whose head does not say is read whole.
-func manifestRecord(path string) string {
+// read at each prune. A manifest whose head does not say is read whole;
+// err is set only when the manifest cannot be read.
+func manifestRecord(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return ""
+		return "", err
 	}
 	defer f.Close()
 	dec := json.NewDecoder(io.LimitReader(f, 64<<10))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return ""
+		return "", nil
 	}
 	for dec.More() {
 		key, err := dec.Token()
@@ -196,7 +199,7 @@ func manifestRecord(path string) string {
 			if dec.Decode(&v) != nil {
 				break
 			}
-			return v
+			return v, nil
 		}
 		if key == "files" {
 			break // the store writes the record before the files: none here, unless another writer put it after
@@ -208,23 +211,13 @@ func manifestRecord(path string) string {
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return ""
+		return "", err
 	}
 	var snap struct {
 		Transcript string `json:"transcript"`
 	}
 	_ = json.Unmarshal(data, &snap)
-	return snap.Transcript
-}
-
-// readable reports whether the file at p can be opened for reading.
-func readable(p string) bool {
-	f, err := os.Open(p)
-	if err != nil {
-		return false
-	}
-	f.Close()
-	return true
+	return snap.Transcript, nil
 }
 
 // resumable reports whether the client's record of a session is still

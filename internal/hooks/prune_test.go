@@ -38,7 +38,7 @@ func TestManifestRecord(t *testing.T) {
 			if err := os.WriteFile(p, []byte(tc.text), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			if got := manifestRecord(p); got != tc.want {
+			if got, err := manifestRecord(p); err != nil || got != tc.want {
 				t.Errorf("manifestRecord = %q, want %q", got, tc.want)
 			}
 		})
@@ -59,7 +59,10 @@ func FuzzManifestRecord(f *testing.F) {
 		if err := os.WriteFile(p, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		got := manifestRecord(p)
+		got, err := manifestRecord(p)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var snap Snapshot
 		if bytes.Count(bytes.ToLower(data), []byte("transcr")) > 1 {
 			return

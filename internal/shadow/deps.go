@@ -30,10 +30,11 @@ var lockFiles = map[string]string{
 	"Cargo.lock": "rust",
 }
 
-// InstallRecords are the files installers update inside a dependency
-// directory when they change it (node_modules' lock copies, a virtual
-// environment's pyvenv.cfg, vendor's modules.txt).
-func InstallRecords() []string { return slices.Clone(installRecords) }
+// IsInstallRecord reports whether a file of this name is one installers
+// update inside a dependency directory when they change it
+// (node_modules' lock copies, a virtual environment's pyvenv.cfg,
+// vendor's modules.txt).
+func IsInstallRecord(name string) bool { return slices.Contains(installRecords, name) }
 
 // installRecords are what installers update inside a dependency
 // directory when they change it, by the directory's kind.
