@@ -557,3 +557,59 @@ func TestDependencyLinksAreSeen(t *testing.T) {
 		t.Errorf("a linked node_modules: %s", out)
 	}
 }
+
+// A repository chooses where its dependency links lead: a link to a
+// place that is no dependency (an application's settings in the home)
+// must not show that place to the commands, whatever the link's name.
+func TestLinksToWhatIsNoDependencyAreNotShown(t *testing.T) {
+	home := outsideTmp(t)
+	testfs.Write(t, home, map[string]string{
+		".config/app/token":        "SECRET-TOKEN",
+		"Documents/notes/plan.txt": "SECRET-PLAN",
+		"bin/tool":                 "#!/bin/sh\necho TOOL\n",
+	})
+	if err := os.Chmod(filepath.Join(home, "bin/tool"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		links map[string]string // in the workspace → in the home
+		read  string
+	}{
+		{"a package link to settings", map[string]string{"node_modules/app": ".config/app"}, "cat node_modules/app/token"},
+		{"a scoped package link to documents", map[string]string{"node_modules/@x/notes": "Documents/notes"}, "cat node_modules/@x/notes/plan.txt"},
+		{"node_modules itself a link to settings", map[string]string{"node_modules": ".config/app"}, "cat node_modules/token"},
+		{"a virtual environment a link to documents", map[string]string{".venv": "Documents/notes"}, "cat .venv/plan.txt"},
+		{"a venv program's link to a file of settings", map[string]string{".venv/bin/python": ".config/app/token"}, "cat " + home + "/.config/app/token"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := testfs.Tree(t, map[string]string{"a.txt": "a\n"})
+			for link, target := range tc.links {
+				p := filepath.Join(dir, link)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(filepath.Join(home, target), p); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res := run(t, context.Background(), Spec{Seal: hostSeal(), Root: dir, Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home},
+				Argv: []string{"sh", "-c", tc.read + "; cat " + home + "/.config/app/token"}})
+			if out := string(res.Output); strings.Contains(out, "SECRET") {
+				t.Errorf("the command read what the link names:\n%s", out)
+			}
+		})
+	}
+	// A linked program is still shown with its installation.
+	dir := testfs.Tree(t, map[string]string{"a.txt": "a\n"})
+	if err := os.MkdirAll(filepath.Join(dir, "node_modules/.bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(home, "bin/tool"), filepath.Join(dir, "node_modules/.bin/tool")); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, context.Background(), Spec{Seal: hostSeal(), Root: dir, Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}, Argv: []string{"sh", "-c", "node_modules/.bin/tool"}})
+	if out := string(res.Output); !strings.Contains(out, "TOOL") {
+		t.Errorf("a linked program is not shown:\n%s", out)
+	}
+}

@@ -152,11 +152,11 @@ func dependencyLinks(root string, env []string) []string {
 		}
 	}
 	// A dependency directory that is itself a link (to a shared store, a
-	// test's cache) is shown where it leads.
+	// test's cache) is shown where it leads, if what it leads to is one.
 	for _, d := range []string{"node_modules", ".venv", "venv"} {
 		if fi, err := os.Lstat(filepath.Join(root, d)); err == nil && fi.Mode()&os.ModeSymlink != 0 {
 			if t := resolved(filepath.Join(root, d)); t != "" && !SystemPath(t) && !strings.HasPrefix(t, root+"/") &&
-				ShowsAsVisible(t) && (home == "" || (t != home && !strings.HasPrefix(home, t+"/"))) {
+				ShowsAsVisible(t) && (home == "" || (t != home && !strings.HasPrefix(home, t+"/"))) && dependencyPlace(t) {
 				out = append(out, t)
 			}
 		}
@@ -176,14 +176,53 @@ func appendLinkTarget(out []string, link, root, home string) []string {
 	if t == "" || SystemPath(t) || t == root || strings.HasPrefix(t, root+"/") {
 		return out
 	}
-	if fi, err := os.Stat(t); err == nil && !fi.IsDir() {
+	// A linked program is shown with its installation; a linked
+	// directory only where it is what dependencies are.
+	fi, err := os.Stat(t)
+	if err != nil {
+		return out
+	}
+	program := !fi.IsDir() && fi.Mode()&0o111 != 0
+	if !fi.IsDir() {
 		t = packageDir(filepath.Dir(t), home)
 	}
 	// A link to the home, or to anything holding it, would show all of it.
-	if ShowsAsVisible(t) && (home == "" || (t != home && !strings.HasPrefix(home, t+"/"))) {
+	if ShowsAsVisible(t) && (home == "" || (t != home && !strings.HasPrefix(home, t+"/"))) && (program || dependencyPlace(t)) {
 		out = append(out, t)
 	}
 	return out
+}
+
+// dependencyPlace reports whether dir is what a dependency link stands
+// for: a package (its package.json), a directory of packages (a store, a
+// node_modules: a package or a scope in it), a virtual environment or a
+// Python installation. The workspace chooses where its links lead; a
+// link to any other place (a home's ~/.config/app, a document folder)
+// would show the commands what the repository names, so it is not shown.
+func dependencyPlace(dir string) bool {
+	if pythonInstallation(dir) != "" || exists(filepath.Join(dir, "package.json")) || exists(filepath.Join(dir, "pyvenv.cfg")) {
+		return true
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if !e.IsDir() && e.Type()&os.ModeSymlink == 0 {
+			continue
+		}
+		sub := filepath.Join(dir, e.Name())
+		if strings.HasPrefix(e.Name(), "@") || e.Name() == ".pnpm" || exists(filepath.Join(sub, "package.json")) {
+			return true
+		}
+	}
+	return false
+}
+
+// exists reports whether p exists (a link is followed).
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 // resolved is p with every link followed, or "".
