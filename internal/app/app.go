@@ -103,6 +103,7 @@ func Policy(root string, layers config.Layers, getenv func(string) string, envir
 	return execpolicy.New(execpolicy.Options{
 		Root: root, Trusted: layers.Trusted(), Environ: environ,
 		EnvAllow: cfg.Run.Env, Hidden: testrun.Hidden(getenv), Helper: helper,
+		ToolsDir: servers.DefaultToolsDir(getenv),
 	})
 }
 

@@ -49,6 +49,9 @@ type Options struct {
 	// "" starts those programs uncontained (a test of another package
 	// whose binary is no helper).
 	Helper string
+	// ToolsDir is Anvil's tools directory (its pinned language servers),
+	// shown to the programs it contains wherever it lies.
+	ToolsDir string
 }
 
 // Policy answers for one workspace. It holds no state that changes after
@@ -144,7 +147,32 @@ func (p *Policy) Containment() *proc.Containment {
 			hidden = append(hidden, h)
 		}
 	}
-	return &proc.Containment{Helper: p.opts.Helper, Hidden: hidden}
+	c := &proc.Containment{Helper: p.opts.Helper, Hidden: hidden}
+	if home := p.Getenv("HOME"); filepath.IsAbs(home) && filepath.Clean(home) != "/" && !within(filepath.Clean(home), p.opts.Root) {
+		c.Home = filepath.Clean(home)
+		c.Shown, c.Caches = p.shownOfHome(c.Home)
+	}
+	return c
+}
+
+// shownOfHome is what a contained program sees of the home: an allow
+// list, since a list of secrets' places is never complete. Shown: the
+// workspace, Anvil's tools, the toolchains where they say they live
+// (the Go tree and module cache, rustup's and cargo's homes, npm's
+// cache, the virtual environment, git's settings), the installations
+// of the programs on PATH and the user's own settings of the servers.
+// Caches, which the servers write: the go command's build cache,
+// gopls' and clangd's, and the temporary directory.
+func (p *Policy) shownOfHome(home string) (shown, caches []string) {
+	cache := cmp.Or(p.Getenv("XDG_CACHE_HOME"), filepath.Join(home, ".cache"))
+	config := cmp.Or(p.Getenv("XDG_CONFIG_HOME"), filepath.Join(home, ".config"))
+	shown = append([]string{p.opts.Root, p.opts.ToolsDir, filepath.Join(config, "clangd")}, p.toolchains()...)
+	shown = append(shown, sandbox.PathInstallations(p.Env())...)
+	caches = []string{cmp.Or(p.Getenv("GOCACHE"), filepath.Join(cache, "go-build")), filepath.Join(cache, "gopls"), filepath.Join(cache, "clangd"), p.HostPlaces().TempDir}
+	keep := func(ps []string) []string {
+		return slices.DeleteFunc(ps, func(x string) bool { return !filepath.IsAbs(x) || !within(filepath.Clean(x), home) })
+	}
+	return keep(shown), keep(caches)
 }
 
 // HostPlaces are the host's temporary, cache and runtime directories, as

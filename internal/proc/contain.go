@@ -19,6 +19,17 @@ type Containment struct {
 	// Hidden are absolute places the process must not see: each is an
 	// empty, unreadable directory or file inside.
 	Hidden []string
+	// Home, when set, is covered whole: the process finds there an empty,
+	// read-only directory of its own with only Shown and Caches put back
+	// as they are. An allow list: a secret the home holds that no list
+	// names (~/.config/app/token, ~/notes) is not there to be read.
+	Home string
+	// Shown are the places inside Home the process needs (the
+	// workspace, the toolchains, Anvil's tools).
+	Shown []string
+	// Caches are the places inside Home the process writes (the go
+	// command's build cache): each is made when missing, then shown.
+	Caches []string
 }
 
 // containEnv names, in the helper's environment, its job (JSON); the
@@ -33,6 +44,9 @@ type containSpec struct {
 	Argv   []string `json:"argv"`
 	Env    []string `json:"env"`
 	Hidden []string `json:"hidden"`
+	Home   string   `json:"home,omitempty"`
+	Shown  []string `json:"shown,omitempty"`
+	Caches []string `json:"caches,omitempty"`
 	// ParentMounts identifies the starter's mount namespace: a helper
 	// still in it (the kernel refused a namespace of its own) must not
 	// mount anything, which would change the host's view.

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -49,7 +50,7 @@ func contain(data string) error {
 		// program runs as it would without Anvil's cover, and the log
 		// says so; its process is said to lead a process group only.
 		fmt.Fprintf(os.Stderr, "anvil: %s runs uncontained: the kernel gave it no mount namespace of its own\n", cs.Argv[0])
-	} else if err := cover(cs.Hidden); err != nil {
+	} else if err := cover(cs); err != nil {
 		return err
 	}
 	if cs.Nice > 0 {
@@ -59,15 +60,30 @@ func contain(data string) error {
 	return syscall.Exec(cs.Path, cs.Argv, cs.Env)
 }
 
-// cover hides each of hidden in this process's own mount namespace and
-// drops every capability, so that nothing the program runs can uncover
-// them (as root without a user namespace of its own it would otherwise
-// keep CAP_SYS_ADMIN); a server needs no privilege.
-func cover(hidden []string) error {
+// cover covers the home but what cs shows and hides each of cs.Hidden
+// in this process's own mount namespace, then drops every capability, so
+// that nothing the program runs can uncover them (as root without a user
+// namespace of its own it would otherwise keep CAP_SYS_ADMIN); a server
+// needs no privilege.
+func cover(cs containSpec) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("making the mounts private: %w", err)
 	}
-	for _, p := range hidden {
+	if cs.Home != "" {
+		// The working directory was entered before the cover: entered
+		// again by its name, it is what the program may see of it.
+		wd, err := os.Getwd()
+		if err != nil {
+			return err
+		}
+		if err := coverHome(cs.Home, cs.Shown, cs.Caches); err != nil {
+			return fmt.Errorf("covering the home: %w", err)
+		}
+		if err := os.Chdir(wd); err != nil {
+			return fmt.Errorf("entering %s after covering the home: %w", wd, err)
+		}
+	}
+	for _, p := range cs.Hidden {
 		if err := hide(p); err != nil {
 			return fmt.Errorf("hiding %s: %w", p, err)
 		}
@@ -125,9 +141,28 @@ func containedStart(spec Spec) (path string, args, env []string, err error) {
 	if program, err = filepath.Abs(program); err != nil {
 		return "", nil, nil, err
 	}
-	data, err := json.Marshal(containSpec{Path: program, Argv: append([]string{spec.Path}, spec.Args...), Env: spec.Env, Hidden: spec.Contain.Hidden, ParentMounts: mounts, Nice: backgroundNice(spec)})
+	// The program itself is put back with its installation (a bin
+	// directory's parent) wherever it lies: the helper executes it after
+	// the cover.
+	shown := append(slices.Clone(spec.Contain.Shown), installationOf(program, spec.Contain.Home))
+	data, err := json.Marshal(containSpec{Path: program, Argv: append([]string{spec.Path}, spec.Args...), Env: spec.Env, Hidden: spec.Contain.Hidden,
+		Home: spec.Contain.Home, Shown: shown, Caches: spec.Contain.Caches, ParentMounts: mounts, Nice: backgroundNice(spec)})
 	if err != nil {
 		return "", nil, nil, err
 	}
 	return spec.Contain.Helper, nil, []string{containEnv + "=" + string(data)}, nil
+}
+
+// installationOf is what to show of a program: the parent of its bin
+// directory (whose lib the program may need), else its directory; never
+// the home whole or its .local, where the program alone is shown.
+func installationOf(program, home string) string {
+	dir := filepath.Dir(program)
+	if filepath.Base(dir) == "bin" && filepath.Dir(dir) != home && filepath.Dir(dir) != filepath.Join(home, ".local") {
+		return filepath.Dir(dir)
+	}
+	if dir == home {
+		return program
+	}
+	return dir
 }

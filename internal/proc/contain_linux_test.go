@@ -104,11 +104,110 @@ func TestContainedAsAnotherUser(t *testing.T) {
 	if err := os.WriteFile(bin, data, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "-test.run=^TestContainedProcessCannotReadHiddenPlaces$", "-test.v")
+	cmd := exec.Command(bin, "-test.run=^(TestContainedProcessCannotReadHiddenPlaces|TestContainedHomeShowsOnlyWhatItIsGiven)$", "-test.v")
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=/", "TMPDIR=" + dir}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
 	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS") {
+	if err != nil || strings.Count(string(out), "--- PASS") != 2 {
 		t.Fatalf("as nobody: %v\n%s", err, out)
+	}
+}
+
+// With the home covered, a contained process sees of it only what it is
+// given (the workspace, a tool, a cache it writes): a secret no list
+// names, reached by its path, by a link in the workspace or by ".." from
+// its working directory, is not there; the home is not writable but for
+// the cache; a hidden place inside a shown one stays hidden.
+func TestContainedHomeShowsOnlyWhatItIsGiven(t *testing.T) {
+	home := t.TempDir()
+	write := func(rel, data string, mode os.FileMode) {
+		p := filepath.Join(home, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(".config/app/token", "APP-SECRET\n", 0o600)
+	write("notes.txt", "NOTES-SECRET\n", 0o600)
+	write("proj/code.h", "WORKSPACE-CODE\n", 0o644)
+	write("tools/bin/tool", "#!/bin/sh\necho TOOL-RAN\n", 0o755)
+	write(".cargo/config.toml", "CARGO-CONFIG\n", 0o644)
+	write(".cargo/credentials.toml", "CARGO-SECRET\n", 0o600)
+	write(".gitconfig", "GIT-IDENTITY\n", 0o644)
+	ws := filepath.Join(home, "proj")
+	if err := os.Symlink(filepath.Join(home, ".config/app/token"), filepath.Join(ws, "k.h")); err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := filepath.Join(home, ".cache", "go-build")
+	contain := &Containment{Helper: exe, Hidden: []string{filepath.Join(home, ".cargo/credentials.toml")}, Home: home,
+		Shown:  []string{ws, filepath.Join(home, "tools"), filepath.Join(home, ".cargo"), filepath.Join(home, ".gitconfig"), filepath.Join(home, "absent")},
+		Caches: []string{cache}}
+	script := `cat code.h k.h ../.config/app/token ../notes.txt ~/notes.txt ~/.cargo/config.toml ~/.cargo/credentials.toml ~/.gitconfig 2>&1
+~/tools/bin/tool
+echo x > ~/.cache/go-build/entry && echo CACHE-WRITTEN
+echo x > ~/planted 2>/dev/null && echo HOME-WRITTEN
+echo x > code.h.new && echo WORKSPACE-WRITTEN
+ls -a ~`
+	run := func(contain *Containment) string {
+		var stderr strings.Builder
+		p, err := Start(Spec{Path: "/bin/sh", Args: []string{"-c", script}, Dir: ws, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + home}, Stderr: &stderr, Contain: contain})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Stdin().Close()
+		out, _ := io.ReadAll(p.Stdout())
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := p.Wait(ctx); err != nil {
+			p.Kill()
+			t.Fatalf("did not end: %v", err)
+		}
+		return string(out) + stderr.String()
+	}
+	if out := run(nil); !strings.Contains(out, "APP-SECRET") || !strings.Contains(out, "NOTES-SECRET") {
+		t.Fatalf("uncontained, the secrets were not read (the test proves nothing): %s", out)
+	}
+	os.Remove(filepath.Join(home, "planted"))
+	out := run(contain)
+	for _, secret := range []string{"APP-SECRET", "NOTES-SECRET", "CARGO-SECRET", "HOME-WRITTEN", "\nnotes.txt\n"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("contained with the home covered, %s:\n%s", secret, out)
+		}
+	}
+	for _, want := range []string{"WORKSPACE-CODE", "TOOL-RAN", "CARGO-CONFIG", "GIT-IDENTITY", "CACHE-WRITTEN", "WORKSPACE-WRITTEN"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("contained with the home covered, no %s:\n%s", want, out)
+		}
+	}
+	// What the process wrote where it was shown is on the host; the
+	// host's home is as it was.
+	if _, err := os.Stat(filepath.Join(cache, "entry")); err != nil {
+		t.Errorf("the cache's entry is not on the host: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "code.h.new")); err != nil {
+		t.Errorf("the workspace's write is not on the host: %v", err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(home, "notes.txt")); string(data) != "NOTES-SECRET\n" {
+		t.Errorf("the host's home changed: %q", data)
+	}
+}
+
+func TestInstallationOf(t *testing.T) {
+	for _, tc := range []struct{ program, want string }{
+		{"/home/u/.nvm/versions/node/v20/bin/node", "/home/u/.nvm/versions/node/v20"},
+		{"/home/u/bin/gopls", "/home/u/bin"},
+		{"/home/u/.local/bin/pyright", "/home/u/.local/bin"},
+		{"/home/u/gopls", "/home/u/gopls"},
+		{"/home/u/tools/clangd/clangd", "/home/u/tools/clangd"},
+	} {
+		if got := installationOf(tc.program, "/home/u"); got != tc.want {
+			t.Errorf("installationOf(%s) = %s, want %s", tc.program, got, tc.want)
+		}
 	}
 }

@@ -15,6 +15,10 @@ import (
 // bin, ~/.pyenv for its shims), and the prefix of each program a PATH
 // entry links to (pipx's venvs behind ~/.local/bin).
 
+// PathInstallations is what the programs on env's PATH need shown,
+// besides the system directories (for a program contained on the host).
+func PathInstallations(env []string) []string { return pathVisible(env) }
+
 // pathVisible returns what env's PATH needs shown, besides the system
 // directories.
 func pathVisible(env []string) []string {
