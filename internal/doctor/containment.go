@@ -43,5 +43,8 @@ func checkContainment(policy *execpolicy.Policy) Check {
 	}
 	c.Status = OK
 	c.Detail = fmt.Sprintf("the language servers run in a mount namespace of their own, %d places hidden (credential stores, Anvil's state and configuration, runtime directories)", len(contain.Hidden))
+	if contain.Home != "" {
+		c.Detail += fmt.Sprintf("; of the home %s they see only the %d places they need (the workspace, Anvil's tools, the toolchains, their caches)", contain.Home, len(contain.Shown)+len(contain.Caches))
+	}
 	return c
 }
