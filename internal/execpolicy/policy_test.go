@@ -86,3 +86,40 @@ func TestEnvironOf(t *testing.T) {
 		t.Errorf("EnvironOf = %v, want %v", got, want)
 	}
 }
+
+// A contained program's home is an allow list: what it is shown lies in
+// the home, the workspace and Anvil's tools among it; a workspace that
+// holds the home, or no home, leaves nothing to cover.
+func TestContainmentShowsOfTheHomeOnlyWhatIsNeeded(t *testing.T) {
+	home := t.TempDir()
+	ws := filepath.Join(home, "src", "proj")
+	tools := filepath.Join(home, ".local", "share", "anvil", "tools")
+	environ := []string{"PATH=" + filepath.Join(home, ".local", "bin") + ":/usr/bin:/bin", "HOME=" + home, "TMPDIR=/var/tmp", "GOCACHE=" + filepath.Join(home, "gocache")}
+	p := New(Options{Root: ws, Environ: environ, Helper: "/usr/bin/anvil", ToolsDir: tools})
+	c := p.Containment()
+	if c.Home != home {
+		t.Fatalf("home %q, want %q", c.Home, home)
+	}
+	for _, want := range []string{ws, tools} {
+		if !slices.Contains(c.Shown, want) {
+			t.Errorf("%s not shown: %v", want, c.Shown)
+		}
+	}
+	if !slices.Contains(c.Caches, filepath.Join(home, "gocache")) || !slices.Contains(c.Caches, filepath.Join(home, ".cache", "gopls")) {
+		t.Errorf("caches %v", c.Caches)
+	}
+	for _, p := range append(slices.Clone(c.Shown), c.Caches...) {
+		if p == home || !strings.HasPrefix(p, home+"/") {
+			t.Errorf("%s shown: not a place inside the home", p)
+		}
+	}
+	for name, opts := range map[string]Options{
+		"a workspace holding the home": {Root: filepath.Dir(home), Environ: environ, Helper: "/usr/bin/anvil"},
+		"no home":                      {Root: ws, Environ: []string{"PATH=/usr/bin"}, Helper: "/usr/bin/anvil"},
+		"a relative home":              {Root: ws, Environ: []string{"HOME=home"}, Helper: "/usr/bin/anvil"},
+	} {
+		if c := New(opts).Containment(); c.Home != "" {
+			t.Errorf("%s: home %q covered", name, c.Home)
+		}
+	}
+}
