@@ -5,14 +5,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 )
 
 // Python projects: a package of modules read through absolute, relative,
 // module and star imports, classes with attributes and methods, string
-// annotations (forward references), stubs beside their sources, and a
-// script folder whose script imports its neighbour by bare name.
+// annotations (forward references), stubs beside their sources, a
+// script folder whose script imports its neighbour by bare name, and a
+// nested pyright project (a folder with its own pyrightconfig.json, which
+// reaches the package through its extraPaths) whose module imports it.
 
 var pyTypes = []string{"int", "str", "bytes"}
 
@@ -42,7 +46,18 @@ type pyProject struct {
 	tags map[string]bool
 	// unparsed: a module that does not parse, laid out for the gate only.
 	unparsed bool
+	// nested: the project holds a nested pyright project (nestedDir).
+	nested bool
 }
+
+// nestedDir is a project's nested pyright project: pyright run there
+// reads its own configuration, which the truth takes for its files, as
+// the gate does (Python.Errors).
+const nestedDir = "sub"
+
+// nestedConfig is the nested project's configuration: its execution root
+// is its folder, and the package above it is on its path.
+const nestedConfig = `{"typeCheckingMode": "standard", "extraPaths": [".."]}` + "\n"
 
 // Python is Python checked by the pyright command line.
 type Python struct {
@@ -65,8 +80,30 @@ func (Python) Shared(names []string) Files {
 	return Files{"pyrightconfig.json": string(cfg) + "\n"}
 }
 
+// Errors is pyright's run over the workspace, but for the files of a
+// nested pyright project: those are what pyright run in that project
+// says, with its own configuration, as the gate checks them.
 func (l Python) Errors(ctx context.Context, dir string, names []string) (map[string][]string, error) {
-	return pyrightErrors(ctx, l.Env, l.Pyright, dir)
+	errs, err := pyrightErrors(ctx, l.Env, l.Pyright, dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range names {
+		project := filepath.Join(dir, name, nestedDir)
+		if _, err := os.Stat(filepath.Join(project, "pyrightconfig.json")); err != nil {
+			continue
+		}
+		nested, err := pyrightErrors(ctx, l.Env, append(slices.Clone(l.Pyright), "-p", project), dir)
+		if err != nil {
+			return nil, fmt.Errorf("pyright in %s: %w", project, err)
+		}
+		inNested := func(e string) bool { return strings.HasPrefix(e, nestedDir+"/") }
+		errs[name] = append(slices.DeleteFunc(errs[name], inNested), slices.DeleteFunc(nested[name], func(e string) bool { return !inNested(e) })...)
+		if len(errs[name]) == 0 {
+			delete(errs, name)
+		}
+	}
+	return errs, nil
 }
 
 func (Python) Generate(r *rand.Rand, onDisk bool) (Files, Edit, []string) {
@@ -104,6 +141,24 @@ func (Python) Generate(r *rand.Rand, onDisk bool) (Files, Edit, []string) {
 		main.uses = pyUse(r, helper.decls[0], helper.decls[0].name, name("u"))
 		p.mods = append(p.mods, helper, main)
 		p.tags["py/script-folder"] = true
+	}
+	if chance(r, 0.15) {
+		p.nested = true
+		p.tags["py/nested-pyright-project"] = true
+		app := &pyModule{path: nestedDir + "/app.py"}
+		for i, src := range p.mods[:n] {
+			if chance(r, 0.4) && (len(app.header) > 0 || i < n-1) {
+				continue
+			}
+			mod := strings.TrimSuffix(strings.TrimPrefix(src.path, "pkg/"), ".py")
+			var names []string
+			for _, d := range pickSome(r, src.decls) {
+				names = append(names, d.name)
+				app.uses = append(app.uses, pyUse(r, d, d.name, name("u"))...)
+			}
+			app.header = append(app.header, fmt.Sprintf("from pkg.%s import %s", mod, strings.Join(names, ", ")))
+		}
+		p.mods = append(p.mods, app)
 	}
 	for i := 1; i < n; i++ {
 		m := p.mods[i]
@@ -227,6 +282,9 @@ func (p *pyProject) render() Files {
 	if p.unparsed {
 		f["pkg/"+GateOnlyPrefix+"broken.py"] = "def broken(:\n    pass\n"
 	}
+	if p.nested {
+		f[nestedDir+"/pyrightconfig.json"] = nestedConfig
+	}
 	return f
 }
 
@@ -290,8 +348,8 @@ func renderPyDecl(d *pyDecl, stub bool) string {
 func (p *pyProject) edit(r *rand.Rand, before Files) Edit {
 	decls, owner := declsOf(p.mods, func(m *pyModule) []*pyDecl { return m.decls })
 	d := decls[r.IntN(len(decls))]
-	if last := p.mods[len(p.mods)-1]; last.path == "tools/main.py" && chance(r, 0.5) {
-		d = p.mods[len(p.mods)-2].decls[0] // the script's neighbour
+	if i := slices.IndexFunc(p.mods, func(m *pyModule) bool { return m.path == "tools/main.py" }); i > 0 && chance(r, 0.5) {
+		d = p.mods[i-1].decls[0] // the script's neighbour
 	}
 	m := owner[d]
 	after := func() Edit { return diffFiles(before, p.render(), nil) }
