@@ -76,7 +76,10 @@ func cover(cs containSpec) error {
 		if err != nil {
 			return err
 		}
-		if err := coverHome(cs.Home, cs.Shown, cs.Caches); err != nil {
+		err = coverHome(cs.Home, cs.Shown, cs.Caches)
+		if errors.Is(err, errNoDetachedMounts) {
+			fmt.Fprintf(os.Stderr, "anvil: %s sees the home but its credential stores: %v\n", cs.Argv[0], err)
+		} else if err != nil {
 			return fmt.Errorf("covering the home: %w", err)
 		}
 		if err := os.Chdir(wd); err != nil {

@@ -50,6 +50,12 @@ func coverHome(home string, shown, caches []string) error {
 	}()
 	for i, p := range places {
 		fd, err := unix.OpenTree(unix.AT_FDCWD, p.path, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
+		if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM) {
+			// A kernel before 5.2, or a seccomp profile that refuses the
+			// call: the home stays as it is, its secret places hidden by
+			// name only; the server's log says so.
+			return fmt.Errorf("%w: %v", errNoDetachedMounts, err)
+		}
 		if err != nil {
 			return fmt.Errorf("taking %s: %w", p.path, err)
 		}
@@ -68,6 +74,9 @@ func coverHome(home string, shown, caches []string) error {
 	}
 	return unix.Mount("", realHome, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, "")
 }
+
+// errNoDetachedMounts says the kernel cannot take a place to put back.
+var errNoDetachedMounts = errors.New("the kernel gives no open_tree (Linux 5.2)")
 
 // homePlace is a place inside the home to put back, and its kind.
 type homePlace struct {
