@@ -218,11 +218,11 @@ func (c Command) Includes() IncludeDirs {
 	}
 	for i := 0; i < len(c.Args); i++ {
 		a := c.Args[i]
-		for _, opt := range []string{"-iquote", "-isystem", "-idirafter", "-include", "-imacros", "-I"} {
-			if !strings.HasPrefix(a, opt) {
+		for _, opt := range []string{"-iquote", "-isystem", "-idirafter", "-include", "-imacros", "-I", "--include-directory-after", "--include-directory"} {
+			if !strings.HasPrefix(a, opt) || strings.HasPrefix(opt, "--") && a != opt && !strings.HasPrefix(a, opt+"=") {
 				continue
 			}
-			v := strings.TrimPrefix(a, opt)
+			v := strings.TrimPrefix(strings.TrimPrefix(a, opt), "=")
 			if v == "" && i+1 < len(c.Args) {
 				i++
 				v = c.Args[i]

@@ -65,7 +65,7 @@ func TestFind(t *testing.T) {
 func TestLoadAndCommands(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, map[string]string{"compile_commands.json": `[
- {"directory": "` + dir + `/build", "file": "../src/a.c", "arguments": ["gcc", "-include", "config.h", "-I../include", "-iquote", "q", "-isystem", "/usr/x", "-c", "../src/a.c", "-o", "a.o", "-MD", "-MF", "a.d"]},
+ {"directory": "` + dir + `/build", "file": "../src/a.c", "arguments": ["gcc", "-include", "config.h", "-I../include", "-iquote", "q", "-isystem", "/usr/x", "--include-directory=../long", "--include-directory-after", "/usr/after", "-c", "../src/a.c", "-o", "a.o", "-MD", "-MF", "a.d"]},
  {"directory": "` + dir + `", "file": "` + dir + `/src/b.c", "command": "cc -DNAME=\"a b\" -I 'inc dir' -c src/b.c"}
 ]`})
 	db, err := Load(filepath.Join(dir, "compile_commands.json"))
@@ -77,13 +77,13 @@ func TestLoadAndCommands(t *testing.T) {
 		t.Fatal("no command for src/a.c")
 	}
 	inc := a.Includes()
-	if want := []string{filepath.Join(dir, "include"), "/usr/x"}; !slices.Equal(inc.Angle, want) {
+	if want := []string{filepath.Join(dir, "include"), "/usr/x", filepath.Join(dir, "long"), "/usr/after"}; !slices.Equal(inc.Angle, want) {
 		t.Errorf("angle dirs = %v, want %v", inc.Angle, want)
 	}
 	if want := []string{filepath.Join(dir, "build", "q")}; !slices.Equal(inc.Quote, want) {
 		t.Errorf("quote dirs = %v, want %v", inc.Quote, want)
 	}
-	if got, want := strings.Join(a.SyntaxOnly(), " "), "gcc -include config.h -I../include -iquote q -isystem /usr/x ../src/a.c -fsyntax-only -fdiagnostics-color=never"; got != want {
+	if got, want := strings.Join(a.SyntaxOnly(), " "), "gcc -include config.h -I../include -iquote q -isystem /usr/x --include-directory=../long --include-directory-after /usr/after ../src/a.c -fsyntax-only -fdiagnostics-color=never"; got != want {
 		t.Errorf("SyntaxOnly = %s\nwant %s", got, want)
 	}
 	if want := []string{"config.h"}; !slices.Equal(inc.Forced, want) {

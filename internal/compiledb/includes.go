@@ -5,6 +5,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -16,7 +17,13 @@ import (
 // command is its compile database's entry; a header, which has none, is
 // resolved against the directories of every command of its database, and
 // every file found counts (more includers, never fewer). An include that
-// names no file anywhere (or a macro) is untraced.
+// names no file anywhere (or a macro) is untraced. An include found in
+// none of the directories Anvil reads, or only outside the workspace, may
+// still be found by the compiler through a search path Anvil does not
+// read (a response file, an option it does not know such as
+// `--include-directory=`, a sysroot): it is taken as every file of the
+// workspace its name can be (the name's tail), so that reading less of a
+// command than the compiler does adds includers and never drops one.
 
 // includeLine matches an #include (#include_next, #import) directive;
 // group 1 is what follows it.
@@ -60,6 +67,9 @@ type Resolver struct {
 	// unions are, per database, the include directories of all its
 	// commands: what a header is resolved against.
 	unions map[string]IncludeDirs
+	// byBase indexes files by base name, for includes found nowhere Anvil
+	// reads (tails); built on first use.
+	byBase map[string][]string
 }
 
 // NewResolver returns a resolver for the workspace at root (absolute)
@@ -174,9 +184,42 @@ func (r *Resolver) Resolve(rel, spec string) ([]string, bool) {
 	case len(out) > 0:
 		return out, true
 	case spec[0] == '<', existsOutside:
-		return nil, true // a system header, or another project's: an input
+		// A system header, or another project's (an input), unless a
+		// search path Anvil does not read leads to a file of the
+		// workspace of that name.
+		return r.tails(name), true
 	}
 	return nil, false
+}
+
+// tails returns the workspace files an include of name can be, found
+// through some directory: those whose path ends with name (its leading
+// "./" and "../" dropped).
+func (r *Resolver) tails(name string) []string {
+	if r.files == nil {
+		return nil
+	}
+	name = path.Clean(filepath.ToSlash(name))
+	for strings.HasPrefix(name, "../") {
+		name = strings.TrimPrefix(name, "../")
+	}
+	if name == "." || name == ".." || strings.HasPrefix(name, "/") {
+		return nil
+	}
+	if r.byBase == nil {
+		r.byBase = map[string][]string{}
+		for f := range r.files {
+			r.byBase[path.Base(f)] = append(r.byBase[path.Base(f)], f)
+		}
+	}
+	var out []string
+	for _, f := range r.byBase[path.Base(name)] {
+		if f == name || strings.HasSuffix(f, "/"+name) {
+			out = append(out, f)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Forced returns the workspace files rel's compile command forces in.

@@ -18,21 +18,23 @@ import (
 // with no cut-off; what cannot be traced reaches every C/C++ file.
 func TestIncludeGraph(t *testing.T) {
 	files := map[string]string{
-		"include/shapes.h": "struct point { int x; };\n",
-		"include/angle.h":  "int angle;\n",
-		"include/config.h": "#define N 1\n",
-		"include/macros.h": "#define M 1\n",
-		"include/unused.h": "int unused;\n",
-		"quoted/q.h":       "int q;\n",
-		"src/shapes.c":     "#include \"shapes.h\"\n",
-		"src/report.h":     "#ifndef R\n#define R\n  #  include \"shapes.h\"\n#endif\n",
-		"src/report.c":     "#include \"report.h\"\n#include <stdio.h>\n",
-		"src/main.c":       "#include <angle.h>\n#include <report.h> /* not on -I: a system header */\n#include \"q.h\"\n",
-		"src/lib.c":        "#include \"impl.c\"\n",
-		"src/impl.c":       "#include \"impl.inc\"\n",
-		"src/impl.inc":     "int impl;\n",
-		"src/standalone.c": "int standalone;\n",
-		"src/notes.txt":    "#include \"shapes.h\"\n",
+		"include/shapes.h":  "struct point { int x; };\n",
+		"include/angle.h":   "int angle;\n",
+		"include/config.h":  "#define N 1\n",
+		"include/macros.h":  "#define M 1\n",
+		"include/unused.h":  "int unused;\n",
+		"quoted/q.h":        "int q;\n",
+		"src/shapes.c":      "#include \"shapes.h\"\n",
+		"src/report.h":      "#ifndef R\n#define R\n  #  include \"shapes.h\"\n#endif\n",
+		"src/report.c":      "#include \"report.h\"\n#include <stdio.h>\n",
+		"src/main.c":        "#include <angle.h>\n#include <report.h> /* not on -I */\n#include \"q.h\"\n#include <extra/e.h>\n#include <tail/t.h>\n",
+		"vendor/extra/e.h":  "int e;\n",
+		"vendor/x/tail/t.h": "int t;\n",
+		"src/lib.c":         "#include \"impl.c\"\n",
+		"src/impl.c":        "#include \"impl.inc\"\n",
+		"src/impl.inc":      "int impl;\n",
+		"src/standalone.c":  "int standalone;\n",
+		"src/notes.txt":     "#include \"shapes.h\"\n",
 	}
 	dir := testfs.Tree(t, files)
 	var entries []map[string]any
@@ -40,7 +42,7 @@ func TestIncludeGraph(t *testing.T) {
 		args := []string{"gcc", "-Iinclude", "-c", "src/" + f + ".c"}
 		switch f {
 		case "main":
-			args = []string{"gcc", "-include", "include/config.h", "-iquote", "quoted", "-I", "include", "-c", "src/main.c"}
+			args = []string{"gcc", "-include", "include/config.h", "-iquote", "quoted", "-I", "include", "--include-directory=vendor", "@vendor.rsp", "-c", "src/main.c"}
 		case "standalone":
 			args = []string{"gcc", "-imacros", "include/macros.h", "-c", "src/standalone.c"}
 		}
@@ -56,15 +58,24 @@ func TestIncludeGraph(t *testing.T) {
 	t.Cleanup(parser.Close)
 	g := New(root, parser)
 	snap := scanFiles(t, root)
-	all := []string{"include/angle.h", "include/config.h", "include/macros.h", "include/shapes.h", "quoted/q.h", "src/impl.c", "src/impl.inc", "src/lib.c", "src/main.c", "src/report.c", "src/report.h", "src/shapes.c", "src/standalone.c"}
+	all := []string{"include/angle.h", "include/config.h", "include/macros.h", "include/shapes.h", "quoted/q.h", "src/impl.c", "src/impl.inc", "src/lib.c", "src/main.c", "src/report.c", "src/report.h", "src/shapes.c", "src/standalone.c", "vendor/extra/e.h", "vendor/x/tail/t.h"}
 	for _, tc := range []struct {
 		change  string
 		content string // "" keeps the file's content
 		want    []string
 	}{
-		{change: "include/shapes.h", want: []string{"src/report.c", "src/report.h", "src/shapes.c"}},
-		// main.c's <report.h> is looked for on -I only, where it is not.
-		{change: "src/report.h", want: []string{"src/report.c"}},
+		// main.c through its <report.h>, taken as src/report.h (below).
+		{change: "include/shapes.h", want: []string{"src/main.c", "src/report.c", "src/report.h", "src/shapes.c"}},
+		// main.c's <report.h> is on none of the directories Anvil reads
+		// of its command (-I only, where it is not): the compiler may
+		// find it through a search path Anvil does not read, so it is
+		// taken as the workspace's file of that name.
+		{change: "src/report.h", want: []string{"src/main.c", "src/report.c"}},
+		// <extra/e.h>, on a path given as --include-directory=, which
+		// Anvil reads, and <tail/t.h>, on a path only a response file
+		// names, which it does not.
+		{change: "vendor/extra/e.h", want: []string{"src/main.c"}},
+		{change: "vendor/x/tail/t.h", want: []string{"src/main.c"}},
 		{change: "include/angle.h", want: []string{"src/main.c"}},
 		{change: "quoted/q.h", want: []string{"src/main.c"}},
 		{change: "include/config.h", want: []string{"src/main.c"}},
