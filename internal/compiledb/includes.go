@@ -223,12 +223,31 @@ func (r *Resolver) tails(name string) []string {
 }
 
 // Forced returns the workspace files rel's compile command forces in.
+// The compiler looks for a forced file in the compilation's directory,
+// then along the "…" chain (-iquote, then -I and the rest), as gcc's
+// manual says of -include; one found in none of them is taken by its
+// name's tail, as an include is (tails).
 func (r *Resolver) Forced(rel string) []string {
-	_, forced := r.dirs(rel)
+	d, forced := r.dirs(rel)
 	var out []string
-	for _, f := range forced {
+	for i, f := range forced {
 		if t, ok := r.rel(f); ok && r.has(t) {
 			out = append(out, t)
+			continue
+		}
+		name := d.Forced[i]
+		if filepath.IsAbs(name) {
+			continue
+		}
+		found := false
+		for _, dir := range append(slices.Clone(d.Quote), d.Angle...) {
+			if t, ok := r.rel(filepath.Join(dir, name)); ok && r.has(t) {
+				out, found = append(out, t), true
+				break
+			}
+		}
+		if !found {
+			out = append(out, r.tails(name)...)
 		}
 	}
 	return out

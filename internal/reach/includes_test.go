@@ -24,11 +24,12 @@ func TestIncludeGraph(t *testing.T) {
 		"include/macros.h":  "#define M 1\n",
 		"include/unused.h":  "int unused;\n",
 		"quoted/q.h":        "int q;\n",
-		"src/shapes.c":      "#include \"shapes.h\"\n",
+		"src/shapes.c":      "#include \"shapes.h\"\n#include <forced.h>\n",
 		"src/report.h":      "#ifndef R\n#define R\n  #  include \"shapes.h\"\n#endif\n",
 		"src/report.c":      "#include \"report.h\"\n#include <stdio.h>\n",
 		"src/main.c":        "#include <angle.h>\n#include <report.h> /* not on -I */\n#include \"q.h\"\n#include <extra/e.h>\n#include <tail/t.h>\n",
 		"vendor/extra/e.h":  "int e;\n",
+		"include/forced.h":  "int forced;\n",
 		"vendor/x/tail/t.h": "int t;\n",
 		"src/lib.c":         "#include \"impl.c\"\n",
 		"src/impl.c":        "#include \"impl.inc\"\n",
@@ -42,7 +43,7 @@ func TestIncludeGraph(t *testing.T) {
 		args := []string{"gcc", "-Iinclude", "-c", "src/" + f + ".c"}
 		switch f {
 		case "main":
-			args = []string{"gcc", "-include", "include/config.h", "-iquote", "quoted", "-I", "include", "--include-directory=vendor", "@vendor.rsp", "-c", "src/main.c"}
+			args = []string{"gcc", "-include", "include/config.h", "-iquote", "quoted", "-I", "include", "--include-directory=vendor", "@vendor.rsp", "-include", "forced.h", "-c", "src/main.c"}
 		case "standalone":
 			args = []string{"gcc", "-imacros", "include/macros.h", "-c", "src/standalone.c"}
 		}
@@ -58,7 +59,7 @@ func TestIncludeGraph(t *testing.T) {
 	t.Cleanup(parser.Close)
 	g := New(root, parser)
 	snap := scanFiles(t, root)
-	all := []string{"include/angle.h", "include/config.h", "include/macros.h", "include/shapes.h", "quoted/q.h", "src/impl.c", "src/impl.inc", "src/lib.c", "src/main.c", "src/report.c", "src/report.h", "src/shapes.c", "src/standalone.c", "vendor/extra/e.h", "vendor/x/tail/t.h"}
+	all := []string{"include/angle.h", "include/config.h", "include/forced.h", "include/macros.h", "include/shapes.h", "quoted/q.h", "src/impl.c", "src/impl.inc", "src/lib.c", "src/main.c", "src/report.c", "src/report.h", "src/shapes.c", "src/standalone.c", "vendor/extra/e.h", "vendor/x/tail/t.h"}
 	for _, tc := range []struct {
 		change  string
 		content string // "" keeps the file's content
@@ -76,6 +77,9 @@ func TestIncludeGraph(t *testing.T) {
 		// names, which it does not.
 		{change: "vendor/extra/e.h", want: []string{"src/main.c"}},
 		{change: "vendor/x/tail/t.h", want: []string{"src/main.c"}},
+		// main.c's command forces in forced.h, found along -I (gcc looks
+		// in the compilation's directory first, then the "…" chain).
+		{change: "include/forced.h", want: []string{"src/main.c", "src/shapes.c"}},
 		{change: "include/angle.h", want: []string{"src/main.c"}},
 		{change: "quoted/q.h", want: []string{"src/main.c"}},
 		{change: "include/config.h", want: []string{"src/main.c"}},
