@@ -205,6 +205,22 @@ type IncludeDirs struct {
 	// Forced are files read before the source (-include, -imacros), as
 	// given.
 	Forced []string
+	// Unread: the command has arguments that may add or reorder search
+	// directories which Anvil does not read (a response file, a
+	// sysroot, -iprefix and its kin), so a file other than the one the
+	// directories above find may be the compiler's.
+	Unread bool
+}
+
+// searchUnread reports whether the argument a may change where the
+// compiler looks for includes in a way Includes does not read.
+func searchUnread(a string) bool {
+	for _, p := range []string{"@", "--sysroot", "-isysroot", "-iprefix", "-iwithprefix", "-iwithprefixbefore", "-I-", "-cxx-isystem", "-isystem-after", "--include-prefix", "--include-with-prefix", "-F", "-iframework"} {
+		if strings.HasPrefix(a, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // Includes returns c's include directories.
@@ -218,6 +234,9 @@ func (c Command) Includes() IncludeDirs {
 	}
 	for i := 0; i < len(c.Args); i++ {
 		a := c.Args[i]
+		if i > 0 && searchUnread(a) {
+			d.Unread = true
+		}
 		for _, opt := range []string{"-iquote", "-isystem", "-idirafter", "-include", "-imacros", "-I", "--include-directory-after", "--include-directory"} {
 			if !strings.HasPrefix(a, opt) || strings.HasPrefix(opt, "--") && a != opt && !strings.HasPrefix(a, opt+"=") {
 				continue

@@ -142,6 +142,7 @@ func (r *Resolver) dirs(rel string) (IncludeDirs, []string) {
 					u.Angle = append(u.Angle, a)
 				}
 			}
+			u.Unread = u.Unread || d.Unread
 		}
 		if db.Flags != nil {
 			u = (Command{Dir: filepath.Dir(db.Path), Args: append([]string{"cc"}, db.Flags...)}).Includes()
@@ -181,6 +182,10 @@ func (r *Resolver) Resolve(rel, spec string) ([]string, bool) {
 		}
 	}
 	switch {
+	case len(out) > 0 && d.Unread:
+		// Another file of that name may come first on a search path
+		// the command gives where Anvil does not read it.
+		return appendNew(out, r.tails(name)), true
 	case len(out) > 0:
 		return out, true
 	case spec[0] == '<', existsOutside:
@@ -279,4 +284,14 @@ func (r *Resolver) rel(abs string) (string, bool) {
 		return "", false
 	}
 	return path.Clean(filepath.ToSlash(rel)), true
+}
+
+// appendNew appends to out each of more it does not hold.
+func appendNew(out, more []string) []string {
+	for _, m := range more {
+		if !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
 }

@@ -30,6 +30,8 @@ func TestIncludeGraph(t *testing.T) {
 		"src/main.c":        "#include <angle.h>\n#include <report.h> /* not on -I */\n#include \"q.h\"\n#include <extra/e.h>\n#include <tail/t.h>\n",
 		"vendor/extra/e.h":  "int e;\n",
 		"include/forced.h":  "int forced;\n",
+		"other/q.h":         "int other_q;\n",
+		"other/user.c":      "#include \"q.h\"\n",
 		"vendor/x/tail/t.h": "int t;\n",
 		"src/lib.c":         "#include \"impl.c\"\n",
 		"src/impl.c":        "#include \"impl.inc\"\n",
@@ -59,7 +61,7 @@ func TestIncludeGraph(t *testing.T) {
 	t.Cleanup(parser.Close)
 	g := New(root, parser)
 	snap := scanFiles(t, root)
-	all := []string{"include/angle.h", "include/config.h", "include/forced.h", "include/macros.h", "include/shapes.h", "quoted/q.h", "src/impl.c", "src/impl.inc", "src/lib.c", "src/main.c", "src/report.c", "src/report.h", "src/shapes.c", "src/standalone.c", "vendor/extra/e.h", "vendor/x/tail/t.h"}
+	all := []string{"include/angle.h", "include/config.h", "include/forced.h", "include/macros.h", "include/shapes.h", "other/q.h", "other/user.c", "quoted/q.h", "src/impl.c", "src/impl.inc", "src/lib.c", "src/main.c", "src/report.c", "src/report.h", "src/shapes.c", "src/standalone.c", "vendor/extra/e.h", "vendor/x/tail/t.h"}
 	for _, tc := range []struct {
 		change  string
 		content string // "" keeps the file's content
@@ -80,8 +82,13 @@ func TestIncludeGraph(t *testing.T) {
 		// main.c's command forces in forced.h, found along -I (gcc looks
 		// in the compilation's directory first, then the "…" chain).
 		{change: "include/forced.h", want: []string{"src/main.c", "src/shapes.c"}},
+		// main.c's "q.h" is quoted/q.h by -iquote, but its command names
+		// a response file, which may put other/ first.
+		{change: "other/q.h", want: []string{"other/user.c", "src/main.c"}},
 		{change: "include/angle.h", want: []string{"src/main.c"}},
-		{change: "quoted/q.h", want: []string{"src/main.c"}},
+		// other/user.c, which has no command, is read with every
+		// command's directories, main.c's response file among them.
+		{change: "quoted/q.h", want: []string{"other/user.c", "src/main.c"}},
 		{change: "include/config.h", want: []string{"src/main.c"}},
 		{change: "include/macros.h", want: []string{"src/standalone.c"}},
 		{change: "src/impl.inc", want: []string{"src/impl.c", "src/lib.c"}},
