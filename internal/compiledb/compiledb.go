@@ -237,7 +237,7 @@ func (c Command) Includes() IncludeDirs {
 		if i > 0 && searchUnread(a) {
 			d.Unread = true
 		}
-		for _, opt := range []string{"-iquote", "-isystem", "-idirafter", "-include", "-imacros", "-I", "--include-directory-after", "--include-directory"} {
+		for _, opt := range []string{"-iquote", "-isystem", "-idirafter", "-include", "-imacros", "-I", "--include-directory-after", "--include-directory", "--include", "--imacros"} {
 			if !strings.HasPrefix(a, opt) || strings.HasPrefix(opt, "--") && a != opt && !strings.HasPrefix(a, opt+"=") {
 				continue
 			}
@@ -252,7 +252,7 @@ func (c Command) Includes() IncludeDirs {
 			switch opt {
 			case "-iquote":
 				d.Quote = append(d.Quote, abs(v))
-			case "-include", "-imacros": // -imacros keeps the file's macros: a change to them is the unit's
+			case "-include", "-imacros", "--include", "--imacros": // -imacros keeps the file's macros: a change to them is the unit's
 				d.Forced = append(d.Forced, v)
 			default:
 				d.Angle = append(d.Angle, abs(v))

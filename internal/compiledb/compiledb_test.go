@@ -65,7 +65,7 @@ func TestFind(t *testing.T) {
 func TestLoadAndCommands(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, map[string]string{"compile_commands.json": `[
- {"directory": "` + dir + `/build", "file": "../src/a.c", "arguments": ["gcc", "-include", "config.h", "-I../include", "-iquote", "q", "-isystem", "/usr/x", "--include-directory=../long", "--include-directory-after", "/usr/after", "-c", "../src/a.c", "-o", "a.o", "-MD", "-MF", "a.d"]},
+ {"directory": "` + dir + `/build", "file": "../src/a.c", "arguments": ["gcc", "-include", "config.h", "-I../include", "-iquote", "q", "-isystem", "/usr/x", "--include-directory=../long", "--include-directory-after", "/usr/after", "--include=long.h", "-c", "../src/a.c", "-o", "a.o", "-MD", "-MF", "a.d"]},
  {"directory": "` + dir + `", "file": "` + dir + `/src/b.c", "command": "cc -DNAME=\"a b\" -I 'inc dir' -c src/b.c"}
 ]`})
 	db, err := Load(filepath.Join(dir, "compile_commands.json"))
@@ -83,10 +83,10 @@ func TestLoadAndCommands(t *testing.T) {
 	if want := []string{filepath.Join(dir, "build", "q")}; !slices.Equal(inc.Quote, want) {
 		t.Errorf("quote dirs = %v, want %v", inc.Quote, want)
 	}
-	if got, want := strings.Join(a.SyntaxOnly(), " "), "gcc -include config.h -I../include -iquote q -isystem /usr/x --include-directory=../long --include-directory-after /usr/after ../src/a.c -fsyntax-only -fdiagnostics-color=never"; got != want {
+	if got, want := strings.Join(a.SyntaxOnly(), " "), "gcc -include config.h -I../include -iquote q -isystem /usr/x --include-directory=../long --include-directory-after /usr/after --include=long.h ../src/a.c -fsyntax-only -fdiagnostics-color=never"; got != want {
 		t.Errorf("SyntaxOnly = %s\nwant %s", got, want)
 	}
-	if want := []string{"config.h"}; !slices.Equal(inc.Forced, want) {
+	if want := []string{"config.h", "long.h"}; !slices.Equal(inc.Forced, want) {
 		t.Errorf("forced includes = %v, want %v", inc.Forced, want)
 	}
 	b, ok := db.For(filepath.Join(dir, "src", "b.c"))

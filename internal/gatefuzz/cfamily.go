@@ -20,8 +20,12 @@ import (
 // in an enum; a fragment (.inc) included inside a function body; a header
 // forced in by -include; a define given on the command line; and two
 // include directories where a header created in the first takes over one
-// of the second. Each project has its own compile_commands.json, the
-// truth compiles every entry with -fsyntax-only.
+// of the second. The include directory and the forced header are named
+// in any of the spellings gcc takes (-I, -isystem, -idirafter, the long
+// --include-directory options; -include found along the include chain,
+// --include=), each with its own place in the search order. Each project
+// has its own compile_commands.json, the truth compiles every entry with
+// -fsyntax-only.
 //
 // The flags make the C conversions gcc and clang only warn about errors
 // (an implicit declaration, an int from a struct), so that an edit breaks
@@ -71,8 +75,18 @@ type cProject struct {
 	alt     bool     // inc2/alt.h, which a created inc/alt.h would take over
 	frag    string   // the fragment's statement ("" when none)
 	box     string   // the base header's struct's tag
-	tags    map[string]bool
+	// search and forcing spell the include directory and the forced
+	// header on the command line.
+	search, forcing []string
+	tags            map[string]bool
 }
+
+// searchSpellings are the ways a command names the include directory;
+// forcedSpellings the ways it forces the header in.
+var (
+	searchSpellings = [][]string{{"-I", "inc"}, {"--include-directory=inc"}, {"--include-directory", "inc"}, {"-isystem", "inc"}, {"-idirafter", "inc"}, {"--include-directory-after=inc"}}
+	forcedSpellings = [][]string{{"-include", "forced.h"}, {"--include=inc/forced.h"}, {"--include", "forced.h"}}
+)
 
 // C is C checked by the compiler its compile database names.
 type C struct {
@@ -147,6 +161,15 @@ func (C) Generate(r *rand.Rand, onDisk bool) (Files, Edit, []string) {
 	if chance(r, 0.15) {
 		p.define = true
 		p.tags["c/command-line-define"] = true
+	}
+	p.search, p.forcing = []string{"-Iinc"}, []string{"-include", "inc/forced.h"}
+	if chance(r, 0.4) {
+		p.search = searchSpellings[r.IntN(len(searchSpellings))]
+		p.tags["c/search-spelling"] = true
+	}
+	if p.forced != "" && chance(r, 0.4) {
+		p.forcing = forcedSpellings[r.IntN(len(forcedSpellings))]
+		p.tags["c/forced-spelling"] = true
 	}
 	if chance(r, 0.2) {
 		p.alt = true
@@ -349,12 +372,12 @@ func (p *cProject) render() Files {
 			b.WriteString("\nint frag_use(void) {\n\tint acc = 0;\n#include \"frag.inc\"\n\treturn acc;\n}\n")
 		}
 		f[s.path] = b.String()
-		args := []string{"cc", "-std=c11", "-Werror=implicit-function-declaration", "-Werror=int-conversion", "-Iinc"}
+		args := append([]string{"cc", "-std=c11", "-Werror=implicit-function-declaration", "-Werror=int-conversion"}, p.search...)
 		if p.alt {
 			args = append(args, "-Iinc2")
 		}
 		if p.forced != "" {
-			args = append(args, "-include", "inc/forced.h")
+			args = append(args, p.forcing...)
 		}
 		if p.define {
 			args = append(args, "-DWITH_K=1")
