@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"github.com/anvil-dev/anvil/internal/envlist"
 	"github.com/anvil-dev/anvil/internal/state"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -170,9 +171,13 @@ func (p *Policy) shownOfHome(home string) (shown, caches []string) {
 	shown = append(shown, sandbox.PathInstallations(p.Env())...)
 	caches = []string{cmp.Or(p.Getenv("GOCACHE"), filepath.Join(cache, "go-build")), filepath.Join(cache, "gopls"), filepath.Join(cache, "clangd"), p.HostPlaces().TempDir}
 	keep := func(ps []string) []string {
-		return slices.DeleteFunc(ps, func(x string) bool { return !filepath.IsAbs(x) || !within(filepath.Clean(x), home) })
+		ps = slices.DeleteFunc(ps, func(x string) bool { return !filepath.IsAbs(x) || !within(filepath.Clean(x), home) })
+		slices.Sort(ps)
+		return slices.Compact(ps)
 	}
-	return keep(shown), keep(caches)
+	// A place that does not exist has nothing to show (a cache is made).
+	shown = slices.DeleteFunc(keep(shown), func(x string) bool { _, err := os.Stat(x); return err != nil })
+	return shown, keep(caches)
 }
 
 // HostPlaces are the host's temporary, cache and runtime directories, as

@@ -2,6 +2,7 @@ package execpolicy
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -94,6 +95,11 @@ func TestContainmentShowsOfTheHomeOnlyWhatIsNeeded(t *testing.T) {
 	home := t.TempDir()
 	ws := filepath.Join(home, "src", "proj")
 	tools := filepath.Join(home, ".local", "share", "anvil", "tools")
+	for _, d := range []string{ws, tools} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	environ := []string{"PATH=" + filepath.Join(home, ".local", "bin") + ":/usr/bin:/bin", "HOME=" + home, "TMPDIR=/var/tmp", "GOCACHE=" + filepath.Join(home, "gocache")}
 	p := New(Options{Root: ws, Environ: environ, Helper: "/usr/bin/anvil", ToolsDir: tools})
 	c := p.Containment()
