@@ -12,11 +12,18 @@ import (
 	"time"
 )
 
-// run starts sh -c script as spec says and returns what it printed.
+// runScript starts sh -c script, contained as contain says, and returns
+// what it printed.
 func runScript(t *testing.T, contain *Containment, script string) string {
 	t.Helper()
+	return runScriptIn(t, contain, script, "", []string{"PATH=/usr/bin:/bin"})
+}
+
+// runScriptIn is runScript in the directory dir with the environment env.
+func runScriptIn(t *testing.T, contain *Containment, script, dir string, env []string) string {
+	t.Helper()
 	var stderr strings.Builder
-	p, err := Start(Spec{Path: "/bin/sh", Args: []string{"-c", script}, Env: []string{"PATH=/usr/bin:/bin"}, Stderr: &stderr, Contain: contain})
+	p, err := Start(Spec{Path: "/bin/sh", Args: []string{"-c", script}, Dir: dir, Env: env, Stderr: &stderr, Contain: contain})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,20 +162,7 @@ echo x > ~/planted 2>/dev/null && echo HOME-WRITTEN
 echo x > code.h.new && echo WORKSPACE-WRITTEN
 ls -a ~`
 	run := func(contain *Containment) string {
-		var stderr strings.Builder
-		p, err := Start(Spec{Path: "/bin/sh", Args: []string{"-c", script}, Dir: ws, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + home}, Stderr: &stderr, Contain: contain})
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.Stdin().Close()
-		out, _ := io.ReadAll(p.Stdout())
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := p.Wait(ctx); err != nil {
-			p.Kill()
-			t.Fatalf("did not end: %v", err)
-		}
-		return string(out) + stderr.String()
+		return runScriptIn(t, contain, script, ws, []string{"PATH=/usr/bin:/bin", "HOME=" + home})
 	}
 	if out := run(nil); !strings.Contains(out, "APP-SECRET") || !strings.Contains(out, "NOTES-SECRET") {
 		t.Fatalf("uncontained, the secrets were not read (the test proves nothing): %s", out)

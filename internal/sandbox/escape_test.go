@@ -527,15 +527,7 @@ func TestDependencyLinksAreSeen(t *testing.T) {
 		"store/typescript/lib/tsc.js":   "THE COMPILER",
 		"notes.txt":                     "SECRET",
 	})
-	for link, target := range map[string]string{"node_modules/typescript": "store/typescript", "node_modules/whole-home": "."} {
-		p := filepath.Join(dir, link)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(filepath.Join(home, target), p); err != nil {
-			t.Fatal(err)
-		}
-	}
+	linkInto(t, dir, home, map[string]string{"node_modules/typescript": "store/typescript", "node_modules/whole-home": "."})
 	res := run(t, context.Background(), Spec{Seal: hostSeal(), Root: dir, Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home},
 		Argv: []string{"sh", "-c", "cat node_modules/typescript/lib/tsc.js; echo; cat node_modules/whole-home/notes.txt " + home + "/notes.txt; echo > node_modules/typescript/lib/tsc.js && echo WROTE"}})
 	out := string(res.Output)
@@ -584,15 +576,7 @@ func TestLinksToWhatIsNoDependencyAreNotShown(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := testfs.Tree(t, map[string]string{"a.txt": "a\n"})
-			for link, target := range tc.links {
-				p := filepath.Join(dir, link)
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.Symlink(filepath.Join(home, target), p); err != nil {
-					t.Fatal(err)
-				}
-			}
+			linkInto(t, dir, home, tc.links)
 			res := run(t, context.Background(), Spec{Seal: hostSeal(), Root: dir, Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home},
 				Argv: []string{"sh", "-c", tc.read + "; cat " + home + "/.config/app/token"}})
 			if out := string(res.Output); strings.Contains(out, "SECRET") {
@@ -611,5 +595,19 @@ func TestLinksToWhatIsNoDependencyAreNotShown(t *testing.T) {
 	res := run(t, context.Background(), Spec{Seal: hostSeal(), Root: dir, Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}, Argv: []string{"sh", "-c", "node_modules/.bin/tool"}})
 	if out := string(res.Output); !strings.Contains(out, "TOOL") {
 		t.Errorf("a linked program is not shown:\n%s", out)
+	}
+}
+
+// linkInto makes each link (in dir) lead to its target (in home).
+func linkInto(t *testing.T, dir, home string, links map[string]string) {
+	t.Helper()
+	for link, target := range links {
+		p := filepath.Join(dir, link)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Join(home, target), p); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
