@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -212,6 +213,62 @@ type IncludeDirs struct {
 	Unread bool
 }
 
+// maxResponseFile bounds a response file read, and maxResponseDepth the
+// response files one names in turn.
+const (
+	maxResponseFile  = 1 << 20
+	maxResponseDepth = 8
+)
+
+// withResponseFiles returns args with each @file replaced by the words it
+// holds, as gcc reads them (reading is not running: the compiler they are
+// for runs only as the policy allows). A response file outside the
+// compilation's directory, unreadable, past its bound or too deep stays
+// as it was, and searchUnread says so.
+func (c Command) withResponseFiles(args []string, depth int) []string {
+	var out []string
+	for _, a := range args {
+		words, ok := c.responseFile(a, depth)
+		if !ok {
+			out = append(out, a)
+			continue
+		}
+		out = append(out, c.withResponseFiles(words, depth+1)...)
+	}
+	return out
+}
+
+// responseFile reads the words of the response file a names, if it is one
+// that may be read.
+func (c Command) responseFile(a string, depth int) ([]string, bool) {
+	if !strings.HasPrefix(a, "@") || len(a) == 1 || depth >= maxResponseDepth {
+		return nil, false
+	}
+	p := a[1:]
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(c.Dir, p)
+	}
+	real, err := filepath.EvalSymlinks(p)
+	dir, derr := filepath.EvalSymlinks(c.Dir)
+	if err != nil || derr != nil || !strings.HasPrefix(real, dir+string(filepath.Separator)) {
+		return nil, false
+	}
+	f, err := os.Open(real)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxResponseFile+1))
+	if err != nil || len(data) > maxResponseFile {
+		return nil, false
+	}
+	words, err := SplitCommand(strings.ReplaceAll(string(data), "\n", " "))
+	if err != nil {
+		return nil, false
+	}
+	return words, true
+}
+
 // searchUnread reports whether the argument a may change where the
 // compiler looks for includes in a way Includes does not read.
 func searchUnread(a string) bool {
@@ -223,7 +280,8 @@ func searchUnread(a string) bool {
 	return false
 }
 
-// Includes returns c's include directories.
+// Includes returns c's include directories, with what its response
+// files (@file) say read in place.
 func (c Command) Includes() IncludeDirs {
 	var d IncludeDirs
 	abs := func(p string) string {
@@ -232,8 +290,12 @@ func (c Command) Includes() IncludeDirs {
 		}
 		return filepath.Clean(p)
 	}
-	for i := 0; i < len(c.Args); i++ {
-		a := c.Args[i]
+	if len(c.Args) == 0 {
+		return d
+	}
+	args := append(c.Args[:1:1], c.withResponseFiles(c.Args[1:], 0)...)
+	for i := 0; i < len(args); i++ {
+		a := args[i]
 		if i > 0 && searchUnread(a) {
 			d.Unread = true
 		}
@@ -242,9 +304,9 @@ func (c Command) Includes() IncludeDirs {
 				continue
 			}
 			v := strings.TrimPrefix(strings.TrimPrefix(a, opt), "=")
-			if v == "" && i+1 < len(c.Args) {
+			if v == "" && i+1 < len(args) {
 				i++
-				v = c.Args[i]
+				v = args[i]
 			}
 			if v == "" {
 				break

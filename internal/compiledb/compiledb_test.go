@@ -158,3 +158,64 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// A response file's words are read in place, in turn for one it names;
+// one outside the compilation's directory, or missing, is not read and
+// leaves the command's search unread.
+func TestIncludesReadResponseFiles(t *testing.T) {
+	dir := t.TempDir()
+	build := filepath.Join(dir, "build")
+	write(t, dir, map[string]string{
+		"build/flags.rsp":  "-Iinc \"-Ispaced dir\"\n--include=forced.h @more.rsp\n",
+		"build/more.rsp":   "-isystem sys\n",
+		"build/loop.rsp":   "@loop.rsp\n",
+		"outside.rsp":      "-Isecret\n",
+		"build/linked.rsp": "",
+	})
+	if err := os.Remove(filepath.Join(build, "linked.rsp")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "outside.rsp"), filepath.Join(build, "linked.rsp")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name       string
+		args       []string
+		angle      []string
+		forced     []string
+		unreadWant bool
+	}{
+		{"read in place, in turn", []string{"cc", "@flags.rsp", "-c", "a.c"}, []string{filepath.Join(build, "inc"), filepath.Join(build, "spaced dir"), filepath.Join(build, "sys")}, []string{"forced.h"}, false},
+		{"outside the compilation's directory", []string{"cc", "@../outside.rsp", "-c", "a.c"}, nil, nil, true},
+		{"a link out of it", []string{"cc", "@linked.rsp", "-c", "a.c"}, nil, nil, true},
+		{"missing", []string{"cc", "@gone.rsp", "-c", "a.c"}, nil, nil, true},
+		{"naming itself", []string{"cc", "@loop.rsp", "-c", "a.c"}, nil, nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Command{Dir: build, File: filepath.Join(build, "a.c"), Args: tc.args}.Includes()
+			if !slices.Equal(d.Angle, tc.angle) || !slices.Equal(d.Forced, tc.forced) || d.Unread != tc.unreadWant {
+				t.Errorf("angle %q forced %q unread %v; want %q %q %v", d.Angle, d.Forced, d.Unread, tc.angle, tc.forced, tc.unreadWant)
+			}
+		})
+	}
+}
+
+// Whatever a response file holds, reading it gives clean absolute
+// directories, or leaves the search unread.
+func FuzzIncludesResponseFile(f *testing.F) {
+	for _, seed := range []string{"-Iinc", "\"-Ia b\" -include x.h", "@f.rsp", "-I", "'unterminated", "--include-directory=../up -isystem\n/abs"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "f.rsp"), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		d := Command{Dir: dir, File: filepath.Join(dir, "a.c"), Args: []string{"cc", "@f.rsp", "-c", "a.c"}}.Includes()
+		for _, p := range append(slices.Clone(d.Angle), d.Quote...) {
+			if !filepath.IsAbs(p) || filepath.Clean(p) != p {
+				t.Errorf("directory %q from %q", p, data)
+			}
+		}
+	})
+}
