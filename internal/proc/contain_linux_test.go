@@ -147,16 +147,31 @@ func TestContainedHomeShowsOnlyWhatItIsGiven(t *testing.T) {
 	if err := os.Symlink(filepath.Join(home, ".config/app/token"), filepath.Join(ws, "k.h")); err != nil {
 		t.Fatal(err)
 	}
+	// A toolchain named through links in the home: ~/go leads out of it,
+	// ~/current leads to ~/tools.
+	gopath := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(gopath, "pkg", "mod"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(gopath, "pkg", "mod", "m.txt"), []byte("MODULE-CACHE\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"go": gopath, "current": "tools"} {
+		if err := os.Symlink(target, filepath.Join(home, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cache := filepath.Join(home, ".cache", "go-build")
 	contain := &Containment{Helper: exe, Hidden: []string{filepath.Join(home, ".cargo/credentials.toml")}, Home: home,
-		Shown:  []string{ws, filepath.Join(home, "tools"), filepath.Join(home, ".cargo"), filepath.Join(home, ".gitconfig"), filepath.Join(home, "absent")},
+		Shown:  []string{ws, filepath.Join(home, "current", "bin"), filepath.Join(home, "go"), filepath.Join(home, ".cargo"), filepath.Join(home, ".gitconfig"), filepath.Join(home, "absent")},
 		Caches: []string{cache}}
 	script := `cat code.h k.h ../.config/app/token ../notes.txt ~/notes.txt ~/.cargo/config.toml ~/.cargo/credentials.toml ~/.gitconfig 2>&1
-~/tools/bin/tool
+~/current/bin/tool
+cat ~/go/pkg/mod/m.txt
 echo x > ~/.cache/go-build/entry && echo CACHE-WRITTEN
 echo x > ~/planted 2>/dev/null && echo HOME-WRITTEN
 echo x > code.h.new && echo WORKSPACE-WRITTEN
@@ -174,7 +189,7 @@ ls -a ~`
 			t.Errorf("contained with the home covered, %s:\n%s", secret, out)
 		}
 	}
-	for _, want := range []string{"WORKSPACE-CODE", "TOOL-RAN", "CARGO-CONFIG", "GIT-IDENTITY", "CACHE-WRITTEN", "WORKSPACE-WRITTEN"} {
+	for _, want := range []string{"WORKSPACE-CODE", "TOOL-RAN", "MODULE-CACHE", "CARGO-CONFIG", "GIT-IDENTITY", "CACHE-WRITTEN", "WORKSPACE-WRITTEN"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("contained with the home covered, no %s:\n%s", want, out)
 		}

@@ -31,11 +31,12 @@ func coverHome(home string, shown, caches []string) error {
 		return nil
 	}
 	for _, c := range caches {
-		if inHome(realHome, c) {
+		if inHome(home, c) || inHome(realHome, c) {
 			_ = os.MkdirAll(c, 0o700)
 		}
 	}
 	places := homePlaces(realHome, append(slices.Clone(shown), caches...))
+	links := homeLinks(home, realHome, append(slices.Clone(shown), caches...))
 	if slices.ContainsFunc(places, func(p homePlace) bool { return p.path == realHome }) {
 		// Shown whole (the workspace is the home): nothing to cover.
 		return nil
@@ -63,6 +64,14 @@ func coverHome(home string, shown, caches []string) error {
 	}
 	if err := unix.Mount("tmpfs", realHome, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "size=1m,mode=0755"); err != nil {
 		return err
+	}
+	for _, l := range links {
+		if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
+			return fmt.Errorf("making room for %s: %w", l.path, err)
+		}
+		if err := os.Symlink(l.target, l.path); err != nil && !errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("making the link %s again: %w", l.path, err)
+		}
 	}
 	for i, p := range places {
 		if err := makePlace(p); err != nil {
@@ -107,6 +116,50 @@ func homePlaces(realHome string, places []string) []homePlace {
 		}
 	}
 	return kept
+}
+
+// homeLink is a link inside the home on the way to a shown place (~/go
+// linking to /data/go), made again in the cover: the program names the
+// place by the link.
+type homeLink struct{ path, target string }
+
+// homeLinks returns the links inside realHome that the paths of places
+// (named under home or realHome) go through, outermost first.
+func homeLinks(home, realHome string, places []string) []homeLink {
+	var out []homeLink
+	seen := map[string]bool{}
+	for _, p := range places {
+		rel, err := filepath.Rel(home, p)
+		if err != nil || !filepath.IsLocal(rel) {
+			if rel, err = filepath.Rel(realHome, p); err != nil || !filepath.IsLocal(rel) {
+				continue
+			}
+		}
+		cur := realHome
+		for _, part := range strings.Split(rel, string(filepath.Separator)) {
+			next := filepath.Join(cur, part)
+			info, err := os.Lstat(next)
+			if err != nil {
+				break
+			}
+			if info.Mode()&os.ModeSymlink == 0 {
+				cur = next
+				continue
+			}
+			target, err := os.Readlink(next)
+			if err != nil {
+				break
+			}
+			if !seen[next] {
+				seen[next] = true
+				out = append(out, homeLink{next, target})
+			}
+			if cur, err = filepath.EvalSymlinks(next); err != nil || !inHome(realHome, cur) {
+				break // what lies beyond is outside the cover
+			}
+		}
+	}
+	return out
 }
 
 // makePlace makes, in the cover, an empty node of p's kind for its mount
