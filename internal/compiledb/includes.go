@@ -67,6 +67,8 @@ type Resolver struct {
 	// unions are, per database, the include directories of all its
 	// commands: what a header is resolved against.
 	unions map[string]IncludeDirs
+	// paths caches each file's search path.
+	paths map[string]searchPath
 	// byBase indexes files by base name, for includes found nowhere Anvil
 	// reads (tails); built on first use.
 	byBase map[string][]string
@@ -76,7 +78,7 @@ type Resolver struct {
 // whose files (relative, slash-separated) are those given, or, for nil,
 // those on disk.
 func NewResolver(root string, files []string) *Resolver {
-	r := &Resolver{root: root, dbs: map[string]*DB{}, dbOf: map[string]string{}, unions: map[string]IncludeDirs{}}
+	r := &Resolver{root: root, dbs: map[string]*DB{}, dbOf: map[string]string{}, unions: map[string]IncludeDirs{}, paths: map[string]searchPath{}}
 	if files != nil {
 		r.files = map[string]bool{}
 		for _, f := range files {
@@ -106,24 +108,33 @@ func (r *Resolver) DB(rel string) *DB {
 	return db
 }
 
-// dirs returns where rel's includes are looked for beyond its own
-// directory, and the files its command forces in (absolute).
-func (r *Resolver) dirs(rel string) (IncludeDirs, []string) {
+// searchPath is where a file's includes are looked for beyond its own
+// directory, and Dir, the directory its command compiles in ("" for a
+// file without one, looked for with every command's directories, which
+// forces nothing in).
+type searchPath struct {
+	IncludeDirs
+	Dir string
+}
+
+// dirs returns rel's search path, read once per file: a command's
+// reading opens its response files.
+func (r *Resolver) dirs(rel string) searchPath {
+	if s, ok := r.paths[rel]; ok {
+		return s
+	}
+	s := r.searchPathOf(rel)
+	r.paths[rel] = s
+	return s
+}
+
+func (r *Resolver) searchPathOf(rel string) searchPath {
 	db := r.DB(rel)
 	if db == nil {
-		return IncludeDirs{}, nil
+		return searchPath{}
 	}
-	abs := filepath.Join(r.root, filepath.FromSlash(rel))
-	if c, ok := db.For(abs); ok {
-		d := c.Includes()
-		var forced []string
-		for _, f := range d.Forced {
-			if !filepath.IsAbs(f) {
-				f = filepath.Join(c.Dir, f)
-			}
-			forced = append(forced, filepath.Clean(f))
-		}
-		return d, forced
+	if c, ok := db.For(filepath.Join(r.root, filepath.FromSlash(rel))); ok {
+		return searchPath{IncludeDirs: c.Includes(), Dir: c.Dir}
 	}
 	u, ok := r.unions[db.Path]
 	if !ok {
@@ -147,9 +158,31 @@ func (r *Resolver) dirs(rel string) (IncludeDirs, []string) {
 		if db.Flags != nil {
 			u = (Command{Dir: filepath.Dir(db.Path), Args: append([]string{"cc"}, db.Flags...)}).Includes()
 		}
+		u.Forced = nil
 		r.unions[db.Path] = u
 	}
-	return u, nil
+	return searchPath{IncludeDirs: u}
+}
+
+// lookup returns the workspace files name is found as in dirs, and
+// whether it exists outside the workspace in one of them.
+func (r *Resolver) lookup(name string, dirs []string) (found []string, outside bool) {
+	for _, dir := range dirs {
+		p := filepath.Clean(filepath.Join(dir, filepath.FromSlash(name)))
+		if filepath.IsAbs(name) {
+			p = filepath.Clean(name)
+		}
+		if t, ok := r.rel(p); ok {
+			if r.has(t) {
+				found = appendNew(found, []string{t})
+			}
+			continue
+		}
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			outside = true
+		}
+	}
+	return found, outside
 }
 
 // Resolve returns the workspace files (relative) the include spec of the
@@ -160,27 +193,14 @@ func (r *Resolver) Resolve(rel, spec string) ([]string, bool) {
 		return nil, false
 	}
 	name := spec[1 : len(spec)-1]
-	d, _ := r.dirs(rel)
+	d := r.dirs(rel)
 	var dirs []string
 	if spec[0] == '"' {
 		dirs = append(dirs, filepath.Dir(filepath.Join(r.root, filepath.FromSlash(rel))))
 		dirs = append(dirs, d.Quote...)
 	}
 	dirs = append(dirs, d.Angle...)
-	var out []string
-	existsOutside := false
-	for _, dir := range dirs {
-		p := filepath.Clean(filepath.Join(dir, filepath.FromSlash(name)))
-		if t, ok := r.rel(p); ok {
-			if r.has(t) {
-				out = append(out, t)
-			}
-			continue
-		}
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			existsOutside = true
-		}
-	}
+	out, existsOutside := r.lookup(name, dirs)
 	switch {
 	case len(out) > 0 && d.Unread:
 		// Another file of that name may come first on a search path
@@ -230,30 +250,22 @@ func (r *Resolver) tails(name string) []string {
 // Forced returns the workspace files rel's compile command forces in.
 // The compiler looks for a forced file in the compilation's directory,
 // then along the "…" chain (-iquote, then -I and the rest), as gcc's
-// manual says of -include; one found in none of them is taken by its
-// name's tail, as an include is (tails).
+// manual says of -include; one found in none of them, or under a command
+// whose search Anvil does not read whole, is also taken by its name's
+// tail, as an include is (tails).
 func (r *Resolver) Forced(rel string) []string {
-	d, forced := r.dirs(rel)
+	d := r.dirs(rel)
+	if d.Dir == "" {
+		return nil
+	}
+	dirs := append(append([]string{d.Dir}, d.Quote...), d.Angle...)
 	var out []string
-	for i, f := range forced {
-		if t, ok := r.rel(f); ok && r.has(t) {
-			out = append(out, t)
-			continue
+	for _, name := range d.Forced {
+		found, _ := r.lookup(name, dirs)
+		if len(found) == 0 || d.Unread {
+			found = appendNew(found, r.tails(name))
 		}
-		name := d.Forced[i]
-		if filepath.IsAbs(name) {
-			continue
-		}
-		found := false
-		for _, dir := range append(slices.Clone(d.Quote), d.Angle...) {
-			if t, ok := r.rel(filepath.Join(dir, name)); ok && r.has(t) {
-				out, found = append(out, t), true
-				break
-			}
-		}
-		if !found {
-			out = append(out, r.tails(name)...)
-		}
+		out = appendNew(out, found)
 	}
 	return out
 }
