@@ -140,6 +140,7 @@ func TestContainedHomeShowsOnlyWhatItIsGiven(t *testing.T) {
 	write("notes.txt", "NOTES-SECRET\n", 0o600)
 	write("proj/code.h", "WORKSPACE-CODE\n", 0o644)
 	write("tools/bin/tool", "#!/bin/sh\necho TOOL-RAN\n", 0o755)
+	write("libs/v1/lib.h", "LIB-HEADER\n", 0o644)
 	write(".cargo/config.toml", "CARGO-CONFIG\n", 0o644)
 	write(".cargo/credentials.toml", "CARGO-SECRET\n", 0o600)
 	write(".gitconfig", "GIT-IDENTITY\n", 0o644)
@@ -156,7 +157,9 @@ func TestContainedHomeShowsOnlyWhatItIsGiven(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(gopath, "pkg", "mod", "m.txt"), []byte("MODULE-CACHE\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for link, target := range map[string]string{"go": gopath, "current": "tools"} {
+	// A link inside the shown workspace comes back with it; one to a
+	// folder beside a shown place, through the workspace's folder.
+	for link, target := range map[string]string{"go": gopath, "current": "tools", "proj/tools": "../tools", "proj/lib": "../libs/v1"} {
 		if err := os.Symlink(target, filepath.Join(home, link)); err != nil {
 			t.Fatal(err)
 		}
@@ -167,11 +170,12 @@ func TestContainedHomeShowsOnlyWhatItIsGiven(t *testing.T) {
 	}
 	cache := filepath.Join(home, ".cache", "go-build")
 	contain := &Containment{Helper: exe, Hidden: []string{filepath.Join(home, ".cargo/credentials.toml")}, Home: home,
-		Shown:  []string{ws, filepath.Join(home, "current", "bin"), filepath.Join(home, "go"), filepath.Join(home, ".cargo"), filepath.Join(home, ".gitconfig"), filepath.Join(home, "absent")},
+		Shown:  []string{ws, filepath.Join(home, "current", "bin"), filepath.Join(home, "go"), filepath.Join(home, "proj", "lib"), filepath.Join(home, ".cargo"), filepath.Join(home, ".gitconfig"), filepath.Join(home, "absent")},
 		Caches: []string{cache}}
 	script := `cat code.h k.h ../.config/app/token ../notes.txt ~/notes.txt ~/.cargo/config.toml ~/.cargo/credentials.toml ~/.gitconfig 2>&1
 ~/current/bin/tool
-cat ~/go/pkg/mod/m.txt
+cat ~/go/pkg/mod/m.txt lib/lib.h
+tools/bin/tool
 echo x > ~/.cache/go-build/entry && echo CACHE-WRITTEN
 echo x > ~/planted 2>/dev/null && echo HOME-WRITTEN
 echo x > code.h.new && echo WORKSPACE-WRITTEN
@@ -189,7 +193,7 @@ ls -a ~`
 			t.Errorf("contained with the home covered, %s:\n%s", secret, out)
 		}
 	}
-	for _, want := range []string{"WORKSPACE-CODE", "TOOL-RAN", "MODULE-CACHE", "CARGO-CONFIG", "GIT-IDENTITY", "CACHE-WRITTEN", "WORKSPACE-WRITTEN"} {
+	for _, want := range []string{"WORKSPACE-CODE", "TOOL-RAN", "MODULE-CACHE", "LIB-HEADER", "CARGO-CONFIG", "GIT-IDENTITY", "CACHE-WRITTEN", "WORKSPACE-WRITTEN"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("contained with the home covered, no %s:\n%s", want, out)
 		}

@@ -35,8 +35,9 @@ func coverHome(home string, shown, caches []string) error {
 			_ = os.MkdirAll(c, 0o700)
 		}
 	}
-	places := homePlaces(realHome, append(slices.Clone(shown), caches...))
-	links := homeLinks(home, realHome, append(slices.Clone(shown), caches...))
+	all := append(slices.Clone(shown), caches...)
+	places := homePlaces(realHome, all)
+	links := homeLinks(home, realHome, all, places)
 	if slices.ContainsFunc(places, func(p homePlace) bool { return p.path == realHome }) {
 		// Shown whole (the workspace is the home): nothing to cover.
 		return nil
@@ -123,12 +124,13 @@ func homePlaces(realHome string, places []string) []homePlace {
 // place by the link.
 type homeLink struct{ path, target string }
 
-// homeLinks returns the links inside realHome that the paths of places
-// (named under home or realHome) go through, outermost first.
-func homeLinks(home, realHome string, places []string) []homeLink {
+// homeLinks returns the links inside realHome that the paths of shown
+// (named under home or realHome) go through, outermost first, but those
+// inside a place put back (they come back with it).
+func homeLinks(home, realHome string, shown []string, places []homePlace) []homeLink {
 	var out []homeLink
 	seen := map[string]bool{}
-	for _, p := range places {
+	for _, p := range shown {
 		rel, err := filepath.Rel(home, p)
 		if err != nil || !filepath.IsLocal(rel) {
 			if rel, err = filepath.Rel(realHome, p); err != nil || !filepath.IsLocal(rel) {
@@ -150,7 +152,8 @@ func homeLinks(home, realHome string, places []string) []homeLink {
 			if err != nil {
 				break
 			}
-			if !seen[next] {
+			inPlace := slices.ContainsFunc(places, func(pl homePlace) bool { return inHome(pl.path, next) })
+			if !seen[next] && !inPlace {
 				seen[next] = true
 				out = append(out, homeLink{next, target})
 			}
@@ -169,7 +172,8 @@ func makePlace(p homePlace) error {
 		return err
 	}
 	if p.dir {
-		return os.Mkdir(p.path, 0o755)
+		// A link made again may have made it already, as its folder.
+		return os.MkdirAll(p.path, 0o755)
 	}
 	f, err := os.OpenFile(p.path, os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
