@@ -539,8 +539,8 @@ func TestDependencyLinksAreSeen(t *testing.T) {
 	}
 	// node_modules itself a link, to a store of installed packages.
 	linked := testfs.Tree(t, map[string]string{"a.txt": "a\n"})
-	testfs.Write(t, home, map[string]string{"modules/@types/node/index.d.ts": "THE TYPES"})
-	if err := os.Symlink(filepath.Join(home, "modules"), filepath.Join(linked, "node_modules")); err != nil {
+	testfs.Write(t, home, map[string]string{"store/node_modules/@types/node/index.d.ts": "THE TYPES"})
+	if err := os.Symlink(filepath.Join(home, "store", "node_modules"), filepath.Join(linked, "node_modules")); err != nil {
 		t.Fatal(err)
 	}
 	res = run(t, context.Background(), Spec{Seal: hostSeal(), Root: linked, Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home},
@@ -557,6 +557,8 @@ func TestLinksToWhatIsNoDependencyAreNotShown(t *testing.T) {
 	home := outsideTmp(t)
 	testfs.Write(t, home, map[string]string{
 		".config/app/token":        "SECRET-TOKEN",
+		"src/other/package.json":   "{}",
+		"src/other/.env":           "SECRET-ENV",
 		"Documents/notes/plan.txt": "SECRET-PLAN",
 		"bin/tool":                 "#!/bin/sh\necho TOOL\n",
 	})
@@ -571,6 +573,7 @@ func TestLinksToWhatIsNoDependencyAreNotShown(t *testing.T) {
 		{"a package link to settings", map[string]string{"node_modules/app": ".config/app"}, "cat node_modules/app/token"},
 		{"a scoped package link to documents", map[string]string{"node_modules/@x/notes": "Documents/notes"}, "cat node_modules/@x/notes/plan.txt"},
 		{"node_modules itself a link to settings", map[string]string{"node_modules": ".config/app"}, "cat node_modules/token"},
+		{"node_modules itself a link to a folder of projects", map[string]string{"node_modules": "src"}, "cat node_modules/other/.env"},
 		{"a virtual environment a link to documents", map[string]string{".venv": "Documents/notes"}, "cat .venv/plan.txt"},
 		{"a venv program's link to a file of settings", map[string]string{".venv/bin/python": ".config/app/token"}, "cat " + home + "/.config/app/token"},
 	} {

@@ -160,7 +160,7 @@ func dependencyLinks(root string, env []string) []string {
 	for _, d := range []string{"node_modules", ".venv", "venv"} {
 		if fi, err := os.Lstat(filepath.Join(root, d)); err == nil && fi.Mode()&os.ModeSymlink != 0 {
 			if t := resolved(filepath.Join(root, d)); t != "" && !SystemPath(t) && !strings.HasPrefix(t, root+"/") &&
-				ShowsAsVisible(t) && (home == "" || (t != home && !strings.HasPrefix(home, t+"/"))) && dependencyPlace(t) {
+				ShowsAsVisible(t) && (home == "" || (t != home && !strings.HasPrefix(home, t+"/"))) && dependencyDir(d, t) {
 				out = append(out, t)
 			}
 		}
@@ -191,36 +191,26 @@ func appendLinkTarget(out []string, link, root, home string) []string {
 		t = packageDir(filepath.Dir(t), home)
 	}
 	// A link to the home, or to anything holding it, would show all of it.
-	if ShowsAsVisible(t) && (home == "" || (t != home && !strings.HasPrefix(home, t+"/"))) && (program || dependencyPlace(t)) {
+	if ShowsAsVisible(t) && (home == "" || (t != home && !strings.HasPrefix(home, t+"/"))) && (program || exists(filepath.Join(t, "package.json"))) {
 		out = append(out, t)
 	}
 	return out
 }
 
-// dependencyPlace reports whether dir is what a dependency link stands
-// for: a package (its package.json), a directory of packages (a store, a
-// node_modules: a package or a scope in it), a virtual environment or a
-// Python installation. The workspace chooses where its links lead; a
-// link to any other place (a home's ~/.config/app, a document folder)
-// would show the commands what the repository names, so it is not shown.
-func dependencyPlace(dir string) bool {
-	if pythonInstallation(dir) != "" || exists(filepath.Join(dir, "package.json")) || exists(filepath.Join(dir, "pyvenv.cfg")) {
-		return true
+// dependencyDir reports whether dir, where the workspace's dependency
+// directory d (node_modules, .venv, venv) links, is one of its kind: a
+// node_modules (by its name, or an installer's record in it) or a
+// virtual environment or Python installation. The workspace chooses
+// where its links lead; a link to any other place (a home's
+// ~/.config/app, a folder of other projects) would show the commands
+// what the repository names, so it is not shown. A linked package is
+// shown only with its package.json, a linked file only as a program.
+func dependencyDir(d, dir string) bool {
+	if d == "node_modules" {
+		return filepath.Base(dir) == "node_modules" || exists(filepath.Join(dir, ".package-lock.json")) ||
+			exists(filepath.Join(dir, ".modules.yaml")) || exists(filepath.Join(dir, ".yarn-state.yml"))
 	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return false
-	}
-	for _, e := range entries {
-		if !e.IsDir() && e.Type()&os.ModeSymlink == 0 {
-			continue
-		}
-		sub := filepath.Join(dir, e.Name())
-		if strings.HasPrefix(e.Name(), "@") || e.Name() == ".pnpm" || exists(filepath.Join(sub, "package.json")) {
-			return true
-		}
-	}
-	return false
+	return exists(filepath.Join(dir, "pyvenv.cfg")) || pythonInstallation(dir) != ""
 }
 
 // exists reports whether p exists (a link is followed).
