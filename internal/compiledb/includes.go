@@ -4,7 +4,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -24,35 +23,6 @@ import (
 // `--include-directory=`, a sysroot): it is taken as every file of the
 // workspace its name can be (the name's tail), so that reading less of a
 // command than the compiler does adds includers and never drops one.
-
-// includeLine matches an #include (#include_next, #import) directive;
-// group 1 is what follows it.
-var includeLine = regexp.MustCompile(`(?m)^[ \t]*#[ \t]*(?:include|include_next|import)\b[ \t]*([^\n]*)`)
-
-// IncludeSpecs returns src's includes, each "x.h" or <x.h> with its
-// delimiters, or the directive's text when it names no file (a macro).
-func IncludeSpecs(src []byte) []string {
-	var out []string
-	for _, m := range includeLine.FindAllSubmatch(src, -1) {
-		out = append(out, includeSpec(string(m[1])))
-	}
-	return out
-}
-
-// includeSpec reduces a directive's operand to "x.h" or <x.h>, or returns
-// it trimmed when it is neither.
-func includeSpec(rest string) string {
-	rest = strings.TrimSpace(rest)
-	if len(rest) > 0 {
-		closer := map[byte]byte{'"': '"', '<': '>'}[rest[0]]
-		if closer != 0 {
-			if i := strings.IndexByte(rest[1:], closer); i >= 0 {
-				return rest[:i+2]
-			}
-		}
-	}
-	return rest
-}
 
 // Resolver resolves the includes of a workspace's C/C++ files.
 type Resolver struct {

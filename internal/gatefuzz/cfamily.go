@@ -16,8 +16,11 @@ import (
 // C projects: headers that include each other and a base header behind
 // include guards, declaring structs, functions, macros, enums, typedefs
 // and static inline functions; sources that include them by quote, by
-// angle, by a path and through a macro; an X-macro list (.def) expanded
-// in an enum; a fragment (.inc) included inside a function body; a header
+// angle, by a path and through a macro, the directive spelled as the
+// preprocessor reads it (behind a comment, %:, ??=, a line splice); an
+// X-macro list (.def) expanded
+// in an enum; a fragment (.inc) included inside a function body (the list
+// and the fragment each by name or through a macro); a header
 // forced in by -include; a define given on the command line; and two
 // include directories where a header created in the first takes over one
 // of the second. The include directory and the forced header are named
@@ -74,7 +77,10 @@ type cProject struct {
 	define  bool     // -DWITH_K=1 on the command line
 	alt     bool     // inc2/alt.h, which a created inc/alt.h would take over
 	frag    string   // the fragment's statement ("" when none)
-	box     string   // the base header's struct's tag
+	// byMacro: the X-macro list and the fragment are included through a
+	// macro (#include LIST), which names no file.
+	byMacro bool
+	box     string // the base header's struct's tag
 	// search and forcing spell the include directory and the forced
 	// header on the command line.
 	search, forcing []string
@@ -179,6 +185,10 @@ func (C) Generate(r *rand.Rand, onDisk bool) (Files, Edit, []string) {
 		p.frag = "acc += 1;"
 		p.tags["c/fragment"] = true
 	}
+	if (p.colors != nil || p.frag != "") && chance(r, 0.3) {
+		p.byMacro = true
+		p.tags["c/macro-include-fragment"] = true
+	}
 	for i, path := range []string{"main.c", "s1.c", "s2.c"}[:1+r.IntN(3)] {
 		s := &cSource{path: path}
 		reached := map[*cHeader]bool{}
@@ -238,6 +248,20 @@ func (C) Generate(r *rand.Rand, onDisk bool) (Files, Edit, []string) {
 // includeLine is how a source includes h: by quote or angle through -Iinc,
 // by its path from the source's folder, or through a macro.
 func (p *cProject) includeLine(r *rand.Rand, h *cHeader, name func(string) string) string {
+	line := p.includeForm(r, h, name)
+	if chance(r, 0.2) {
+		// The directive as the preprocessor reads it after phases 1–3:
+		// behind a comment, through a digraph, a trigraph (on under
+		// -std=c11) or a line splice.
+		at := strings.LastIndex(line, "#include")
+		line = line[:at] + pick(r, "/* the header */ #include", "%:include", "??=include", "# /* x */ include", "#inc\\\nlude") + line[at+len("#include"):]
+		p.tags["c/include-spelling"] = true
+	}
+	return line
+}
+
+// includeForm is how the line names h.
+func (p *cProject) includeForm(r *rand.Rand, h *cHeader, name func(string) string) string {
 	base := strings.TrimPrefix(h.path, "inc/")
 	switch k := r.IntN(10); {
 	case k < 4:
@@ -346,7 +370,11 @@ func (p *cProject) render() Files {
 			fmt.Fprintf(&def, "X(%s)\n", c)
 		}
 		f["inc/colors.def"] = def.String()
-		f["inc/colors.h"] = "#ifndef COLORS_H\n#define COLORS_H\nenum color {\n#define X(n) COLOR_##n,\n#include \"colors.def\"\n#undef X\n};\n#endif\n"
+		include := "#include \"colors.def\"\n"
+		if p.byMacro {
+			include = "#define COLOR_LIST \"colors.def\"\n#include COLOR_LIST\n"
+		}
+		f["inc/colors.h"] = "#ifndef COLORS_H\n#define COLORS_H\nenum color {\n#define X(n) COLOR_##n,\n" + include + "#undef X\n};\n#endif\n"
 	}
 	if p.forced != "" {
 		f["inc/forced.h"] = fmt.Sprintf("#define %s 1\n", p.forced)
@@ -369,7 +397,11 @@ func (p *cProject) render() Files {
 		}
 		b.WriteString("}\n")
 		if p.frag != "" && s == p.sources[0] {
-			b.WriteString("\nint frag_use(void) {\n\tint acc = 0;\n#include \"frag.inc\"\n\treturn acc;\n}\n")
+			include := "#include \"frag.inc\"\n"
+			if p.byMacro {
+				include = "#define FRAGMENT \"frag.inc\"\n#include FRAGMENT\n"
+			}
+			b.WriteString("\nint frag_use(void) {\n\tint acc = 0;\n" + include + "\treturn acc;\n}\n")
 		}
 		f[s.path] = b.String()
 		args := append([]string{"cc", "-std=c11", "-Werror=implicit-function-declaration", "-Werror=int-conversion"}, p.search...)

@@ -246,8 +246,10 @@ func (g *Graph) dependants(ctx context.Context, files Files, changes []*changese
 	if err != nil {
 		return Dependants{}, err
 	}
+	// An include nothing resolves (a macro's) may name a fragment as
+	// well as a header: while there is one, every fragment stays.
 	for rel := range fragments {
-		if !gr.includedByOthers(rel) {
+		if !gr.includedByOthers(rel) && len(gr.unknown["c"]) == 0 {
 			delete(gr.fragments, rel)
 			delete(changed, rel)
 		}

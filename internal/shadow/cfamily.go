@@ -184,8 +184,7 @@ func (v *Validator) planIncludes(snap *Snapshot, g *group, req servers.CheckRequ
 	for rel := range changed {
 		files = append(files, rel)
 	}
-	// Every file the includes can lead to: the workspace's C/C++ files.
-	res := compiledb.NewResolver(v.root.Dir(), cFiles(snap, files))
+	res := compiledb.NewResolver(v.root.Dir(), includable(snap, files))
 	reaches := func(rel string) bool { return v.reachesChanged(res, rel, changed) }
 	units := map[string]bool{}
 	for _, f := range req.Files {
@@ -243,21 +242,24 @@ func (v *Validator) planIncludes(snap *Snapshot, g *group, req servers.CheckRequ
 	return plan, nil
 }
 
-// cFiles returns the workspace's C/C++ files, the changed ones included.
-func cFiles(snap *Snapshot, changed []string) []string {
+// includable returns the files an include may name: the workspace's,
+// whatever their names (an X-macro list, colors.def), the changed ones
+// included, as the import graph's resolver has them.
+func includable(snap *Snapshot, changed []string) []string {
 	out := slices.Clone(changed)
 	for rel := range snap.Files {
-		if reach.Family(rel) == "c" {
-			out = append(out, rel)
-		}
+		out = append(out, rel)
 	}
 	return out
 }
 
 // includedChanged returns the changed files rel includes, directly or
-// not, with the change applied.
+// not, with the change applied. An include on the way that names no
+// file (a macro's) may name any of them: then it returns every changed
+// file but rel.
 func (v *Validator) includedChanged(res *compiledb.Resolver, rel string, changed map[string]*changeset.Change) []string {
 	var out []string
+	untraced := false
 	seen := map[string]bool{rel: true}
 	queue := []string{rel}
 	for len(queue) > 0 {
@@ -271,7 +273,8 @@ func (v *Validator) includedChanged(res *compiledb.Resolver, rel string, changed
 		}
 		var next []string
 		for _, spec := range compiledb.IncludeSpecs(src) {
-			targets, _ := res.Resolve(x, spec)
+			targets, known := res.Resolve(x, spec)
+			untraced = untraced || !known
 			next = append(next, targets...)
 		}
 		next = append(next, res.Forced(x)...)
@@ -286,6 +289,13 @@ func (v *Validator) includedChanged(res *compiledb.Resolver, rel string, changed
 			queue = append(queue, t)
 		}
 	}
+	if untraced {
+		for _, t := range slices.Sorted(maps.Keys(changed)) {
+			if t != rel && !slices.Contains(out, t) {
+				out = append(out, t)
+			}
+		}
+	}
 	return out
 }
 
@@ -293,19 +303,7 @@ func (v *Validator) includedChanged(res *compiledb.Resolver, rel string, changed
 // changed file, directly or not, or has an include the graph cannot
 // trace (which may be one).
 func (v *Validator) reachesChanged(res *compiledb.Resolver, rel string, changed map[string]*changeset.Change) bool {
-	if len(changed) == 1 {
-		return false
-	}
-	if len(v.includedChanged(res, rel, changed)) > 0 {
-		return true
-	}
-	c := changed[rel]
-	for _, spec := range compiledb.IncludeSpecs(c.Content) {
-		if _, known := res.Resolve(rel, spec); !known {
-			return true
-		}
-	}
-	return false
+	return len(changed) > 1 && len(v.includedChanged(res, rel, changed)) > 0
 }
 
 // compileEitherSide compiles the units before as on disk (kept per disk
