@@ -211,6 +211,10 @@ type IncludeDirs struct {
 	// sysroot, -iprefix and its kin), so a file other than the one the
 	// directories above find may be the compiler's.
 	Unread bool
+	// ForcesUnread: a response file Anvil does not read (outside the
+	// compilation's directory, past its bounds) may force any file in
+	// (-include), so the unit may read any file.
+	ForcesUnread bool
 }
 
 // maxResponseFile bounds a response file read, and maxResponseDepth the
@@ -298,6 +302,9 @@ func (c Command) Includes() IncludeDirs {
 		a := args[i]
 		if i > 0 && searchUnread(a) {
 			d.Unread = true
+		}
+		if i > 0 && strings.HasPrefix(a, "@") {
+			d.ForcesUnread = true // withResponseFiles left it unread
 		}
 		for _, opt := range []string{"-iquote", "-isystem", "-idirafter", "-include", "-imacros", "-I", "--include-directory-after", "--include-directory", "--include", "--imacros"} {
 			if !strings.HasPrefix(a, opt) || strings.HasPrefix(opt, "--") && a != opt && !strings.HasPrefix(a, opt+"=") {

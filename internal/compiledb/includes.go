@@ -240,6 +240,14 @@ func (r *Resolver) Forced(rel string) []string {
 	return out
 }
 
+// ForcesUnknown reports whether rel's own compile command may force in
+// files Anvil cannot name (a response file it does not read): the unit
+// may read any file.
+func (r *Resolver) ForcesUnknown(rel string) bool {
+	d := r.dirs(rel)
+	return d.Dir != "" && d.ForcesUnread
+}
+
 // Included returns what rel (with content src) includes and forces in,
 // resolved.
 func (r *Resolver) Included(rel string, src []byte) []string {

@@ -62,9 +62,15 @@
 //	a changed file the scan leaves out (ignored,       | the checker reads an ignored generated file like any other; who      | TestChangesOutsideTheScan,
 //	  installed) is a node of the graph; an installed  |   imports an installed package's file is the resolver's, not ours   |   shadow: TestChangesOutsideTheScanAreChecked
 //	  package's file reaches every file of its language |                                                                      |
-//	a changed file of no language an include resolves | the preprocessor reads an included file's text whatever its name     | shadow: TestIncludedFileOfAnyNameIsCode
-//	  to (colors.def) is C/C++: its includers are its  |   (an X-macro list)                                                  |
-//	  dependants                                       |                                                                      |
+//	a changed file of no language an include resolves | the preprocessor reads an included file's text whatever its name     | shadow: TestIncludedFileOfAnyNameIsCode;
+//	  to (colors.def), or any while an include nothing |   (an X-macro list), also one a macro names (#include LIST)          |   cmd/anvil: c_include_macro_fragment
+//	  resolves exists, is C/C++: its includers (and    |                                                                      |
+//	  the untraced ones) are its dependants            |                                                                      |
+//	a directive is read after phases 1–3 as well as    | a comment is one space, %: and ??= spell #, a splice joins lines     | compiledb: TestIncludeSpecsReadWhatThe…
+//	  raw (compiledb.IncludeSpecs)                     |   (C11 5.1.1.2); gcc -M -MG lists what is read                       |   Preprocessor; cmd/anvil: c_include_spellings
+//	a unit whose command names a response file Anvil   | a response file may hold -include, which forces any file in          | TestIncludeGraph (src/rsp.c);
+//	  does not read depends on every C/C++ change      |                                                                      |   cmd/anvil: c_forced_unread
+//	  (ForcesUnknown)                                  |                                                                      |
 //	(shadow) a file a tsconfig's or pyright config's   | tsc and pyright merge every file of the chain into the project's     | shadow: TestExtendedTSConfigIsConfiguration,
 //	  extends chain names is configuration of the      |   options                                                            |   TestExtendedPyrightConfigIsConfiguration,
 //	  project, never "not code"                        |                                                                      |   tsconfig.TestExtended, pyconfig.TestExtended

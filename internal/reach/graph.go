@@ -509,6 +509,8 @@ func (g *Graph) reverse(ctx context.Context, files Files, paths []string, famili
 			unknown = rec.unrecordedWhy(rel) != ""
 		}
 		if fam == "c" {
+			// A response file Anvil does not read may force in anything.
+			unknown = includes.ForcesUnknown(rel)
 			// What the compile command forces in (-include) is included
 			// before the first line.
 			if forced := includes.Forced(rel); len(forced) > 0 {

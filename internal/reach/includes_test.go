@@ -45,7 +45,7 @@ func TestIncludeGraph(t *testing.T) {
 		args := []string{"gcc", "-Iinclude", "-c", "src/" + f + ".c"}
 		switch f {
 		case "main":
-			args = []string{"gcc", "-include", "include/config.h", "-iquote", "quoted", "-I", "include", "--include-directory=vendor", "@vendor.rsp", "-include", "forced.h", "-c", "src/main.c"}
+			args = []string{"gcc", "-include", "include/config.h", "-iquote", "quoted", "-I", "include", "--include-directory=vendor", "--sysroot=/opt/sdk", "-include", "forced.h", "-c", "src/main.c"}
 		case "standalone":
 			args = []string{"gcc", "-imacros", "include/macros.h", "-c", "src/standalone.c"}
 		}
@@ -75,19 +75,19 @@ func TestIncludeGraph(t *testing.T) {
 		// taken as the workspace's file of that name.
 		{change: "src/report.h", want: []string{"src/main.c", "src/report.c"}},
 		// <extra/e.h>, on a path given as --include-directory=, which
-		// Anvil reads, and <tail/t.h>, on a path only a response file
-		// names, which it does not.
+		// Anvil reads, and <tail/t.h>, on a path only the sysroot may
+		// lead to, which it does not read.
 		{change: "vendor/extra/e.h", want: []string{"src/main.c"}},
 		{change: "vendor/x/tail/t.h", want: []string{"src/main.c"}},
 		// main.c's command forces in forced.h, found along -I (gcc looks
 		// in the compilation's directory first, then the "…" chain).
 		{change: "include/forced.h", want: []string{"src/main.c", "src/shapes.c"}},
 		// main.c's "q.h" is quoted/q.h by -iquote, but its command names
-		// a response file, which may put other/ first.
+		// a sysroot, which may put other/ first.
 		{change: "other/q.h", want: []string{"other/user.c", "src/main.c"}},
 		{change: "include/angle.h", want: []string{"src/main.c"}},
 		// other/user.c, which has no command, is read with every
-		// command's directories, main.c's response file among them.
+		// command's directories, main.c's sysroot among them.
 		{change: "quoted/q.h", want: []string{"other/user.c", "src/main.c"}},
 		{change: "include/config.h", want: []string{"src/main.c"}},
 		{change: "include/macros.h", want: []string{"src/standalone.c"}},
@@ -121,8 +121,14 @@ func TestIncludeGraph(t *testing.T) {
 	if d, err := g.Dependants(context.Background(), snap, []*changeset.Change{created}, 5000); err != nil || len(d.Files) != 0 {
 		t.Fatalf("a created header: %v, %v", d.Files, err)
 	}
-	// A file with an include nothing resolves depends on every change.
-	testfs.Write(t, dir, map[string]string{"src/macro.c": "#include CONFIG_HEADER\n", "src/missing.c": "#include \"missing.h\"\n"})
+	// A file with an include nothing resolves depends on every change,
+	// and so does a unit whose command names a response file Anvil does
+	// not read (outside its compile directory), which may force any file
+	// in.
+	entries = append(entries, map[string]any{"directory": dir + "/src", "file": "rsp.c", "arguments": []string{"gcc", "@../build/flags.rsp", "-c", "rsp.c"}})
+	db, _ = json.Marshal(entries)
+	testfs.Write(t, dir, map[string]string{"src/macro.c": "#include CONFIG_HEADER\n", "src/missing.c": "#include \"missing.h\"\n",
+		"src/rsp.c": "int rsp;\n", "build/flags.rsp": "-include ../include/unused.h\n", "build/compile_commands.json": string(db)})
 	snap = scanFiles(t, root)
 	c := &changeset.Change{Path: "src/standalone.c"}
 	if err := c.ReadBase(root); err != nil {
@@ -133,7 +139,7 @@ func TestIncludeGraph(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := slices.Sorted(slices.Values(d.Files)); strings.Join(got, " ") != "src/macro.c src/missing.c" {
+	if got := slices.Sorted(slices.Values(d.Files)); strings.Join(got, " ") != "src/macro.c src/missing.c src/rsp.c" {
 		t.Fatalf("untraceable includers = %v", got)
 	}
 }

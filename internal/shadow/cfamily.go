@@ -255,11 +255,12 @@ func includable(snap *Snapshot, changed []string) []string {
 
 // includedChanged returns the changed files rel includes, directly or
 // not, with the change applied. An include on the way that names no
-// file (a macro's) may name any of them: then it returns every changed
-// file but rel.
+// file (a macro's), or a response file of rel's command that Anvil does
+// not read, may name any of them: then it returns every changed file but
+// rel.
 func (v *Validator) includedChanged(res *compiledb.Resolver, rel string, changed map[string]*changeset.Change) []string {
 	var out []string
-	untraced := false
+	untraced := res.ForcesUnknown(rel)
 	seen := map[string]bool{rel: true}
 	queue := []string{rel}
 	for len(queue) > 0 {
