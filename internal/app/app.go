@@ -189,6 +189,9 @@ func New(opts Options) (*App, error) {
 	// pyright's record of imports is run by the Python server's batch
 	// checker, which the validator owns.
 	graph.WithPython(a.Validator)
+	// So is the compilers' record of what C/C++ translation units read:
+	// their compile commands, which the validator runs sealed.
+	graph.WithC(a.Validator)
 	a.Journal = journal.New(root, journal.Options{StateDir: state.Dir(opts.Getenv), Now: opts.Now})
 	a.Gate = gate.New(a.Validator, a.Journal, testrun.New(root, testrun.Options{
 		Build: cfg.Run.Build, Test: cfg.Run.Test, Report: cfg.Run.Report, Timeout: cfg.Run.Timeout.Duration,

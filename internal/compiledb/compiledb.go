@@ -336,6 +336,20 @@ func (c Command) Includes() IncludeDirs {
 // nothing: no output file, no dependency files, -fsyntax-only and no
 // colours in the diagnostics.
 func (c Command) SyntaxOnly() []string {
+	return append(c.withoutOutputs(), "-fsyntax-only", "-fdiagnostics-color=never")
+}
+
+// Dependencies returns c's command line changed to only preprocess the
+// file and write, to depfile, every file it reads (-M), a missing header
+// listed by its name rather than stopping (-MG), without warnings.
+func (c Command) Dependencies(depfile string) []string {
+	return append(c.withoutOutputs(), "-M", "-MG", "-MF", depfile, "-w", "-fdiagnostics-color=never")
+}
+
+// withoutOutputs returns c's command line without what makes it write a
+// file or pick its output's kind: -o, -c, -S, -E, the dependency options
+// and the diagnostics' colours.
+func (c Command) withoutOutputs() []string {
 	out := []string{c.Args[0]}
 	for i := 1; i < len(c.Args); i++ {
 		a := c.Args[i]
@@ -349,7 +363,7 @@ func (c Command) SyntaxOnly() []string {
 			out = append(out, a)
 		}
 	}
-	return append(out, "-fsyntax-only", "-fdiagnostics-color=never")
+	return out
 }
 
 // SplitCommand splits a compile_commands.json "command" into words as a

@@ -60,7 +60,11 @@ type Graph struct {
 	// pyRecords, if set, is pyright's record of the imports it resolved,
 	// taken beside Anvil's own resolution (pyrecords.go).
 	pyRecords  PythonRecorder
-	pyRecorded pyRecordCache
+	pyRecorded keptRecord
+	// cRecords, if set, is the compilers' record of what each C/C++
+	// translation unit reads (crecords.go).
+	cRecords  CRecorder
+	cRecorded keptRecord
 
 	mu    sync.Mutex
 	cache map[string]fileImports // by relative path
@@ -238,11 +242,14 @@ func (g *Graph) dependants(ctx context.Context, files Files, changes []*changese
 	if families["ecma"] && g.records != nil {
 		rec = g.recordFor(ctx, files, changes)
 	}
-	var pyRec map[string][]string
+	recorded := map[string]map[string][]string{}
 	if families["python"] {
-		pyRec = g.pythonRecord()
+		recorded["python"] = g.pyRecorded.get()
 	}
-	gr, err := g.reverse(ctx, files, paths, families, res, rec, pyRec, changed, fragments)
+	if families["c"] {
+		recorded["c"] = g.cRecorded.get()
+	}
+	gr, err := g.reverse(ctx, files, paths, families, res, rec, recorded, changed, fragments)
 	if err != nil {
 		return Dependants{}, err
 	}
@@ -313,7 +320,7 @@ func (g *Graph) dependants(ctx context.Context, files Files, changes []*changese
 	}
 	d.ByCompiler = byCompiler
 	d.Recorded = rec != nil && len(rec.unrecorded) == 0
-	d.PythonUnrecorded = pyInterface && g.pyRecords != nil && pyRec == nil
+	d.PythonUnrecorded = pyInterface && g.pyRecords != nil && recorded["python"] == nil
 	for _, f := range append(slices.Sorted(maps.Keys(changed)), d.Files...) {
 		if why := p.outside(f); why != "" {
 			if d.Outside == nil {
@@ -464,7 +471,7 @@ type edge struct {
 
 // reverse builds the graph for the files of the given families among
 // paths (see withChanged).
-func (g *Graph) reverse(ctx context.Context, files Files, paths []string, families map[string]bool, res *resolve.Workspace, rec *record, pyRec map[string][]string, changed map[string]*changeset.Change, fragments map[string]bool) (*importGraph, error) {
+func (g *Graph) reverse(ctx context.Context, files Files, paths []string, families map[string]bool, res *resolve.Workspace, rec *record, recorded map[string]map[string][]string, changed map[string]*changeset.Change, fragments map[string]bool) (*importGraph, error) {
 	gr := &importGraph{files: map[string]*graphFile{}, importers: map[string][]edge{}, byFamily: map[string][]string{},
 		unknown: map[string][]string{}, fragments: fragments}
 	var includes *compiledb.Resolver
@@ -560,8 +567,10 @@ func (g *Graph) reverse(ctx context.Context, files Files, paths []string, famili
 				}
 			}
 		}
-		if fam == "python" && (!isChanged || !c.Delete) {
-			gr.withPythonRecorded(rel, gf, pyRec[rel])
+		if (fam == "python" || fam == "c") && (!isChanged || !c.Delete) {
+			// pyright's record of its imports; the compilers' of what a
+			// translation unit reads.
+			gr.withRecordedFiles(rel, gf, recorded[fam][rel])
 		}
 		if unknown {
 			gr.unknown[fam] = append(gr.unknown[fam], rel)

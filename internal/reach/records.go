@@ -38,11 +38,12 @@ func (g *Graph) WithoutRecords() *Graph {
 }
 
 // Prepare makes TypeScript's and pyright's records of the projects'
-// imports for files (the disk as it is), ahead of the first change's
+// imports, and the compilers' of what C/C++ units read, for files (the disk as it is), ahead of the first change's
 // need; nothing without a recorder or a project of the language.
 func (g *Graph) Prepare(ctx context.Context, files Files) {
 	g.RefreshTypeScript(ctx, files)
 	g.RefreshPython(ctx, files)
+	g.RefreshC(ctx, files)
 }
 
 // maxRecordedProjects bounds the TypeScript projects recorded for one

@@ -257,7 +257,7 @@ func includable(snap *Snapshot, changed []string) []string {
 // not, with the change applied. An include on the way that names no
 // file (a macro's), or a response file of rel's command that Anvil does
 // not read, may name any of them: then it returns every changed file but
-// rel.
+// rel. The compilers' record of what rel reads adds to it.
 func (v *Validator) includedChanged(res *compiledb.Resolver, rel string, changed map[string]*changeset.Change) []string {
 	var out []string
 	untraced := res.ForcesUnknown(rel)
@@ -288,6 +288,13 @@ func (v *Validator) includedChanged(res *compiledb.Resolver, rel string, changed
 				out = append(out, t)
 			}
 			queue = append(queue, t)
+		}
+	}
+	// What the compilers recorded the unit reading (a file no directive
+	// Anvil reads names) it reads still.
+	for _, t := range v.recordedReads(rel) {
+		if _, ok := changed[t]; ok && t != rel && !slices.Contains(out, t) {
+			out = append(out, t)
 		}
 	}
 	if untraced {
@@ -442,6 +449,21 @@ func (v *Validator) compileUnits(ctx context.Context, units []compiledb.Command,
 			return nil, err
 		}
 	}
+	out, err := v.runUnits(ctx, units, changes, func(u compiledb.Command, _ string) []string { return u.SyntaxOnly() }, `"$out/$i"`)
+	if err != nil {
+		return nil, err
+	}
+	return parseCompilerOutput(units, out)
+}
+
+// runUnits runs argsOf each unit in its compile directory, in a sealed
+// shadow tree holding changes, as many at once as there are processors,
+// and returns, unit by unit in order, what show names (a file under $out,
+// the run's private scratch directory; "$out/$i" is the unit's output),
+// each followed by a compileMarker line with the unit's index and exit
+// status. argsOf is given the unit's own scratch name ("$out/<i>", to be
+// written into the command line unquoted).
+func (v *Validator) runUnits(ctx context.Context, units []compiledb.Command, changes []sandbox.Change, argsOf func(u compiledb.Command, scratch string) []string, show string) ([]byte, error) {
 	jobs := max(1, min(runtime.NumCPU(), len(units)))
 	var script strings.Builder
 	script.WriteString("out=$(mktemp -d) || exit 1\n")
@@ -449,8 +471,13 @@ func (v *Validator) compileUnits(ctx context.Context, units []compiledb.Command,
 		script.WriteString("(\n")
 		for i := j; i < len(units); i += jobs {
 			u := units[i]
+			scratch := fmt.Sprintf("$out/%d", i)
 			fmt.Fprintf(&script, "(cd %s && exec", shellQuote(u.Dir))
-			for _, a := range u.SyntaxOnly() {
+			for _, a := range argsOf(u, scratch) {
+				if strings.HasPrefix(a, scratch) {
+					script.WriteString(` "` + a + `"`) // the shell expands $out
+					continue
+				}
 				script.WriteString(" " + shellQuote(a))
 			}
 			fmt.Fprintf(&script, ") </dev/null >\"$out/%d\" 2>&1; echo \"$?\" >\"$out/%d.status\"\n", i, i)
@@ -458,7 +485,7 @@ func (v *Validator) compileUnits(ctx context.Context, units []compiledb.Command,
 		script.WriteString(") &\n")
 	}
 	script.WriteString("wait\n")
-	fmt.Fprintf(&script, "i=0; while [ $i -lt %d ]; do cat \"$out/$i\"; echo; echo %s $i $(cat \"$out/$i.status\"); i=$((i+1)); done\n", len(units), compileMarker)
+	fmt.Fprintf(&script, "i=0; while [ $i -lt %d ]; do cat %s 2>/dev/null; echo; echo %s $i $(cat \"$out/$i.status\"); i=$((i+1)); done\n", len(units), show, compileMarker)
 	res, err := sandbox.Run(ctx, v.opts.Policy.Sealed(sandbox.Spec{Root: v.root.Dir(), Changes: changes, Argv: []string{"/bin/sh", "-c", script.String()},
 		OutputLimit: 64 << 20}))
 	if err != nil {
@@ -473,7 +500,7 @@ func (v *Validator) compileUnits(ctx context.Context, units []compiledb.Command,
 	if res.Truncated {
 		return nil, errors.New("the compiler's output passed 64 MiB")
 	}
-	return parseCompilerOutput(units, res.Output)
+	return res.Output, nil
 }
 
 // compilerDiag is one line of gcc's or clang's diagnostics:

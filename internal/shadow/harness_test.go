@@ -140,8 +140,9 @@ func newHarnessAt(t *testing.T, dir string, ho harnessOptions) *harness {
 	t.Cleanup(v.Close)
 	if g, ok := deps.(*reach.Graph); ok && !ho.noRecords {
 		// As the app wires it: pyright's record is run by the
-		// validator's batch checker (none without BatchStateDir).
-		g.WithPython(v)
+		// validator's batch checker (none without BatchStateDir), the
+		// compilers' record of what units read by its compile runs.
+		g.WithPython(v).WithC(v)
 	}
 	return &harness{t: t, dir: root.Dir(), root: root, mgr: mgr, v: v}
 }

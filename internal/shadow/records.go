@@ -21,7 +21,8 @@ const tsRecordJob = "TypeScript's record"
 // the disk as snap saw it that are not kept yet: TypeScript's (a program
 // of every project, seconds on a real project: the next check takes the
 // record kept meanwhile, with the files changed since as unrecorded) and
-// pyright's (a whole pyright run). One job per record, superseded by the
+// pyright's (a whole pyright run) and the compilers' of what C/C++
+// translation units read (a preprocessing of each). One job per record, superseded by the
 // next disk state's, shown by 'anvil serve status'. A one-shot request
 // starts none: nothing would take them.
 func (v *Validator) refreshRecords(snap *Snapshot) {
@@ -31,6 +32,10 @@ func (v *Validator) refreshRecords(snap *Snapshot) {
 	if r, ok := v.deps.(typeScriptRefresher); ok && r.TypeScriptStale(snap.Files) {
 		v.work.run(v.bg, tsRecordJob, "the compiler's program of each project", snap.Fingerprint, "TypeScript's record of imports, for the next check's dependants", []string{"."}, v.opts.LoadTimeout,
 			func(ctx context.Context, _ string) { r.RefreshTypeScript(ctx, snap.Files) })
+	}
+	if r, ok := v.deps.(cRefresher); ok && r.CStale(snap.Files) {
+		v.work.run(v.bg, cRecordJob, "each translation unit's compile command with -M", snap.Fingerprint, "what each C/C++ translation unit reads, for the next check's includers", []string{"."}, cIncludesBound,
+			func(ctx context.Context, _ string) { r.RefreshC(ctx, snap.Files) })
 	}
 	if r, ok := v.deps.(pythonRefresher); ok && r.PythonStale(snap.Files) {
 		v.work.run(v.bg, pyRecordJob, "pyright --dependencies", snap.Fingerprint, "pyright's record of imports, for the next check's dependants", []string{"."}, pyImportsBound,
