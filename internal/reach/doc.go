@@ -68,6 +68,9 @@
 //	  the untraced ones) are its dependants            |                                                                      |
 //	a directive is read after phases 1–3 as well as    | a comment is one space, %: and ??= spell #, a splice joins lines     | compiledb: TestIncludeSpecsReadWhatThe…
 //	  raw (compiledb.IncludeSpecs)                     |   (C11 5.1.1.2); gcc -M -MG lists what is read                       |   Preprocessor; cmd/anvil: c_include_spellings
+//	the compilers' record of what each unit reads      | the preprocessor's dependency file (-M -MG) lists every file a unit  | TestDependantsTakeTheCompilersRecord; shadow:
+//	  (crecords.go) adds its includers, as pyright's   |   read, whatever the directive's spelling or a macro's value         |   TestCIncludesAsTheCompilerReads,
+//	  adds importers (keptrecord.go)                   |                                                                      |   TestTheCompilersRecordAddsIncluders
 //	a unit whose command names a response file Anvil   | a response file may hold -include, which forces any file in          | TestIncludeGraph (src/rsp.c);
 //	  does not read depends on every C/C++ change      |                                                                      |   cmd/anvil: c_forced_unread
 //	  (ForcesUnknown)                                  |                                                                      |
