@@ -26,7 +26,10 @@ var includeLine = regexp.MustCompile(`(?m)^[ \t\f\v]*(?:#|%:)[ \t\f\v]*(?:includ
 func IncludeSpecs(src []byte) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, text := range []string{string(src), phased(string(src))} {
+	// gcc and clang skip a UTF-8 byte order mark before the first line
+	// (measured: gcc -M lists the first line's include).
+	text := strings.TrimPrefix(string(src), "\ufeff")
+	for _, text := range []string{text, phased(text)} {
 		for _, m := range includeLine.FindAllStringSubmatch(text, -1) {
 			spec := includeSpec(m[1])
 			if !seen[spec] {

@@ -37,6 +37,9 @@ var (
 func generatedSource(r *rand.Rand) string {
 	var b strings.Builder
 	pick := func(xs []string) string { return xs[r.IntN(len(xs))] }
+	if r.IntN(8) == 0 {
+		b.WriteString("\ufeff") // a byte order mark
+	}
 	for i := range 1 + r.IntN(6) {
 		if r.IntN(3) == 0 {
 			d := pick(decoys)
@@ -92,7 +95,8 @@ func preprocessorReads(t *testing.T, dir, src, std string) []string {
 
 // TestIncludeSpecsReadWhatThePreprocessorReads: for generated sources of
 // includes spelled every way the preprocessor takes them (after a
-// comment, through a digraph, a trigraph or a line splice) and of text
+// comment, through a digraph, a trigraph or a line splice, after a
+// byte order mark) and of text
 // that only looks like one, every file gcc's preprocessor reads, in an
 // ISO mode (trigraphs on) and in GNU's, is one IncludeSpecs names, or it
 // names an include it cannot trace (which may be any file). More is
@@ -137,6 +141,7 @@ func TestIncludeSpecs(t *testing.T) {
 		{"comment inside", "# /* x */ include /* y */ \"a.h\"\n", []string{`"a.h"`}},
 		{"macro", "#define H \"a.h\"\n#include H\n", []string{"H"}},
 		{"a comment's splice", "// x \\\n#include \"a.h\"\n", []string{`"a.h"`}},
+		{"after a byte order mark", "\ufeff#include \"a.h\"\n", []string{`"a.h"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := IncludeSpecs([]byte(tc.src))

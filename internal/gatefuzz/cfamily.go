@@ -17,7 +17,8 @@ import (
 // include guards, declaring structs, functions, macros, enums, typedefs
 // and static inline functions; sources that include them by quote, by
 // angle, by a path and through a macro, the directive spelled as the
-// preprocessor reads it (behind a comment, %:, ??=, a line splice); an
+// preprocessor reads it (behind a comment, %:, ??=, a line splice; a
+// source may start with a byte order mark); an
 // X-macro list (.def) expanded
 // in an enum; a fragment (.inc) included inside a function body (the list
 // and the fragment each by name or through a macro); a header
@@ -65,6 +66,7 @@ type cHeader struct {
 
 type cSource struct {
 	path  string
+	bom   bool     // a UTF-8 byte order mark before the first line
 	lines []string // include lines
 	uses  []string // statements of its use function
 }
@@ -190,7 +192,10 @@ func (C) Generate(r *rand.Rand, onDisk bool) (Files, Edit, []string) {
 		p.tags["c/macro-include-fragment"] = true
 	}
 	for i, path := range []string{"main.c", "s1.c", "s2.c"}[:1+r.IntN(3)] {
-		s := &cSource{path: path}
+		s := &cSource{path: path, bom: chance(r, 0.1)}
+		if s.bom {
+			p.tags["c/byte-order-mark"] = true
+		}
 		reached := map[*cHeader]bool{}
 		for _, h := range p.headers {
 			if !chance(r, 0.6) && !(i == 0 && h == p.headers[len(p.headers)-1]) {
@@ -388,6 +393,9 @@ func (p *cProject) render() Files {
 	var db []map[string]any
 	for _, s := range p.sources {
 		var b strings.Builder
+		if s.bom {
+			b.WriteString("\ufeff")
+		}
 		for _, l := range s.lines {
 			b.WriteString(l + "\n")
 		}
