@@ -449,7 +449,7 @@ func (v *Validator) compileUnits(ctx context.Context, units []compiledb.Command,
 			return nil, err
 		}
 	}
-	out, err := v.runUnits(ctx, units, changes, func(u compiledb.Command, _ string) []string { return u.SyntaxOnly() }, `"$out/$i"`)
+	out, err := v.runUnits(ctx, units, changes, func(u compiledb.Command, _ string) []string { return u.SyntaxOnly() }, `"$out/$i"`, false)
 	if err != nil {
 		return nil, err
 	}
@@ -462,8 +462,9 @@ func (v *Validator) compileUnits(ctx context.Context, units []compiledb.Command,
 // the run's private scratch directory; "$out/$i" is the unit's output),
 // each followed by a compileMarker line with the unit's index and exit
 // status. argsOf is given the unit's own scratch name ("$out/<i>", to be
-// written into the command line unquoted).
-func (v *Validator) runUnits(ctx context.Context, units []compiledb.Command, changes []sandbox.Change, argsOf func(u compiledb.Command, scratch string) []string, show string) ([]byte, error) {
+// written into the command line unquoted). background runs them at a low
+// priority: work done ahead of need.
+func (v *Validator) runUnits(ctx context.Context, units []compiledb.Command, changes []sandbox.Change, argsOf func(u compiledb.Command, scratch string) []string, show string, background bool) ([]byte, error) {
 	jobs := max(1, min(runtime.NumCPU(), len(units)))
 	var script strings.Builder
 	script.WriteString("out=$(mktemp -d) || exit 1\n")
@@ -487,7 +488,7 @@ func (v *Validator) runUnits(ctx context.Context, units []compiledb.Command, cha
 	script.WriteString("wait\n")
 	fmt.Fprintf(&script, "i=0; while [ $i -lt %d ]; do cat %s 2>/dev/null; echo; echo %s $i $(cat \"$out/$i.status\"); i=$((i+1)); done\n", len(units), show, compileMarker)
 	res, err := sandbox.Run(ctx, v.opts.Policy.Sealed(sandbox.Spec{Root: v.root.Dir(), Changes: changes, Argv: []string{"/bin/sh", "-c", script.String()},
-		OutputLimit: 64 << 20}))
+		OutputLimit: 64 << 20, Background: background}))
 	if err != nil {
 		return nil, err
 	}

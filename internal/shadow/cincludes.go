@@ -24,7 +24,8 @@ const cIncludesBound = 2 * time.Minute
 // preprocess and write a dependency file (-M -MG), run sealed like the
 // includers' compile, bounded by cIncludesBound. A unit without a
 // compile command, or whose compiler or flags the policy does not let
-// run, is left out: Anvil's reading alone finds its includes. A unit
+// run, is left out: Anvil's reading alone finds its includes. It runs at
+// a low priority: no check waits for it. A unit
 // whose preprocessing fails still gives what its dependency file lists,
 // if it wrote one: every file listed was read.
 func (v *Validator) CIncludes(ctx context.Context, units []string) (map[string][]string, error) {
@@ -53,7 +54,7 @@ func (v *Validator) CIncludes(ctx context.Context, units []string) (map[string][
 	if len(cmds) == 0 {
 		return map[string][]string{}, nil
 	}
-	out, err := v.runUnits(ctx, cmds, nil, func(u compiledb.Command, scratch string) []string { return u.Dependencies(scratch + ".d") }, `"$out/$i.d"`)
+	out, err := v.runUnits(ctx, cmds, nil, func(u compiledb.Command, scratch string) []string { return u.Dependencies(scratch + ".d") }, `"$out/$i.d"`, true)
 	if err != nil {
 		return nil, err
 	}
