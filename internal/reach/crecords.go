@@ -2,9 +2,6 @@ package reach
 
 import (
 	"context"
-	"crypto/sha256"
-	"fmt"
-	"path"
 
 	"github.com/anvil-dev/anvil/internal/compiledb"
 )
@@ -34,19 +31,7 @@ func (g *Graph) WithC(r CRecorder) *Graph {
 // shape keeps the record: an unchanged unit reads what it read (short of
 // a directive changed since, which Anvil's reading sees).
 func cShape(files Files) [32]byte {
-	shape := sha256.New()
-	for _, rel := range files.Sorted() {
-		switch base := path.Base(rel); {
-		case Family(rel) == "c":
-			fmt.Fprintf(shape, "%s\n", rel)
-		case base == "compile_commands.json" || base == "compile_flags.txt":
-			st := files[rel]
-			fmt.Fprintf(shape, "%s\x00%d\x00%d\x00%s\n", rel, st.Size, st.ModTime, st.Digest)
-		}
-	}
-	var key [32]byte
-	shape.Sum(key[:0])
-	return key
+	return recordShape(files, "c", "compile_commands.json", "compile_flags.txt")
 }
 
 // cUnits returns the translation units' sources among files.

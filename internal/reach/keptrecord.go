@@ -2,6 +2,9 @@ package reach
 
 import (
 	"context"
+	"crypto/sha256"
+	"fmt"
+	"path"
 	"slices"
 	"sync"
 
@@ -58,6 +61,25 @@ func (c *keptRecord) refresh(ctx context.Context, key [32]byte, record func(cont
 		return
 	}
 	c.key, c.edges = key, edges
+}
+
+// recordShape is the shape of files a checker's record of family fam is
+// made for: the family's files by name, and the files named configs (the
+// checker's configuration) by stat.
+func recordShape(files Files, fam string, configs ...string) [32]byte {
+	shape := sha256.New()
+	for _, rel := range files.Sorted() {
+		switch {
+		case Family(rel) == fam:
+			fmt.Fprintf(shape, "%s\n", rel)
+		case slices.Contains(configs, path.Base(rel)):
+			st := files[rel]
+			fmt.Fprintf(shape, "%s\x00%d\x00%d\x00%s\n", rel, st.Size, st.ModTime, st.Digest)
+		}
+	}
+	var key [32]byte
+	shape.Sum(key[:0])
+	return key
 }
 
 // relEdges returns a record of absolute paths (reader → files read) as

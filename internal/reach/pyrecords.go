@@ -2,8 +2,6 @@ package reach
 
 import (
 	"context"
-	"crypto/sha256"
-	"fmt"
 	"maps"
 	"path"
 	"slices"
@@ -71,23 +69,11 @@ func (g *Graph) WithPython(r PythonRecorder) *Graph {
 	return g
 }
 
-// pythonShape is the shape of files a record is made for.
+// pythonShape is the shape of files a record is made for: the Python
+// files by name, pyright's configuration by stat (any other JSON file, a
+// package.json, a data file, would only cost a pyright run).
 func pythonShape(files Files) [32]byte {
-	shape := sha256.New()
-	for _, rel := range files.Sorted() {
-		switch base := path.Base(rel); {
-		case Family(rel) == "python":
-			fmt.Fprintf(shape, "%s\n", rel)
-		case base == "pyproject.toml" || base == "pyrightconfig.json":
-			// pyright's configuration, by stat (any other JSON file, a
-			// package.json, a data file, would only cost a pyright run).
-			st := files[rel]
-			fmt.Fprintf(shape, "%s\x00%d\x00%d\x00%s\n", rel, st.Size, st.ModTime, st.Digest)
-		}
-	}
-	var key [32]byte
-	shape.Sum(key[:0])
-	return key
+	return recordShape(files, "python", "pyproject.toml", "pyrightconfig.json")
 }
 
 // PythonStale reports whether RefreshPython would make a record for

@@ -510,23 +510,13 @@ var compilerDiag = regexp.MustCompile(`^(.+?):(\d+):(?:(\d+):)? (fatal error|err
 
 // parseCompilerOutput reads a compile run's output, unit by unit.
 func parseCompilerOutput(units []compiledb.Command, out []byte) ([]unitDiags, error) {
+	sections, err := splitUnits(out, len(units))
+	if err != nil {
+		return nil, fmt.Errorf("the compile run: %w", err)
+	}
 	var all []unitDiags
-	var section []string
-	for _, line := range strings.Split(string(out), "\n") {
-		rest, ok := strings.CutPrefix(line, compileMarker+" ")
-		if !ok {
-			section = append(section, line)
-			continue
-		}
-		f := strings.Fields(rest)
-		if len(f) != 2 {
-			return nil, fmt.Errorf("unreadable compile output: %q", line)
-		}
-		i, err1 := strconv.Atoi(f[0])
-		status, err2 := strconv.Atoi(f[1])
-		if err1 != nil || err2 != nil || i != len(all) || i >= len(units) {
-			return nil, fmt.Errorf("unreadable compile output: %q", line)
-		}
+	for i, sec := range sections {
+		section, status := sec.lines, sec.status
 		u := units[i]
 		diags := map[string][]lsp.Diagnostic{u.File: {}}
 		errs := 0
@@ -582,12 +572,44 @@ func parseCompilerOutput(units []compiledb.Command, out []byte) ([]unitDiags, er
 			return nil, fmt.Errorf("%s exited with status %d compiling %s and reported no error: %s", u.Args[0], status, u.File, firstLine(strings.TrimSpace(strings.Join(section, "\n"))))
 		}
 		all = append(all, unitDiags{files: diags, stopped: stop})
-		section = nil
-	}
-	if len(all) != len(units) {
-		return nil, fmt.Errorf("the compile run ended after %d of %d translation units: %s", len(all), len(units), firstLine(string(bytes.TrimSpace(out))))
 	}
 	return all, nil
+}
+
+// unitSection is one unit's part of a units run's output (runUnits):
+// what was shown of it, and its exit status.
+type unitSection struct {
+	lines  []string
+	status int
+}
+
+// splitUnits splits a units run's output into its n units' sections, in
+// order; output that is not n marked sections is an error.
+func splitUnits(out []byte, n int) ([]unitSection, error) {
+	var sections []unitSection
+	var lines []string
+	for _, line := range strings.Split(string(out), "\n") {
+		rest, ok := strings.CutPrefix(line, compileMarker+" ")
+		if !ok {
+			lines = append(lines, line)
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) != 2 {
+			return nil, fmt.Errorf("unreadable output: %q", line)
+		}
+		i, err1 := strconv.Atoi(f[0])
+		status, err2 := strconv.Atoi(f[1])
+		if err1 != nil || err2 != nil || i != len(sections) || i >= n {
+			return nil, fmt.Errorf("unreadable output: %q", line)
+		}
+		sections = append(sections, unitSection{lines: lines, status: status})
+		lines = nil
+	}
+	if len(sections) != n {
+		return nil, fmt.Errorf("it ended after %d of %d translation units: %s", len(sections), n, firstLine(string(bytes.TrimSpace(out))))
+	}
+	return sections, nil
 }
 
 // shellQuote quotes s for /bin/sh.

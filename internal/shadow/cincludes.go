@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -65,27 +64,14 @@ func (v *Validator) CIncludes(ctx context.Context, units []string) (map[string][
 // dependency file, then its marker line. A unit whose file is missing or
 // unreadable records nothing.
 func parseDependencyOutput(units []compiledb.Command, out []byte) (map[string][]string, error) {
+	sections, err := splitUnits(out, len(units))
+	if err != nil {
+		return nil, fmt.Errorf("the dependency run: %w", err)
+	}
 	read := map[string][]string{}
-	var section []string
-	n := 0
-	for _, line := range strings.Split(string(out), "\n") {
-		rest, ok := strings.CutPrefix(line, compileMarker+" ")
-		if !ok {
-			section = append(section, line)
-			continue
-		}
-		f := strings.Fields(rest)
-		if len(f) != 2 {
-			return nil, fmt.Errorf("unreadable dependency output: %q", line)
-		}
-		i, err := strconv.Atoi(f[0])
-		if err != nil || i != n || i >= len(units) {
-			return nil, fmt.Errorf("unreadable dependency output: %q", line)
-		}
-		n++
+	for i, sec := range sections {
 		u := units[i]
-		rules, err := depfile.Parse([]byte(strings.Join(section, "\n")))
-		section = nil
+		rules, err := depfile.Parse([]byte(strings.Join(sec.lines, "\n")))
 		if err != nil {
 			continue
 		}
@@ -97,9 +83,6 @@ func parseDependencyOutput(units []compiledb.Command, out []byte) (map[string][]
 				read[u.File] = append(read[u.File], p)
 			}
 		}
-	}
-	if n != len(units) {
-		return nil, fmt.Errorf("the dependency run ended after %d of %d translation units", n, len(units))
 	}
 	return read, nil
 }
