@@ -3,7 +3,6 @@ package reach
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -11,34 +10,6 @@ import (
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
-
-// fakeCRecorder answers a fixed record (relative paths, made absolute
-// under root), or fails; it counts its runs.
-type fakeCRecorder struct {
-	root  string
-	read  map[string][]string
-	err   error
-	runs  int
-	units []string // the units the last run was asked for
-}
-
-func (f *fakeCRecorder) CIncludes(_ context.Context, units []string) (map[string][]string, error) {
-	f.runs++
-	f.units = units
-	if f.err != nil {
-		return nil, f.err
-	}
-	out := map[string][]string{}
-	for unit, files := range f.read {
-		for _, p := range files {
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(f.root, p)
-			}
-			out[filepath.Join(f.root, unit)] = append(out[filepath.Join(f.root, unit)], p)
-		}
-	}
-	return out, nil
-}
 
 // The compilers' record of what a translation unit reads adds includers
 // Anvil's reading does not see: here a table of any name a unit reads
@@ -57,7 +28,7 @@ func TestDependantsTakeTheCompilersRecord(t *testing.T) {
 		"data/table.txt":        "1, 2,\n",
 	})
 	root, parser, files := scanned(t, dir)
-	rec := &fakeCRecorder{root: root.Dir(), read: map[string][]string{"main.c": {"data/table.txt", "/usr/include/stdio.h"}}}
+	rec := &fakeRecorder{root: root.Dir(), edges: map[string][]string{"main.c": {"data/table.txt", "/usr/include/stdio.h"}}}
 	g := New(root, parser).WithC(rec)
 	c := &changeset.Change{Path: "data/table.txt", Content: []byte("1,\n"), Base: []byte("1, 2,\n"), BaseExists: true}
 	dependants := func() []string {
@@ -75,7 +46,7 @@ func TestDependantsTakeTheCompilersRecord(t *testing.T) {
 		t.Fatal("no record made, yet not stale")
 	}
 	g.RefreshC(context.Background(), files)
-	if got := strings.Join(rec.units, " "); got != "main.c other.c" {
+	if got := strings.Join(rec.asked, " "); got != "main.c other.c" {
 		t.Errorf("the record was asked of %q, want every unit", got)
 	}
 	if got := dependants(); !slices.Equal(got, []string{"main.c"}) {

@@ -12,26 +12,38 @@ import (
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
 
-// fakePyRecorder answers a fixed record (relative paths, made absolute
-// under root), or fails; it counts its runs.
-type fakePyRecorder struct {
-	root     string
-	edges    map[string][]string
-	err      error
-	runs     int
-	projects []string // the projects the last run was asked for
+// fakeRecorder is pyright's or the compilers' record, fixed (relative
+// paths, made absolute under root), or failing; it counts its runs and
+// keeps what the last was asked of (pyright's projects, the units).
+type fakeRecorder struct {
+	root  string
+	edges map[string][]string
+	err   error
+	runs  int
+	asked []string
 }
 
-func (f *fakePyRecorder) PythonImports(_ context.Context, projects []string) (map[string][]string, error) {
+func (f *fakeRecorder) PythonImports(_ context.Context, projects []string) (map[string][]string, error) {
+	return f.record(projects)
+}
+
+func (f *fakeRecorder) CIncludes(_ context.Context, units []string) (map[string][]string, error) {
+	return f.record(units)
+}
+
+func (f *fakeRecorder) record(asked []string) (map[string][]string, error) {
 	f.runs++
-	f.projects = projects
+	f.asked = asked
 	if f.err != nil {
 		return nil, f.err
 	}
 	out := map[string][]string{}
 	for from, ts := range f.edges {
 		for _, t := range ts {
-			out[filepath.Join(f.root, from)] = append(out[filepath.Join(f.root, from)], filepath.Join(f.root, t))
+			if !filepath.IsAbs(t) {
+				t = filepath.Join(f.root, t)
+			}
+			out[filepath.Join(f.root, from)] = append(out[filepath.Join(f.root, from)], t)
 		}
 	}
 	return out, nil
@@ -49,7 +61,7 @@ func TestDependantsTakePyrightsRecord(t *testing.T) {
 		"app/other.py":       "print(1)\n",
 	})
 	root, parser, files := scanned(t, dir)
-	rec := &fakePyRecorder{root: root.Dir(), edges: map[string][]string{"app/uses.py": {"extra/nspkg/mod.py", "/elsewhere/typeshed.pyi"}}}
+	rec := &fakeRecorder{root: root.Dir(), edges: map[string][]string{"app/uses.py": {"extra/nspkg/mod.py", "/elsewhere/typeshed.pyi"}}}
 	g := New(root, parser).WithPython(rec)
 	content := []byte("def f() -> str:\n    return \"1\"\n")
 	c := &changeset.Change{Path: "extra/nspkg/mod.py", Content: content, Base: []byte("def f() -> int:\n    return 1\n"), BaseExists: true}
@@ -108,10 +120,10 @@ func TestPyrightsRecordCoversEveryProject(t *testing.T) {
 		"other/y.py":               "print(5)\n",
 	})
 	root, parser, files := scanned(t, dir)
-	rec := &fakePyRecorder{root: root.Dir()}
+	rec := &fakeRecorder{root: root.Dir()}
 	g := New(root, parser).WithPython(rec)
 	g.RefreshPython(context.Background(), files)
-	if got := strings.Join(rec.projects, " "); got != ". lib tools" {
+	if got := strings.Join(rec.asked, " "); got != ". lib tools" {
 		t.Errorf("projects asked %q, want \". lib tools\" (other/'s pyproject.toml configures no pyright)", got)
 	}
 }
