@@ -453,7 +453,14 @@ func (v *Validator) compileUnits(ctx context.Context, units []compiledb.Command,
 	if err != nil {
 		return nil, err
 	}
-	return parseCompilerOutput(units, out)
+	return parseCompilerOutput(units, out, v.ownFile)
+}
+
+// ownFile reports whether abs is one of the project's own files: inside
+// the workspace, outside its dependency directories.
+func (v *Validator) ownFile(abs string) bool {
+	rel, err := v.root.Rel(abs)
+	return err == nil && !v.root.InDependencyDir(rel)
 }
 
 // runUnits runs argsOf each unit in its compile directory, in a sealed
@@ -508,8 +515,14 @@ func (v *Validator) runUnits(ctx context.Context, units []compiledb.Command, cha
 // FILE:LINE:COL: error: MESSAGE (the column may be missing).
 var compilerDiag = regexp.MustCompile(`^(.+?):(\d+):(?:(\d+):)? (fatal error|error|warning): (.*)$`)
 
-// parseCompilerOutput reads a compile run's output, unit by unit.
-func parseCompilerOutput(units []compiledb.Command, out []byte) ([]unitDiags, error) {
+// parseCompilerOutput reads a compile run's output, unit by unit. A
+// diagnostic the compiler places in a file that is not one of the
+// project's own (own: a system header a changed macro broke, a file a
+// #line directive names, an installed dependency's header) is the unit's,
+// at its first line, with where the compiler placed it in the message:
+// pairing drops an error of a file outside the project, and the unit's
+// compile reported it all the same (nil own: every file is).
+func parseCompilerOutput(units []compiledb.Command, out []byte, own func(abs string) bool) ([]unitDiags, error) {
 	sections, err := splitUnits(out, len(units))
 	if err != nil {
 		return nil, fmt.Errorf("the compile run: %w", err)
@@ -545,6 +558,11 @@ func parseCompilerOutput(units []compiledb.Command, out []byte) ([]unitDiags, er
 			}
 			d := lsp.Diagnostic{Range: lsp.Range{Start: lsp.Position{Line: max(ln-1, 0), Character: max(col-1, 0)}}, Severity: sev,
 				Source: filepath.Base(u.Args[0]), Message: m[5]}
+			if own != nil && !own(file) {
+				d.Range.Start = lsp.Position{}
+				d.Message = fmt.Sprintf("in %s:%d: %s", m[1], ln, m[5])
+				file = u.File
+			}
 			d.Range.End = d.Range.Start
 			diags[file] = append(diags[file], d)
 			where := fmt.Sprintf("%s:%d: %s", m[1], ln, m[5]) // as the compiler names it

@@ -153,7 +153,7 @@ func TestParseCompilerOutput(t *testing.T) {
 		"include/x.h:3:5: error: unknown type name 'foo'\n    3 | foo y;\n      | ^~~\n" +
 		"src/a.c:4:10: warning: unused variable 'z' [-Wunused-variable]\n\n" + compileMarker + " 0 1\n" +
 		"include/x.h:3:5: error: unknown type name 'foo'\n\n" + compileMarker + " 1 1\n"
-	parsed, err := parseCompilerOutput(units, []byte(out))
+	parsed, err := parseCompilerOutput(units, []byte(out), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,12 +170,22 @@ func TestParseCompilerOutput(t *testing.T) {
 	if ds, ok := got["/p/src/b.c"]; !ok || len(ds) != 0 {
 		t.Errorf("b.c: %+v, %v: want an empty answer", ds, ok)
 	}
+	// An error the compiler places outside the project (a system header,
+	// a file a #line names) is the unit's, at its first line.
+	outside := "/usr/include/stdio.h:655:12: error: 'fputs' redeclared as different kind of symbol\n" + compileMarker + " 0 1\n" + compileMarker + " 1 0\n"
+	parsed, err = parseCompilerOutput(units, []byte(outside), func(p string) bool { return strings.HasPrefix(p, "/p/") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds := parsed[0].files["/p/src/a.c"]; len(ds) != 1 || ds[0].Range.Start.Line != 0 || ds[0].Message != "in /usr/include/stdio.h:655: 'fputs' redeclared as different kind of symbol" {
+		t.Errorf("an error outside the project: %+v", parsed[0].files)
+	}
 	for name, bad := range map[string]string{
 		"a failure without an error": "gcc: fatal: something\n" + compileMarker + " 0 1\n" + compileMarker + " 1 0\n",
 		"a unit missing":             compileMarker + " 0 0\n",
 		"not found":                  "sh: 1: gcc: not found\n" + compileMarker + " 0 127\n" + compileMarker + " 1 127\n",
 	} {
-		if _, err := parseCompilerOutput(units, []byte(bad)); err == nil {
+		if _, err := parseCompilerOutput(units, []byte(bad), nil); err == nil {
 			t.Errorf("%s: read as an answer", name)
 		}
 	}

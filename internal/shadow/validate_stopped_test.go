@@ -217,7 +217,7 @@ func TestACompileRunsStopSurvivesTheMerge(t *testing.T) {
 	units := []compiledb.Command{{Dir: "/p", File: "/p/src/a.c", Args: []string{"gcc"}}, {Dir: "/p", File: "/p/src/b.c", Args: []string{"gcc", "-Wfatal-errors"}}}
 	goesOn := "include/x.h:3:5: error: unknown type name 'foo'\n" + compileMarker + " 0 1\n"
 	stops := "include/x.h:3:5: error: unknown type name 'foo'\ncompilation terminated due to -Wfatal-errors.\n" + compileMarker + " 1 1\n"
-	got, err := parseCompilerOutput(units, []byte(goesOn+stops))
+	got, err := parseCompilerOutput(units, []byte(goesOn+stops), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func TestACompileRunsStopSurvivesTheMerge(t *testing.T) {
 	if why := stoppedReporting(pathRel{"/p"}, &servers.CheckResult{After: merged, Stopped: stopped}, func(string, lsp.Diagnostic) bool { return true }); !strings.Contains(why, "src/b.c") {
 		t.Errorf("stoppedReporting = %q", why)
 	}
-	before, err := parseCompilerOutput(units[:1], []byte(goesOn))
+	before, err := parseCompilerOutput(units[:1], []byte(goesOn), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
