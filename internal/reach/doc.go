@@ -53,8 +53,9 @@
 //	  parse, CommonJS, export =) is opaque: every      |                                                                      |
 //	  export changed                                   |                                                                      |
 //	effects outside the imports (a script, declare     | globals and augmentations are seen by files that import nothing of   | TestCutoffSaysWhyAFileIsOpaque,
-//	  global/module, triple-slash, __builtins__.pyi)   |   the changed file                                                   |   shadow: TestCutoffHeldToBatchChecker
-//	  reach every file of the language                 |                                                                      |
+//	  global/module, triple-slash, __builtins__.pyi)   |   the changed file, an installed package's declarations among them   |   shadow: TestCutoffHeldToBatchChecker;
+//	  reach every file of the language (Global: shadow |   (tsc reports their clash there, with no skipLibCheck)              |   cmd/anvil: ts_global_breaks_installed
+//	  sends TypeScript's to the project's tsc)         |                                                                      |
 //	C/C++: every includer, transitively, no cut-off;   | the compiler reads an included file's text in place, whatever its    | TestIncludeGraph
 //	  a header nothing is seen to include, or an       |   extension; -include forces a file in before the first line, and    |
 //	  include nothing resolves, reaches every C/C++    |   -imacros reads a file's macros in                                  |

@@ -177,6 +177,11 @@ type Dependants struct {
 	// importers is read by no file the compiler checks, other than through
 	// a project's configuration.
 	Recorded bool
+	// Global: a changed file's effects travel outside its imports
+	// (declare global or module, a script's globals, a triple-slash
+	// directive, __builtins__.pyi): they may reach files no import
+	// graph holds, an installed package's declarations among them.
+	Global bool
 	// PythonUnrecorded: a Python file's interface changed (or the file
 	// came or went), the graph takes pyright's record (WithPython), and
 	// none was made yet (a cold start): who reads it is Anvil's reading
@@ -290,13 +295,16 @@ func (g *Graph) dependants(ctx context.Context, files Files, changes []*changese
 		p.seed(c.Path, cs)
 		pyInterface = pyInterface || gr.family(c.Path) == "python" && !cs.empty()
 	}
+	anyGlobal := false
 	for _, c := range changes {
 		fam := gr.family(c.Path)
 		if changed[c.Path] == nil {
 			continue
 		}
 		installed := g.root.InDependencyDir(c.Path)
-		if changedScope(c).global || untracedHeader(gr, c) || installed {
+		global := changedScope(c).global
+		anyGlobal = anyGlobal || global
+		if global || untracedHeader(gr, c) || installed {
 			if cut {
 				opaque[c.Path] = "and every file of its language: its effects travel outside the imports (a script's globals, declare global or module, a triple-slash directive, __builtins__.pyi, a header nothing includes)"
 				if installed {
@@ -319,6 +327,7 @@ func (g *Graph) dependants(ctx context.Context, files Files, changes []*changese
 		d.Opaque = opaque
 	}
 	d.ByCompiler = byCompiler
+	d.Global = anyGlobal
 	d.Recorded = rec != nil && len(rec.unrecorded) == 0
 	d.PythonUnrecorded = pyInterface && g.pyRecords != nil && recorded["python"] == nil
 	for _, f := range append(slices.Sorted(maps.Keys(changed)), d.Files...) {

@@ -6,7 +6,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/anvil-dev/anvil/internal/batch"
 	"github.com/anvil-dev/anvil/internal/servers"
+	"github.com/anvil-dev/anvil/internal/tsconfig"
 )
 
 // Every way a group is checked is a checker, and the validator decides
@@ -52,6 +54,9 @@ type checkWork struct {
 	// confirm: the project's own compiler decides (Scope.Confirm, or
 	// Complete: the end of a hooked agent's turn).
 	confirm bool
+	// global: a changed file's effects travel outside its imports
+	// (reach.Dependants.Global).
+	global bool
 }
 
 // evidence is a checker's answer, in one form whatever ran.
@@ -101,7 +106,14 @@ func (v *Validator) pick(w checkWork) (chk, fallback checker, unverified string)
 	// file of a nested pyright project (a folder configured on its own)
 	// is its project's to judge, as `pyright -p` of it checks it.
 	nested := v.inNestedPyrightProject(g.server, batchFiles(w.req))
-	mustBatch = mustBatch || nested
+	// A change whose effects travel outside its imports (declare global,
+	// an augmentation, a script) may break an installed package's
+	// declaration file, which the server is never asked about: only a
+	// whole-program run of a project that checks libraries reports it
+	// (measured: tsc placed TS2717 in node_modules/lib/index.d.ts alone,
+	// the package coming after the changed file in the program).
+	libs := w.global && v.checksLibraries(g.server, batchFiles(w.req))
+	mustBatch = mustBatch || nested || libs
 	// A deleted file nothing is seen to import: the import graph is
 	// Anvil's reading, no evidence that nothing reads it, and the server
 	// has no file left to report on. The project's batch checker decides.
@@ -122,6 +134,8 @@ func (v *Validator) pick(w checkWork) (chk, fallback checker, unverified string)
 	switch {
 	case plan == nil && nested:
 		return nil, nil, fmt.Sprintf("%s answers as the workspace's root project does, and a file here belongs to a nested pyright project, which no batch checker can check here", spec.Name)
+	case plan == nil && libs:
+		return nil, nil, fmt.Sprintf("the change's effects travel outside its imports, so it may break an installed package's declaration file, which %s is not asked about and only the project's tsc reports, and no batch checker can check it here", spec.Name)
 	case plan == nil && mustBatch:
 		return nil, nil, fmt.Sprintf("%s resolves imports from the files on disk, so the files that import a created or deleted file cannot be checked with it as an overlay, and no batch checker can check them here", spec.Name)
 	case plan == nil:
@@ -192,4 +206,21 @@ func (v *Validator) withServer(ctx context.Context, srv *servers.Server, w check
 	v.warmBatch(w.snap, w.g)
 	v.warmBaseline(w.snap, w.g)
 	return evidence{cr: cr, via: via}, nil
+}
+
+// checksLibraries reports whether the batch checker of srv is tsc and a
+// project owning one of files (absolute) checks declaration files (no
+// skipLibCheck), an installed package's among them.
+func (v *Validator) checksLibraries(srv *servers.Server, files []string) bool {
+	c := v.batchFor(srv)
+	if c == nil || c.Tool().Kind != batch.TSC {
+		return false
+	}
+	projects := tsconfig.NewProjects(v.root.Dir())
+	for _, abs := range files {
+		if owner := projects.Owner(abs); owner != nil && !owner.SkipLibCheck {
+			return true
+		}
+	}
+	return false
 }

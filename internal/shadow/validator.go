@@ -825,6 +825,7 @@ func (v *Validator) addDependants(ctx context.Context, w *checkWork, scope Scope
 	// some out (below) leaves a deleted file's importers out too.
 	w.recorded = deps.Recorded
 	w.coldPython = deps.PythonUnrecorded
+	w.global = deps.Global
 	if scope.Staging && len(deps.Files) > deps.Direct {
 		out.notes = append(out.notes, fmt.Sprintf("a staging check: the changed files and the %d files that use them directly were checked; the commit's check also covers %d further %s", deps.Direct, len(deps.Files)-deps.Direct, plural(len(deps.Files)-deps.Direct, "dependant", "dependants")))
 		deps.Files = deps.Files[:deps.Direct]
@@ -887,7 +888,7 @@ func (v *Validator) judge(ctx context.Context, out groupOutcome, g *group, label
 	for _, c := range g.changes {
 		changed[v.root.Abs(c.Path)] = c
 	}
-	out = v.pair(out, changed, cr, outside)
+	out = v.pair(out, changed, cr, outside, ev.whole)
 	out.wholeProject = ev.whole
 	for _, abs := range slices.Sorted(maps.Keys(orphaned)) {
 		if rel, err := v.root.Rel(abs); err == nil {
@@ -922,8 +923,13 @@ func (v *Validator) judge(ctx context.Context, out groupOutcome, g *group, label
 // pair adds to out the errors of cr either side of the change, paired
 // into new, resolved and pre-existing ones, and the files cr checked.
 // changed are the group's changes by absolute path; outside the
-// dependants the project's own checks leave out, with why.
-func (v *Validator) pair(out groupOutcome, changed map[string]*changeset.Change, cr *servers.CheckResult, outside map[string]string) groupOutcome {
+// dependants the project's own checks leave out, with why. A server's
+// errors of a file that is not the project's own (an installed
+// package's, one outside the workspace) are an input's, and dropped; a
+// whole run's (whole: the batch checker over every file of its projects,
+// either side of the change alike) count, named as the checker names
+// them: the change broke what the project's checker reads.
+func (v *Validator) pair(out groupOutcome, changed map[string]*changeset.Change, cr *servers.CheckResult, outside map[string]string, whole bool) groupOutcome {
 	// Every file either side of the change, with the texts to place
 	// positions in.
 	paths := map[string]bool{}
@@ -949,8 +955,11 @@ func (v *Validator) pair(out groupOutcome, changed map[string]*changeset.Change,
 			}
 		}
 		rel, err := v.root.Rel(abs)
-		if err != nil || v.root.InDependencyDir(rel) {
+		if (err != nil || v.root.InDependencyDir(rel)) && !whole {
 			continue // a server reporting on a dependency: an input, not the project's file
+		}
+		if err != nil {
+			rel = abs
 		}
 		var oldText, newText []byte
 		if c, ok := changed[abs]; ok {

@@ -35,8 +35,11 @@ type Config struct {
 	// a.ios.ts first).
 	ModuleSuffixes []string
 	AllowJS        bool
-	OutDir         string
-	RootDir        string
+	// SkipLibCheck: the compiler reports no error of a declaration file
+	// (an installed package's included).
+	SkipLibCheck bool
+	OutDir       string
+	RootDir      string
 	// References are the tsconfig.json files of the referenced projects.
 	References []string
 
@@ -131,6 +134,7 @@ func Load(path string) (*Config, error) {
 		_ = json.Unmarshal(v, &c.AllowJS) // checkJs implies allowJs
 	}
 	_ = json.Unmarshal(opts["moduleSuffixes"], &c.ModuleSuffixes)
+	_ = json.Unmarshal(opts["skipLibCheck"], &c.SkipLibCheck)
 	var rootDirs []string
 	if json.Unmarshal(opts["rootDirs"], &rootDirs) == nil {
 		for _, d := range rootDirs {
