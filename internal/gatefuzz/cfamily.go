@@ -240,6 +240,19 @@ func (C) Generate(r *rand.Rand, onDisk bool) (Files, Edit, []string) {
 		}
 		p.sources = append(p.sources, s)
 	}
+	if chance(r, 0.15) {
+		// A source whose one include of main.c's last header is spelled
+		// as only the preprocessor reads it, while main.c includes that
+		// header plainly: a reading of raw lines sees the header's
+		// includer there and none here.
+		h := p.headers[len(p.headers)-1]
+		s := &cSource{path: "hidden.c", lines: []string{p.spelled(r, fmt.Sprintf("#include %q", strings.TrimPrefix(h.path, "inc/")))}}
+		for _, d := range h.decls {
+			s.uses = append(s.uses, cUse(d, name("u")))
+		}
+		p.sources = append(p.sources, s)
+		p.tags["c/hidden-include"] = true
+	}
 	before := p.render()
 	edit := p.edit(r, before)
 	if len(edit) == 0 {
@@ -255,14 +268,18 @@ func (C) Generate(r *rand.Rand, onDisk bool) (Files, Edit, []string) {
 func (p *cProject) includeLine(r *rand.Rand, h *cHeader, name func(string) string) string {
 	line := p.includeForm(r, h, name)
 	if chance(r, 0.2) {
-		// The directive as the preprocessor reads it after phases 1–3:
-		// behind a comment, through a digraph, a trigraph (on under
-		// -std=c11) or a line splice.
-		at := strings.LastIndex(line, "#include")
-		line = line[:at] + pick(r, "/* the header */ #include", "%:include", "??=include", "# /* x */ include", "#inc\\\nlude") + line[at+len("#include"):]
-		p.tags["c/include-spelling"] = true
+		line = p.spelled(r, line)
 	}
 	return line
+}
+
+// spelled returns line with its last #include spelled as the
+// preprocessor reads it after phases 1–3: behind a comment, through a
+// digraph, a trigraph (on under -std=c11) or a line splice.
+func (p *cProject) spelled(r *rand.Rand, line string) string {
+	p.tags["c/include-spelling"] = true
+	at := strings.LastIndex(line, "#include")
+	return line[:at] + pick(r, "/* the header */ #include", "%:include", "??=include", "# /* x */ include", "#inc\\\nlude") + line[at+len("#include"):]
 }
 
 // includeForm is how the line names h.
