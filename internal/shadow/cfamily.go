@@ -157,22 +157,7 @@ func cFragmentLanguage(p string) string {
 // compiler.
 func (v *Validator) planIncludes(snap *Snapshot, g *group, req servers.CheckRequest) (includePlan, error) {
 	plan := includePlan{covered: map[string][]string{}}
-	dbs := map[string]*compiledb.DB{}
-	dbFor := func(abs string) (*compiledb.DB, error) {
-		p, err := compiledb.Find(abs)
-		if err != nil {
-			return nil, err
-		}
-		if db, ok := dbs[p]; ok {
-			return db, nil
-		}
-		db, err := compiledb.Load(p)
-		if err != nil {
-			return nil, fmt.Errorf("the compile database cannot be read: %w", err)
-		}
-		dbs[p] = db
-		return db, nil
-	}
+	dbFor := compileDatabases{}.forFile
 	changed := map[string]*changeset.Change{} // by relative path
 	for _, c := range g.changes {
 		if _, err := dbFor(v.root.Abs(c.Path)); err != nil {
@@ -240,6 +225,33 @@ func (v *Validator) planIncludes(snap *Snapshot, g *group, req servers.CheckRequ
 		}
 	}
 	return plan, nil
+}
+
+// compileDatabases are the compile databases read for one plan, by
+// path, each with why it could not be read.
+type compileDatabases map[string]loadedDatabase
+
+type loadedDatabase struct {
+	db  *compiledb.DB
+	err error
+}
+
+// forFile returns the compile database that governs abs (found as clangd
+// finds it), read once.
+func (dbs compileDatabases) forFile(abs string) (*compiledb.DB, error) {
+	p, err := compiledb.Find(abs)
+	if err != nil {
+		return nil, err
+	}
+	l, ok := dbs[p]
+	if !ok {
+		l.db, l.err = compiledb.Load(p)
+		if l.err != nil {
+			l.err = fmt.Errorf("the compile database cannot be read: %w", l.err)
+		}
+		dbs[p] = l
+	}
+	return l.db, l.err
 }
 
 // includable returns the files an include may name: the workspace's,

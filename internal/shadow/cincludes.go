@@ -24,27 +24,19 @@ const cIncludesBound = 2 * time.Minute
 // includers' compile, bounded by cIncludesBound. A unit without a
 // compile command, or whose compiler or flags the policy does not let
 // run, is left out: Anvil's reading alone finds its includes. It runs at
-// a low priority: no check waits for it. A unit
-// whose preprocessing fails still gives what its dependency file lists,
-// if it wrote one: every file listed was read.
+// a low priority: no check waits for it. A unit whose preprocessing fails
+// still gives what its dependency file lists, if it wrote one: every
+// file listed was read.
 func (v *Validator) CIncludes(ctx context.Context, units []string) (map[string][]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, cIncludesBound)
 	defer cancel()
-	dbs := map[string]*compiledb.DB{}
+	dbs := compileDatabases{}
 	var cmds []compiledb.Command
 	for _, rel := range units {
 		abs := v.root.Abs(rel)
-		p, err := compiledb.Find(abs)
+		db, err := dbs.forFile(abs)
 		if err != nil {
-			continue
-		}
-		db, ok := dbs[p]
-		if !ok {
-			db, _ = compiledb.Load(p)
-			dbs[p] = db
-		}
-		if db == nil {
-			continue
+			continue // no database, or one that cannot be read: no record
 		}
 		if cmd, ok := db.For(abs); ok && v.compilerAllowed(cmd) == nil {
 			cmds = append(cmds, cmd)
