@@ -56,6 +56,10 @@ func includeSpec(rest string) string {
 	return rest
 }
 
+// directiveTrigraphs are the trigraphs a directive can be spelled with:
+// ??= for # and ??/ for the backslash of a line splice.
+var directiveTrigraphs = strings.NewReplacer("??=", "#", "??/", `\`)
+
 // splice is a line splice: a backslash, blanks gcc allows before the
 // newline (with a warning), and the newline.
 var splice = regexp.MustCompile(`\\[ \t\f\v]*\r?\n`)
@@ -66,7 +70,7 @@ var splice = regexp.MustCompile(`\\[ \t\f\v]*\r?\n`)
 // its line's end at the latest, so a quote the reading takes wrongly
 // misleads it for one line.
 func phased(src string) string {
-	src = strings.NewReplacer("??=", "#", "??/", `\`).Replace(src)
+	src = directiveTrigraphs.Replace(src)
 	src = splice.ReplaceAllString(src, "")
 	var b strings.Builder
 	b.Grow(len(src))
