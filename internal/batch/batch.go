@@ -125,11 +125,13 @@ type Checker struct {
 	// changedMu serialises the runs over changed trees of a checker with
 	// a CacheEnv: they share one state directory.
 	changedMu sync.Mutex
-	// written are the files earlier changed-tree runs wrote (guarded by
-	// changedMu): cargo decides what to rebuild by modification times,
-	// so a file one run changed is written again, with the disk's
-	// content and a newer time, by every later run that does not change
-	// it, or cargo would take the earlier change's build as current.
+	// written are the files whose build in the changed-tree state may
+	// be of content other than the disk's (guarded by changedMu): cargo
+	// decides what to rebuild by modification times, so such a file is
+	// written again, with the disk's content and a newer time, by the
+	// next run that does not change it, or cargo would take the earlier
+	// change's build as current. A run that built every unit leaves
+	// only its own changes here (see settle).
 	written map[string]bool
 }
 
@@ -467,6 +469,7 @@ func (c *Checker) run(ctx context.Context, config string, changes []Change, stat
 		spec.Writable = []string{filepath.Dir(state)}
 	}
 	warm := false
+	settled := false
 	if c.tool.CacheEnv != "" {
 		name := "base"
 		if changes != nil {
@@ -474,6 +477,9 @@ func (c *Checker) run(ctx context.Context, config string, changes []Change, stat
 			c.changedMu.Lock()
 			defer c.changedMu.Unlock()
 			spec.Changes = c.rewritten(changes)
+			// Until the run is known to have built every unit, what it
+			// rewrote may still be built from an earlier change.
+			defer func() { c.settle(changes, settled) }()
 		}
 		cache := filepath.Join(c.stateDir, name)
 		if c.tool.SharedCache != "" {
@@ -531,6 +537,7 @@ func (c *Checker) run(ctx context.Context, config string, changes []Change, stat
 			}
 		}
 	}
+	settled = r.Incomplete == ""
 	rep := report{Report: r, warm: warm}
 	if c.tool.DepInfo && c.tool.CacheEnv != "" {
 		rep.read = depInfoFiles(filepath.Join(c.stateDir, map[bool]string{true: "change", false: "base"}[changes != nil]), filepath.Join(c.root, dir))
@@ -594,8 +601,8 @@ func depInfoFiles(dir, base string) map[string]bool {
 }
 
 // rewritten returns changes with every file an earlier changed-tree run
-// wrote and this one does not, at its content on disk (see written), and
-// records this run's (c.changedMu held).
+// wrote and this one does not, at its content on disk (see written;
+// c.changedMu held).
 func (c *Checker) rewritten(changes []Change) []Change {
 	out := append([]Change(nil), changes...)
 	mine := map[string]bool{}
@@ -617,10 +624,24 @@ func (c *Checker) rewritten(changes []Change) []Change {
 		}
 		out = append(out, Change{Path: p, Content: data})
 	}
-	for p := range mine {
-		c.written[p] = true
-	}
 	return out
+}
+
+// settle records what a changed-tree run leaves built from other than
+// the disk (c.changedMu held). A run that built every unit (complete:
+// the tool answered and stopped nowhere) rebuilt each file it rewrote
+// from the disk's content, so only its own changes remain; one that
+// stopped, failed or was killed may have left any unit as it was, so
+// every file stays. Without this, every file any run ever changed
+// would be rewritten, and its crate rebuilt, by every later run of the
+// session.
+func (c *Checker) settle(changes []Change, complete bool) {
+	if complete {
+		clear(c.written)
+	}
+	for _, ch := range changes {
+		c.written[ch.Path] = true
+	}
 }
 
 // command returns the tool's arguments for config, and the directory

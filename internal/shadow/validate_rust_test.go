@@ -101,6 +101,15 @@ func TestValidateCargoWorkspace(t *testing.T) {
 		res = h.validate(map[string]string{"b/src/lib.rs": "pub fn g() -> i32 {\n    a::h();\n    a::f(2)\n}\n"})
 		expect(t, res, Rejected, "b/src/lib.rs")
 	})
+	t.Run("a run that stopped keeps what it rewrote", func(t *testing.T) {
+		// a gains k in a change; the next run's workspace manifest does
+		// not parse, so cargo builds nothing, and a's last build is
+		// still the change's: the run after must build a again from the
+		// disk, which has no k.
+		expect(t, h.validate(map[string]string{"a/src/lib.rs": "pub fn f(x: i32) -> i32 {\n    x\n}\n\npub fn k() {}\n"}), Clean)
+		expect(t, h.validate(map[string]string{"Cargo.toml": "[workspace\n"}), Rejected, "Cargo.toml")
+		expect(t, h.validate(map[string]string{"b/src/lib.rs": "pub fn g() -> i32 {\n    a::k();\n    a::f(2)\n}\n"}), Rejected, "b/src/lib.rs")
+	})
 	t.Run("a file no crate compiles", func(t *testing.T) {
 		// Not declared by any `mod`: cargo never reads it, and its
 		// silence about it is no evidence.
