@@ -231,33 +231,14 @@ func Judge(ctx context.Context, l Language, open OpenGate, dir string, trials []
 		names = append(names, t.Name)
 	}
 	shared := l.Shared(names)
-	layout := func(sub string, after bool) (string, error) {
-		d := filepath.Join(dir, sub)
-		files := maps.Clone(shared)
-		for _, t := range trials {
-			p := t.Project
-			if after {
-				p = t.Edit.Apply(p)
-			}
-			for rel, c := range p {
-				if sub != "gate" && gateOnly(rel) {
-					continue
-				}
-				files[t.Name+"/"+rel] = place(c, d, t.Name)
-			}
-		}
-		return d, writeFiles(d, files)
-	}
-	beforeDir, err := layout("before", false)
-	if err != nil {
+	beforeDir, afterDir, gateDir := filepath.Join(dir, "before"), filepath.Join(dir, "after"), filepath.Join(dir, "gate")
+	if err := layOut(beforeDir, shared, trials, false, false); err != nil {
 		return nil, err
 	}
-	afterDir, err := layout("after", true)
-	if err != nil {
+	if err := layOut(afterDir, shared, trials, true, false); err != nil {
 		return nil, err
 	}
-	gateDir, err := layout("gate", false)
-	if err != nil {
+	if err := layOut(gateDir, shared, trials, false, true); err != nil {
 		return nil, err
 	}
 	outs := make([]*Outcome, len(trials))
@@ -305,6 +286,26 @@ func Judge(ctx context.Context, l Language, open OpenGate, dir string, trials []
 		o.Class, o.Cause = classify(j, o.Truth)
 	}
 	return outs, nil
+}
+
+// layOut writes the trials side by side under d (each in the folder of
+// its name) beside the shared files: before or after their edits, and
+// with the files laid out for the gate only when forGate.
+func layOut(d string, shared Files, trials []*Trial, after, forGate bool) error {
+	files := maps.Clone(shared)
+	for _, t := range trials {
+		p := t.Project
+		if after {
+			p = t.Edit.Apply(p)
+		}
+		for rel, c := range p {
+			if !forGate && gateOnly(rel) {
+				continue
+			}
+			files[t.Name+"/"+rel] = place(c, d, t.Name)
+		}
+	}
+	return writeFiles(d, files)
 }
 
 // GateOnlyPrefix starts the name of a file laid out where the gate judges

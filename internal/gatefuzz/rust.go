@@ -71,23 +71,42 @@ func (Rust) Shared(names []string) Files {
 	return Files{"Cargo.toml": "[workspace]\nresolver = \"2\"\nmembers = [" + strings.Join(members, ", ") + "]\n"}
 }
 
-// Errors runs cargo check for each project's two crates apart, so that
-// a crate that fails stops no other project's check (cargo stops at the
-// first failing crate, and --keep-going is newer than Debian's cargo); a
-// project's dependent crate is not checked when its base fails, and the
-// project's errors are then the base's. One target directory keeps the
-// runs incremental.
+// Errors runs cargo check over every project's two crates. A cargo that
+// has --keep-going (1.74 on) checks the whole workspace in one run: it
+// goes on past a failing crate and builds every unit that does not
+// depend on it. An older one stops at the first failing crate, so each
+// project is checked apart, so that a failure stops no other project's
+// check. Either way a project's dependent crate is not checked when its
+// base fails, and the project's errors are then the base's. One target
+// directory keeps the runs incremental.
 func (l Rust) Errors(ctx context.Context, dir string, names []string) (map[string][]string, error) {
-	env := append(slices.Clone(l.Env), "CARGO_TARGET_DIR="+filepath.Join(dir, "target"), "CARGO_TERM_COLOR=never")
+	return l.errors(ctx, dir, names, cargoKeepsGoing(ctx, l.env(dir), dir))
+}
+
+func (l Rust) env(dir string) []string {
+	return append(slices.Clone(l.Env), "CARGO_TARGET_DIR="+filepath.Join(dir, "target"), "CARGO_TERM_COLOR=never")
+}
+
+// errors is Errors in one run (keepGoing) or a run per project.
+func (l Rust) errors(ctx context.Context, dir string, names []string, keepGoing bool) (map[string][]string, error) {
+	env := l.env(dir)
+	check := []string{"check", "--all-targets", "--message-format=json", "--offline", "--quiet"}
+	runs := [][]string{append(slices.Clone(check), "--workspace", "--keep-going")}
+	if !keepGoing {
+		runs = nil
+		for _, n := range names {
+			runs = append(runs, append(slices.Clone(check), "-p", n+"_base", "-p", n+"_app"))
+		}
+	}
 	files := map[string][]lsp.Diagnostic{}
-	for _, n := range names {
-		exit, out, err := run(ctx, env, dir, "cargo", "check", "-p", n+"_base", "-p", n+"_app", "--all-targets", "--message-format=json", "--offline", "--quiet")
+	for _, args := range runs {
+		exit, out, err := run(ctx, env, dir, "cargo", args...)
 		if err != nil {
 			return nil, err
 		}
 		rep, err := diagformat.Parse(diagformat.RustcJSON, diagformat.Input{Root: dir, Exit: exit, Output: out})
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", n, err)
+			return nil, fmt.Errorf("cargo %s: %w", strings.Join(args, " "), err)
 		}
 		// (rustc's count of a failing crate's errors, which older cargo
 		// passes on as an error of no file, diagformat drops.)
@@ -96,6 +115,20 @@ func (l Rust) Errors(ctx context.Context, dir string, names []string) (map[strin
 		}
 	}
 	return byProject(dir, files)
+}
+
+// cargoKeepsGoing reports whether cargo's version is 1.74 or later,
+// where check's --keep-going is stable.
+func cargoKeepsGoing(ctx context.Context, env []string, dir string) bool {
+	_, out, err := run(ctx, env, dir, "cargo", "--version")
+	if err != nil {
+		return false
+	}
+	var major, minor int
+	if _, err := fmt.Sscanf(string(out), "cargo %d.%d", &major, &minor); err != nil {
+		return false
+	}
+	return major > 1 || minor >= 74
 }
 
 // Generate never writes an error on disk (ondisk.go): cargo compiles no
