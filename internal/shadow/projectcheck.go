@@ -220,21 +220,27 @@ func (pc *projectChecker) check(ctx context.Context, w checkWork) (evidence, err
 	for p, d := range res.After {
 		cr.After[p] = d
 	}
-	// The checker checked the whole project: a changed file it said
-	// nothing about has no diagnostics.
+	var kept []string
 	for abs, c := range changed {
 		if !c.Delete {
-			if _, ok := cr.After[abs]; !ok {
-				cr.After[abs] = nil
+			kept = append(kept, abs)
+		}
+	}
+	if res.Incomplete == "" {
+		// Every file of the project was checked: one it said nothing
+		// about after the change (a changed file, one with errors only
+		// before) has none.
+		checkedWhole(&cr, kept)
+	} else {
+		// Stopped: its silence about a file is no evidence, so an error
+		// before is not taken as resolved where the run never came.
+		for p := range cr.After {
+			if p != "" {
+				cr.Checked = append(cr.Checked, p)
 			}
 		}
+		slices.Sort(cr.Checked)
 	}
-	for p := range cr.After {
-		if p != "" {
-			cr.Checked = append(cr.Checked, p)
-		}
-	}
-	slices.Sort(cr.Checked)
 	via := "checked by " + pc.name + " in a shadow tree"
 	if pc.cargo {
 		via = "checked by cargo check (every crate of the workspace, all targets) in a shadow tree; cargo's state was "
@@ -290,4 +296,39 @@ func unreadChanges(read map[string]bool, changed map[string]*changeset.Change) [
 	}
 	slices.Sort(out)
 	return out
+}
+
+// checkedWhole marks the answer of a run that checked every file of its
+// projects: each file it names either side of the change, and files
+// (those the projects hold after it), is checked, and one it said
+// nothing about after the change has no diagnostics. Without that mark,
+// pairing reads a file absent after as never asked about, and the
+// errors it had before are neither resolved nor seen again: the end of
+// a hooked turn, which asks what the way back to the turn's start
+// resolves, missed every error the turn brought into a file it did not
+// edit.
+func checkedWhole(cr *servers.CheckResult, files []string) {
+	checked := map[string]bool{}
+	mark := func(p string) {
+		if p == "" {
+			return // the checker's errors of no file: judge's to read
+		}
+		if !checked[p] {
+			checked[p] = true
+			cr.Checked = append(cr.Checked, p)
+		}
+		if _, ok := cr.After[p]; !ok {
+			cr.After[p] = nil
+		}
+	}
+	for _, p := range files {
+		mark(p)
+	}
+	for p := range cr.After {
+		mark(p)
+	}
+	for p := range cr.Before {
+		mark(p)
+	}
+	slices.Sort(cr.Checked)
 }

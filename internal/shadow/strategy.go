@@ -391,32 +391,8 @@ func (v *Validator) batchCheck(ctx context.Context, snap *Snapshot, g *group, pl
 			}
 		}
 	}
-	// The checker checked every file of its projects: a file it said
-	// nothing about after the change has no diagnostics.
-	checked := map[string]bool{}
-	mark := func(p string) {
-		if p == "" {
-			return // the checker's errors of no file: judge's to read
-		}
-		if !checked[p] {
-			checked[p] = true
-			cr.Checked = append(cr.Checked, p)
-		}
-		if _, ok := cr.After[p]; !ok {
-			cr.After[p] = nil
-		}
-	}
-	for _, p := range files {
-		mark(p)
-	}
-	for p := range cr.After {
-		mark(p)
-	}
-	for p := range cr.Before {
-		if p != "" {
-			mark(p)
-		}
-	}
+	// The checker checked every file of its projects.
+	checkedWhole(&cr, files)
 	label := plan.checker.Tool().Label
 	if plan.native != "" {
 		label += " (" + plan.native + ")"

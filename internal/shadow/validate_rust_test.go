@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -299,5 +300,33 @@ func TestProjectCheckSeesNoSecrets(t *testing.T) {
 	}
 	if !strings.Contains(all, "[b]") {
 		t.Errorf("the checker did not run over the change:\n%s", all)
+	}
+}
+
+// The end of a hooked turn asks what the way back to the turn's start
+// resolves: here the disk's a breaks b, and the change that puts a back
+// must resolve b's errors, although b is not a file it changes (cargo
+// says nothing of b after it; the errors were dropped as never asked
+// about, and the turn ended clean).
+func TestTheWayBackResolvesWhatCargoFoundInDependants(t *testing.T) {
+	requireTool(t, "cargo")
+	a := "pub fn f(x: i32) -> i32 {\n    x\n}\n"
+	dir := t.TempDir()
+	testfs.Write(t, dir, map[string]string{
+		"Cargo.toml":   "[workspace]\nmembers = [\"a\", \"b\"]\nresolver = \"2\"\n",
+		"a/Cargo.toml": "[package]\nname = \"a\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+		"a/src/lib.rs": "pub fn f(x: &str) -> usize {\n    x.len()\n}\n",
+		"b/Cargo.toml": "[package]\nname = \"b\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\na = { path = \"../a\" }\n",
+		"b/src/lib.rs": "pub fn g() -> i32 {\n    a::f(2)\n}\n",
+	})
+	h := newHarnessAt(t, dir, harnessOptions{noDeps: true, opts: Options{BatchStateDir: t.TempDir()}})
+	res := h.validateScope(map[string]string{"a/src/lib.rs": a}, Scope{Complete: true})
+	expect(t, res, Clean)
+	var resolved []string
+	for _, d := range res.Resolved {
+		resolved = append(resolved, d.Path)
+	}
+	if !slices.Contains(resolved, "b/src/lib.rs") {
+		t.Errorf("the way back resolves nothing in b/src/lib.rs (resolved: %v)\n%s", resolved, describe(res))
 	}
 }
