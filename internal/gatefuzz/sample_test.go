@@ -36,9 +36,12 @@ func TestGateFuzzSample(t *testing.T) {
 	}
 }
 
-// hookSampleTrials is the sample asked through the hooks: TypeScript,
-// whose checks are cheapest, each edit a session of its own.
-var hookSampleTrials = map[string]int{"ts": 40}
+// hookSampleTrials is the sample asked through the hooks, each edit a
+// session of its own: TypeScript, whose checks are cheapest, and Rust,
+// whose end of a turn hears of a broken dependant only from a whole
+// cargo run's silence (its first campaign through the hooks found 15
+// false cleans in 40).
+var hookSampleTrials = map[string]int{"ts": 40, "rust": 20}
 
 // TestGateFuzzSampleThroughHooks is the sample asked as an agent's client
 // asks: the pre-edit hook for each file, the stop hook for the turn.
