@@ -226,21 +226,7 @@ func (pc *projectChecker) check(ctx context.Context, w checkWork) (evidence, err
 			kept = append(kept, abs)
 		}
 	}
-	if res.Incomplete == "" {
-		// Every file of the project was checked: one it said nothing
-		// about after the change (a changed file, one with errors only
-		// before) has none.
-		checkedWhole(&cr, kept)
-	} else {
-		// Stopped: its silence about a file is no evidence, so an error
-		// before is not taken as resolved where the run never came.
-		for p := range cr.After {
-			if p != "" {
-				cr.Checked = append(cr.Checked, p)
-			}
-		}
-		slices.Sort(cr.Checked)
-	}
+	markChecked(&cr, kept, res.Incomplete == "")
 	via := "checked by " + pc.name + " in a shadow tree"
 	if pc.cargo {
 		via = "checked by cargo check (every crate of the workspace, all targets) in a shadow tree; cargo's state was "
@@ -298,16 +284,18 @@ func unreadChanges(read map[string]bool, changed map[string]*changeset.Change) [
 	return out
 }
 
-// checkedWhole marks the answer of a run that checked every file of its
-// projects: each file it names either side of the change, and files
-// (those the projects hold after it), is checked, and one it said
-// nothing about after the change has no diagnostics. Without that mark,
-// pairing reads a file absent after as never asked about, and the
-// errors it had before are neither resolved nor seen again: the end of
-// a hooked turn, which asks what the way back to the turn's start
-// resolves, missed every error the turn brought into a file it did not
-// edit.
-func checkedWhole(cr *servers.CheckResult, files []string) {
+// markChecked marks the files a run over the whole of its projects
+// checked. One that finished (whole) checked every file it names either
+// side of the change and files (those its projects hold after it), and
+// one it said nothing about after the change has no diagnostics.
+// Without that mark, pairing reads a file absent after as never asked
+// about, and the errors it had before are neither resolved nor seen
+// again: the end of a hooked turn, which asks what the way back to the
+// turn's start resolves, missed every error the turn brought into a
+// file it did not edit. One that stopped checked only the files it
+// names after the change: its silence is no evidence, and an error
+// before is not taken as resolved where it never came.
+func markChecked(cr *servers.CheckResult, files []string, whole bool) {
 	checked := map[string]bool{}
 	mark := func(p string) {
 		if p == "" {
@@ -321,14 +309,16 @@ func checkedWhole(cr *servers.CheckResult, files []string) {
 			cr.After[p] = nil
 		}
 	}
-	for _, p := range files {
-		mark(p)
-	}
 	for p := range cr.After {
 		mark(p)
 	}
-	for p := range cr.Before {
-		mark(p)
+	if whole {
+		for _, p := range files {
+			mark(p)
+		}
+		for p := range cr.Before {
+			mark(p)
+		}
 	}
 	slices.Sort(cr.Checked)
 }

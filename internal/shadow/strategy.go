@@ -391,8 +391,7 @@ func (v *Validator) batchCheck(ctx context.Context, snap *Snapshot, g *group, pl
 			}
 		}
 	}
-	// The checker checked every file of its projects.
-	checkedWhole(&cr, files)
+	markChecked(&cr, files, len(stopped) == 0)
 	label := plan.checker.Tool().Label
 	if plan.native != "" {
 		label += " (" + plan.native + ")"
