@@ -11,7 +11,9 @@ import (
 // JSDoc types, named, namespace and type-only imports, re-exports, class
 // members and their modifiers, declaration merging, generics, overloads,
 // enums, a JSON module, tsconfig.json with `extends` and `moduleSuffixes`,
-// a local package npm links under node_modules by another name.
+// a local package npm links under node_modules by another name, and an
+// installed package's declaration of a script's global (@types, which
+// every program takes in) in a project that checks its libraries.
 // Every use an importer makes of a declaration is written when the
 // project is generated and is valid then (but for a stale use, an error
 // already on disk: ondisk.go); an edit re-renders the declaring side
@@ -61,6 +63,13 @@ type tsProject struct {
 	linked bool
 	mods   []*tsModule
 	tags   map[string]bool
+	// installed: an installed package's declarations (@types/inst,
+	// which every program takes in) declare the script's global again,
+	// with the type it had when generated; libraries are then checked
+	// (skipLibCheck off), so a change of the script's type breaks the
+	// package's declaration file, which no import of the project's
+	// reaches.
+	installed *tsDecl
 	// unparsed: the project holds a module that does not parse, which
 	// nothing imports, laid out for the gate only (GateOnlyPrefix): tsc
 	// checks no file's types while one file has a syntax error, and the
@@ -186,6 +195,11 @@ func genTSProject(r *rand.Rand, onDisk bool) *tsProject {
 		script = &tsModule{path: "src/globals.ts", script: true}
 		script.decls = append(script.decls, &tsDecl{kind: "global", name: name("G"), typ: pick(r, tsTypes...)})
 		p.tag("ts/script-global")
+		if chance(r, 0.6) {
+			g := *script.decls[0]
+			p.installed = &g
+			p.tag("ts/installed-global")
+		}
 	}
 	// Imports, re-exports and uses: module i reads modules before it.
 	for i := 1; i < n; i++ {
@@ -372,7 +386,11 @@ func (p *tsProject) tag(t string) { p.tags[t] = true }
 
 func (p *tsProject) render() Files {
 	f := Files{"package.json": `{"type": "module"}` + "\n"}
-	opts := fmt.Sprintf(`"strict": %v, "noEmit": true, "target": "es2022", "module": "esnext", "moduleResolution": "bundler", "lib": ["es2022"], "allowJs": true, "checkJs": true, "skipLibCheck": true`, p.strict)
+	opts := fmt.Sprintf(`"strict": %v, "noEmit": true, "target": "es2022", "module": "esnext", "moduleResolution": "bundler", "lib": ["es2022"], "allowJs": true, "checkJs": true, "skipLibCheck": %v`, p.strict, p.installed == nil)
+	if g := p.installed; g != nil {
+		f["node_modules/@types/inst/package.json"] = `{"name": "@types/inst", "version": "1.0.0", "types": "index.d.ts"}` + "\n"
+		f["node_modules/@types/inst/index.d.ts"] = fmt.Sprintf("declare var %s: %s;\n", g.name, g.typ)
+	}
 	if p.suffixes {
 		opts += `, "moduleSuffixes": [".ios", ""]`
 	}

@@ -10,6 +10,18 @@ import (
 // before, the project as rendered.
 func (p *tsProject) edit(r *rand.Rand, before Files) Edit {
 	decls, owner := declsOf(p.mods, func(m *tsModule) []*tsDecl { return m.decls })
+	if p.installed != nil && chance(r, 0.5) {
+		// The script's global retyped, against the installed
+		// package's declaration of it.
+		for _, d := range decls {
+			if d.kind == "global" && d.name == p.installed.name {
+				d.typ = other(r, tsTypes, d.typ)
+				p.tag("ts/edit-retype")
+				p.tag("ts/edit-installed-global")
+				return diffFiles(before, p.render(), nil)
+			}
+		}
+	}
 	d := decls[r.IntN(len(decls))]
 	m := owner[d]
 	var deleted []string
