@@ -12,8 +12,8 @@ import (
 // members and their modifiers, declaration merging, generics, overloads,
 // enums, a JSON module, tsconfig.json with `extends` and `moduleSuffixes`,
 // a local package npm links under node_modules by another name, and an
-// installed package's declaration of a script's global (@types, which
-// every program takes in) in a project that checks its libraries.
+// installed package's declaration of a script's global (an @types package
+// the tsconfig's types names) in a project that checks its libraries.
 // Every use an importer makes of a declaration is written when the
 // project is generated and is valid then (but for a stale use, an error
 // already on disk: ondisk.go); an edit re-renders the declaring side
@@ -63,8 +63,8 @@ type tsProject struct {
 	linked bool
 	mods   []*tsModule
 	tags   map[string]bool
-	// installed: an installed package's declarations (@types/inst,
-	// which every program takes in) declare the script's global again,
+	// installed: an installed package's declarations (@types/inst, which
+	// the tsconfig's types names) declare the script's global again,
 	// with the type it had when generated; libraries are then checked
 	// (skipLibCheck off), so a change of the script's type breaks the
 	// package's declaration file, which no import of the project's
@@ -388,6 +388,9 @@ func (p *tsProject) render() Files {
 	f := Files{"package.json": `{"type": "module"}` + "\n"}
 	opts := fmt.Sprintf(`"strict": %v, "noEmit": true, "target": "es2022", "module": "esnext", "moduleResolution": "bundler", "lib": ["es2022"], "allowJs": true, "checkJs": true, "skipLibCheck": %v`, p.strict, p.installed == nil)
 	if g := p.installed; g != nil {
+		// Named in types: TypeScript 6 on takes in no @types package
+		// that is not.
+		opts += `, "types": ["inst"]`
 		f["node_modules/@types/inst/package.json"] = `{"name": "@types/inst", "version": "1.0.0", "types": "index.d.ts"}` + "\n"
 		f["node_modules/@types/inst/index.d.ts"] = fmt.Sprintf("declare var %s: %s;\n", g.name, g.typ)
 	}
