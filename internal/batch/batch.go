@@ -73,6 +73,14 @@ type Tool struct {
 	// change) for every run of a project: configuration rewritten for
 	// this checker (TypeScript 7's reading of a project written for 6).
 	Overlay func(config string) []Change
+	// FreshBaselines: the tool's incremental state cannot follow a
+	// change of the disk, so each disk state's run over the unchanged
+	// tree starts from none (and writes the one the runs over its
+	// changed trees start from). TypeScript 7.0.2's misses what a change
+	// to a script's global breaks: after `var G: number` became `var G:
+	// string` on disk, its incremental run reported nothing where a full
+	// run finds TS2322 in every user of G (TypeScript 6's finds it too).
+	FreshBaselines bool
 	// DepInfo: the state directory holds make-style dependency files
 	// (`*.d`, as cargo writes them) naming every source file the checker
 	// read, which tells a file no target compiles from a clean one.
@@ -380,6 +388,9 @@ func (c *Checker) baselineOnce(ctx context.Context, config, diskState string, ba
 		stateBefore := false
 		if c.tool.Kind == TSC {
 			b.state = c.statePath(config)
+			if c.tool.FreshBaselines {
+				_ = os.Remove(b.state)
+			}
 			_, err := os.Stat(b.state)
 			stateBefore = err == nil
 		}

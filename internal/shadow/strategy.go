@@ -191,6 +191,9 @@ func (v *Validator) batchFor(srv *servers.Server) *batch.Checker {
 // alone, go.sum, and the truth replay holds the gate to need it).
 func (v *Validator) batchTool(srv *servers.Server) (batch.Tool, bool) {
 	if kind, argv, label, ok := srv.BatchCommand(); ok {
+		if srv.Spec().Name == "tsgo" {
+			return typeScript7Tool(argv, label), true
+		}
 		return batch.Tool{Kind: batch.Kind(kind), Argv: argv, Label: label}, true
 	}
 	if slices.Contains(srv.Spec().Languages, "go") {
@@ -491,4 +494,11 @@ func (v *Validator) warmAndProve(c *batch.Checker, snap *Snapshot, srv *servers.
 			v.prove(ctx, c, snap, config)
 		}
 	}
+}
+
+// typeScript7Tool is TypeScript 7's tsc as a batch checker: its
+// incremental state cannot follow a change of the disk (see
+// batch.Tool.FreshBaselines).
+func typeScript7Tool(argv []string, label string) batch.Tool {
+	return batch.Tool{Kind: batch.TSC, Argv: argv, Label: label, FreshBaselines: true}
 }

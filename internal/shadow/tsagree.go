@@ -90,7 +90,9 @@ func (v *Validator) native() *batch.Checker {
 	if !ok {
 		return nil
 	}
-	a.checker = batch.New(v.root.Dir(), batch.Tool{Kind: batch.TSC, Argv: argv, Label: label, Overlay: v.baseURLAsPaths},
+	tool := typeScript7Tool(argv, label)
+	tool.Overlay = v.baseURLAsPaths
+	a.checker = batch.New(v.root.Dir(), tool,
 		filepath.Join(v.opts.BatchStateDir, "tsgo-agreement"), v.opts.Policy)
 	a.file = disagreementsFile(cmp.Or(v.opts.StateDir, v.opts.BatchStateDir), v.root.Dir())
 	a.disagreed = readDisagreements(a.file)
