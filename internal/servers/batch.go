@@ -6,30 +6,47 @@ import (
 	"strings"
 )
 
+// BatchCompiler is a server's compiler run over whole projects, for
+// checks too large to ask about file by file.
+type BatchCompiler struct {
+	Kind  string // "tsc", "pyright"
+	Argv  []string
+	Label string // names it in verdicts
+	// FreshState: its incremental state must not be carried from one
+	// disk state to the next. TypeScript 7.0's tsc --incremental misses
+	// what a change of a script's global on disk breaks (TypeScript 6's
+	// does not), so each disk state's first run starts from none.
+	FreshState bool
+}
+
 // BatchCommand returns the batch checker of the same compiler as the
-// server, for checks too large to ask about file by file: the kind ("tsc",
-// "pyright"), the command that starts it and a label for verdicts. ok is
-// false for servers without one (gopls reports dependants itself; a server
-// a user configures has none known).
-func (s *Server) BatchCommand() (kind string, argv []string, label string, ok bool) {
+// server. ok is false for servers without one (gopls reports dependants
+// itself; a server a user configures has none known).
+func (s *Server) BatchCommand() (BatchCompiler, bool) {
 	spec := s.resolved.Spec
 	switch {
 	case spec.Mode == ModeTSServer && spec.tsserver != "":
 		tsc := filepath.Join(filepath.Dir(spec.tsserver), "tsc.js")
 		if _, err := os.Stat(tsc); err != nil {
-			return "", nil, "", false
+			return BatchCompiler{}, false
 		}
-		return "tsc", []string{s.resolved.Path, tsc}, "tsc " + spec.version, true
+		return BatchCompiler{Kind: "tsc", Argv: []string{s.resolved.Path, tsc}, Label: "tsc " + spec.version}, true
 	case spec.Name == "tsgo":
-		return "tsc", []string{s.resolved.Path}, "tsc " + nonEmpty(cleanVersion(s.Info().Version), "7"), true
+		return typeScript7Compiler(s.resolved.Path, cleanVersion(s.Info().Version)), true
 	case spec.Name == "pyright":
 		cli := filepath.Join(filepath.Dir(s.resolved.Path), "pyright")
 		if _, err := os.Stat(cli); err != nil {
-			return "", nil, "", false
+			return BatchCompiler{}, false
 		}
-		return "pyright", []string{cli}, strings.TrimSpace("pyright " + s.Info().Version), true
+		return BatchCompiler{Kind: "pyright", Argv: []string{cli}, Label: strings.TrimSpace("pyright " + s.Info().Version)}, true
 	}
-	return "", nil, "", false
+	return BatchCompiler{}, false
+}
+
+// typeScript7Compiler is TypeScript 7's tsc at path, of version (""
+// when unknown), as a batch checker: the one place that says how it runs.
+func typeScript7Compiler(path, version string) BatchCompiler {
+	return BatchCompiler{Kind: "tsc", Argv: []string{path}, Label: "tsc " + nonEmpty(version, "7"), FreshState: true}
 }
 
 func nonEmpty(s, otherwise string) string {

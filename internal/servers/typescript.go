@@ -205,13 +205,13 @@ func majorOf(v string) int {
 // their answers agree (see internal/shadow/tsagree.go): under the auto
 // engine, for a project that uses TypeScript 6 or older. It is found as
 // the native server's binary is (a workspace's own copy only where the
-// policy lets the workspace's programs run); label names it in verdicts.
-func (r *Registry) NativeCompiler(root string) (argv []string, label string, ok bool) {
+// policy lets the workspace's programs run).
+func (r *Registry) NativeCompiler(root string) (BatchCompiler, bool) {
 	if r.engine != "" && r.engine != EngineAuto {
-		return nil, "", false
+		return BatchCompiler{}, false
 	}
 	if major, _ := r.pins.of(root); major == 0 || major >= 7 {
-		return nil, "", false
+		return BatchCompiler{}, false
 	}
 	for _, s := range r.specs {
 		if s.Name != "tsgo" {
@@ -219,9 +219,9 @@ func (r *Registry) NativeCompiler(root string) (argv []string, label string, ok 
 		}
 		path, _ := r.find(root, s)
 		if path == "" {
-			return nil, "", false
+			return BatchCompiler{}, false
 		}
-		return []string{path}, "tsc " + nonEmpty(typeScriptVersionOf(path), "7"), true
+		return typeScript7Compiler(path, typeScriptVersionOf(path)), true
 	}
-	return nil, "", false
+	return BatchCompiler{}, false
 }

@@ -29,7 +29,7 @@ func TestBackgroundWorkIsOnePerChecker(t *testing.T) {
 	dir := testfs.Tree(t, files)
 	h := newHarnessAt(t, dir, harnessOptions{noDeps: true, opts: Options{BatchStateDir: t.TempDir(), WarmBatch: true, WarmBatchFiles: 1}})
 	srv := h.requireServer("typescript")
-	if _, _, _, ok := srv.BatchCommand(); !ok {
+	if _, ok := srv.BatchCommand(); !ok {
 		t.Fatalf("%s has no batch checker", srv.Spec().Name)
 	}
 	g := &group{server: srv, lang: "typescript", changes: []*changeset.Change{{Path: "src/m0.ts"}}}

@@ -190,11 +190,8 @@ func (v *Validator) batchFor(srv *servers.Server) *batch.Checker {
 // (gopls reports every dependant itself, so only what it reads from disk
 // alone, go.sum, and the truth replay holds the gate to need it).
 func (v *Validator) batchTool(srv *servers.Server) (batch.Tool, bool) {
-	if kind, argv, label, ok := srv.BatchCommand(); ok {
-		if srv.Spec().Name == "tsgo" {
-			return typeScript7Tool(argv, label), true
-		}
-		return batch.Tool{Kind: batch.Kind(kind), Argv: argv, Label: label}, true
+	if bc, ok := srv.BatchCommand(); ok {
+		return batchToolOf(bc), true
 	}
 	if slices.Contains(srv.Spec().Languages, "go") {
 		if _, err := os.Stat(v.root.Abs("go.mod")); err == nil {
@@ -496,9 +493,7 @@ func (v *Validator) warmAndProve(c *batch.Checker, snap *Snapshot, srv *servers.
 	}
 }
 
-// typeScript7Tool is TypeScript 7's tsc as a batch checker: its
-// incremental state cannot follow a change of the disk (see
-// batch.Tool.FreshBaselines).
-func typeScript7Tool(argv []string, label string) batch.Tool {
-	return batch.Tool{Kind: batch.TSC, Argv: argv, Label: label, FreshBaselines: true}
+// batchToolOf is the batch checker that runs a server's compiler.
+func batchToolOf(bc servers.BatchCompiler) batch.Tool {
+	return batch.Tool{Kind: batch.Kind(bc.Kind), Argv: bc.Argv, Label: bc.Label, FreshBaselines: bc.FreshState}
 }

@@ -86,11 +86,11 @@ func (v *Validator) native() *batch.Checker {
 	if !v.opts.NativeWhereAgrees || v.opts.BatchStateDir == "" {
 		return nil
 	}
-	argv, label, ok := v.servers.Registry().NativeCompiler(v.root.Dir())
+	bc, ok := v.servers.Registry().NativeCompiler(v.root.Dir())
 	if !ok {
 		return nil
 	}
-	tool := typeScript7Tool(argv, label)
+	tool := batchToolOf(bc)
 	tool.Overlay = v.baseURLAsPaths
 	a.checker = batch.New(v.root.Dir(), tool,
 		filepath.Join(v.opts.BatchStateDir, "tsgo-agreement"), v.opts.Policy)
