@@ -668,7 +668,13 @@ func (c *Checker) command(config, state string) ([]string, string) {
 		dir, _ := filepath.Rel(c.root, filepath.Dir(config))
 		return argv, filepath.ToSlash(dir)
 	case Command:
-		return argv, ""
+		// In its project's directory: the root, or a module below it
+		// for the go command, whose ./... is the module it runs in.
+		dir, err := filepath.Rel(c.root, config)
+		if err != nil || dir == "." {
+			dir = ""
+		}
+		return argv, filepath.ToSlash(dir)
 	default:
 		argv = append(argv, "--outputjson")
 		dir, _ := filepath.Rel(c.root, config)

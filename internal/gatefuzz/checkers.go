@@ -147,19 +147,45 @@ func pyrightErrors(ctx context.Context, env, argv []string, dir string) (map[str
 // project: such errors are the truth of the projects they name, and go
 // runs again without those.
 func goErrors(ctx context.Context, env []string, dir string, names []string) (map[string][]string, error) {
+	var shared []string
+	errs := newRunUnion()
+	for _, n := range names {
+		if _, err := os.Stat(filepath.Join(dir, n, "go.mod")); err != nil {
+			shared = append(shared, n)
+			continue
+		}
+		// A module of its own: the workspace's module does not hold it,
+		// so it is built and vetted from its own root.
+		found, err := goRuns(ctx, env, dir, n, []string{n}, func(string) string { return "./..." })
+		if err != nil {
+			return nil, err
+		}
+		errs.merge(found)
+	}
+	found, err := goRuns(ctx, env, dir, ".", shared, func(n string) string { return "./" + n + "/..." })
+	if err != nil {
+		return nil, err
+	}
+	errs.merge(found)
+	return errs.errs, nil
+}
+
+// goRuns builds and vets the projects names from the module rooted at
+// dir/sub, each named to the go command by pattern.
+func goRuns(ctx context.Context, env []string, dir, sub string, names []string, pattern func(string) string) (*runUnion, error) {
 	errs := newRunUnion() // build and vet both report a type error
 	left := slices.Clone(names)
 	for _, verb := range []string{"build", "vet"} {
 		for len(left) > 0 {
 			args := []string{verb}
 			for _, n := range left {
-				args = append(args, "./"+n+"/...")
+				args = append(args, pattern(n))
 			}
-			exit, out, err := run(ctx, env, dir, "go", args...)
+			exit, out, err := run(ctx, env, filepath.Join(dir, sub), "go", args...)
 			if err != nil {
 				return nil, err
 			}
-			rep, err := diagformat.Parse(diagformat.GoVet, diagformat.Input{Root: dir, Exit: exit, Output: out})
+			rep, err := diagformat.Parse(diagformat.GoVet, diagformat.Input{Root: dir, Dir: sub, Exit: exit, Output: out})
 			if err != nil {
 				return nil, fmt.Errorf("go %s: %w", verb, err)
 			}
@@ -178,7 +204,7 @@ func goErrors(ctx context.Context, env []string, dir string, names []string) (ma
 		}
 		left = slices.Clone(names)
 	}
-	return errs.errs, nil
+	return errs, nil
 }
 
 // runUnion merges the errors of runs that may report the same one (go
@@ -193,6 +219,13 @@ type runUnion struct {
 
 func newRunUnion() *runUnion {
 	return &runUnion{errs: map[string][]string{}, kept: map[string]int{}}
+}
+
+// merge takes the errors of runs over other projects.
+func (u *runUnion) merge(o *runUnion) {
+	for name, es := range o.errs {
+		u.errs[name] = append(u.errs[name], es...)
+	}
 }
 
 // add takes one run's errors, by project.

@@ -14,7 +14,10 @@ import (
 // embedded files (`//go:embed`) and files behind build constraints. A
 // project's import paths name its folder through the placeholder @P@,
 // which the layout replaces: a project does not know its folder when it is
-// generated.
+// generated. A quarter of the projects are a module of their own, nested
+// in the workspace's (its go.mod at the project's root, as golang/tools
+// holds gopls): their edits may lower the go directive below what the
+// code needs, or rename the module under its own imports.
 
 // ProjectPlaceholder in a project's files is replaced by the project's
 // folder when it is laid out.
@@ -77,6 +80,11 @@ func (Go) Generate(r *rand.Rand, onDisk bool) (Files, Edit, []string) {
 	unparsed := onDisk && chance(r, 0.3)
 	if unparsed {
 		tags["go/unparsed-file-on-disk"] = true
+	}
+	module := ""
+	if chance(r, 0.25) {
+		module = goModule("example.com/fuzz/"+ProjectPlaceholder, "1.22")
+		tags["go/own-module"] = true
 	}
 	counter := 0
 	name := func(prefix string) string { counter++; return fmt.Sprintf("%s%d", prefix, counter) }
@@ -144,6 +152,9 @@ func (Go) Generate(r *rand.Rand, onDisk bool) (Files, Edit, []string) {
 		if unparsed {
 			f["zbroken/"+GateOnlyPrefix+"broken.go"] = "package zbroken\n\nfunc broken( {\n}\n"
 		}
+		if module != "" {
+			f["go.mod"] = module
+		}
 		return f
 	}
 	before := render()
@@ -152,6 +163,23 @@ func (Go) Generate(r *rand.Rand, onDisk bool) (Files, Edit, []string) {
 	p := owner[d]
 	var edit Edit
 	switch k := r.IntN(14); {
+	case module != "" && k < 3:
+		// The project's own go.mod: a go directive too old for generic
+		// functions (go1.18), a module renamed under its own imports,
+		// or a comment.
+		after := render()
+		switch r.IntN(3) {
+		case 0:
+			after["go.mod"] = goModule("example.com/fuzz/"+ProjectPlaceholder, "1.17")
+			tags["go/edit-go-version"] = true
+		case 1:
+			after["go.mod"] = goModule("example.com/fuzz/"+ProjectPlaceholder+"/v2", "1.22")
+			tags["go/edit-module-path"] = true
+		default:
+			after["go.mod"] += "// edited\n"
+			tags["go/edit-gomod-comment"] = true
+		}
+		edit = diffFiles(before, after, nil)
 	case k < 5:
 		d.typ = other(r, goTypes, d.typ)
 		tags["go/edit-retype"] = true
@@ -192,6 +220,11 @@ func (Go) Generate(r *rand.Rand, onDisk bool) (Files, Edit, []string) {
 		edit = diffFiles(before, render(), nil)
 	}
 	return before, edit, slices.Sorted(mapKeys(tags))
+}
+
+// goModule is a go.mod of module path at go version.
+func goModule(path, version string) string {
+	return "module " + path + "\n\ngo " + version + "\n"
 }
 
 func goUse(d *goDecl, ref, u string) string {

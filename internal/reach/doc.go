@@ -32,9 +32,11 @@
 //	  imports (2 MiB; JSON imports nothing)            |   of them) were never taken                                          |
 //	a Go file that does not parse hides only errors a  | gopls reports no type error of a file with a parse error, and a     | TestGoPackagesReaching, shadow:
 //	  change can add in packages that are, or import,  |   change's type errors are in its package and its importers'        |   TestAFileThatDoesNotParseElsewhere
-//	  a changed one (GoPackagesReaching; one module,   |   (import clauses read alone; unreadable ones reach everything)      |
-//	  no go.work or replace; testdata, ., _ skipped as |   (go help packages: ./... skips testdata and . or _ names; so do    |
-//	  the go command skips them, else every package)   |   go build, go vet and gopls's view of the module)                   |
+//	  a changed one (GoPackagesReaching; each file in  |   (import clauses read alone; unreadable ones reach everything)      |
+//	  its nearest go.mod's module, an import of        |   (go help packages: ./... skips testdata and . or _ names; so do    |
+//	  another module reaching everything; no go.work   |   go build, go vet and gopls's view of the module; a module's        |
+//	  or replace; testdata, ., _ skipped as the go     |   import path names its own tree, another module's only through a    |
+//	  command skips them, else every package)          |   require, a replace or a go.work)                                   |
 //	a change reaches an importer only through an       | TypeScript's builder re-checks an importer only when the declaration | TestCutoff, shadow: TestCutoffHeldToBatchChecker,
 //	  export whose interface changed (cutoff.go)       |   emit changed; an importer's types are a function of the shapes     |   TestCutoffMutationsHeldToBatchChecker,
 //	                                                   |   it imports                                                         |   TestCutoffAsksTheCompiler

@@ -17,15 +17,16 @@ import (
 // "." for the root) that are, or import directly or not, the package of a
 // changed file: the packages a change's type errors can be in. It reads
 // the import clauses of every Go file under root on disk (the ignored
-// files too: gopls checks them), as the go command resolves them in a
-// workspace of one module. ok is false where that reading could miss an
-// importer, and the caller must take every package: a changed file that
-// is not Go source (go.mod: every package) or is vendored, a go.work here
-// or above, a second go.mod (packages of other modules), a replace
-// directive, a go.mod that does not read. A file whose imports do not
+// files too: gopls checks them), as the go command resolves them: each
+// file in the module of the nearest go.mod above it, an import of that
+// module's path in that module's tree. ok is false where that reading
+// could miss an importer, and the caller must take every package: a
+// changed file that is not Go source (go.mod: every package) or is
+// vendored, a go.work here or above, a replace directive, a go.mod that
+// does not read, a Go file in no module. A file whose imports do not
 // read, or that imports a module other than the standard library's and
-// its own (which may require this one back and import the change),
-// reaches every package.
+// its own (which may require this one back and import the change; a
+// module beside it in the workspace among them), reaches every package.
 func GoPackagesReaching(root string, changed []string) (dirs map[string]bool, ok bool) {
 	for _, rel := range changed {
 		parts := strings.Split(rel, "/")
@@ -33,11 +34,10 @@ func GoPackagesReaching(root string, changed []string) (dirs map[string]bool, ok
 			return nil, false
 		}
 	}
-	mod, ok := singleModulePath(root)
-	if !ok {
+	if goWorkAbove(root) {
 		return nil, false
 	}
-	goFiles, ok := goFilesUnder(root)
+	goFiles, modules, ok := goFilesUnder(root)
 	if !ok {
 		return nil, false
 	}
@@ -46,6 +46,10 @@ func GoPackagesReaching(root string, changed []string) (dirs map[string]bool, ok
 	fset := token.NewFileSet()
 	for _, rel := range goFiles {
 		dir := path.Dir(rel)
+		modDir, ok := moduleOf(modules, dir)
+		if !ok {
+			return nil, false
+		}
 		f, err := parser.ParseFile(fset, filepath.Join(root, filepath.FromSlash(rel)), nil, parser.ImportsOnly)
 		if err != nil {
 			// Imports that do not read may name any package (a syntax
@@ -59,8 +63,8 @@ func GoPackagesReaching(root string, changed []string) (dirs map[string]bool, ok
 				reachesAll[dir] = true
 				break
 			}
-			if target, inModule := moduleDir(mod, p); inModule {
-				importers[target] = append(importers[target], dir)
+			if target, inModule := moduleDir(modules[modDir], p); inModule {
+				importers[path.Join(modDir, target)] = append(importers[path.Join(modDir, target)], dir)
 			} else if first, _, _ := strings.Cut(p, "/"); strings.Contains(first, ".") {
 				reachesAll[dir] = true
 			}
@@ -87,9 +91,12 @@ func GoPackagesReaching(root string, changed []string) (dirs map[string]bool, ok
 }
 
 // goFilesUnder lists the Go files under root (slash paths relative to
-// it), .git aside; false when the walk fails, or finds a second module.
-func goFilesUnder(root string) (files []string, ok bool) {
+// it), .git aside, and its modules: each go.mod's directory with the
+// module path it declares. false when the walk fails, or finds a go.work,
+// a go.mod that does not read or one with a replace directive.
+func goFilesUnder(root string) (files []string, modules map[string]string, ok bool) {
 	ok = true
+	modules = map[string]string{}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -101,15 +108,35 @@ func goFilesUnder(root string) (files []string, ok bool) {
 			return filepath.SkipDir
 		case d.IsDir():
 			return nil
-		case rel != "go.mod" && (d.Name() == "go.mod" || d.Name() == "go.work"):
+		case d.Name() == "go.work":
 			ok = false
 			return filepath.SkipAll
+		case d.Name() == "go.mod":
+			mod, readable := modulePath(p)
+			if !readable {
+				ok = false
+				return filepath.SkipAll
+			}
+			modules[path.Dir(rel)] = mod
 		case strings.HasSuffix(rel, ".go"):
 			files = append(files, rel)
 		}
 		return nil
 	})
-	return files, ok && err == nil
+	return files, modules, ok && err == nil
+}
+
+// moduleOf returns the directory of the module that holds the package
+// directory dir: the nearest with a go.mod, dir itself included.
+func moduleOf(modules map[string]string, dir string) (string, bool) {
+	for d := dir; ; d = path.Dir(d) {
+		if _, ok := modules[d]; ok {
+			return d, true
+		}
+		if d == "." || d == "/" {
+			return "", false
+		}
+	}
 }
 
 // goCommandSkips reports whether the go command leaves a directory of
@@ -136,19 +163,24 @@ var (
 	replaceLine = regexp.MustCompile(`(?m)^\s*replace\b`)
 )
 
-// singleModulePath returns the module path of a workspace whose one
-// module is its root's go.mod, without a replace directive or a go.work
-// in a folder above (which the go command and gopls would use).
-func singleModulePath(root string) (string, bool) {
+// goWorkAbove reports whether a folder above root holds a go.work, which
+// the go command and gopls would use.
+func goWorkAbove(root string) bool {
 	for dir := filepath.Dir(root); ; dir = filepath.Dir(dir) {
 		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
-			return "", false
+			return true
 		}
 		if dir == filepath.Dir(dir) {
-			break
+			return false
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
+}
+
+// modulePath returns the module path the go.mod at p declares; false
+// when it does not read or has a replace directive (a module of the
+// workspace may then stand for another, which its importers import).
+func modulePath(p string) (string, bool) {
+	data, err := os.ReadFile(p)
 	if err != nil || replaceLine.Match(data) {
 		return "", false
 	}

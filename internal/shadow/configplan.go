@@ -2,6 +2,7 @@ package shadow
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 
@@ -33,15 +34,19 @@ func (v *Validator) configPlan(snap *Snapshot, g *group, files []string) (*batch
 	}
 	plan := &batchPlan{checker: c, costKey: g.server.Spec().Name}
 	if c.Tool().Kind == batch.Command {
-		// A command (the go command's vet) checks the whole workspace
-		// as the changed tree has it, created and deleted files too,
-		// but only the root's module: `./...` leaves out a module below.
-		for _, ch := range g.changes {
-			if moduleFile(ch.Path) && path.Dir(ch.Path) != "." {
-				return nil, fmt.Sprintf("%s is another module's, which %s at the root does not build", ch.Path, c.Tool().Label)
-			}
-		}
+		// A command (the go command's vet) checks the module it runs in
+		// as the changed tree has it, created and deleted files too:
+		// `./...` at the root leaves out a module below it. A change to
+		// such a module's files runs it in every module of the
+		// workspace, since any may require that one (a replace, a
+		// go.work's use).
 		plan.configs = []string{v.root.Dir()}
+		if slices.ContainsFunc(g.changes, func(ch *changeset.Change) bool { return moduleFile(ch.Path) && path.Dir(ch.Path) != "." }) {
+			plan.configs = goModules(snap, g.changes, v.root.Abs)
+		}
+		if len(plan.configs) > maxConfigProjects {
+			return nil, fmt.Sprintf("%d modules would run %s, more than the %d one check runs", len(plan.configs), c.Tool().Label, maxConfigProjects)
+		}
 		return plan, ""
 	}
 	for _, ch := range g.changes {
@@ -133,6 +138,30 @@ func projectsReading(snap *Snapshot, abs func(string) string, changed []string) 
 		}
 		if reads {
 			out = append(out, abs(rel))
+		}
+	}
+	return out
+}
+
+// goModules returns the directories (absolute) of the workspace's Go
+// modules with changes applied: the root's, every go.mod's on disk that
+// the change keeps, and every go.mod's it creates.
+func goModules(snap *Snapshot, changes []*changeset.Change, abs func(string) string) []string {
+	dirs := map[string]bool{".": true}
+	for rel := range snap.Files {
+		if path.Base(rel) == "go.mod" {
+			dirs[path.Dir(rel)] = true
+		}
+	}
+	for _, ch := range changes {
+		if path.Base(ch.Path) == "go.mod" {
+			dirs[path.Dir(ch.Path)] = !ch.Delete
+		}
+	}
+	var out []string
+	for _, d := range slices.Sorted(maps.Keys(dirs)) {
+		if dirs[d] {
+			out = append(out, abs(d))
 		}
 	}
 	return out

@@ -100,7 +100,7 @@ func TestModuleFilesGoToTheGoCommand(t *testing.T) {
 		"go.mod":       goMod,
 		"go.sum":       "example.com/unused v1.0.0/go.mod h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n",
 		"lib/go.mod":   "module example.com/lib\n\ngo 1.22\n",
-		"lib/lib.go":   "package lib\n\nfunc Name() string { return \"lib\" }\n",
+		"lib/lib.go":   "package lib\n\nfunc Name() string { return Same(\"lib\") }\n\nfunc Same[T any](x T) T { return x }\n",
 		"uses/uses.go": "package uses\n\nimport \"example.com/lib\"\n\nvar N = lib.Name()\n",
 	}, opts: Options{BatchStateDir: t.TempDir()}})
 	h.requireServer("go")
@@ -123,11 +123,29 @@ func TestModuleFilesGoToTheGoCommand(t *testing.T) {
 			}
 		})
 	}
-	// go vet ./... at the root leaves out a module below it: its
-	// silence there is no answer.
-	res := h.validate(map[string]string{"lib/go.mod": "module example.com/lib\n\ngo 1.21\n"})
-	if res.Verdict != Unverified || !strings.Contains(describe(res), "another module") {
-		t.Fatalf("another module's go.mod:\n%s", describe(res))
+	// go vet ./... at the root leaves out a module below it: a change
+	// to that module's files runs it in every module, the root's
+	// included, which requires it.
+	for _, tc := range []struct {
+		name   string
+		change map[string]string
+		want   Verdict
+	}{
+		{"lib/go.mod lowers the go version below a generic function of lib", map[string]string{"lib/go.mod": "module example.com/lib\n\ngo 1.17\n"}, Rejected},
+		// (The go command takes a directory a replace names whatever
+		// path its go.mod declares.)
+		{"lib/go.mod renames the module the root replaces by it", map[string]string{"lib/go.mod": "module example.com/lib2\n\ngo 1.22\n"}, Clean},
+		{"lib/go.mod gains a comment", map[string]string{"lib/go.mod": "// The library.\nmodule example.com/lib\n\ngo 1.22\n"}, Clean},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := h.validate(tc.change)
+			if res.Verdict != tc.want {
+				t.Fatalf("verdict = %s, want %s\n%s", res.Verdict, tc.want, describe(res))
+			}
+			if !slices.ContainsFunc(res.Servers, func(s ServerInfo) bool { return strings.HasPrefix(s.Via, "batch: go vet over the whole of 2 projects") }) {
+				t.Errorf("not checked by the go command in both modules\n%s", describe(res))
+			}
+		})
 	}
 }
 

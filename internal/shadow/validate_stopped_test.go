@@ -292,13 +292,20 @@ func TestAFileThatDoesNotParseElsewhere(t *testing.T) {
 		broken, file string // the file that does not parse, and its content
 		change       string
 		want         Verdict
+		module       string // a go.mod of tools/, a module of its own
 	}{
-		{"a package nothing imports, a change elsewhere", "tools/broken/broken.go", loner, "db/db.go", Clean},
-		{"an importer of the changed package", "report/report.go", typesIm, "types/types.go", Unverified},
-		{"an importer of another package", "report/report.go", typesIm, "db/db.go", Clean},
+		{"a package nothing imports, a change elsewhere", "tools/broken/broken.go", loner, "db/db.go", Clean, ""},
+		{"an importer of the changed package", "report/report.go", typesIm, "types/types.go", Unverified, ""},
+		{"an importer of another package", "report/report.go", typesIm, "db/db.go", Clean, ""},
+		{"a package of a module beside the changed file's", "tools/broken/broken.go", loner, "db/db.go", Clean, "module example.com/tools\n\ngo 1.22\n"},
+		{"a package of a module beside it that imports the changed one's", "tools/broken/broken.go", "package broken\n\nimport \"example.com/shop/db\"\n\nvar _ = db.FindUser\n\nfunc Broken( {\n}\n", "db/db.go", Unverified, "module example.com/tools\n\ngo 1.22\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, "go", harnessOptions{files: map[string]string{tc.broken: tc.file}})
+			files := map[string]string{tc.broken: tc.file}
+			if tc.module != "" {
+				files["tools/go.mod"] = tc.module
+			}
+			h := newHarness(t, "go", harnessOptions{files: files})
 			h.requireServer("go")
 			res := h.validate(map[string]string{tc.change: h.read(tc.change) + "\n// a comment\n"})
 			if res.Verdict != tc.want {
