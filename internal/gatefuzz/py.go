@@ -16,7 +16,8 @@ import (
 // annotations (forward references), stubs beside their sources, a
 // script folder whose script imports its neighbour by bare name, and a
 // nested pyright project (a folder with its own pyrightconfig.json, which
-// reaches the package through its extraPaths) whose module imports it.
+// reaches the package through its extraPaths) whose module imports it,
+// and whose configuration an edit may change.
 
 var pyTypes = []string{"int", "str", "bytes"}
 
@@ -354,6 +355,17 @@ func (p *pyProject) edit(r *rand.Rand, before Files) Edit {
 	m := owner[d]
 	after := func() Edit { return diffFiles(before, p.render(), nil) }
 	switch k := r.IntN(14); {
+	case p.nested && k < 2:
+		// The nested project's own configuration: its execution root
+		// dropped (its imports of the package no longer resolve), strict
+		// checking, or a rule that changes nothing here.
+		files := p.render()
+		files[nestedDir+"/pyrightconfig.json"] = pick(r,
+			`{"typeCheckingMode": "standard"}`+"\n",
+			`{"typeCheckingMode": "strict", "extraPaths": [".."]}`+"\n",
+			`{"typeCheckingMode": "standard", "extraPaths": [".."], "reportMissingModuleSource": "warning"}`+"\n")
+		p.tags["py/edit-nested-config"] = true
+		return diffFiles(before, files, nil)
 	case k < 5:
 		d.typ = other(r, pyTypes, d.typ)
 		p.tags["py/edit-retype"] = true

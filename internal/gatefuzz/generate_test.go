@@ -31,3 +31,18 @@ func TestGoProjectsOfTheirOwnModuleEditIt(t *testing.T) {
 		}
 	}
 }
+
+// A nested pyright project's configuration is among the Python edits.
+func TestPythonEditsANestedProjectsConfiguration(t *testing.T) {
+	for i := range 400 {
+		tr := Generate(Python{}, 7, i)
+		if !slices.Contains(tr.Tags, "py/edit-nested-config") {
+			continue
+		}
+		if _, ok := tr.Edit[nestedDir+"/pyrightconfig.json"]; !ok {
+			t.Fatalf("trial %d is tagged a configuration edit but does not change it: %v", i, tr.Edit)
+		}
+		return
+	}
+	t.Error("no trial of 400 edits a nested pyright project's configuration")
+}
