@@ -46,3 +46,24 @@ func TestPythonEditsANestedProjectsConfiguration(t *testing.T) {
 	}
 	t.Error("no trial of 400 edits a nested pyright project's configuration")
 }
+
+// The Rust edits reach the manifests and create modules.
+func TestRustEditsReachManifestsAndCreateModules(t *testing.T) {
+	seen := map[string]bool{}
+	for i := range 400 {
+		tr := Generate(Rust{}, 7, i)
+		for _, tag := range tr.Tags {
+			seen[tag] = true
+		}
+		if slices.Contains(tr.Tags, "rust/edit-create-module") {
+			if c := tr.Edit["base/src/made.rs"]; c == nil || tr.Project["base/src/made.rs"] != "" {
+				t.Fatalf("trial %d creates no module: %v", i, tr.Edit.Paths())
+			}
+		}
+	}
+	for _, tag := range []string{"rust/edit-create-module", "rust/edit-lints", "rust/edit-edition"} {
+		if !seen[tag] {
+			t.Errorf("no trial of 400 is tagged %s", tag)
+		}
+	}
+}

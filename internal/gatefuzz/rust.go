@@ -18,7 +18,9 @@ import (
 // item behind a default feature; and a second crate that depends on the
 // first by path and uses its items, implementing its traits. Both are
 // members of the workspace's one Cargo workspace; a crate's package name
-// carries its project's name.
+// carries its project's name. Besides the items, an edit may create a
+// module, set the dependent crate's lint levels in its manifest, or move
+// the library to another edition.
 
 var rustTypes = []string{"i32", "bool"}
 
@@ -49,6 +51,9 @@ type rustProject struct {
 	featFn  bool      // an item behind the feature
 	app     []string  // the dependent crate's statements
 	impls   []string  // the dependent crate's items
+	lints   string    // the dependent crate's [lints] table
+	edition string    // the library crate's edition ("" for 2021)
+	created bool      // a module the edit creates, declared and used
 	tags    map[string]bool
 }
 
@@ -255,6 +260,20 @@ func (p *rustProject) edit(r *rand.Rand, before Files) Edit {
 	case k < 16 && (d.kind == "fn" || d.kind == "generic"):
 		d.body += "        let _ = 0;\n"
 		p.tags["rust/edit-body"] = true
+	case k == 16:
+		// A module created, declared, and used by the dependent crate.
+		p.created = true
+		p.app = append(p.app, "let created: i32 = @P@_base::made::made();")
+		p.tags["rust/edit-create-module"] = true
+	case k == 17:
+		// The manifest's lint levels (cargo 1.74 on): a forbidden lint
+		// the crate's own #![allow] then contradicts (E0453), or one
+		// that changes nothing.
+		p.lints = pick(r, "[lints.rust]\nunused_variables = \"forbid\"\n", "[lints.rust]\nunsafe_code = \"forbid\"\n")
+		p.tags["rust/edit-lints"] = true
+	case k == 18:
+		p.edition = "2018"
+		p.tags["rust/edit-edition"] = true
 	default:
 		m.comment += "// edited\n"
 		p.tags["rust/edit-comment"] = true
@@ -268,13 +287,24 @@ func (p *rustProject) render() Files {
 	if p.feature {
 		features = "[features]\ndefault = [\"extra\"]\nextra = []\n"
 	}
-	f["base/Cargo.toml"] = "[package]\nname = \"@P@_base\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n" + features
+	edition := p.edition
+	if edition == "" {
+		edition = "2021"
+	}
+	f["base/Cargo.toml"] = "[package]\nname = \"@P@_base\"\nversion = \"0.1.0\"\nedition = \"" + edition + "\"\n\n" + features
 	f["app/Cargo.toml"] = "[package]\nname = \"@P@_app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n@P@_base = { path = \"../base\" }\n"
+	if p.lints != "" {
+		f["app/Cargo.toml"] += "\n" + p.lints
+	}
 	var lib strings.Builder
 	lib.WriteString("#![allow(dead_code, unused_variables)]\n\n")
 	for _, m := range p.mods {
 		fmt.Fprintf(&lib, "pub mod %s;\n", m.name)
 		f["base/src/"+m.name+".rs"] = m.render()
+	}
+	if p.created {
+		lib.WriteString("pub mod made;\n")
+		f["base/src/made.rs"] = "pub fn made() -> i32 {\n    1\n}\n"
 	}
 	if d := p.reexp; d != nil {
 		for _, m := range p.mods {
