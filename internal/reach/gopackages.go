@@ -34,7 +34,7 @@ func GoPackagesReaching(root string, changed []string) (dirs map[string]bool, ok
 			return nil, false
 		}
 	}
-	if goWorkAbove(root) {
+	if GoWorkAbove(root) {
 		return nil, false
 	}
 	goFiles, modules, ok := goFilesUnder(root)
@@ -163,9 +163,9 @@ var (
 	replaceLine = regexp.MustCompile(`(?m)^\s*replace\b`)
 )
 
-// goWorkAbove reports whether a folder above root holds a go.work, which
+// GoWorkAbove reports whether a folder above root holds a go.work, which
 // the go command and gopls would use.
-func goWorkAbove(root string) bool {
+func GoWorkAbove(root string) bool {
 	for dir := filepath.Dir(root); ; dir = filepath.Dir(dir) {
 		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
 			return true
@@ -181,7 +181,7 @@ func goWorkAbove(root string) bool {
 // workspace may then stand for another, which its importers import).
 func modulePath(p string) (string, bool) {
 	data, err := os.ReadFile(p)
-	if err != nil || replaceLine.Match(data) {
+	if err != nil || GoModReplaces(data) {
 		return "", false
 	}
 	m := moduleLine.FindSubmatch(data)
@@ -190,3 +190,9 @@ func modulePath(p string) (string, bool) {
 	}
 	return string(m[1]), true
 }
+
+// GoModReplaces reports whether a go.mod has a replace directive. Only
+// through one, or a go.work, does the go command build a module from a
+// folder of the workspace: a requirement alone is a published version,
+// read from the module cache.
+func GoModReplaces(data []byte) bool { return replaceLine.Match(data) }

@@ -3,11 +3,13 @@ package shadow
 import (
 	"fmt"
 	"maps"
+	"os"
 	"path"
 	"slices"
 
 	"github.com/anvil-dev/anvil/internal/batch"
 	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/reach"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/tsconfig"
 )
@@ -37,12 +39,12 @@ func (v *Validator) configPlan(snap *Snapshot, g *group, files []string) (*batch
 		// A command (the go command's vet) checks the module it runs in
 		// as the changed tree has it, created and deleted files too:
 		// `./...` at the root leaves out a module below it. A change to
-		// such a module's files runs it in every module of the
-		// workspace, since any may require that one (a replace, a
-		// go.work's use).
+		// a module's files runs it in that module, and in every module
+		// that may build from that folder (goModules: a module below
+		// whose replace names the root's, as golang/tools' gopls does).
 		plan.configs = []string{v.root.Dir()}
-		if slices.ContainsFunc(g.changes, func(ch *changeset.Change) bool { return moduleFile(ch.Path) && path.Dir(ch.Path) != "." }) {
-			plan.configs = goModules(snap, g.changes, v.root.Abs)
+		if slices.ContainsFunc(g.changes, func(ch *changeset.Change) bool { return moduleFile(ch.Path) }) {
+			plan.configs = goModules(snap, g.changes, v.root.Dir(), v.root.Abs)
 		}
 		if len(plan.configs) > maxConfigProjects {
 			return nil, fmt.Sprintf("%d modules would run %s, more than the %d one check runs", len(plan.configs), c.Tool().Label, maxConfigProjects)
@@ -144,23 +146,65 @@ func projectsReading(snap *Snapshot, abs func(string) string, changed []string) 
 }
 
 // goModules returns the directories (absolute) of the workspace's Go
-// modules with changes applied: the root's, every go.mod's on disk that
-// the change keeps, and every go.mod's it creates.
-func goModules(snap *Snapshot, changes []*changeset.Change, abs func(string) string) []string {
-	dirs := map[string]bool{".": true}
+// modules, with changes applied, whose build may read a changed module
+// file: the changed ones' own (and the one around a go.mod created or
+// deleted, whose packages it takes or gives), and every module with a
+// replace directive
+// (only through one does the go command build a module from a folder of
+// the workspace rather than a published version); every module where a
+// go.work may join them.
+func goModules(snap *Snapshot, changes []*changeset.Change, root string, abs func(string) string) []string {
+	content := func(rel string) []byte {
+		for _, ch := range changes {
+			if ch.Path == rel {
+				return ch.Content
+			}
+		}
+		data, _ := os.ReadFile(abs(rel))
+		return data
+	}
+	work := reach.GoWorkAbove(root)
+	dirs := map[string]bool{} // module directories, kept or not
 	for rel := range snap.Files {
-		if path.Base(rel) == "go.mod" {
+		switch path.Base(rel) {
+		case "go.mod":
 			dirs[path.Dir(rel)] = true
+		case "go.work":
+			work = true
 		}
 	}
+	changed := map[string]bool{}
+	var carved []string // folders a go.mod created or deleted gives or takes
 	for _, ch := range changes {
-		if path.Base(ch.Path) == "go.mod" {
+		switch path.Base(ch.Path) {
+		case "go.mod":
 			dirs[path.Dir(ch.Path)] = !ch.Delete
+			if ch.Delete || ch.Created() {
+				carved = append(carved, path.Dir(ch.Path))
+			}
+		case "go.work":
+			work = true
+		}
+		if moduleFile(ch.Path) {
+			changed[path.Dir(ch.Path)] = true
+		}
+	}
+	// A go.mod created or deleted moves its folder's packages out of the
+	// module around it, or into it: that module is changed too.
+	for _, d := range carved {
+		for up := path.Dir(d); ; up = path.Dir(up) {
+			if dirs[up] {
+				changed[up] = true
+				break
+			}
+			if up == "." || up == "/" {
+				break
+			}
 		}
 	}
 	var out []string
 	for _, d := range slices.Sorted(maps.Keys(dirs)) {
-		if dirs[d] {
+		if dirs[d] && (work || changed[d] || reach.GoModReplaces(content(path.Join(d, "go.mod")))) {
 			out = append(out, abs(d))
 		}
 	}
