@@ -149,10 +149,9 @@ func projectsReading(snap *Snapshot, abs func(string) string, changed []string) 
 // modules, with changes applied, whose build may read a changed module
 // file: the changed ones' own (and the one around a go.mod created or
 // deleted, whose packages it takes or gives), and every module with a
-// replace directive
-// (only through one does the go command build a module from a folder of
-// the workspace rather than a published version); every module where a
-// go.work may join them.
+// replace directive (only through one does the go command build a module
+// from a folder of the workspace rather than a published version); every
+// module where a go.work may join them.
 func goModules(snap *Snapshot, changes []*changeset.Change, root string, abs func(string) string) []string {
 	content := func(rel string) []byte {
 		for _, ch := range changes {
