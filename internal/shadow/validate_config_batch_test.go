@@ -1,6 +1,7 @@
 package shadow
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -104,46 +105,32 @@ func TestModuleFilesGoToTheGoCommand(t *testing.T) {
 		"uses/uses.go": "package uses\n\nimport \"example.com/lib\"\n\nvar N = lib.Name()\n",
 	}, opts: Options{BatchStateDir: t.TempDir()}})
 	h.requireServer("go")
+	// go vet ./... at the root leaves out a module below it: a change to
+	// that module's files runs it there, and in the root, whose replace
+	// builds from lib's folder (modules: how many go vet runs).
 	for _, tc := range []struct {
-		name   string
-		change map[string]string
-		want   Verdict
+		name    string
+		change  map[string]string
+		want    Verdict
+		modules int
 	}{
-		{"go.mod drops the module a package imports", map[string]string{"go.mod": "module example.com/shop\n\ngo 1.22\n"}, Rejected},
-		{"go.mod gains a comment", map[string]string{"go.mod": "// The shop.\n" + goMod}, Clean},
-		{"go.sum gains an entry nothing uses", map[string]string{"go.sum": "example.com/unused v1.0.0/go.mod h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\nexample.com/unused v1.1.0/go.mod h1:BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB=\n"}, Clean},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			res := h.validate(tc.change)
-			if res.Verdict != tc.want {
-				t.Fatalf("verdict = %s, want %s\n%s", res.Verdict, tc.want, describe(res))
-			}
-			if !slices.ContainsFunc(res.Servers, func(s ServerInfo) bool { return strings.HasPrefix(s.Via, "batch: go vet") }) {
-				t.Errorf("not checked by the go command\n%s", describe(res))
-			}
-		})
-	}
-	// go vet ./... at the root leaves out a module below it: a change
-	// to that module's files runs it in every module, the root's
-	// included, which requires it.
-	for _, tc := range []struct {
-		name   string
-		change map[string]string
-		want   Verdict
-	}{
-		{"lib/go.mod lowers the go version below a generic function of lib", map[string]string{"lib/go.mod": "module example.com/lib\n\ngo 1.17\n"}, Rejected},
+		{"go.mod drops the module a package imports", map[string]string{"go.mod": "module example.com/shop\n\ngo 1.22\n"}, Rejected, 1},
+		{"go.mod gains a comment", map[string]string{"go.mod": "// The shop.\n" + goMod}, Clean, 1},
+		{"go.sum gains an entry nothing uses", map[string]string{"go.sum": "example.com/unused v1.0.0/go.mod h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\nexample.com/unused v1.1.0/go.mod h1:BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB=\n"}, Clean, 1},
+		{"lib/go.mod lowers the go version below a generic function of lib", map[string]string{"lib/go.mod": "module example.com/lib\n\ngo 1.17\n"}, Rejected, 2},
 		// (The go command takes a directory a replace names whatever
 		// path its go.mod declares.)
-		{"lib/go.mod renames the module the root replaces by it", map[string]string{"lib/go.mod": "module example.com/lib2\n\ngo 1.22\n"}, Clean},
-		{"lib/go.mod gains a comment", map[string]string{"lib/go.mod": "// The library.\nmodule example.com/lib\n\ngo 1.22\n"}, Clean},
+		{"lib/go.mod renames the module the root replaces by it", map[string]string{"lib/go.mod": "module example.com/lib2\n\ngo 1.22\n"}, Clean, 2},
+		{"lib/go.mod gains a comment", map[string]string{"lib/go.mod": "// The library.\nmodule example.com/lib\n\ngo 1.22\n"}, Clean, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := h.validate(tc.change)
 			if res.Verdict != tc.want {
 				t.Fatalf("verdict = %s, want %s\n%s", res.Verdict, tc.want, describe(res))
 			}
-			if !slices.ContainsFunc(res.Servers, func(s ServerInfo) bool { return strings.HasPrefix(s.Via, "batch: go vet over the whole of 2 projects") }) {
-				t.Errorf("not checked by the go command in both modules\n%s", describe(res))
+			via := fmt.Sprintf("batch: go vet over the whole of %d %s", tc.modules, plural(tc.modules, "project", "projects"))
+			if !slices.ContainsFunc(res.Servers, func(s ServerInfo) bool { return strings.HasPrefix(s.Via, via) }) {
+				t.Errorf("not checked by the go command in %d modules\n%s", tc.modules, describe(res))
 			}
 		})
 	}
