@@ -42,9 +42,17 @@ func (v *Validator) configPlan(snap *Snapshot, g *group, files []string) (*batch
 		// a module's files runs it in that module, and in every module
 		// that may build from that folder (goModules: a module below
 		// whose replace names the root's, as golang/tools' gopls does).
-		plan.configs = []string{v.root.Dir()}
 		if slices.ContainsFunc(g.changes, func(ch *changeset.Change) bool { return moduleFile(ch.Path) }) {
 			plan.configs = goModules(snap, g.changes, v.root.Dir(), v.root.Abs)
+		}
+		// A file a package embeds is vetted in that package's module.
+		for _, p := range g.diskConfig {
+			if dir, ok := goModuleOf(snap, p); ok && !moduleFile(p) && !slices.Contains(plan.configs, v.root.Abs(dir)) {
+				plan.configs = append(plan.configs, v.root.Abs(dir))
+			}
+		}
+		if len(plan.configs) == 0 {
+			plan.configs = []string{v.root.Dir()}
 		}
 		if len(plan.configs) > maxConfigProjects {
 			return nil, fmt.Sprintf("%d modules would run %s, more than the %d one check runs", len(plan.configs), c.Tool().Label, maxConfigProjects)

@@ -86,7 +86,7 @@ func (v *Validator) readerOf(ctx context.Context, snap *Snapshot, c *changeset.C
 	}
 	if by := reach.EmbeddedBy(snap.Files, c.Path); by != "" {
 		if !vetBuilds(v.opts.GoBuild, v.root.Abs, snap, by) {
-			return unread{change: c, unverified: by + " embeds it (//go:embed), and gopls reads embedded files only from disk; the go command's vet at the root does not build that file here (another module, or a build constraint), so a change to it cannot be checked before it is written"}, true
+			return unread{change: c, unverified: by + " embeds it (//go:embed), and gopls reads embedded files only from disk; the go command's vet does not build that file here (in no module, or a build constraint), so a change to it cannot be checked before it is written"}, true
 		}
 		// gopls reads embedded files only from disk; the go command,
 		// over the changed tree, reports a pattern left with no file.
@@ -110,23 +110,32 @@ func (v *Validator) readerOf(ctx context.Context, snap *Snapshot, c *changeset.C
 	return unread{}, false
 }
 
-// vetBuilds reports whether `go vet ./...` at the root builds the Go file
-// rel (workspace-relative): it is in the root's module (no go.mod nearer
-// to it than the root's), and this platform's build takes it (its build
-// constraints and file name, as the file is on disk, for platform).
-// Otherwise vet's silence says nothing of the files it embeds.
+// vetBuilds reports whether the go command's vet of a module builds the
+// Go file rel (workspace-relative): it is in a module (goModuleOf), and
+// this platform's build takes it (its build constraints and file name, as
+// the file is on disk, for platform). Otherwise vet's silence says
+// nothing of the files it embeds.
 func vetBuilds(platform *build.Context, abs func(string) string, snap *Snapshot, rel string) bool {
-	if _, ok := snap.Files["go.mod"]; !ok || platform == nil {
+	if _, ok := goModuleOf(snap, rel); !ok || platform == nil {
 		return false
-	}
-	for dir := path.Dir(rel); dir != "."; dir = path.Dir(dir) {
-		if _, ok := snap.Files[path.Join(dir, "go.mod")]; ok {
-			return false
-		}
 	}
 	full := abs(rel)
 	match, err := platform.MatchFile(filepath.Dir(full), filepath.Base(full))
 	return err == nil && match
+}
+
+// goModuleOf returns the folder (workspace-relative) of the module that
+// holds the file rel: the nearest above it with a go.mod. A file embedded
+// is its embedding package's, since a pattern cannot leave the module.
+func goModuleOf(snap *Snapshot, rel string) (string, bool) {
+	for dir := path.Dir(rel); ; dir = path.Dir(dir) {
+		if _, ok := snap.Files[path.Join(dir, "go.mod")]; ok {
+			return dir, true
+		}
+		if dir == "." || dir == "/" {
+			return "", false
+		}
+	}
 }
 
 // extendedBy maps the files a TypeScript project file or a pyright

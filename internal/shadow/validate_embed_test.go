@@ -51,6 +51,20 @@ func TestEmbeddedFileGoesToTheGoCommand(t *testing.T) {
 	if res.Verdict != Unverified || !strings.Contains(describe(res), "build constraint") {
 		t.Fatalf("deleting a file a windows-only file embeds:\n%s", describe(res))
 	}
+	// A module nested in the workspace's: the go command's vet in that
+	// module's folder (at the root, ./... leaves it out).
+	testfs.Write(t, h.dir, map[string]string{
+		"tool/go.mod":   "module example.com/tool\n\ngo 1.22\n",
+		"tool/tool.go":  "package tool\n\nimport _ \"embed\"\n\n//go:embed tool.txt\nvar Tool string\n",
+		"tool/tool.txt": "t\n",
+	})
+	res = h.validate(map[string]string{"-tool/tool.txt": ""})
+	expect(t, res, Rejected, "tool/tool.go")
+	if !strings.Contains(res.New[0].Message, "no matching files") {
+		t.Fatalf("deleting a file a nested module embeds:\n%s", describe(res))
+	}
+	res = h.validate(map[string]string{"tool/tool.txt": "u\n"})
+	expect(t, res, Clean)
 }
 
 // A Go package's assembly is built by the go command and checked by
