@@ -48,12 +48,18 @@ if [ $# -gt 0 ]; then
   TMPDIR=$run go test -count=1 -timeout 30m "$@" || status=$?
 else
   # The real-code corpus (internal/shadow) checks real projects with the
-  # batch checkers as ground truth: minutes, many more on a loaded 2-core
-  # machine, where it ran internal/shadow past the package bound. It runs
-  # as a go test of its own, under a bound of its own; every other test
-  # under go test's 30 minutes per package.
+  # batch checkers as ground truth, and the gate fuzzer's sample
+  # (internal/gatefuzz) runs some 300 generated trials through the gate
+  # and the batch checkers: minutes each, many more on a loaded 2-core
+  # machine, where they ran their packages past go test's bound (the
+  # fuzzer's sample took 27 minutes at a load of 10). Each runs as a go
+  # test of its own, under a bound of its own; every other test under go
+  # test's 30 minutes per package.
   corpus='^(TestRealCodeCorpus|TestCutoffHeldToBatchChecker|TestCutoffAsksTheCompiler|TestCutoffMutationsHeldToBatchChecker)$'
-  TMPDIR=$run go test -count=1 -timeout 30m -skip "$corpus" ./... || status=$?
+  packages=$(go list ./... | grep -v '/internal/gatefuzz$')
+  # shellcheck disable=SC2086 # one package per word
+  TMPDIR=$run go test -count=1 -timeout 30m -skip "$corpus" $packages || status=$?
+  TMPDIR=$run go test -count=1 -timeout 75m ./internal/gatefuzz/ || status=$?
   TMPDIR=$run go test -count=1 -timeout 75m -run "$corpus" ./internal/shadow/ || status=$?
 fi
 sleep 1 # a server killed as its test ended may still be exiting

@@ -2,13 +2,16 @@ package servers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/anvil-dev/anvil/internal/lsp"
 	"github.com/anvil-dev/anvil/internal/testfs"
+	"github.com/anvil-dev/anvil/internal/tsserver"
 )
 
 // A check its caller gives up on (a hook's bound, a client that hung
@@ -68,9 +71,21 @@ func TestCancelledCheckLeavesTheServerOnTheDisk(t *testing.T) {
 				}
 				srv.NotifyDiskChanges(ctx, map[string]int{hub: FileChanged})
 				user := fmt.Sprintf("import { n%d } from \"./hub.js\";\nexport const m: number = n%d;\n", i, i)
-				res, err := srv.Check(ctx, CheckRequest{
-					Files: []FileChange{{Path: use, Language: "typescript", Old: mustRead(t, use), OldExists: true, New: []byte(user)}},
-				})
+				check := func() (CheckResult, error) {
+					return srv.Check(ctx, CheckRequest{
+						Files: []FileChange{{Path: use, Language: "typescript", Old: mustRead(t, use), OldExists: true, New: []byte(user)}},
+					})
+				}
+				res, err := check()
+				if errors.Is(err, lsp.ErrExited) || errors.Is(err, tsserver.ErrExited) {
+					// TypeScript 7.0.2's server once panicked here, in
+					// its session's flushChanges, with the machine at a
+					// load of 10 (an error of that check: unverified).
+					// The next check starts the server again, which must
+					// read the disk as the client left it.
+					t.Logf("step %d: the server exited (%v); checking again", i, err)
+					res, err = check()
+				}
 				if err != nil {
 					t.Fatalf("step %d: %v", i, err)
 				}
