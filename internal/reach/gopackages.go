@@ -64,7 +64,8 @@ func GoPackagesReaching(root string, changed []string) (dirs map[string]bool, ok
 				break
 			}
 			if target, inModule := moduleDir(modules[modDir], p); inModule {
-				importers[path.Join(modDir, target)] = append(importers[path.Join(modDir, target)], dir)
+				target = path.Join(modDir, target)
+				importers[target] = append(importers[target], dir)
 			} else if first, _, _ := strings.Cut(p, "/"); strings.Contains(first, ".") {
 				reachesAll[dir] = true
 			}

@@ -199,14 +199,8 @@ func goModules(snap *Snapshot, changes []*changeset.Change, root string, abs fun
 	// A go.mod created or deleted moves its folder's packages out of the
 	// module around it, or into it: that module is changed too.
 	for _, d := range carved {
-		for up := path.Dir(d); ; up = path.Dir(up) {
-			if dirs[up] {
-				changed[up] = true
-				break
-			}
-			if up == "." || up == "/" {
-				break
-			}
+		if up, ok := goModuleOf(snap, d); ok {
+			changed[up] = true
 		}
 	}
 	var out []string
