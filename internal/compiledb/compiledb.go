@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -215,62 +214,6 @@ type IncludeDirs struct {
 	// compilation's directory, past its bounds) may force any file in
 	// (-include), so the unit may read any file.
 	ForcesUnread bool
-}
-
-// maxResponseFile bounds a response file read, and maxResponseDepth the
-// response files one names in turn.
-const (
-	maxResponseFile  = 1 << 20
-	maxResponseDepth = 8
-)
-
-// withResponseFiles returns args with each @file replaced by the words it
-// holds, as gcc reads them (reading is not running: the compiler they are
-// for runs only as the policy allows). A response file outside the
-// compilation's directory, unreadable, past its bound or too deep stays
-// as it was, and searchUnread says so.
-func (c Command) withResponseFiles(args []string, depth int) []string {
-	var out []string
-	for _, a := range args {
-		words, ok := c.responseFile(a, depth)
-		if !ok {
-			out = append(out, a)
-			continue
-		}
-		out = append(out, c.withResponseFiles(words, depth+1)...)
-	}
-	return out
-}
-
-// responseFile reads the words of the response file a names, if it is one
-// that may be read.
-func (c Command) responseFile(a string, depth int) ([]string, bool) {
-	if !strings.HasPrefix(a, "@") || len(a) == 1 || depth >= maxResponseDepth {
-		return nil, false
-	}
-	p := a[1:]
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(c.Dir, p)
-	}
-	real, err := filepath.EvalSymlinks(p)
-	dir, derr := filepath.EvalSymlinks(c.Dir)
-	if err != nil || derr != nil || !strings.HasPrefix(real, dir+string(filepath.Separator)) {
-		return nil, false
-	}
-	f, err := os.Open(real)
-	if err != nil {
-		return nil, false
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxResponseFile+1))
-	if err != nil || len(data) > maxResponseFile {
-		return nil, false
-	}
-	words, err := SplitCommand(strings.ReplaceAll(string(data), "\n", " "))
-	if err != nil {
-		return nil, false
-	}
-	return words, true
 }
 
 // searchUnread reports whether the argument a may change where the
