@@ -41,6 +41,17 @@ func (cy *cycle) pushProgressAfter(ctx context.Context) error {
 			return &NotLoadedError{Path: s.path, Message: firstUnloaded(pub.Diagnostics)}
 		}
 	}
+	// Diagnostics of packages gopls could not load (the go command failed,
+	// a module missing from the cache) are not the compiler's: a file of
+	// such a package is type-checked alone or not at all, and an importer
+	// of a changed package is never reached. No answer after the change
+	// counts while any file shows it. (Before the change it only makes
+	// the answers fewer, which can add new errors, never hide one.)
+	for p, pub := range cy.client.PublishedAll() {
+		if m := firstLoadFailure(pub.Diagnostics); m != "" {
+			return &LoadFailedError{Path: p, Message: m}
+		}
+	}
 	deleted := map[string]bool{}
 	for _, f := range cy.req.Files {
 		if f.Delete {
@@ -96,4 +107,48 @@ func firstUnloaded(ds []lsp.Diagnostic) string {
 		}
 	}
 	return ""
+}
+
+// LoadFailedError says the server could not load the packages of the
+// workspace (gopls, when the go command's package load fails), so its
+// diagnostics after the change say nothing of what the change breaks.
+type LoadFailedError struct {
+	Path    string
+	Message string
+}
+
+func (e *LoadFailedError) Error() string {
+	return fmt.Sprintf("could not load the packages (%s: %s)", e.Path, oneLine(e.Message, 400))
+}
+
+// loadFailureMarkers are in what gopls publishes when the go command's
+// package load failed: on the module's go.mod for the whole load, and on
+// an import whose package it has no data for.
+var loadFailureMarkers = []string{"packages.Load error", "missing metadata for import of"}
+
+func firstLoadFailure(ds []lsp.Diagnostic) string {
+	for _, d := range ds {
+		for _, m := range loadFailureMarkers {
+			if strings.Contains(d.Message, m) {
+				return d.Message
+			}
+		}
+	}
+	return ""
+}
+
+// oneLine joins s's lines with "; ", cut at about max bytes: the go
+// command's error is on its last lines, after its progress.
+func oneLine(s string, max int) string {
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	out := strings.Join(lines, "; ")
+	if len(out) > max {
+		out = out[:max] + "…"
+	}
+	return out
 }

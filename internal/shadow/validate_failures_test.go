@@ -1,6 +1,8 @@
 package shadow
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -81,4 +83,45 @@ func TestValidateNoServer(t *testing.T) {
 	}
 	res = h.validate(map[string]string{"lib/util.rs": "fn main() {}\n"})
 	expect(t, res, Unverified)
+}
+
+// When the go command cannot load a workspace's packages (here: a module
+// it builds from a folder needs a newer go than the workspace's go.mod
+// says, so the go command stops before it lists any package), gopls
+// type-checks a changed file alone or not at all and never reaches its
+// importers. On the code before this test a change that breaks an
+// importer came back clean. Each change is unverified, whatever it does,
+// with the go command's reason. (A module missing from the cache fails
+// only the packages that import it, which the go command reports too.)
+func TestGoPackagesThatDoNotLoadLeaveTheCheckUnverified(t *testing.T) {
+	files := map[string]string{
+		"p/a.go": "package p\n\nfunc A() int { return b() }\n",
+		"p/b.go": "package p\n\nfunc b() int { return 1 }\n",
+		"q/q.go": "package q\n\nimport \"example.com/shop/p\"\n\nvar N int = p.A()\n",
+	}
+	changes := map[string]map[string]string{
+		"a body":             {"p/a.go": "package p\n\nfunc A() int { return b() + 1 }\n"},
+		"an importer breaks": {"p/a.go": "package p\n\nfunc A() string { return \"\" }\n"},
+	}
+	for _, tc := range []struct {
+		name  string
+		goMod string
+		files map[string]string
+		want  string
+	}{
+		{"a replaced module needs a newer go than the workspace's go.mod says", "module example.com/shop\n\ngo 1.22\n\nrequire example.com/lib v0.0.0\n\nreplace example.com/lib => ./lib\n",
+			map[string]string{"lib/go.mod": "module example.com/lib\n\ngo 1.25\n", "lib/lib.go": "package lib\n", "uses/use.go": "package uses\n\nimport _ \"example.com/lib\"\n"}, "updates to go.mod needed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("GOPROXY", "off")
+			h := newHarness(t, "go", harnessOptions{files: withFiles(withFiles(files, tc.files), map[string]string{"go.mod": tc.goMod}), noDeps: true})
+			h.requireServer("go")
+			for _, name := range slices.Sorted(maps.Keys(changes)) {
+				res := h.validate(changes[name])
+				if res.Verdict != Unverified || !strings.Contains(describe(res), "could not load the packages") || !strings.Contains(describe(res), tc.want) {
+					t.Errorf("%s: verdict %s, want unverified for the package load naming %q\n%s", name, res.Verdict, tc.want, describe(res))
+				}
+			}
+		})
+	}
 }

@@ -996,6 +996,8 @@ func describeFailure(ctx context.Context, server string, err error) string {
 	switch {
 	case errors.As(err, &notLoaded):
 		return notLoaded.Error() + "; fix: make it part of a module or project the server loads (a go.mod above it, or a go.work naming its module)"
+	case errors.As(err, new(*servers.LoadFailedError)):
+		return fmt.Sprintf("%s %s; fix: make the go command load the packages (go mod download with the network, or go mod tidy), then check again", server, err.Error())
 	case errors.As(err, new(*notReadyError)):
 		return fmt.Sprintf("%s %s; fix: a large project loads slowly: raise load_timeout ('anvil config set load_timeout 10m'); see servers.log in the session directory", server, firstLine(err.Error()))
 	case errors.Is(err, context.DeadlineExceeded) || (ctx.Err() != nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded)):
