@@ -60,7 +60,7 @@ type Options struct {
 type Policy struct {
 	opts       Options
 	sealedEnv  []string
-	toolchains func() []string
+	toolchains func() sandbox.ToolchainPlaces
 }
 
 // toolchainsTimeout bounds asking the toolchains where they live.
@@ -71,7 +71,7 @@ func New(opts Options) *Policy {
 	p := &Policy{opts: opts}
 	p.opts.Environ = slices.Clone(opts.Environ)
 	p.sealedEnv = p.untrustedEnv(sandbox.SealedEnv(p.opts.Environ, opts.EnvAllow))
-	p.toolchains = sync.OnceValue(func() []string {
+	p.toolchains = sync.OnceValue(func() sandbox.ToolchainPlaces {
 		ctx, cancel := context.WithTimeout(context.Background(), toolchainsTimeout)
 		defer cancel()
 		return sandbox.Toolchains(ctx, p.sealedEnv, opts.Root)
@@ -127,7 +127,7 @@ var hostPlaces = []string{"TMPDIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DA
 // tests) gets the allow-listed environment, the hidden places kept from
 // it and the toolchains shown, trusted workspace or not.
 func (p *Policy) Sealed(spec sandbox.Spec) sandbox.Spec {
-	spec.Seal = &sandbox.Seal{Env: slices.Clone(p.sealedEnv), Hidden: slices.Clone(p.opts.Hidden), Visible: p.toolchains(), Host: p.HostPlaces()}
+	spec.Seal = &sandbox.Seal{Env: slices.Clone(p.sealedEnv), Hidden: slices.Clone(p.opts.Hidden), Visible: p.toolchains().Visible, Host: p.HostPlaces()}
 	return spec
 }
 
@@ -162,22 +162,33 @@ func (p *Policy) Containment() *proc.Containment {
 // (the Go tree and module cache, rustup's and cargo's homes, npm's
 // cache, the virtual environment, git's settings), the installations
 // of the programs on PATH and the user's own settings of the servers.
-// Caches, which the servers write: the go command's build cache,
-// gopls' and clangd's, and the temporary directory.
+// Caches, which the servers write, each made when missing: the go
+// command's build cache and module cache (gopls loads a workspace through
+// the go command, which downloads what the module cache lacks: with none
+// in a new home, every package load failed), gopls' and clangd's, and the
+// temporary directory.
 func (p *Policy) shownOfHome(home string) (shown, caches []string) {
 	cache := cmp.Or(p.Getenv("XDG_CACHE_HOME"), filepath.Join(home, ".cache"))
 	config := cmp.Or(p.Getenv("XDG_CONFIG_HOME"), filepath.Join(home, ".config"))
-	shown = append([]string{p.opts.Root, p.opts.ToolsDir, filepath.Join(config, "clangd")}, p.toolchains()...)
+	tc := p.toolchains()
+	shown = append([]string{p.opts.Root, p.opts.ToolsDir, filepath.Join(config, "clangd")}, tc.Visible...)
 	shown = append(shown, sandbox.PathInstallations(p.Env())...)
 	caches = []string{cmp.Or(p.Getenv("GOCACHE"), filepath.Join(cache, "go-build")), filepath.Join(cache, "gopls"), filepath.Join(cache, "clangd"), p.HostPlaces().TempDir}
+	if tc.ModuleCache != "" {
+		caches = append(caches, tc.ModuleCache)
+	}
 	keep := func(ps []string) []string {
 		ps = slices.DeleteFunc(ps, func(x string) bool { return !filepath.IsAbs(x) || !within(filepath.Clean(x), home) })
 		slices.Sort(ps)
 		return slices.Compact(ps)
 	}
 	// A place that does not exist has nothing to show (a cache is made).
-	shown = slices.DeleteFunc(keep(shown), func(x string) bool { _, err := os.Stat(x); return err != nil })
-	return shown, keep(caches)
+	caches = keep(caches)
+	shown = slices.DeleteFunc(keep(shown), func(x string) bool {
+		_, err := os.Stat(x)
+		return err != nil || slices.Contains(caches, x)
+	})
+	return shown, caches
 }
 
 // HostPlaces are the host's temporary, cache and runtime directories, as

@@ -3,6 +3,7 @@ package execpolicy
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -89,8 +90,10 @@ func TestEnvironOf(t *testing.T) {
 }
 
 // A contained program's home is an allow list: what it is shown lies in
-// the home, the workspace and Anvil's tools among it; a workspace that
-// holds the home, or no home, leaves nothing to cover.
+// the home, the workspace and Anvil's tools among it, and the caches it
+// writes are made there, the go command's module cache among them where
+// the home has none yet; a workspace that holds the home, or no home,
+// leaves nothing to cover.
 func TestContainmentShowsOfTheHomeOnlyWhatIsNeeded(t *testing.T) {
 	home := t.TempDir()
 	ws := filepath.Join(home, "src", "proj")
@@ -100,7 +103,11 @@ func TestContainmentShowsOfTheHomeOnlyWhatIsNeeded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	environ := []string{"PATH=" + filepath.Join(home, ".local", "bin") + ":/usr/bin:/bin", "HOME=" + home, "TMPDIR=/var/tmp", "GOCACHE=" + filepath.Join(home, "gocache")}
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	environ := []string{"PATH=" + filepath.Join(home, ".local", "bin") + ":" + filepath.Dir(goCmd) + ":/usr/bin:/bin", "HOME=" + home, "TMPDIR=/var/tmp", "GOCACHE=" + filepath.Join(home, "gocache")}
 	p := New(Options{Root: ws, Environ: environ, Helper: "/usr/bin/anvil", ToolsDir: tools})
 	c := p.Containment()
 	if c.Home != home {
@@ -111,7 +118,7 @@ func TestContainmentShowsOfTheHomeOnlyWhatIsNeeded(t *testing.T) {
 			t.Errorf("%s not shown: %v", want, c.Shown)
 		}
 	}
-	if !slices.Contains(c.Caches, filepath.Join(home, "gocache")) || !slices.Contains(c.Caches, filepath.Join(home, ".cache", "gopls")) {
+	if !slices.Contains(c.Caches, filepath.Join(home, "gocache")) || !slices.Contains(c.Caches, filepath.Join(home, ".cache", "gopls")) || !slices.Contains(c.Caches, filepath.Join(home, "go", "pkg", "mod")) {
 		t.Errorf("caches %v", c.Caches)
 	}
 	for _, p := range append(slices.Clone(c.Shown), c.Caches...) {

@@ -27,10 +27,22 @@ import (
 // toolchainTimeout bounds each question asked of a toolchain.
 const toolchainTimeout = 20 * time.Second
 
+// ToolchainPlaces is where the toolchains say they live.
+type ToolchainPlaces struct {
+	// Visible are what commands need shown of the host.
+	Visible []string
+	// ModuleCache is the go command's module cache (go env GOMODCACHE),
+	// which the go command fills as it loads a workspace (gopls does):
+	// a contained server writes it, and makes it when it is missing. ""
+	// without go.
+	ModuleCache string
+}
+
 // Toolchains returns what commands run with env in the workspace root
 // need shown of the host, asking the toolchains (each question bounded).
-func Toolchains(ctx context.Context, env []string, root string) []string {
+func Toolchains(ctx context.Context, env []string, root string) ToolchainPlaces {
 	home := envlist.Value(env, "HOME")
+	var places ToolchainPlaces
 	var out []string
 	add := func(paths ...string) {
 		for _, p := range paths {
@@ -54,6 +66,9 @@ func Toolchains(ctx context.Context, env []string, root string) []string {
 			if json.Unmarshal(b, &v) == nil {
 				add(v.GOROOT, v.GOMODCACHE, v.GOENV)
 				add(filepath.SplitList(v.GOPATH)...)
+				if filepath.IsAbs(v.GOMODCACHE) {
+					places.ModuleCache = filepath.Clean(v.GOMODCACHE)
+				}
 			}
 		}
 	}
@@ -96,7 +111,8 @@ func Toolchains(ctx context.Context, env []string, root string) []string {
 		// credentials (hidden by name, see credentialPaths).
 		add(filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config"), filepath.Join(home, ".config", "git", "ignore"))
 	}
-	return out
+	places.Visible = out
+	return places
 }
 
 // ask runs a toolchain's command in "/" with env (and extra) and returns
