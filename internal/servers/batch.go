@@ -1,6 +1,7 @@
 package servers
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,7 +31,11 @@ func (s *Server) BatchCommand() (BatchCompiler, bool) {
 		if _, err := os.Stat(tsc); err != nil {
 			return BatchCompiler{}, false
 		}
-		return BatchCompiler{Kind: "tsc", Argv: []string{s.resolved.Path, tsc}, Label: "tsc " + spec.version}, true
+		argv := []string{s.resolved.Path, tsc}
+		if spec.quietDeprecations {
+			argv = append(argv, "--ignoreDeprecations", fmt.Sprintf("%d.0", majorOf(spec.version)))
+		}
+		return BatchCompiler{Kind: "tsc", Argv: argv, Label: "tsc " + spec.version}, true
 	case spec.Name == "tsgo":
 		return typeScript7Compiler(s.resolved.Path, cleanVersion(s.Info().Version)), true
 	case spec.Name == "pyright":

@@ -92,6 +92,14 @@ type Spec struct {
 	version string
 	// tsserver is the tsserver.js a ModeTSServer spec runs with node.
 	tsserver string
+	// quietDeprecations: Anvil's TypeScript checks in place of the
+	// project's older one, so its batch tsc runs with ignoreDeprecations.
+	// TypeScript 6 reports an option it deprecates (moduleResolution
+	// node, baseUrl) as an error of the options, and tsc then checks no
+	// file's types, which left every batch check of such a project
+	// unverified (rxjs 7.8.2); the project's own compiler reports no such
+	// error, and the flag changes nothing else that tsc reports.
+	quietDeprecations bool
 }
 
 // LanguageOf returns the LSP language id of path, or "" when the file is not

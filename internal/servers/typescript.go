@@ -110,6 +110,10 @@ func (r *Registry) withTSServer(root string, spec Spec) (Spec, string, string) {
 			spec.tsserver = legacy
 			spec.version = packageVersion(filepath.Join(r.toolsDir, "ts-legacy", "node_modules", "typescript", "package.json"))
 			note := fmt.Sprintf("checked with TypeScript %s from Anvil's tools directory", spec.version)
+			// In place of the project's older TypeScript, whose compiler
+			// has no word against the options 6 deprecates: see
+			// Spec.quietDeprecations.
+			spec.quietDeprecations = olderTypeScript(ownVersion, pinned, majorOf(spec.version))
 			switch {
 			case untrusted != nil:
 				note += fmt.Sprintf(", not the project's own: %v", untrusted)
@@ -125,6 +129,13 @@ func (r *Registry) withTSServer(root string, spec Spec) (Spec, string, string) {
 		return spec, "", fmt.Sprintf("tsserver: %v; and no tsserver.js of Anvil's in %s", untrusted, strings.Join(places[1:], " or "))
 	}
 	return spec, "", fmt.Sprintf("tsserver: no tsserver.js in %s", strings.Join(places, " or "))
+}
+
+// olderTypeScript reports whether the project's TypeScript (installed, or
+// else pinned) is of a major version below major.
+func olderTypeScript(installed, pinned string, major int) bool {
+	v := nonEmpty(installed, pinned)
+	return majorOf(v) > 0 && majorOf(v) < major
 }
 
 // projectTypeScript returns the major version (0 if none) and version text

@@ -139,3 +139,25 @@ func TestValidateTSServer(t *testing.T) {
 		})
 	}
 }
+
+// Anvil's TypeScript 6, in place of a project's older one, takes the
+// options 6 deprecates (baseUrl, moduleResolution node) as the project's
+// compiler does. TypeScript 6 reports each as an error of the options
+// and its tsc then checks no file's types, so no batch run of such a
+// project was an answer: a check the server could not take alone was
+// unverified (an agent's rename of rxjs 7.8.2's Observer, rxjs pinned to
+// 4.2), and here the server took it. Its batch runs now say nothing of
+// the deprecation and check the types.
+func TestStandInTypeScriptTakesTheOptionsItDeprecates(t *testing.T) {
+	h := newHarness(t, "ts-esm", harnessOptions{opts: Options{BatchStateDir: t.TempDir(), Strategy: StrategyBatch}})
+	tsconfig := strings.Replace(h.read("tsconfig.json"), `"strict": true,`, `"strict": true, "baseUrl": ".",`, 1)
+	h.write(map[string]string{"tsconfig.json": tsconfig})
+	if srv := h.requireServer("typescript"); srv.Spec().Name != "tsserver" {
+		t.Fatalf("a project pinned to TypeScript 5.9 got %s", srv.Spec().Name)
+	}
+	res := h.validate(map[string]string{"src/shapes.ts": strings.Replace(h.read("src/shapes.ts"), "class Circle", "class Round", 1)})
+	expect(t, res, Rejected, "src/render.ts")
+	if !strings.HasPrefix(res.Servers[0].Via, "batch: tsc 6") {
+		t.Errorf("checked %+v, want TypeScript 6's tsc", res.Servers)
+	}
+}
