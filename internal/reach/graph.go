@@ -184,9 +184,10 @@ type Dependants struct {
 	Global bool
 	// PythonUnrecorded: a Python file's interface changed (or the file
 	// came or went), the graph takes pyright's record (WithPython), and
-	// none was made yet (a cold start): who reads it is Anvil's reading
-	// alone, which a record may add to. The project's batch check decides
-	// then (slower, sound).
+	// none was made yet (a cold start), or the record leaves out the
+	// imports of some of the workspace's pyright projects (more than it
+	// runs): who reads it is Anvil's reading alone, which a record may
+	// add to. The project's batch check decides then (slower, sound).
 	PythonUnrecorded bool
 	// Opaque says, for each changed file whose change counts as a change
 	// of every export or reaches every file (so the cut-off did not
@@ -329,7 +330,7 @@ func (g *Graph) dependants(ctx context.Context, files Files, changes []*changese
 	d.ByCompiler = byCompiler
 	d.Global = anyGlobal
 	d.Recorded = rec != nil && len(rec.unrecorded) == 0
-	d.PythonUnrecorded = pyInterface && g.pyRecords != nil && recorded["python"] == nil
+	d.PythonUnrecorded = pyInterface && g.pyRecords != nil && (recorded["python"] == nil || g.pythonRecordPartial(files))
 	for _, f := range append(slices.Sorted(maps.Keys(changed)), d.Files...) {
 		if why := p.outside(f); why != "" {
 			if d.Outside == nil {

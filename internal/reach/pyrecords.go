@@ -22,15 +22,33 @@ type PythonRecorder interface {
 }
 
 // maxPyRecordProjects bounds the pyright projects one record runs (a
-// whole pyright run each, in the background). A file of a project past
-// it is Anvil's reading's alone, as without a record.
+// whole pyright run each, in the background). With more, the imports of
+// the files past it are unrecorded, and any of them may import a changed
+// file: a Python interface change is then a cold start's
+// (pythonRecordPartial).
 const maxPyRecordProjects = 8
 
-// pythonProjects returns the pyright projects that hold the Python files
-// of files: for each, the nearest directory at or above it that
-// configures pyright, as the batch checker groups them (the root's
-// first, then by path), at most maxPyRecordProjects.
+// pythonProjects returns the pyright projects a record runs: those of
+// allPythonProjects, at most maxPyRecordProjects.
 func (g *Graph) pythonProjects(files Files) []string {
+	projects := g.allPythonProjects(files)
+	if len(projects) > maxPyRecordProjects {
+		projects = projects[:maxPyRecordProjects]
+	}
+	return projects
+}
+
+// pythonRecordPartial reports whether files hold more pyright projects
+// than a record runs.
+func (g *Graph) pythonRecordPartial(files Files) bool {
+	return len(g.allPythonProjects(files)) > maxPyRecordProjects
+}
+
+// allPythonProjects returns the pyright projects that hold the Python
+// files of files: for each, the nearest directory at or above it that
+// configures pyright, as the batch checker groups them (the root's
+// first, then by path).
+func (g *Graph) allPythonProjects(files Files) []string {
 	byDir := map[string]string{}
 	set := map[string]bool{}
 	for rel := range files {
@@ -56,9 +74,6 @@ func (g *Graph) pythonProjects(files Files) []string {
 		}
 		return strings.Compare(a, b)
 	})
-	if len(projects) > maxPyRecordProjects {
-		projects = projects[:maxPyRecordProjects]
-	}
 	return projects
 }
 

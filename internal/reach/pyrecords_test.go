@@ -3,6 +3,7 @@ package reach
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -125,5 +126,36 @@ func TestPyrightsRecordCoversEveryProject(t *testing.T) {
 	g.RefreshPython(context.Background(), files)
 	if got := strings.Join(rec.asked, " "); got != ". lib tools" {
 		t.Errorf("projects asked %q, want \". lib tools\" (other/'s pyproject.toml configures no pyright)", got)
+	}
+}
+
+// With more pyright projects than a record runs, the files of the ones
+// past it have no recorded imports, and any of them may import a changed
+// file: a Python interface change is unrecorded, as at a cold start,
+// record or not (the code before this test took the partial record as
+// whole). At the bound it is not.
+func TestAPartialPyrightRecordIsAColdStart(t *testing.T) {
+	for _, tc := range []struct {
+		projects int
+		want     bool
+	}{{maxPyRecordProjects, false}, {maxPyRecordProjects + 1, true}} {
+		dir := t.TempDir()
+		layout := map[string]string{}
+		for i := range tc.projects {
+			layout[fmt.Sprintf("p%d/pyrightconfig.json", i)] = "{}"
+			layout[fmt.Sprintf("p%d/mod.py", i)] = "def f() -> int:\n    return 1\n"
+		}
+		testfs.Write(t, dir, layout)
+		root, parser, files := scanned(t, dir)
+		g := New(root, parser).WithPython(&fakeRecorder{root: root.Dir()})
+		g.RefreshPython(context.Background(), files)
+		c := &changeset.Change{Path: "p0/mod.py", Content: []byte("def f() -> str:\n    return \"1\"\n"), Base: []byte(layout["p0/mod.py"]), BaseExists: true}
+		d, err := g.Dependants(context.Background(), files, []*changeset.Change{c}, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.PythonUnrecorded != tc.want {
+			t.Errorf("%d projects, a record made: unrecorded %v, want %v", tc.projects, d.PythonUnrecorded, tc.want)
+		}
 	}
 }
