@@ -3,6 +3,8 @@ package servers
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/anvil-dev/anvil/internal/lsp"
@@ -47,8 +49,9 @@ func (cy *cycle) pushProgressAfter(ctx context.Context) error {
 	// of a changed package is never reached. No answer after the change
 	// counts while any file shows it. (Before the change it only makes
 	// the answers fewer, which can add new errors, never hide one.)
-	for p, pub := range cy.client.PublishedAll() {
-		if m := firstLoadFailure(pub.Diagnostics); m != "" {
+	published := cy.client.PublishedAll()
+	for _, p := range slices.Sorted(maps.Keys(published)) {
+		if m := firstLoadFailure(published[p].Diagnostics); m != "" {
 			return &LoadFailedError{Path: p, Message: m}
 		}
 	}
@@ -148,7 +151,7 @@ func oneLine(s string, max int) string {
 	}
 	out := strings.Join(lines, "; ")
 	if len(out) > max {
-		out = out[:max] + "…"
+		out = strings.ToValidUTF8(out[:max], "") + "…"
 	}
 	return out
 }
