@@ -342,3 +342,38 @@ func TestAHeadersErrorTheIncludersNoLongerReportIsResolved(t *testing.T) {
 		t.Errorf("the missing header's error in inc/h1.h is not resolved:\n%s", describe(res))
 	}
 }
+
+// The end of a hooked turn checks the way back to the turn's start
+// (Scope.Complete), and reads the errors the turn brought in from the
+// ones the way back resolves. Here the turn renamed a nested module
+// (its go.mod's module line), which breaks its own package's import,
+// and a package of it does not parse. On the disk go vet stops at the
+// import; on the way back it stops at the file that does not parse and
+// never reaches the importing package, so nothing says the import's
+// error is resolved. That is no evidence the turn brought none in: found
+// by the gate fuzzer through the hooks (seed 120455), where the turn
+// ended clean. The way back's new error (the parse error, which go vet
+// reaches only there) still says it is rejected, and the stop is
+// unverified, not clean.
+func TestTheWayBackThatStoppedEarlySaysSo(t *testing.T) {
+	h := newHarness(t, "go", harnessOptions{files: map[string]string{
+		"go.mod":                    "module example.com/fuzz\n\ngo 1.22\n",
+		"m/go.mod":                  "module example.com/fuzz/m/v2\n\ngo 1.22\n",
+		"m/p0/p0.go":                "package p0\n\nvar V1 int = 1\n",
+		"m/p2/p2.go":                "package p2\n\nimport \"example.com/fuzz/m/p0\"\n\nvar U int = p0.V1\n",
+		"m/zbroken/gateonly_bad.go": "package zbroken\n\nfunc broken( {\n}\n",
+	}, opts: Options{BatchStateDir: t.TempDir()}})
+	h.requireServer("go")
+	back := map[string]string{"m/go.mod": "module example.com/fuzz/m\n\ngo 1.22\n"}
+	res := h.validateScope(back, Scope{Complete: true})
+	if !slices.ContainsFunc(res.Unverified, func(s Skipped) bool {
+		return s.Path == "m/go.mod" && strings.Contains(s.Reason, "did not check everything")
+	}) {
+		t.Errorf("the way back's check stopped before the importing package, and does not say so\n%s", describe(res))
+	}
+	// A check that asks no more than a rejection needs stops at the new
+	// error, as before.
+	if res := h.validate(back); res.Verdict != Rejected || len(res.Unverified) > 0 {
+		t.Errorf("a commit's scope: verdict %s, unverified %v; want rejected alone\n%s", res.Verdict, res.Unverified, describe(res))
+	}
+}

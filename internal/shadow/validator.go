@@ -721,7 +721,7 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group,
 		// (which that compiler decides) would take them back.
 		v.reuse.keep(g.server.Spec().Name, state, ev.cr)
 	}
-	out = v.judge(parent, out, g, chk.label(), ev, outside)
+	out = v.judge(parent, out, g, chk.label(), ev, outside, scope.Complete)
 	if !ev.whole && g.server != nil && !g.server.Spec().ReportsDependants {
 		// A deleted file nothing is seen to import, which no run over
 		// the whole project answered for (no batch checker here, several
@@ -871,7 +871,14 @@ func (v *Validator) addDependants(ctx context.Context, w *checkWork, scope Scope
 // error, a run that did not finish or never read a changed file, which
 // leave the change unverified. label names the checker; outside are the
 // dependants the project's own checks leave out, with why.
-func (v *Validator) judge(ctx context.Context, out groupOutcome, g *group, label string, ev evidence, outside map[string]string) groupOutcome {
+// judge pairs ev's answers into out. With complete (Scope.Complete), every
+// error the change resolves is asked for too: the end of a hooked turn
+// checks the way back, where a resolved error is one the turn brought
+// in. A new error is evidence enough against a change, but not that the
+// resolved ones are all known: a run that stopped (go vet at a file that
+// does not parse, on the way back to the turn's start) never looked at
+// the files whose errors it would resolve, so it says so.
+func (v *Validator) judge(ctx context.Context, out groupOutcome, g *group, label string, ev evidence, outside map[string]string, complete bool) groupOutcome {
 	cr := &ev.cr
 	out.info.Via = ev.via
 	out.info.BaselinesReused = cr.Reused
@@ -904,7 +911,7 @@ func (v *Validator) judge(ctx context.Context, out groupOutcome, g *group, label
 		out.notes = append(out.notes, fmt.Sprintf("%s: new errors in the changed files or their direct importers, so %d further %s not checked", label, cr.Skipped, plural(cr.Skipped, "dependant was", "dependants were")))
 	}
 	out.newErrs = append(out.newErrs, fileless(cr.Before[""], cr.After[""])...)
-	if len(out.newErrs) > 0 {
+	if len(out.newErrs) > 0 && !complete {
 		return out
 	}
 	stopped := stoppedReporting(v.root, cr, v.stopCanHide(g))
