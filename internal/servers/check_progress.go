@@ -3,8 +3,6 @@ package servers
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/anvil-dev/anvil/internal/lsp"
@@ -39,8 +37,8 @@ func (cy *cycle) pushProgressAfter(ctx context.Context) error {
 		if ok && pub.Version != nil && *pub.Version != s.version {
 			return fmt.Errorf("%s: the last diagnostics are for version %d, not %d as sent", s.path, *pub.Version, s.version)
 		}
-		if ok && unloaded(pub.Diagnostics) {
-			return &NotLoadedError{Path: s.path, Message: firstUnloaded(pub.Diagnostics)}
+		if m := firstMarked(pub.Diagnostics, unloadedMarkers); ok && m != "" {
+			return &NotLoadedError{Path: s.path, Message: m}
 		}
 	}
 	// Diagnostics of packages gopls could not load (the go command failed,
@@ -48,12 +46,19 @@ func (cy *cycle) pushProgressAfter(ctx context.Context) error {
 	// such a package is type-checked alone or not at all, and an importer
 	// of a changed package is never reached. No answer after the change
 	// counts while any file shows it. (Before the change it only makes
-	// the answers fewer, which can add new errors, never hide one.)
+	// the answers fewer, which can add new errors, never hide one.) One
+	// copy of the publishes serves this and the answer below, so both
+	// read the same state. The first failing file by path is named, so the
+	// message is the same from one run to the next.
 	published := cy.client.PublishedAll()
-	for _, p := range slices.Sorted(maps.Keys(published)) {
-		if m := firstLoadFailure(published[p].Diagnostics); m != "" {
-			return &LoadFailedError{Path: p, Message: m}
+	var failed *LoadFailedError
+	for p, pub := range published {
+		if m := firstMarked(pub.Diagnostics, loadFailureMarkers); m != "" && (failed == nil || p < failed.Path) {
+			failed = &LoadFailedError{Path: p, Message: m}
 		}
+	}
+	if failed != nil {
+		return failed
 	}
 	deleted := map[string]bool{}
 	for _, f := range cy.req.Files {
@@ -61,7 +66,7 @@ func (cy *cycle) pushProgressAfter(ctx context.Context) error {
 			deleted[f.Path] = true
 		}
 	}
-	for p, pub := range cy.client.PublishedAll() {
+	for p, pub := range published {
 		if deleted[p] {
 			continue
 		}
@@ -99,11 +104,11 @@ func (e *NotLoadedError) Error() string {
 // could not place in any package of its views.
 var unloadedMarkers = []string{"No packages found for open file", "This file is within module", "is not included in your workspace"}
 
-func unloaded(ds []lsp.Diagnostic) bool { return firstUnloaded(ds) != "" }
-
-func firstUnloaded(ds []lsp.Diagnostic) string {
+// firstMarked returns the message of the first of ds that holds one of
+// markers, or "".
+func firstMarked(ds []lsp.Diagnostic, markers []string) string {
 	for _, d := range ds {
-		for _, m := range unloadedMarkers {
+		for _, m := range markers {
 			if strings.Contains(d.Message, m) {
 				return d.Message
 			}
@@ -128,17 +133,6 @@ func (e *LoadFailedError) Error() string {
 // package load failed: on the module's go.mod for the whole load, and on
 // an import whose package it has no data for.
 var loadFailureMarkers = []string{"packages.Load error", "missing metadata for import of"}
-
-func firstLoadFailure(ds []lsp.Diagnostic) string {
-	for _, d := range ds {
-		for _, m := range loadFailureMarkers {
-			if strings.Contains(d.Message, m) {
-				return d.Message
-			}
-		}
-	}
-	return ""
-}
 
 // oneLine joins s's lines with "; ", cut at about max bytes: the go
 // command's error is on its last lines, after its progress.

@@ -867,17 +867,16 @@ func (v *Validator) addDependants(ctx context.Context, w *checkWork, scope Scope
 
 // judge reads a checker's answer for g into out: the errors either side
 // paired into new, resolved and pre-existing ones; the checker's own
-// errors of no file, which block like any other; and, without a new
-// error, a run that did not finish or never read a changed file, which
-// leave the change unverified. label names the checker; outside are the
-// dependants the project's own checks leave out, with why.
-// judge pairs ev's answers into out. With complete (Scope.Complete), every
-// error the change resolves is asked for too: the end of a hooked turn
+// errors of no file, which block like any other; and a run that did not
+// finish or never read a changed file, which leaves the change
+// unverified. A new error is evidence enough against a change, so it
+// ends the reading there, unless complete (Scope.Complete): then every
+// error the change resolves is asked for too (the end of a hooked turn
 // checks the way back, where a resolved error is one the turn brought
-// in. A new error is evidence enough against a change, but not that the
-// resolved ones are all known: a run that stopped (go vet at a file that
-// does not parse, on the way back to the turn's start) never looked at
-// the files whose errors it would resolve, so it says so.
+// in), and a run that stopped, which never looked at the files whose
+// errors it would resolve, says so whatever it found. label names the
+// checker; outside are the dependants the project's own checks leave
+// out, with why.
 func (v *Validator) judge(ctx context.Context, out groupOutcome, g *group, label string, ev evidence, outside map[string]string, complete bool) groupOutcome {
 	cr := &ev.cr
 	out.info.Via = ev.via
