@@ -16,7 +16,7 @@ import (
 // HookGate asks the hooks as an agent's client does: a session starts,
 // each changed file is written through the pre-edit hook as a Write call
 // (and written to disk when the hook lets it through, as the client
-// does), a deletion is made behind the hooks' back (a shell command), and
+// does; a refused one is tried again after the others), a deletion is made behind the hooks' back (a shell command), and
 // the end of the turn asks the stop hook about the whole turn. A refusal
 // of either hook rejects the edit; an end of the turn that says something
 // was not verified leaves it unverified. The disk is put back after.
@@ -42,29 +42,9 @@ func (g *HookGate) Judge(ctx context.Context, edit Edit) (Judgement, error) {
 		return Judgement{}, err
 	}
 	defer put()
-	var refused []string
-	for _, p := range edit.Paths() {
-		abs := filepath.Join(g.Dir, filepath.FromSlash(p))
-		c := edit[p]
-		if c == nil {
-			if err := os.Remove(abs); err != nil {
-				return Judgement{}, err
-			}
-			continue
-		}
-		tool, _ := json.Marshal(map[string]string{"file_path": abs, "content": *c})
-		pre := in("PreToolUse")
-		pre.ToolName, pre.ToolInput = "Write", tool
-		if a := g.Gate.PreEdit(ctx, pre); a.Deny {
-			refused = append(refused, "pre-edit of "+p+": "+a.Reason)
-			continue // the client does not write it
-		}
-		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-			return Judgement{}, err
-		}
-		if err := os.WriteFile(abs, []byte(*c), 0o644); err != nil {
-			return Judgement{}, err
-		}
+	refused, err := g.write(ctx, edit, in)
+	if err != nil {
+		return Judgement{}, err
 	}
 	stop := g.Gate.Stop(ctx, in("Stop"))
 	switch {
@@ -77,6 +57,50 @@ func (g *HookGate) Judge(ctx context.Context, edit Edit) (Judgement, error) {
 		return Judgement{Verdict: "rejected", New: refused}, nil
 	}
 	return Judgement{Verdict: "clean"}, nil
+}
+
+// write makes the edit's changes as an agent does: deletions first,
+// behind the hooks' back, then each file through the pre-edit hook. A
+// refused write is tried again after the others, as an agent that reads
+// the refusal does, since a turn's files depend on each other (a module's
+// user before the module's file); what the hook still refuses when a round
+// writes nothing more is the turn's refusal.
+func (g *HookGate) write(ctx context.Context, edit Edit, in func(string) hooks.Input) ([]string, error) {
+	var pending []string
+	for _, p := range edit.Paths() {
+		if edit[p] != nil {
+			pending = append(pending, p)
+			continue
+		}
+		if err := os.Remove(filepath.Join(g.Dir, filepath.FromSlash(p))); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		var refused, left []string
+		for _, p := range pending {
+			abs := filepath.Join(g.Dir, filepath.FromSlash(p))
+			c := *edit[p]
+			tool, _ := json.Marshal(map[string]string{"file_path": abs, "content": c})
+			pre := in("PreToolUse")
+			pre.ToolName, pre.ToolInput = "Write", tool
+			if a := g.Gate.PreEdit(ctx, pre); a.Deny {
+				refused = append(refused, "pre-edit of "+p+": "+a.Reason)
+				left = append(left, p) // the client does not write it
+				continue
+			}
+			if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+				return nil, err
+			}
+			if err := os.WriteFile(abs, []byte(c), 0o644); err != nil {
+				return nil, err
+			}
+		}
+		if len(left) == 0 || len(left) == len(pending) {
+			return refused, nil
+		}
+		pending = left
+	}
 }
 
 // keep saves what the edit's paths hold and returns what puts it back.
