@@ -131,14 +131,34 @@ func (p *Policy) Sealed(spec sandbox.Spec) sandbox.Spec {
 	return spec
 }
 
+// Cache names places of the home a contained program writes. Each
+// program writes only its own: a cache is read by every workspace's
+// programs and builds (an entry of the go command's build cache is
+// linked into another project's binary as it is), so a trusted
+// workspace's own program (its TypeScript's plugins) that could write
+// them would reach workspaces the user never trusted.
+type Cache int
+
+const (
+	// GoCaches: the go command's build and module caches and gopls'
+	// own. gopls loads packages through the go command, which downloads
+	// what the module cache lacks (with none in a new home, every
+	// package load failed) and builds export data into the build cache.
+	GoCaches Cache = iota + 1
+	// ClangdCache: clangd's own.
+	ClangdCache
+)
+
 // Containment is how a program Anvil starts on the host (a language
 // server, tsserver) is kept from the places no program may see: a
 // server follows includes, imports and links wherever the workspace's
 // files point, so `include/k.h` linking to `~/.ssh/id_rsa` would put the
 // key in a diagnostic. Hidden are the policy's places and the user's
 // runtime directories (the daemon's socket, the session bus), except one
-// that holds the workspace. nil without a helper.
-func (p *Policy) Containment() *proc.Containment {
+// that holds the workspace. The program writes the temporary directory
+// and the caches of writes, no other place of the home. nil without a
+// helper.
+func (p *Policy) Containment(writes ...Cache) *proc.Containment {
 	if p.opts.Helper == "" {
 		return nil
 	}
@@ -151,7 +171,7 @@ func (p *Policy) Containment() *proc.Containment {
 	c := &proc.Containment{Helper: p.opts.Helper, Hidden: hidden}
 	if home := p.Getenv("HOME"); filepath.IsAbs(home) && filepath.Clean(home) != "/" && !within(filepath.Clean(home), p.opts.Root) {
 		c.Home = filepath.Clean(home)
-		c.Shown, c.Caches = p.shownOfHome(c.Home)
+		c.Shown, c.Caches = p.shownOfHome(c.Home, writes)
 	}
 	return c
 }
@@ -159,23 +179,25 @@ func (p *Policy) Containment() *proc.Containment {
 // shownOfHome is what a contained program sees of the home: an allow
 // list, since a list of secrets' places is never complete. Shown: the
 // workspace, Anvil's tools, the toolchains where they say they live
-// (the Go tree and module cache, rustup's and cargo's homes, npm's
-// cache, the virtual environment, git's settings), the installations
-// of the programs on PATH and the user's own settings of the servers.
-// Caches, which the servers write, each made when missing: the go
-// command's build cache and module cache (gopls loads a workspace through
-// the go command, which downloads what the module cache lacks: with none
-// in a new home, every package load failed), gopls' and clangd's, and the
-// temporary directory.
-func (p *Policy) shownOfHome(home string) (shown, caches []string) {
+// (the Go tree and module cache, read-only, rustup's and cargo's homes, npm's cache, the virtual
+// environment, git's settings), the installations of the programs on
+// PATH and the user's own settings of the servers. Caches, which the
+// program writes, each made when missing: the temporary directory and
+// the places of writes.
+func (p *Policy) shownOfHome(home string, writes []Cache) (shown, caches []string) {
 	cache := cmp.Or(p.Getenv("XDG_CACHE_HOME"), filepath.Join(home, ".cache"))
 	config := cmp.Or(p.Getenv("XDG_CONFIG_HOME"), filepath.Join(home, ".config"))
 	tc := p.toolchains()
 	shown = append([]string{p.opts.Root, p.opts.ToolsDir, filepath.Join(config, "clangd")}, tc.Visible...)
 	shown = append(shown, sandbox.PathInstallations(p.Env())...)
-	caches = []string{cmp.Or(p.Getenv("GOCACHE"), filepath.Join(cache, "go-build")), filepath.Join(cache, "gopls"), filepath.Join(cache, "clangd"), p.HostPlaces().TempDir}
-	if tc.ModuleCache != "" {
-		caches = append(caches, tc.ModuleCache)
+	caches = []string{p.HostPlaces().TempDir}
+	for _, w := range writes {
+		switch w {
+		case GoCaches:
+			caches = append(caches, cmp.Or(p.Getenv("GOCACHE"), filepath.Join(cache, "go-build")), filepath.Join(cache, "gopls"), tc.ModuleCache)
+		case ClangdCache:
+			caches = append(caches, filepath.Join(cache, "clangd"))
+		}
 	}
 	keep := func(ps []string) []string {
 		ps = slices.DeleteFunc(ps, func(x string) bool { return !filepath.IsAbs(x) || !within(filepath.Clean(x), home) })

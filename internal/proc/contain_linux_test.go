@@ -123,8 +123,10 @@ func TestContainedAsAnotherUser(t *testing.T) {
 // With the home covered, a contained process sees of it only what it is
 // given (the workspace, a tool, a cache it writes): a secret no list
 // names, reached by its path, by a link in the workspace or by ".." from
-// its working directory, is not there; the home is not writable but for
-// the cache; a hidden place inside a shown one stays hidden.
+// its working directory, is not there; nothing it is shown is writable,
+// the workspace and the toolchains neither, but the cache, which stays
+// writable inside a shown folder; a hidden place inside a shown one stays
+// hidden.
 func TestContainedHomeShowsOnlyWhatItIsGiven(t *testing.T) {
 	home := t.TempDir()
 	write := func(rel, data string, mode os.FileMode) {
@@ -170,7 +172,7 @@ func TestContainedHomeShowsOnlyWhatItIsGiven(t *testing.T) {
 	}
 	cache := filepath.Join(home, ".cache", "go-build")
 	contain := &Containment{Helper: exe, Hidden: []string{filepath.Join(home, ".cargo/credentials.toml")}, Home: home,
-		Shown:  []string{ws, filepath.Join(home, "current", "bin"), filepath.Join(home, "go"), filepath.Join(home, "proj", "lib"), filepath.Join(home, ".cargo"), filepath.Join(home, ".gitconfig"), filepath.Join(home, "absent")},
+		Shown:  []string{ws, filepath.Join(home, "current", "bin"), filepath.Join(home, "go"), filepath.Join(home, "proj", "lib"), filepath.Join(home, ".cargo"), filepath.Join(home, ".gitconfig"), filepath.Join(home, "absent"), filepath.Join(home, ".cache")},
 		Caches: []string{cache}}
 	script := `cat code.h k.h ../.config/app/token ../notes.txt ~/notes.txt ~/.cargo/config.toml ~/.cargo/credentials.toml ~/.gitconfig 2>&1
 ~/current/bin/tool
@@ -179,6 +181,8 @@ tools/bin/tool
 echo x > ~/.cache/go-build/entry && echo CACHE-WRITTEN
 echo x > ~/planted 2>/dev/null && echo HOME-WRITTEN
 echo x > code.h.new && echo WORKSPACE-WRITTEN
+echo x > ~/current/bin/planted && echo TOOL-WRITTEN
+echo x > ~/.cache/planted && echo CACHE-FOLDER-WRITTEN
 ls -a ~`
 	run := func(contain *Containment) string {
 		return runScriptIn(t, contain, script, ws, []string{"PATH=/usr/bin:/bin", "HOME=" + home})
@@ -186,25 +190,27 @@ ls -a ~`
 	if out := run(nil); !strings.Contains(out, "APP-SECRET") || !strings.Contains(out, "NOTES-SECRET") {
 		t.Fatalf("uncontained, the secrets were not read (the test proves nothing): %s", out)
 	}
-	os.Remove(filepath.Join(home, "planted"))
+	for _, p := range []string{"planted", "proj/code.h.new", "tools/bin/planted", ".cache/planted"} {
+		os.Remove(filepath.Join(home, p))
+	}
 	out := run(contain)
-	for _, secret := range []string{"APP-SECRET", "NOTES-SECRET", "CARGO-SECRET", "HOME-WRITTEN", "\nnotes.txt\n"} {
+	for _, secret := range []string{"APP-SECRET", "NOTES-SECRET", "CARGO-SECRET", "HOME-WRITTEN", "WORKSPACE-WRITTEN", "TOOL-WRITTEN", "CACHE-FOLDER-WRITTEN", "\nnotes.txt\n"} {
 		if strings.Contains(out, secret) {
 			t.Errorf("contained with the home covered, %s:\n%s", secret, out)
 		}
 	}
-	for _, want := range []string{"WORKSPACE-CODE", "TOOL-RAN", "MODULE-CACHE", "LIB-HEADER", "CARGO-CONFIG", "GIT-IDENTITY", "CACHE-WRITTEN", "WORKSPACE-WRITTEN"} {
+	for _, want := range []string{"WORKSPACE-CODE", "TOOL-RAN", "MODULE-CACHE", "LIB-HEADER", "CARGO-CONFIG", "GIT-IDENTITY", "CACHE-WRITTEN"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("contained with the home covered, no %s:\n%s", want, out)
 		}
 	}
-	// What the process wrote where it was shown is on the host; the
-	// host's home is as it was.
+	// What the process wrote in its cache is on the host; the host's
+	// home is as it was.
 	if _, err := os.Stat(filepath.Join(cache, "entry")); err != nil {
 		t.Errorf("the cache's entry is not on the host: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(ws, "code.h.new")); err != nil {
-		t.Errorf("the workspace's write is not on the host: %v", err)
+	if _, err := os.Stat(filepath.Join(ws, "code.h.new")); err == nil {
+		t.Errorf("the workspace was written")
 	}
 	if data, _ := os.ReadFile(filepath.Join(home, "notes.txt")); string(data) != "NOTES-SECRET\n" {
 		t.Errorf("the host's home changed: %q", data)

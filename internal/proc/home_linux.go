@@ -14,11 +14,13 @@ import (
 // coverHome mounts an empty directory over home, then puts back each of
 // shown and caches (places inside home) as it is: taken as detached
 // copies of their mounts before the cover (open_tree), moved onto places
-// made for them in it (move_mount); the cover is then made read-only, so
-// the program writes nowhere in the home but where it was shown. A
-// caches entry missing on the host is made first (0700), as the program
-// would have made it. A place that does not exist, or lies outside the
-// home, is not put back (outside, it was never covered).
+// made for them in it (move_mount); the cover is then made read-only.
+// The shown places come back read-only too, so the program writes
+// nowhere in the home but its caches: a toolchain or a setting it could
+// change would run in every other program the user starts. A caches
+// entry missing on the host is made first (0700), as the program would
+// have made it. A place that does not exist, or lies outside the home,
+// is not put back (outside, it was never covered).
 func coverHome(home string, shown, caches []string) error {
 	realHome, err := filepath.EvalSymlinks(home)
 	if errors.Is(err, os.ErrNotExist) {
@@ -36,7 +38,7 @@ func coverHome(home string, shown, caches []string) error {
 		}
 	}
 	all := append(slices.Clone(shown), caches...)
-	places := homePlaces(realHome, all)
+	places := homePlaces(realHome, shown, caches)
 	links := homeLinks(home, realHome, all, places)
 	if slices.ContainsFunc(places, func(p homePlace) bool { return p.path == realHome }) {
 		// Shown whole (the workspace is the home): nothing to cover.
@@ -62,6 +64,13 @@ func coverHome(home string, shown, caches []string) error {
 			return fmt.Errorf("taking %s: %w", p.path, err)
 		}
 		taken[i] = fd
+		if !p.write {
+			// A kernel before 5.12 has no mount_setattr: the place comes
+			// back as it is, which still covers the rest of the home.
+			if err := readOnly(fd); err != nil && !errors.Is(err, unix.ENOSYS) {
+				return fmt.Errorf("making %s read-only: %w", p.path, err)
+			}
+		}
 	}
 	if err := unix.Mount("tmpfs", realHome, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "size=1m,mode=0755"); err != nil {
 		return err
@@ -88,17 +97,21 @@ func coverHome(home string, shown, caches []string) error {
 // errNoDetachedMounts says the kernel cannot take a place to put back.
 var errNoDetachedMounts = errors.New("the kernel gives no open_tree (Linux 5.2)")
 
-// homePlace is a place inside the home to put back, and its kind.
+// homePlace is a place inside the home to put back, its kind, and
+// whether the program writes it.
 type homePlace struct {
-	path string
-	dir  bool
+	path  string
+	dir   bool
+	write bool
 }
 
-// homePlaces resolves places to what they name inside realHome, shortest
-// first, without one that another holds (put back with it).
-func homePlaces(realHome string, places []string) []homePlace {
+// homePlaces resolves shown and caches to what they name inside
+// realHome, shortest first, without one that a place of the same access
+// holds (put back with it): a cache inside a shown place comes back
+// writable on top of it, a shown place inside a cache read-only.
+func homePlaces(realHome string, shown, caches []string) []homePlace {
 	var out []homePlace
-	for _, p := range places {
+	for i, p := range append(slices.Clone(shown), caches...) {
 		real, err := filepath.EvalSymlinks(p)
 		if err != nil || !inHome(realHome, real) {
 			continue
@@ -107,13 +120,24 @@ func homePlaces(realHome string, places []string) []homePlace {
 		if err != nil {
 			continue
 		}
-		out = append(out, homePlace{real, info.IsDir()})
+		out = append(out, homePlace{real, info.IsDir(), i >= len(shown)})
 	}
-	slices.SortFunc(out, func(a, b homePlace) int { return len(a.path) - len(b.path) })
+	slices.SortStableFunc(out, func(a, b homePlace) int { return len(a.path) - len(b.path) })
 	var kept []homePlace
 	for _, p := range out {
-		if !slices.ContainsFunc(kept, func(k homePlace) bool { return inHome(k.path, p.path) }) {
+		// The innermost kept place that holds p decides what p is under.
+		var holder *homePlace
+		for i := range kept {
+			if inHome(kept[i].path, p.path) {
+				holder = &kept[i]
+			}
+		}
+		if holder == nil || holder.write != p.write && holder.path != p.path {
 			kept = append(kept, p)
+			continue
+		}
+		if holder.path == p.path && p.write {
+			holder.write = true // shown and written: a cache
 		}
 	}
 	return kept
@@ -168,6 +192,9 @@ func homeLinks(home, realHome string, shown []string, places []homePlace) []home
 // makePlace makes, in the cover, an empty node of p's kind for its mount
 // to land on.
 func makePlace(p homePlace) error {
+	if _, err := os.Lstat(p.path); err == nil {
+		return nil // inside a place put back already
+	}
 	if err := os.MkdirAll(filepath.Dir(p.path), 0o755); err != nil {
 		return err
 	}
@@ -180,6 +207,12 @@ func makePlace(p homePlace) error {
 		return err
 	}
 	return f.Close()
+}
+
+// readOnly makes the detached mount tree fd read-only, every mount of
+// it, keeping its other flags (which a user namespace may not change).
+func readOnly(fd int) error {
+	return unix.MountSetattr(fd, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY})
 }
 
 // inHome reports whether p is home or lies inside it.

@@ -65,6 +65,7 @@ func Defaults() []Spec {
 			Mode:              ModePushProgress,
 			ReportsDependants: true,
 			ConfigOverlays:    []string{"go.mod", "go.work"},
+			Writes:            []execpolicy.Cache{execpolicy.GoCaches},
 		},
 		{
 			// Workspace mode: in the default open-files-only mode a pull for
@@ -97,6 +98,7 @@ func Defaults() []Spec {
 			RootMarkers:       []string{"compile_commands.json", "compile_flags.txt"},
 			Mode:              ModePush,
 			ReadsDiskIncludes: true,
+			Writes:            []execpolicy.Cache{execpolicy.ClangdCache},
 		},
 	}
 }
@@ -275,12 +277,12 @@ func (r *Registry) Resolve(root, language string) (Resolved, error) {
 			var note string
 			spec, note, tried = r.withTSServer(root, spec)
 			if spec.tsserver != "" {
-				return Resolved{Spec: spec, Path: path, Note: note, Env: r.env(spec), Contain: r.containment()}, nil
+				return Resolved{Spec: spec, Path: path, Note: note, Env: r.env(spec), Contain: r.containment(spec)}, nil
 			}
 			path = ""
 		}
 		if path != "" {
-			return Resolved{Spec: spec, Path: path, Env: r.env(spec), Contain: r.containment()}, nil
+			return Resolved{Spec: spec, Path: path, Env: r.env(spec), Contain: r.containment(spec)}, nil
 		}
 		if len(noServer.Servers) == 0 {
 			noServer.Fix = InstallFix(r.toolsDir, spec.Name)
@@ -366,12 +368,12 @@ func (r *Registry) find(root string, spec Spec) (string, string) {
 }
 
 // containment is how the policy keeps a server from what it must not
-// see.
-func (r *Registry) containment() *proc.Containment {
+// see, and from writing any cache but its own.
+func (r *Registry) containment(spec Spec) *proc.Containment {
 	if r.policy == nil {
 		return nil
 	}
-	return r.policy.Containment()
+	return r.policy.Containment(spec.Writes...)
 }
 
 // mayRun asks the policy whether the program at path may run for the

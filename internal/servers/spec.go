@@ -6,6 +6,7 @@
 package servers
 
 import (
+	"github.com/anvil-dev/anvil/internal/execpolicy"
 	"path/filepath"
 	"strings"
 )
@@ -71,6 +72,11 @@ type Spec struct {
 	// server reads from an overlay; a change to another configuration file
 	// of its languages cannot be checked before it is written.
 	ConfigOverlays []string `json:"config_overlays,omitempty" toml:"config_overlays"`
+	// Writes are the caches of the home the server writes (gopls: the go
+	// command's); the policy shows it no other place of the home to
+	// write. Anvil's own knowledge of its servers: no configuration file
+	// sets it.
+	Writes []execpolicy.Cache `json:"-" toml:"-"`
 	// ReadsDiskIncludes is true for C/C++ servers that read every file but
 	// the one asked about from disk (clangd 14): a file that includes a
 	// changed file cannot be checked with overlays, and is compiled with
