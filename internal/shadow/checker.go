@@ -127,10 +127,16 @@ func (v *Validator) pick(w checkWork) (chk, fallback checker, unverified string)
 	files := batchFiles(w.req)
 	// Before pyright's record of imports exists, an importer Anvil's
 	// reading misses would go unchecked: the batch checker, which reads
-	// the whole project, decides where it can (unless the server is
-	// asked for by name: the per-file strategy).
+	// the whole of every project, decides where it can (unless the
+	// server is asked for by name: the per-file strategy).
 	cold := w.coldPython && v.opts.Strategy != StrategyPerFile
-	plan := v.chooseBatch(w, append(slices.Clone(files), deleted...), mustBatch || len(deleted) > 0 || cold)
+	planned := append(slices.Clone(files), deleted...)
+	if cold {
+		// Every pyright project's: the importer it misses may lie in
+		// another project than the changed file's.
+		planned = append(planned, v.pythonProjectFiles(w.snap)...)
+	}
+	plan := v.chooseBatch(w, planned, mustBatch || len(deleted) > 0 || cold)
 	switch {
 	case plan == nil && nested:
 		return nil, nil, fmt.Sprintf("%s answers as the workspace's root project does, and a file here belongs to a nested pyright project, which no batch checker can check here", spec.Name)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"time"
@@ -92,4 +93,30 @@ func (v *Validator) inNestedPyrightProject(srv *servers.Server, files []string) 
 		}
 	}
 	return false
+}
+
+// pythonProjectFiles returns one Python file (absolute) of each pyright
+// project of snap, as the batch checker groups them: a cold start's
+// batch run must reach every project, since an importer Anvil's reading
+// misses can lie in any of them, and a project's run checks only its own
+// files. Files no project's configuration covers are left out: no
+// pyright run checks them.
+func (v *Validator) pythonProjectFiles(snap *Snapshot) []string {
+	seen := map[string]bool{} // directories whose project was looked for
+	projects := map[string]bool{}
+	var out []string
+	for _, rel := range slices.Sorted(maps.Keys(snap.Files)) {
+		dir := path.Dir(rel)
+		if reach.Family(rel) != "python" || seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		cfg := pyconfig.Nearest(v.root.Dir(), rel)
+		if projects[cfg.Dir] || !cfg.Covers(rel) {
+			continue
+		}
+		projects[cfg.Dir] = true
+		out = append(out, v.root.Abs(rel))
+	}
+	return out
 }

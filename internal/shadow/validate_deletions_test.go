@@ -75,6 +75,16 @@ func TestDeletionNothingImportsGoesToTheBatchChecker(t *testing.T) {
 	if res.Verdict == Clean {
 		t.Fatalf("a deletion beside another project, the batch strategy, without the compiler's record:\n%s", describe(res))
 	}
+	// Nor when the batch run is for another file of the change: it runs
+	// that file's project, and an importer in the other project the
+	// graph missed would go unchecked (before: clean, the run's "whole"
+	// taken for every project's).
+	testfs.Write(t, h.dir, map[string]string{"src/a.ts": "export const a: number = 1;\n"})
+	h = newHarnessAt(t, h.dir, harnessOptions{opts: Options{BatchStateDir: t.TempDir(), Strategy: StrategyBatch}, noRecords: true})
+	res = h.validate(map[string]string{"-src/lonely.ts": "", "src/a.ts": "export const a: number = 2;\n"})
+	if res.Verdict == Clean || !strings.HasPrefix(res.Servers[0].Via, "batch: ") {
+		t.Fatalf("a deletion beside another project, the batch run for another file, without the compiler's record:\n%s", describe(res))
+	}
 	// A check that leaves the dependants out (the hooks' narrowed check,
 	// ChangedOnly) leaves a deleted file's importers out too: the
 	// record says they exist, so the deletion is never judged on it.

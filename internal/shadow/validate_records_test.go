@@ -90,13 +90,22 @@ func TestDependantsPyrightRecordedInANestedProject(t *testing.T) {
 		"app/main.py":              "print(1)\n",
 		"tools/uses.py":            "from nspkg.mod import f\n\nx: int = f()\n",
 	}
-	h := newHarness(t, "py", harnessOptions{files: files, opts: Options{BatchStateDir: t.TempDir()}})
-	testfs.Write(t, h.dir, map[string]string{".venv/lib/python3.11/site-packages/extra.pth": filepath.Join(h.dir, "extra") + "\n"})
-	h.requireServer("python")
-	h.prepareRecords()
-	res := h.validate(map[string]string{"extra/nspkg/mod.py": "def f() -> str:\n    return \"1\"\n"})
-	expect(t, res, Rejected, "tools/uses.py")
-	if via := res.Servers[0].Via; !strings.HasPrefix(via, "batch: pyright") {
-		t.Errorf("checked via %q, want the batch checker", via)
+	// cold: no record made yet. The batch run of the changed file's own
+	// project does not reach tools/: every pyright project of the
+	// workspace runs (before, the cold start came back clean).
+	for _, cold := range []bool{false, true} {
+		t.Run(map[bool]string{false: "with pyright's record", true: "a cold start"}[cold], func(t *testing.T) {
+			h := newHarness(t, "py", harnessOptions{files: files, opts: Options{BatchStateDir: t.TempDir()}})
+			testfs.Write(t, h.dir, map[string]string{".venv/lib/python3.11/site-packages/extra.pth": filepath.Join(h.dir, "extra") + "\n"})
+			h.requireServer("python")
+			if !cold {
+				h.prepareRecords()
+			}
+			res := h.validate(map[string]string{"extra/nspkg/mod.py": "def f() -> str:\n    return \"1\"\n"})
+			expect(t, res, Rejected, "tools/uses.py")
+			if via := res.Servers[0].Via; !strings.HasPrefix(via, "batch: pyright") {
+				t.Errorf("checked via %q, want the batch checker", via)
+			}
+		})
 	}
 }

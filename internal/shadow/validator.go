@@ -722,10 +722,12 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group,
 		v.reuse.keep(g.server.Spec().Name, state, ev.cr)
 	}
 	out = v.judge(parent, out, g, chk.label(), ev, outside, scope.Complete)
-	if !ev.whole && g.server != nil && !g.server.Spec().ReportsDependants {
+	if (!ev.whole || !soleProject(snap)) && g.server != nil && !g.server.Spec().ReportsDependants {
 		// A deleted file nothing is seen to import, which no run over
-		// the whole project answered for (no batch checker here, several
-		// projects, a run that failed): the server has no file left to
+		// the whole project answered for (no batch checker here, a run
+		// that failed, or several projects: a batch run for the group's
+		// other files covers their projects, not necessarily the one
+		// that reads the deleted file): the server has no file left to
 		// report on, and the import graph is Anvil's reading, no
 		// evidence that nothing reads the file. Never clean, whatever
 		// else the group checked — unless TypeScript's own record of
