@@ -56,7 +56,7 @@ func (a *App) gitCommit(ctx context.Context, entry string, set *changeset.Set, m
 		}
 		branch = gitcommit.BranchFor(a.Config.Git.Branch, slug)
 	}
-	res, err := gitcommit.Commit(ctx, a.Root.Dir(), files, message, gitcommit.Options{Branch: branch, Env: a.Policy.Env(), Untrusted: !a.Policy.Trusted()})
+	res, err := gitcommit.Commit(ctx, a.Root.Dir(), files, message, gitcommit.Options{Branch: branch, Env: a.Policy.Env(), Untrusted: !a.Policy.Trusted(), Contain: a.Policy.RepositoryContainment()})
 	if res == nil {
 		return &service.GitOutcome{Refused: err.Error()}
 	}
@@ -88,7 +88,7 @@ func (a *App) gitRevert(ctx context.Context, entry string) *service.GitOutcome {
 	if err != nil || rec.Result == nil {
 		return &service.GitOutcome{Refused: fmt.Sprintf("the git record of %s cannot be read: %v", entry, err)}
 	}
-	res, err := gitcommit.Revert(ctx, a.Root.Dir(), rec.Result, rec.Files, fmt.Sprintf("Revert %q\n\nThis reverts commit %s (undone with anvil undo).", rec.Message, rec.Result.Commit), gitcommit.Options{Env: a.Policy.Env(), Untrusted: !a.Policy.Trusted()})
+	res, err := gitcommit.Revert(ctx, a.Root.Dir(), rec.Result, rec.Files, fmt.Sprintf("Revert %q\n\nThis reverts commit %s (undone with anvil undo).", rec.Message, rec.Result.Commit), gitcommit.Options{Env: a.Policy.Env(), Untrusted: !a.Policy.Trusted(), Contain: a.Policy.RepositoryContainment()})
 	if err != nil {
 		return &service.GitOutcome{Refused: err.Error()}
 	}

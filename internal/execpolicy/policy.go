@@ -162,18 +162,39 @@ func (p *Policy) Containment(writes ...Cache) *proc.Containment {
 	if p.opts.Helper == "" {
 		return nil
 	}
+	c := &proc.Containment{Helper: p.opts.Helper, Hidden: p.hiddenPlaces()}
+	if home := p.Getenv("HOME"); filepath.IsAbs(home) && filepath.Clean(home) != "/" && !within(filepath.Clean(home), p.opts.Root) {
+		c.Home = filepath.Clean(home)
+		c.Shown, c.Caches = p.shownOfHome(c.Home, writes)
+	}
+	return c
+}
+
+// RepositoryContainment is how the programs a trusted repository names
+// for git run (its hooks, its filters, through git itself): they do not
+// see the places no program may (the credential stores, Anvil's state,
+// the runtime directories); the rest of the home is as it is, since a
+// hook keeps its state there (pre-commit's environments in ~/.cache).
+// nil in a workspace the user does not trust (none of them runs), or
+// without a helper.
+func (p *Policy) RepositoryContainment() *proc.Containment {
+	if p.opts.Helper == "" || !p.opts.Trusted {
+		return nil
+	}
+	return &proc.Containment{Helper: p.opts.Helper, Hidden: p.hiddenPlaces()}
+}
+
+// hiddenPlaces are the policy's places and the user's runtime
+// directories (the daemon's socket, the session bus), except one that
+// holds the workspace.
+func (p *Policy) hiddenPlaces() []string {
 	var hidden []string
 	for _, h := range append(slices.Clone(p.opts.Hidden), sandbox.RuntimeDirs(p.Getenv("XDG_RUNTIME_DIR"))...) {
 		if !within(p.opts.Root, h) {
 			hidden = append(hidden, h)
 		}
 	}
-	c := &proc.Containment{Helper: p.opts.Helper, Hidden: hidden}
-	if home := p.Getenv("HOME"); filepath.IsAbs(home) && filepath.Clean(home) != "/" && !within(filepath.Clean(home), p.opts.Root) {
-		c.Home = filepath.Clean(home)
-		c.Shown, c.Caches = p.shownOfHome(c.Home, writes)
-	}
-	return c
+	return hidden
 }
 
 // shownOfHome is what a contained program sees of the home: an allow

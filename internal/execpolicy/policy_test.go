@@ -140,3 +140,36 @@ func TestContainmentShowsOfTheHomeOnlyWhatIsNeeded(t *testing.T) {
 		}
 	}
 }
+
+// A repository's own programs for git (hooks, filters) run only in a
+// trusted workspace, and then without the places no program may see.
+func TestRepositoryContainment(t *testing.T) {
+	hidden := []string{"/home/u/.ssh", "/home/u/.config/anvil"}
+	for _, tc := range []struct {
+		name    string
+		opts    Options
+		contain bool
+	}{
+		{"untrusted: none of them runs", Options{Root: "/w", Hidden: hidden, Helper: "/usr/bin/anvil"}, false},
+		{"trusted", Options{Root: "/w", Trusted: true, Hidden: hidden, Helper: "/usr/bin/anvil"}, true},
+		{"trusted, no helper", Options{Root: "/w", Trusted: true, Hidden: hidden}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := New(tc.opts).RepositoryContainment()
+			if (c != nil) != tc.contain {
+				t.Fatalf("containment %+v, want one: %v", c, tc.contain)
+			}
+			if c == nil {
+				return
+			}
+			for _, h := range hidden {
+				if !slices.Contains(c.Hidden, h) {
+					t.Errorf("%s not hidden: %v", h, c.Hidden)
+				}
+			}
+			if c.Home != "" {
+				t.Errorf("the home is covered (%q): a hook keeps its state there", c.Home)
+			}
+		})
+	}
+}

@@ -27,17 +27,17 @@
 package gitcommit
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/anvil-dev/anvil/internal/proc"
 )
 
 // File is one file of a change set as written: its content before and
@@ -63,6 +63,12 @@ type Options struct {
 	// repository's configuration names runs (no hooks, no
 	// core.fsmonitor program).
 	Untrusted bool
+	// Contain is how git and the hooks run (the execution policy's
+	// [execpolicy.Policy.RepositoryContainment]): in a trusted workspace
+	// the repository's hooks and filters run, and see none of the places
+	// no program may; nil runs them as they are. A signed commit's git
+	// runs as it is: signing needs the user's keys.
+	Contain *proc.Containment
 }
 
 // untrustedConfig keeps git from running what a repository's own
@@ -109,10 +115,12 @@ type repo struct {
 	env    []string
 	// noHooks: the repository's hooks do not run (an untrusted workspace).
 	noHooks bool
+	// contain is how git and the hooks run (Options.Contain).
+	contain *proc.Containment
 }
 
 func open(ctx context.Context, workspace string, opts Options) (*repo, error) {
-	r := &repo{env: slices.Clone(opts.Env), noHooks: opts.Untrusted}
+	r := &repo{env: slices.Clone(opts.Env), noHooks: opts.Untrusted, contain: opts.Contain}
 	if opts.Untrusted {
 		r.env = append(r.env, untrustedConfig...)
 	}
@@ -154,19 +162,14 @@ func (r *repo) git(ctx context.Context, dir string, extra []string, args ...stri
 func (r *repo) gitIn(ctx context.Context, dir string, extra []string, stdin []byte, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.quotepath=off"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(append([]string(nil), r.env...), extra...)
-	cmd.WaitDelay = 2 * time.Second
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
+	// The repository's fsmonitor is a program it names, and only a
+	// speed-up: no commit runs it.
+	argv := append([]string{"-c", "core.quotepath=off", "-c", "core.fsmonitor=false"}, args...)
+	stdout, stderr, err := proc.Run(ctx, proc.Spec{Path: "git", Args: argv, Dir: dir, Env: append(slices.Clone(r.env), extra...), Input: stdin, Contain: r.contain})
+	if err != nil {
+		return string(stdout), &gitError{args: args, err: err, stderr: strings.TrimSpace(string(stderr))}
 	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return stdout.String(), &gitError{args: args, err: err, stderr: strings.TrimSpace(stderr.String())}
-	}
-	return stdout.String(), nil
+	return string(stdout), nil
 }
 
 // gitError is a git command that failed, with what it said.

@@ -67,7 +67,7 @@ func (r *repo) hook(ctx context.Context, name string, env []string, args ...stri
 	}
 	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
 	defer cancel()
-	spec := proc.Spec{Path: path, Args: args, Dir: r.top, Env: append(slices.Clone(r.env), env...)}
+	spec := proc.Spec{Path: path, Args: args, Dir: r.top, Env: append(slices.Clone(r.env), env...), Contain: r.contain}
 	if head, err := os.ReadFile(path); err == nil && !strings.HasPrefix(string(head), "#!") {
 		// git runs a hook without #! through the shell.
 		spec.Path, spec.Args = "/bin/sh", append([]string{path}, args...)
@@ -167,7 +167,15 @@ func (r *repo) commitTree(ctx context.Context, tree, parent, message string, aut
 		}
 		args, sign = append(args, "-S"), true
 	}
-	commit, err := r.gitIn(ctx, r.top, author, []byte(message), args...)
+	signer := r
+	if sign {
+		// gpg or ssh-keygen signs with the user's keys and agent, which
+		// the containment hides.
+		uncontained := *r
+		uncontained.contain = nil
+		signer = &uncontained
+	}
+	commit, err := signer.gitIn(ctx, r.top, author, []byte(message), args...)
 	if err != nil {
 		said := gitMessage(err)
 		switch {

@@ -53,6 +53,9 @@ type Spec struct {
 	Env []string
 	// Stderr receives the process's standard error; nil discards it.
 	Stderr io.Writer
+	// Input is what [Run] writes to the process's standard input before
+	// closing it (nil: nothing).
+	Input []byte
 	// Contain, when set, starts the process through its helper with the
 	// places it names hidden (see [Containment]).
 	Contain *Containment
@@ -339,7 +342,11 @@ func Run(ctx context.Context, spec Spec) (stdout, stderr []byte, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	p.stdin.Close()
+	go func() {
+		// A process that exits without reading all of it ends the write.
+		_, _ = p.stdin.Write(spec.Input)
+		p.stdin.Close()
+	}()
 	copied := make(chan struct{})
 	go func() {
 		_, _ = io.Copy(&out, p.stdout)
