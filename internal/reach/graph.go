@@ -52,6 +52,8 @@ type Graph struct {
 	// declaration emit), which decides in place of the shape when it is
 	// complete.
 	decl *tsdecl.Emitter
+	// emits says which changed files the emit is worth asking about.
+	emits emitOdds
 	// records, if set, is the compiler's record of the imports it
 	// resolved, taken beside Anvil's own resolution (records.go).
 	records  ImportRecorder
@@ -400,11 +402,17 @@ func (g *Graph) declarationChanges(ctx context.Context, c *changeset.Change) (na
 	if g.decl == nil || strings.HasSuffix(strings.ToLower(c.Path), ".d.ts") || (ext != ".ts" && ext != ".tsx" && ext != ".mts" && ext != ".cts") {
 		return nameSet{}, false
 	}
+	if !g.emits.worthAsking(c) {
+		return nameSet{}, false
+	}
 	// Each side's emit, and its open emit (private members made public,
 	// with their types, which the emit drops and an importer can read).
 	var surfaces [2][2]*syntax.Surface
 	for i, src := range [][]byte{c.Base, c.Content} {
 		r, err := g.decl.Emit(ctx, path.Base(c.Path), src)
+		if err == nil {
+			g.emits.learn(c.Path, r)
+		}
 		if err != nil || !r.Complete {
 			return nameSet{}, false
 		}

@@ -61,6 +61,9 @@ type Result struct {
 	// Complete: TypeScript reported no diagnostic for either emit, so DTS
 	// and Open are the file's whole interface.
 	Complete bool
+	// Diagnostics is how many it reported (each an export whose type
+	// needs inference, or text that does not parse).
+	Diagnostics int
 }
 
 // Emitter answers declaration emits with one Node process.
@@ -204,7 +207,7 @@ func (e *Emitter) Emit(ctx context.Context, fileName string, src []byte) (Result
 		e.stop()
 		return Result{}, fmt.Errorf("the declaration emitter's answer: %v", err)
 	}
-	r := Result{DTS: a.DTS, Open: a.DTS, Complete: len(a.Codes) == 0}
+	r := Result{DTS: a.DTS, Open: a.DTS, Complete: len(a.Codes) == 0, Diagnostics: len(a.Codes)}
 	if a.Open != nil {
 		r.Open = *a.Open
 	}
