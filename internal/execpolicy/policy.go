@@ -162,7 +162,9 @@ func (p *Policy) Containment(writes ...Cache) *proc.Containment {
 	if p.opts.Helper == "" {
 		return nil
 	}
-	c := &proc.Containment{Helper: p.opts.Helper, Hidden: p.hiddenPlaces()}
+	// A program Anvil starts never writes the user's tree: a clean
+	// commit alone does.
+	c := &proc.Containment{Helper: p.opts.Helper, Hidden: p.hiddenPlaces(), ReadOnly: []string{p.opts.Root}}
 	if home := p.Getenv("HOME"); filepath.IsAbs(home) && filepath.Clean(home) != "/" && !within(filepath.Clean(home), p.opts.Root) {
 		c.Home = filepath.Clean(home)
 		c.Shown, c.Caches = p.shownOfHome(c.Home, writes)

@@ -118,6 +118,9 @@ func TestContainmentShowsOfTheHomeOnlyWhatIsNeeded(t *testing.T) {
 			t.Errorf("%s not shown: %v", want, c.Shown)
 		}
 	}
+	if !slices.Equal(c.ReadOnly, []string{ws}) {
+		t.Errorf("read-only %v, want the workspace", c.ReadOnly)
+	}
 	if len(c.Caches) != 0 {
 		t.Errorf("a program that writes no cache writes %v", c.Caches)
 	}

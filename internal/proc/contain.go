@@ -30,6 +30,10 @@ type Containment struct {
 	// Caches are the places inside Home the process writes (the go
 	// command's build cache): each is made when missing, then shown.
 	Caches []string
+	// ReadOnly are places, wherever they lie, the process reads and
+	// must not write (the workspace: the user's tree is written by a
+	// clean commit alone).
+	ReadOnly []string
 }
 
 // containEnv names, in the helper's environment, its job (JSON); the
@@ -40,13 +44,14 @@ const containEnv = "ANVIL_CONTAIN_SPEC"
 type containSpec struct {
 	// Path is the program, found as an uncontained start finds it; Argv
 	// its arguments, the first as the starter named it.
-	Path   string   `json:"path"`
-	Argv   []string `json:"argv"`
-	Env    []string `json:"env"`
-	Hidden []string `json:"hidden"`
-	Home   string   `json:"home,omitempty"`
-	Shown  []string `json:"shown,omitempty"`
-	Caches []string `json:"caches,omitempty"`
+	Path     string   `json:"path"`
+	Argv     []string `json:"argv"`
+	Env      []string `json:"env"`
+	Hidden   []string `json:"hidden"`
+	Home     string   `json:"home,omitempty"`
+	Shown    []string `json:"shown,omitempty"`
+	Caches   []string `json:"caches,omitempty"`
+	ReadOnly []string `json:"read_only,omitempty"`
 	// ParentMounts identifies the starter's mount namespace: a helper
 	// still in it (the kernel refused a namespace of its own) must not
 	// mount anything, which would change the host's view.

@@ -69,22 +69,27 @@ func cover(cs containSpec) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("making the mounts private: %w", err)
 	}
+	// The working directory was entered before the cover: entered again
+	// by its name, it is what the program may see of it.
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
 	if cs.Home != "" {
-		// The working directory was entered before the cover: entered
-		// again by its name, it is what the program may see of it.
-		wd, err := os.Getwd()
-		if err != nil {
-			return err
-		}
 		err = coverHome(cs.Home, cs.Shown, cs.Caches)
 		if errors.Is(err, errNoDetachedMounts) {
 			fmt.Fprintf(os.Stderr, "anvil: %s sees the home but its credential stores: %v\n", cs.Argv[0], err)
 		} else if err != nil {
 			return fmt.Errorf("covering the home: %w", err)
 		}
-		if err := os.Chdir(wd); err != nil {
-			return fmt.Errorf("entering %s after covering the home: %w", wd, err)
+	}
+	for _, p := range cs.ReadOnly {
+		if err := keepReadOnly(p); err != nil {
+			return fmt.Errorf("keeping %s read-only: %w", p, err)
 		}
+	}
+	if err := os.Chdir(wd); err != nil {
+		return fmt.Errorf("entering %s after the cover: %w", wd, err)
 	}
 	for _, p := range cs.Hidden {
 		if err := hide(p); err != nil {
@@ -104,6 +109,33 @@ func cover(cs containSpec) error {
 		return fmt.Errorf("clearing the ambient capabilities: %w", err)
 	}
 	return nil
+}
+
+// keepReadOnly puts a read-only copy of the mounts at p over p, where it
+// resolves. A kernel without detached mounts (open_tree, Linux 5.2) or
+// mount_setattr (5.12) leaves p as it is: the rest of the cover holds.
+func keepReadOnly(p string) error {
+	real, err := filepath.EvalSymlinks(p)
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	fd, err := unix.OpenTree(unix.AT_FDCWD, real, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
+	if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	if err := readOnly(fd); errors.Is(err, unix.ENOSYS) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	return unix.MoveMount(fd, "", unix.AT_FDCWD, real, unix.MOVE_MOUNT_F_EMPTY_PATH)
 }
 
 // hide covers p with an empty read-only node of its kind, where it
@@ -149,7 +181,7 @@ func containedStart(spec Spec) (path string, args, env []string, err error) {
 	// the cover.
 	shown := append(slices.Clone(spec.Contain.Shown), installationOf(program, spec.Contain.Home))
 	data, err := json.Marshal(containSpec{Path: program, Argv: append([]string{spec.Path}, spec.Args...), Env: spec.Env, Hidden: spec.Contain.Hidden,
-		Home: spec.Contain.Home, Shown: shown, Caches: spec.Contain.Caches, ParentMounts: mounts, Nice: backgroundNice(spec)})
+		Home: spec.Contain.Home, Shown: shown, Caches: spec.Contain.Caches, ReadOnly: spec.Contain.ReadOnly, ParentMounts: mounts, Nice: backgroundNice(spec)})
 	if err != nil {
 		return "", nil, nil, err
 	}

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/anvil-dev/anvil/internal/testfs"
 )
 
 // runScript starts sh -c script, contained as contain says, and returns
@@ -227,6 +229,35 @@ func TestInstallationOf(t *testing.T) {
 	} {
 		if got := installationOf(tc.program, "/home/u"); got != tc.want {
 			t.Errorf("installationOf(%s) = %s, want %s", tc.program, got, tc.want)
+		}
+	}
+}
+
+// A place kept read-only (the workspace, wherever it lies) is read and
+// not written, by its path or from inside it, and a hidden place inside
+// it stays hidden.
+func TestContainedProcessDoesNotWriteAReadOnlyPlace(t *testing.T) {
+	ws := testfs.Tree(t, map[string]string{"code.h": "WORKSPACE-CODE\n", "secret/key": "KEY-SECRET\n"})
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := `cat code.h secret/key 2>&1
+echo x > ` + filepath.Join(ws, "planted") + ` && echo WRITTEN-BY-PATH
+echo x > here && echo WRITTEN-FROM-INSIDE
+mkdir sub && echo DIRECTORY-MADE`
+	out := runScriptIn(t, &Containment{Helper: exe, Hidden: []string{filepath.Join(ws, "secret")}, ReadOnly: []string{ws}}, script, ws, []string{"PATH=/usr/bin:/bin"})
+	for _, bad := range []string{"KEY-SECRET", "WRITTEN-BY-PATH", "WRITTEN-FROM-INSIDE", "DIRECTORY-MADE"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("%s:\n%s", bad, out)
+		}
+	}
+	if !strings.Contains(out, "WORKSPACE-CODE") {
+		t.Errorf("the workspace was not read:\n%s", out)
+	}
+	for _, p := range []string{"planted", "here", "sub"} {
+		if _, err := os.Stat(filepath.Join(ws, p)); err == nil {
+			t.Errorf("%s is on the host", p)
 		}
 	}
 }
