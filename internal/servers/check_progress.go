@@ -3,6 +3,7 @@ package servers
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/anvil-dev/anvil/internal/lsp"
@@ -58,6 +59,10 @@ func (cy *cycle) pushProgressAfter(ctx context.Context) error {
 		}
 	}
 	if failed != nil {
+		// Named as the user sees the workspace.
+		if rel, err := filepath.Rel(cy.server.root, failed.Path); err == nil && filepath.IsLocal(rel) {
+			failed.Path = filepath.ToSlash(rel)
+		}
 		return failed
 	}
 	deleted := map[string]bool{}
@@ -121,6 +126,8 @@ func firstMarked(ds []lsp.Diagnostic, markers []string) string {
 // workspace (gopls, when the go command's package load fails), so its
 // diagnostics after the change say nothing of what the change breaks.
 type LoadFailedError struct {
+	// Path is the file whose publish said so, workspace-relative where
+	// it lies in the workspace.
 	Path    string
 	Message string
 }
