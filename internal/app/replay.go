@@ -2,9 +2,11 @@ package app
 
 import (
 	"context"
+	"os"
 
-	"github.com/anvil-dev/anvil/internal/execpolicy"
+	"github.com/anvil-dev/anvil/internal/config"
 	"github.com/anvil-dev/anvil/internal/replay"
+	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
 // Replay replays the workspace's recent commits (see [replay.Run]): each
@@ -18,8 +20,21 @@ func Replay(ctx context.Context, opts replay.Options, getenv func(string) string
 		}
 		return &replay.Tree{Gate: a.Service(), Runs: a.Validator, Policy: a.Policy, Close: func() { a.Close() }}, nil
 	}
-	if opts.Env == nil {
-		opts.Env = execpolicy.EnvironOf(getenv, nil)
+	// git runs in the workspace itself, as its policy allows: the
+	// repository's own programs (filters) only once trusted, contained.
+	root, err := workspace.New(opts.Dir)
+	if err != nil {
+		return nil, err
 	}
+	layers, err := config.ReadLayers(config.DefaultPaths(root.Dir(), getenv))
+	if err != nil {
+		return nil, err
+	}
+	helper, _ := os.Executable()
+	policy := Policy(root.Dir(), layers, getenv, nil, helper)
+	if opts.Env == nil {
+		opts.Env = policy.Env()
+	}
+	opts.Untrusted, opts.Contain = !policy.Trusted(), policy.RepositoryContainment()
 	return replay.Run(ctx, opts)
 }

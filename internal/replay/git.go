@@ -22,6 +22,8 @@ type repo struct {
 	prefix string
 	// env is the environment git runs with (the policy's, for the host).
 	env []string
+	// contain is how git runs (Options.Contain).
+	contain *proc.Containment
 }
 
 // git runs git at the repository's top with extra environment and
@@ -33,7 +35,7 @@ func (r *repo) git(ctx context.Context, env []string, args ...string) ([]byte, e
 	// The repository's fsmonitor is a program it names: replay runs none.
 	argv := append([]string{"-c", "core.quotepath=off", "-c", "core.fsmonitor=false"}, args...)
 	full := append(append(slices.Clone(r.env), "GIT_OPTIONAL_LOCKS=0"), env...)
-	out, stderr, err := proc.Run(ctx, proc.Spec{Path: "git", Args: argv, Dir: r.top, Env: full})
+	out, stderr, err := proc.Run(ctx, proc.Spec{Path: "git", Args: argv, Dir: r.top, Env: full, Contain: r.contain})
 	if err != nil {
 		return out, fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(stderr)))
 	}
@@ -41,8 +43,8 @@ func (r *repo) git(ctx context.Context, env []string, args ...string) ([]byte, e
 }
 
 // openRepo returns the repository that holds the workspace dir.
-func openRepo(ctx context.Context, dir string, env []string) (*repo, error) {
-	r := &repo{top: dir, env: env}
+func openRepo(ctx context.Context, dir string, env []string, contain *proc.Containment) (*repo, error) {
+	r := &repo{top: dir, env: env, contain: contain}
 	top, err := r.git(ctx, nil, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return nil, fmt.Errorf("%s is not in a git work tree: %w", dir, err)
@@ -160,4 +162,25 @@ func parseDiffTree(out []byte, prefix string) ([]fileChange, error) {
 // blob returns an object's content.
 func (r *repo) blob(ctx context.Context, sha string) ([]byte, error) {
 	return r.git(ctx, nil, "cat-file", "blob", sha)
+}
+
+// repoFilter returns a filter driver whose program the repository's own
+// configuration names (filter.NAME.smudge, .clean or .process in
+// .git/config or a worktree's), "" for none; the user's own (global,
+// system) are the user's to run.
+func (r *repo) repoFilter(ctx context.Context) string {
+	out, err := r.git(ctx, nil, "config", "--show-scope", "--get-regexp", `^filter\..*\.(clean|smudge|process)$`)
+	if err != nil {
+		return "" // none set anywhere (git config exits 1)
+	}
+	for line := range strings.Lines(string(out)) {
+		scope, kv, _ := strings.Cut(line, "\t")
+		if scope != "local" && scope != "worktree" {
+			continue
+		}
+		key, _, _ := strings.Cut(kv, " ")
+		name := strings.TrimPrefix(key, "filter.")
+		return name[:strings.LastIndex(name, ".")]
+	}
+	return ""
 }

@@ -11,7 +11,6 @@ package replay
 import (
 	"context"
 	"fmt"
-	"github.com/anvil-dev/anvil/internal/execpolicy"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,6 +18,8 @@ import (
 
 	"github.com/anvil-dev/anvil/internal/batch"
 	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/execpolicy"
+	"github.com/anvil-dev/anvil/internal/proc"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/service"
 	"github.com/anvil-dev/anvil/internal/shadow"
@@ -61,6 +62,15 @@ type Options struct {
 	// policy's); the batch checkers run sealed by the scratch tree's own
 	// policy ([Tree.Policy]).
 	Env []string
+	// Untrusted: the user does not trust the workspace, so no program
+	// its repository's own configuration names may run: a filter driver
+	// there (git runs its smudge command as it writes the scratch tree)
+	// refuses the replay.
+	Untrusted bool
+	// Contain is how git runs (the execution policy's
+	// RepositoryContainment): a trusted repository's filters run, and
+	// see none of the places no program may.
+	Contain *proc.Containment
 	// Progress, if set, is told what replay is doing.
 	Progress func(string)
 }
@@ -79,9 +89,14 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if say == nil {
 		say = func(string) {}
 	}
-	r, err := openRepo(ctx, opts.Dir, opts.Env)
+	r, err := openRepo(ctx, opts.Dir, opts.Env, opts.Contain)
 	if err != nil {
 		return nil, err
+	}
+	if opts.Untrusted {
+		if name := r.repoFilter(ctx); name != "" {
+			return nil, fmt.Errorf("the repository's own configuration names a program for the filter %s, which git would run on the files it writes for the replay; it runs only in a workspace you trust; %s", name, execpolicy.TrustFix(r.top))
+		}
 	}
 	list, err := r.commits(ctx, opts.Commits, opts.Since)
 	if err != nil {

@@ -278,3 +278,55 @@ func TestReplayHoldsGoToGoVet(t *testing.T) {
 		t.Errorf("totals = %+v", rep.Totals)
 	}
 }
+
+// A repository whose own configuration (.git/config) names a filter
+// driver for its files: git would run the driver's smudge command as it
+// writes each commit's files into the scratch tree. Untrusted, replay
+// refuses, saying how to trust the workspace, and runs nothing of it;
+// trusted, the filter runs as git runs it (the control).
+func TestReplayRunsNoFilterOfAnUntrustedRepository(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "smudged")
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	testfs.Write(t, dir, map[string]string{".gitattributes": "*.md filter=peek\n", "README.md": "# one\n"})
+	git("add", "-A")
+	git("commit", "-q", "-m", "one")
+	testfs.Write(t, dir, map[string]string{"README.md": "# two\n"})
+	git("commit", "-q", "-am", "two")
+	git("config", "filter.peek.smudge", "sh -c 'touch "+marker+"; cat'")
+	git("config", "filter.peek.clean", "cat")
+
+	for _, trusted := range []bool{false, true} {
+		home := t.TempDir()
+		env := map[string]string{
+			"HOME": home, "ANVIL_STATE_DIR": filepath.Join(home, "state"), "XDG_CONFIG_HOME": filepath.Join(home, "config"),
+			"XDG_CACHE_HOME": filepath.Join(home, "cache"), "ANVIL_TOOLS_DIR": servers.DefaultToolsDir(os.Getenv), "PATH": os.Getenv("PATH"),
+		}
+		if trusted {
+			testfs.Write(t, filepath.Join(home, "config"), map[string]string{"anvil/config.toml": "trusted_projects = [\"" + dir + "\"]\n"})
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		_, err := app.Replay(ctx, replay.Options{Dir: dir, Commits: 1, TempDir: t.TempDir()}, func(k string) string { return env[k] })
+		cancel()
+		_, ran := os.Stat(marker)
+		switch {
+		case !trusted && (err == nil || !strings.Contains(err.Error(), "filter peek") || !strings.Contains(err.Error(), "anvil trust")):
+			t.Errorf("untrusted: err = %v, want a refusal naming the filter and how to trust", err)
+		case !trusted && ran == nil:
+			t.Fatal("untrusted: the repository's filter ran")
+		case trusted && err != nil:
+			t.Errorf("trusted: %v", err)
+		case trusted && ran != nil:
+			t.Errorf("trusted: the filter did not run as git runs it")
+		}
+	}
+}
