@@ -154,13 +154,13 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	policy := app.Policy(root.Dir(), layers, opts.Getenv, nil, opts.Helper)
 	r.Checks = append(r.Checks, checkContainment(policy))
 	serverChecks := checkServers(ctx, root, cfg, opts, policy)
-	if rust := checkRust(ctx, root.Dir(), opts.LookPath); len(rust) > 0 {
+	if rust := checkRust(ctx, root.Dir(), opts.LookPath, policy.Env()); len(rust) > 0 {
 		// cargo check validates Rust, with or without a server.
 		serverChecks = slices.DeleteFunc(serverChecks, func(c Check) bool { return c.Name == "rust" && c.Server == nil })
 		serverChecks = append(serverChecks, rust...)
 	}
 	r.Checks = append(r.Checks, serverChecks...)
-	r.Checks = append(r.Checks, checkTools(ctx, opts.LookPath)...)
+	r.Checks = append(r.Checks, checkTools(ctx, opts.LookPath, policy.Env())...)
 	r.Checks = append(r.Checks, checkSession(cfg, opts.Getenv))
 	r.Checks = append(r.Checks, checkShadowTree(ctx, policy.HostPlaces()))
 	r.Checks = append(r.Checks, checkHooks(root.Dir(), opts.Getenv)...)

@@ -3,8 +3,9 @@ package doctor
 import (
 	"bytes"
 	"context"
-	"os/exec"
 	"time"
+
+	"github.com/anvil-dev/anvil/internal/proc"
 )
 
 // toolTimeout bounds one "--version" call; a tool that takes longer than
@@ -28,8 +29,8 @@ func tools() []tool {
 	}
 }
 
-// checkTools runs each tool's --version.
-func checkTools(ctx context.Context, lookPath func(string) (string, error)) []Check {
+// checkTools runs each tool's --version, with env.
+func checkTools(ctx context.Context, lookPath func(string) (string, error), env []string) []Check {
 	var checks []Check
 	for _, t := range tools() {
 		c := Check{Group: GroupTool, Name: t.name}
@@ -39,7 +40,7 @@ func checkTools(ctx context.Context, lookPath func(string) (string, error)) []Ch
 			checks = append(checks, c)
 			continue
 		}
-		version, err := firstLine(ctx, path, "--version")
+		version, err := firstLine(ctx, env, path, "--version")
 		if err != nil {
 			c.Status, c.Detail, c.Fix = Warn, path+" --version failed: "+err.Error(), t.fix
 		} else {
@@ -50,16 +51,25 @@ func checkTools(ctx context.Context, lookPath func(string) (string, error)) []Ch
 	return checks
 }
 
-// firstLine runs a command and returns the first line of its output.
-func firstLine(ctx context.Context, path string, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, toolTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.WaitDelay = time.Second // a child holding the pipe must not hang us
-	out, err := cmd.CombinedOutput()
+// firstLine runs path with args as a version probe (see probe) and
+// returns the first line of its output.
+func firstLine(ctx context.Context, env []string, path string, args ...string) (string, error) {
+	out, err := probe(ctx, env, path, args...)
 	if err != nil {
 		return "", err
 	}
 	line, _, _ := bytes.Cut(out, []byte("\n"))
 	return string(bytes.TrimSpace(line)), nil
+}
+
+// probe runs a tool's version command, bounded by toolTimeout, with env
+// (the policy's for the host) in "/": a tool run in the workspace would
+// read its files, and rustup's proxy would run the toolchain a
+// rust-toolchain file there names, a program of the repository's own.
+// It returns what the tool wrote to stdout and stderr.
+func probe(ctx context.Context, env []string, path string, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, toolTimeout)
+	defer cancel()
+	stdout, stderr, err := proc.Run(ctx, proc.Spec{Path: path, Args: args, Dir: "/", Env: env})
+	return append(stdout, stderr...), err
 }
