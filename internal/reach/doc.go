@@ -58,10 +58,12 @@
 //	  global/module, triple-slash, __builtins__.pyi)   |   the changed file, an installed package's declarations among them   |   shadow: TestCutoffHeldToBatchChecker;
 //	  reach every file of the language (Global: shadow |   (tsc reports their clash there, with no skipLibCheck)              |   cmd/anvil: ts_global_breaks_installed
 //	  sends TypeScript's to the project's tsc)         |                                                                      |
-//	C/C++: every includer, transitively, no cut-off;   | the compiler reads an included file's text in place, whatever its    | TestIncludeGraph
-//	  a header nothing is seen to include, or an       |   extension; -include forces a file in before the first line, and    |
+//	C/C++: every includer, transitively, no cut-off;   | the compiler reads an included file's text in place, whatever its    | TestIncludeGraph,
+//	  a header nothing is seen to include, or an       |   extension; -include forces a file in before the first line, and    |   TestIncludedChanged
 //	  include nothing resolves, reaches every C/C++    |   -imacros reads a file's macros in                                  |
-//	  file (includes.go)                               |                                                                      |
+//	  file; a unit reads every changed file once an    |                                                                      |
+//	  include on its way names none (includes.go:      |                                                                      |
+//	  IncludedChanged, which shadow's compiles use)    |                                                                      |
 //	a changed file the scan leaves out (ignored,       | the checker reads an ignored generated file like any other; who      | TestChangesOutsideTheScan,
 //	  installed) is a node of the graph; an installed  |   imports an installed package's file is the resolver's, not ours   |   shadow: TestChangesOutsideTheScanAreChecked
 //	  package's file reaches every file of its language |                                                                      |

@@ -1,6 +1,10 @@
 package reach
 
 import (
+	"maps"
+	"slices"
+
+	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/compiledb"
 	"github.com/anvil-dev/anvil/internal/syntax"
 )
@@ -24,4 +28,62 @@ func cSurface(src []byte) *syntax.Surface {
 		s.Imports = append(s.Imports, syntax.Binding{Module: spec, Name: "*", Whole: true})
 	}
 	return s
+}
+
+// IncludedChanged returns the changed files (workspace-relative) that the
+// unit rel reads, directly or not, with the change applied: the
+// includes res resolves and the files it forces in (-include), read from
+// read (the changed text, else the disk's), and what the compilers'
+// record says rel reads (recorded). An include on the way that names no
+// file (a macro's), or a response file of rel's command that Anvil does
+// not read (ForcesUnknown), may name any of them: then it returns every
+// changed file but rel — the same rule as a header nothing is seen to
+// include, which reaches every C/C++ file (untracedHeader).
+func IncludedChanged(res *compiledb.Resolver, rel string, changed map[string]*changeset.Change, read func(rel string) []byte, recorded []string) []string {
+	var out []string
+	untraced := res.ForcesUnknown(rel)
+	seen := map[string]bool{rel: true}
+	queue := []string{rel}
+	for len(queue) > 0 {
+		x := queue[0]
+		queue = queue[1:]
+		var src []byte
+		if c, ok := changed[x]; ok {
+			src = c.Content
+		} else {
+			src = read(x)
+		}
+		var next []string
+		for _, spec := range compiledb.IncludeSpecs(src) {
+			targets, known := res.Resolve(x, spec)
+			untraced = untraced || !known
+			next = append(next, targets...)
+		}
+		next = append(next, res.Forced(x)...)
+		for _, t := range next {
+			if seen[t] {
+				continue
+			}
+			seen[t] = true
+			if _, ok := changed[t]; ok {
+				out = append(out, t)
+			}
+			queue = append(queue, t)
+		}
+	}
+	// What the compilers recorded the unit reading (a file no directive
+	// Anvil reads names) it reads still.
+	for _, t := range recorded {
+		if _, ok := changed[t]; ok && t != rel && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	if untraced {
+		for _, t := range slices.Sorted(maps.Keys(changed)) {
+			if t != rel && !slices.Contains(out, t) {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
 }

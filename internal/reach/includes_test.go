@@ -3,11 +3,13 @@ package reach
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
+	"github.com/anvil-dev/anvil/internal/compiledb"
 	"github.com/anvil-dev/anvil/internal/syntax"
 	"github.com/anvil-dev/anvil/internal/testfs"
 	"github.com/anvil-dev/anvil/internal/workspace"
@@ -146,4 +148,49 @@ func TestIncludeGraph(t *testing.T) {
 
 func withoutFile(list []string, f string) []string {
 	return slices.DeleteFunc(slices.Clone(list), func(s string) bool { return s == f })
+}
+
+// The changed files a unit reads with the change: its includes
+// transitively (a changed file's new text decides what it includes), the
+// compilers' record of it, and every changed file once an include on the
+// way names no file.
+func TestIncludedChanged(t *testing.T) {
+	files := map[string]string{
+		"src/main.c": "#include \"a.h\"\n",
+		"src/a.h":    "#include \"b.h\"\n",
+		"src/b.h":    "int b;\n",
+		"src/c.h":    "int c;\n",
+		"src/d.h":    "int d;\n",
+	}
+	dir := testfs.Tree(t, files)
+	db, _ := json.Marshal([]map[string]any{{"directory": dir, "file": "src/main.c", "arguments": []string{"gcc", "-c", "src/main.c"}}})
+	testfs.Write(t, dir, map[string]string{"compile_commands.json": string(db)})
+	read := func(rel string) []byte { return []byte(files[rel]) }
+	tests := []struct {
+		name     string
+		changed  map[string]string
+		recorded []string
+		want     []string
+	}{
+		{"through an unchanged header", map[string]string{"src/b.h": "long b;\n", "src/c.h": "long c;\n"}, nil, []string{"src/b.h"}},
+		{"the change's own include", map[string]string{"src/a.h": "#include \"b.h\"\n#include \"c.h\"\n", "src/c.h": "long c;\n"}, nil, []string{"src/a.h", "src/c.h"}},
+		{"the compilers' record adds", map[string]string{"src/b.h": "long b;\n", "src/d.h": "long d;\n"}, []string{"src/d.h"}, []string{"src/b.h", "src/d.h"}},
+		{"an include that names no file", map[string]string{"src/a.h": "#include LIST\n", "src/c.h": "long c;\n", "src/d.h": "long d;\n"}, nil, []string{"src/a.h", "src/c.h", "src/d.h"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			changed := map[string]*changeset.Change{}
+			var paths []string
+			for p, text := range tt.changed {
+				changed[p] = &changeset.Change{Path: p, Base: []byte(files[p]), BaseExists: true, Content: []byte(text)}
+				paths = append(paths, p)
+			}
+			res := compiledb.NewResolver(dir, append(slices.Collect(maps.Keys(files)), paths...))
+			got := IncludedChanged(res, "src/main.c", changed, read, tt.recorded)
+			slices.Sort(got)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("IncludedChanged = %v, want %v", got, tt.want)
+			}
+		})
+	}
 }

@@ -265,58 +265,14 @@ func includable(snap *Snapshot, changed []string) []string {
 	return out
 }
 
-// includedChanged returns the changed files rel includes, directly or
-// not, with the change applied. An include on the way that names no
-// file (a macro's), or a response file of rel's command that Anvil does
-// not read, may name any of them: then it returns every changed file but
-// rel. The compilers' record of what rel reads adds to it.
+// includedChanged returns the changed files rel reads, with the change
+// applied (reach.IncludedChanged), the rest read from disk.
 func (v *Validator) includedChanged(res *compiledb.Resolver, rel string, changed map[string]*changeset.Change) []string {
-	var out []string
-	untraced := res.ForcesUnknown(rel)
-	seen := map[string]bool{rel: true}
-	queue := []string{rel}
-	for len(queue) > 0 {
-		x := queue[0]
-		queue = queue[1:]
-		var src []byte
-		if c, ok := changed[x]; ok {
-			src = c.Content
-		} else {
-			src, _ = os.ReadFile(v.root.Abs(x))
-		}
-		var next []string
-		for _, spec := range compiledb.IncludeSpecs(src) {
-			targets, known := res.Resolve(x, spec)
-			untraced = untraced || !known
-			next = append(next, targets...)
-		}
-		next = append(next, res.Forced(x)...)
-		for _, t := range next {
-			if seen[t] {
-				continue
-			}
-			seen[t] = true
-			if _, ok := changed[t]; ok {
-				out = append(out, t)
-			}
-			queue = append(queue, t)
-		}
+	read := func(x string) []byte {
+		src, _ := os.ReadFile(v.root.Abs(x))
+		return src
 	}
-	// What the compilers recorded the unit reading (a file no directive
-	// Anvil reads names) it reads still.
-	for _, t := range v.recordedReads(rel) {
-		if _, ok := changed[t]; ok && t != rel && !slices.Contains(out, t) {
-			out = append(out, t)
-		}
-	}
-	if untraced {
-		for _, t := range slices.Sorted(maps.Keys(changed)) {
-			if t != rel && !slices.Contains(out, t) {
-				out = append(out, t)
-			}
-		}
-	}
-	return out
+	return reach.IncludedChanged(res, rel, changed, read, v.recordedReads(rel))
 }
 
 // reachesChanged reports whether rel, as changed, includes another
