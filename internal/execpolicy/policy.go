@@ -165,11 +165,36 @@ func (p *Policy) Containment(writes ...Cache) *proc.Containment {
 	// A program Anvil starts never writes the user's tree: a clean
 	// commit alone does.
 	c := &proc.Containment{Helper: p.opts.Helper, Hidden: p.hiddenPlaces(), ReadOnly: []string{p.opts.Root}}
-	if home := p.Getenv("HOME"); filepath.IsAbs(home) && filepath.Clean(home) != "/" && !within(filepath.Clean(home), p.opts.Root) {
-		c.Home = filepath.Clean(home)
-		c.Shown, c.Caches = p.shownOfHome(c.Home, writes)
+	home := p.Getenv("HOME")
+	if !filepath.IsAbs(home) || filepath.Clean(home) == "/" {
+		return c
 	}
+	home = filepath.Clean(home)
+	if within(home, p.opts.Root) {
+		// The workspace holds the home: nothing of it to cover, but
+		// the caches stay writable inside the read-only workspace.
+		c.Caches = p.cachesOf(home, writes)
+		return c
+	}
+	c.Home = home
+	c.Shown, c.Caches = p.shownOfHome(home, writes)
 	return c
+}
+
+// cachesOf are the places the program writes, with the home at home:
+// the temporary directory and the caches of writes.
+func (p *Policy) cachesOf(home string, writes []Cache) []string {
+	cache := cmp.Or(p.Getenv("XDG_CACHE_HOME"), filepath.Join(home, ".cache"))
+	caches := []string{p.HostPlaces().TempDir}
+	for _, w := range writes {
+		switch w {
+		case GoCaches:
+			caches = append(caches, cmp.Or(p.Getenv("GOCACHE"), filepath.Join(cache, "go-build")), filepath.Join(cache, "gopls"), p.toolchains().ModuleCache)
+		case ClangdCache:
+			caches = append(caches, filepath.Join(cache, "clangd"))
+		}
+	}
+	return slices.DeleteFunc(caches, func(x string) bool { return !filepath.IsAbs(x) })
 }
 
 // RepositoryContainment is how the programs a trusted repository names
@@ -208,20 +233,10 @@ func (p *Policy) hiddenPlaces() []string {
 // program writes, each made when missing: the temporary directory and
 // the places of writes.
 func (p *Policy) shownOfHome(home string, writes []Cache) (shown, caches []string) {
-	cache := cmp.Or(p.Getenv("XDG_CACHE_HOME"), filepath.Join(home, ".cache"))
 	config := cmp.Or(p.Getenv("XDG_CONFIG_HOME"), filepath.Join(home, ".config"))
-	tc := p.toolchains()
-	shown = append([]string{p.opts.Root, p.opts.ToolsDir, filepath.Join(config, "clangd")}, tc.Visible...)
+	shown = append([]string{p.opts.Root, p.opts.ToolsDir, filepath.Join(config, "clangd")}, p.toolchains().Visible...)
 	shown = append(shown, sandbox.PathInstallations(p.Env())...)
-	caches = []string{p.HostPlaces().TempDir}
-	for _, w := range writes {
-		switch w {
-		case GoCaches:
-			caches = append(caches, cmp.Or(p.Getenv("GOCACHE"), filepath.Join(cache, "go-build")), filepath.Join(cache, "gopls"), tc.ModuleCache)
-		case ClangdCache:
-			caches = append(caches, filepath.Join(cache, "clangd"))
-		}
-	}
+	caches = p.cachesOf(home, writes)
 	keep := func(ps []string) []string {
 		ps = slices.DeleteFunc(ps, func(x string) bool { return !filepath.IsAbs(x) || !within(filepath.Clean(x), home) })
 		slices.Sort(ps)

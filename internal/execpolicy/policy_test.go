@@ -133,6 +133,12 @@ func TestContainmentShowsOfTheHomeOnlyWhatIsNeeded(t *testing.T) {
 			t.Errorf("%s shown: not a place inside the home", p)
 		}
 	}
+	// A workspace holding the home: nothing to cover, and gopls' caches
+	// stay writable inside the read-only workspace.
+	holding := New(Options{Root: filepath.Dir(home), Environ: environ, Helper: "/usr/bin/anvil"}).Containment(GoCaches)
+	if !slices.Contains(holding.Caches, filepath.Join(home, "gocache")) || !slices.Equal(holding.ReadOnly, []string{filepath.Dir(home)}) {
+		t.Errorf("a workspace holding the home: caches %v, read-only %v", holding.Caches, holding.ReadOnly)
+	}
 	for name, opts := range map[string]Options{
 		"a workspace holding the home": {Root: filepath.Dir(home), Environ: environ, Helper: "/usr/bin/anvil"},
 		"no home":                      {Root: ws, Environ: []string{"PATH=/usr/bin"}, Helper: "/usr/bin/anvil"},

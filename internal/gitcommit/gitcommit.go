@@ -27,10 +27,12 @@
 package gitcommit
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -135,7 +137,11 @@ func open(ctx context.Context, workspace string, opts Options) (*repo, error) {
 	}
 	r.gitDir = strings.TrimSpace(gd)
 	if opts.Untrusted {
-		if name := r.repoFilter(ctx); name != "" {
+		name, err := r.repoFilter(ctx)
+		if err != nil {
+			return nil, refused("%v; the repository's own configuration may name a program git would run on its files, which runs only in a workspace you trust (anvil trust)", err)
+		}
+		if name != "" {
 			return nil, refused("the repository's own configuration names a program for the filter %s, which git would run on its files; it runs only in a workspace you trust (anvil trust)", name)
 		}
 	}
@@ -170,6 +176,26 @@ func (r *repo) gitIn(ctx context.Context, dir string, extra []string, stdin []by
 		return string(stdout), &gitError{args: args, err: err, stderr: strings.TrimSpace(string(stderr))}
 	}
 	return string(stdout), nil
+}
+
+// gitAsUser is gitIn for the one command that signs with the user's own
+// program (commit-tree -S, no signer of the repository's): run as the
+// user runs git, uncontained and in the user's process tree, so that a
+// gpg-agent it starts outlives it, as after git commit.
+func (r *repo) gitAsUser(ctx context.Context, dir string, extra []string, stdin []byte, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.quotepath=off", "-c", "core.fsmonitor=false"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(slices.Clone(r.env), extra...)
+	cmd.WaitDelay = proc.WaitDelay
+	cmd.Stdin = bytes.NewReader(stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.String(), &gitError{args: args, err: err, stderr: strings.TrimSpace(stderr.String())}
+	}
+	return stdout.String(), nil
 }
 
 // gitError is a git command that failed, with what it said.

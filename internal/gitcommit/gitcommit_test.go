@@ -242,3 +242,16 @@ func TestUntrustedRepositoryProgramsDoNotRun(t *testing.T) {
 		})
 	}
 }
+
+// An untrusted repository whose configuration names no program commits:
+// git's "nothing set" (exit 1) is read as such, not as a failure.
+func TestUntrustedRepositoryWithoutProgramsCommits(t *testing.T) {
+	dir := repoWith(t, map[string]string{"a.txt": "a\n"})
+	files := write(t, dir, map[string]string{"a.txt": "anvil\n"})
+	if _, err := Commit(context.Background(), dir, files, "Anvil", Options{Env: os.Environ(), Untrusted: true}); err != nil {
+		t.Fatalf("untrusted, nothing of the repository's to run: %v", err)
+	}
+	if got := git(t, dir, "log", "-1", "--format=%s"); strings.TrimSpace(got) != "Anvil" {
+		t.Errorf("last commit %q", got)
+	}
+}

@@ -160,22 +160,25 @@ func (r *repo) commitTree(ctx context.Context, tree, parent, message string, aut
 	if parent != "" {
 		args = append(args, "-p", parent)
 	}
-	sign := false
+	sign, repoSigner := false, ""
 	if out, err := r.git(ctx, r.top, nil, "config", "--type=bool", "commit.gpgsign"); err == nil && strings.TrimSpace(out) == "true" {
-		if key := r.repoSigner(ctx); r.noHooks && key != "" {
+		key, err := r.repoSigner(ctx)
+		switch {
+		case err != nil:
+			return "", refused("%v; the commit would be signed by a program git's configuration names, and who named it is not known", err)
+		case r.noHooks && key != "":
 			return "", refused("the commit would be signed with %s from the repository's own configuration, which runs only in a workspace you trust (anvil trust)", key)
 		}
-		args, sign = append(args, "-S"), true
+		args, sign, repoSigner = append(args, "-S"), true, key
 	}
-	signer := r
-	if sign {
-		// gpg or ssh-keygen signs with the user's keys and agent, which
-		// the containment hides.
-		uncontained := *r
-		uncontained.contain = nil
-		signer = &uncontained
+	run := r.gitIn
+	if sign && repoSigner == "" {
+		// The user's own gpg or ssh-keygen signs with the user's keys and
+		// agent, which the containment hides; and an agent gpg starts
+		// for it must outlive git, as it does after git commit.
+		run = r.gitAsUser
 	}
-	commit, err := signer.gitIn(ctx, r.top, author, []byte(message), args...)
+	commit, err := run(ctx, r.top, author, []byte(message), args...)
 	if err != nil {
 		said := gitMessage(err)
 		switch {

@@ -2,7 +2,12 @@ package gitcommit
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"regexp"
 	"strings"
+
+	"github.com/anvil-dev/anvil/internal/gitscope"
 )
 
 // In a workspace the user does not trust, nothing the repository's own
@@ -12,21 +17,22 @@ import (
 // process's command, a signing program — are looked up by where they are
 // set: one the repository's own configuration sets (.git/config, a
 // worktree's, what they include) refuses the commit, with the one command
-// that trusts the workspace; the user's own (global, system) runs.
+// that trusts the workspace; the user's own (global, system) runs. A
+// listing git cannot give (a git before 2.26 has no --show-scope) refuses
+// too: not knowing who set a program is no leave to run it.
 
-// repoSets reports whether the repository's own configuration sets key.
-func (r *repo) repoSets(ctx context.Context, key string) bool {
-	out, err := r.git(ctx, r.top, nil, "config", "--show-scope", "--get-all", key)
+// repoEntries lists the settings whose keys match pattern, with their
+// scopes; none is an empty list.
+func (r *repo) repoEntries(ctx context.Context, pattern string) ([]gitscope.Entry, error) {
+	out, err := r.git(ctx, r.top, nil, gitscope.Args(pattern)...)
+	var exit interface{ ExitCode() int }
+	if err != nil && errors.As(err, &exit) && gitscope.NoneFound(exit.ExitCode()) {
+		return nil, nil
+	}
 	if err != nil {
-		return false // not set anywhere (git config exits 1)
+		return nil, fmt.Errorf("git could not say where its configuration sets %s: %s", pattern, gitMessage(err))
 	}
-	for line := range strings.Lines(out) {
-		scope, _, _ := strings.Cut(line, "\t")
-		if scope == "local" || scope == "worktree" {
-			return true
-		}
-	}
-	return false
+	return gitscope.Parse([]byte(out))
 }
 
 // repoFilter returns a filter driver whose program the repository's own
@@ -34,29 +40,32 @@ func (r *repo) repoSets(ctx context.Context, key string) bool {
 // none: git runs it for any file whose attributes name it, in more
 // commands than git add (a refresh of the index, a dry run of add), so
 // its presence alone refuses an untrusted commit.
-func (r *repo) repoFilter(ctx context.Context) string {
-	out, err := r.git(ctx, r.top, nil, "config", "--show-scope", "--get-regexp", `^filter\..*\.(clean|smudge|process)$`)
+func (r *repo) repoFilter(ctx context.Context) (string, error) {
+	entries, err := r.repoEntries(ctx, gitscope.FilterPattern)
 	if err != nil {
-		return "" // none set anywhere (git config exits 1)
+		return "", err
 	}
-	for line := range strings.Lines(out) {
-		scope, kv, _ := strings.Cut(line, "\t")
-		if scope != "local" && scope != "worktree" {
-			continue
-		}
-		key, _, _ := strings.Cut(kv, " ")
-		return strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(key, "filter."), ".clean"), ".smudge"), ".process")
-	}
-	return ""
+	return gitscope.FilterDriver(entries), nil
 }
+
+// signerKeys are the keys that name a program git runs to sign.
+var signerKeys = []string{"gpg.program", "gpg.openpgp.program", "gpg.x509.program", "gpg.ssh.program", "gpg.ssh.defaultKeyCommand"}
 
 // repoSigner returns the signing program key the repository's own
 // configuration sets, "" for none.
-func (r *repo) repoSigner(ctx context.Context) string {
-	for _, key := range []string{"gpg.program", "gpg.openpgp.program", "gpg.x509.program", "gpg.ssh.program"} {
-		if r.repoSets(ctx, key) {
-			return key
+func (r *repo) repoSigner(ctx context.Context) (string, error) {
+	quoted := make([]string, len(signerKeys))
+	for i, k := range signerKeys {
+		quoted[i] = regexp.QuoteMeta(k)
+	}
+	entries, err := r.repoEntries(ctx, "^("+strings.Join(quoted, "|")+")$")
+	if err != nil {
+		return "", err
+	}
+	for _, e := range entries {
+		if e.Repository() {
+			return e.Key, nil
 		}
 	}
-	return ""
+	return "", nil
 }

@@ -84,7 +84,7 @@ func cover(cs containSpec) error {
 		}
 	}
 	for _, p := range cs.ReadOnly {
-		if err := keepReadOnly(p); err != nil {
+		if err := keepReadOnly(p, cs.Caches); err != nil {
 			return fmt.Errorf("keeping %s read-only: %w", p, err)
 		}
 	}
@@ -112,9 +112,12 @@ func cover(cs containSpec) error {
 }
 
 // keepReadOnly puts a read-only copy of the mounts at p over p, where it
-// resolves. A kernel without detached mounts (open_tree, Linux 5.2) or
-// mount_setattr (5.12) leaves p as it is: the rest of the cover holds.
-func keepReadOnly(p string) error {
+// resolves, and then puts each of caches that lies inside p back on top
+// of it as it was (writable), each made when missing. A kernel without
+// detached mounts (open_tree, Linux 5.2) or mount_setattr (5.12), or a
+// profile that refuses them, leaves p as it is, and the process's log
+// says so: the rest of the cover holds.
+func keepReadOnly(p string, caches []string) error {
 	real, err := filepath.EvalSymlinks(p)
 	if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
 		return nil
@@ -122,20 +125,66 @@ func keepReadOnly(p string) error {
 	if err != nil {
 		return err
 	}
+	// The caches inside p, taken (writable) before p is made read-only.
+	var inner []homePlace
+	var fds []int
+	defer func() {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+	}()
+	for _, c := range caches {
+		if !inHome(real, c) && !inHome(p, c) {
+			continue
+		}
+		_ = os.MkdirAll(c, 0o700)
+		rc, err := filepath.EvalSymlinks(c)
+		if err != nil || rc == real || !inHome(real, rc) {
+			continue
+		}
+		inner = append(inner, homePlace{path: rc, dir: true, write: true})
+	}
+	slices.SortFunc(inner, func(a, b homePlace) int { return len(a.path) - len(b.path) })
+	for _, c := range inner {
+		fd, err := unix.OpenTree(unix.AT_FDCWD, c.path, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
+		if unsupported(err) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("taking %s: %w", c.path, err)
+		}
+		fds = append(fds, fd)
+	}
 	fd, err := unix.OpenTree(unix.AT_FDCWD, real, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
-	if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM) {
+	if unsupported(err) {
+		fmt.Fprintf(os.Stderr, "anvil: %s stays writable: %v\n", p, err)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	defer unix.Close(fd)
-	if err := readOnly(fd); errors.Is(err, unix.ENOSYS) {
+	fds = append(fds, fd)
+	if err := readOnly(fd); unsupported(err) {
+		fmt.Fprintf(os.Stderr, "anvil: %s stays writable: %v\n", p, err)
 		return nil
 	} else if err != nil {
 		return err
 	}
-	return unix.MoveMount(fd, "", unix.AT_FDCWD, real, unix.MOVE_MOUNT_F_EMPTY_PATH)
+	if err := unix.MoveMount(fd, "", unix.AT_FDCWD, real, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+		return err
+	}
+	for i, c := range inner {
+		if err := unix.MoveMount(fds[i], "", unix.AT_FDCWD, c.path, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+			return fmt.Errorf("putting back %s: %w", c.path, err)
+		}
+	}
+	return nil
+}
+
+// unsupported reports whether err says the kernel or its profile gives
+// no such mount call (ENOSYS, EPERM).
+func unsupported(err error) bool {
+	return errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM)
 }
 
 // hide covers p with an empty read-only node of its kind, where it

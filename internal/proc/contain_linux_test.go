@@ -234,30 +234,48 @@ func TestInstallationOf(t *testing.T) {
 }
 
 // A place kept read-only (the workspace, wherever it lies) is read and
-// not written, by its path or from inside it, and a hidden place inside
-// it stays hidden.
+// not written, by its path or from inside it; a hidden place inside it
+// stays hidden, and a cache inside it stays writable, whether the home
+// around it is covered or not (a home inside the workspace is not).
 func TestContainedProcessDoesNotWriteAReadOnlyPlace(t *testing.T) {
-	ws := testfs.Tree(t, map[string]string{"code.h": "WORKSPACE-CODE\n", "secret/key": "KEY-SECRET\n"})
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	script := `cat code.h secret/key 2>&1
+	for _, covered := range []bool{false, true} {
+		t.Run(map[bool]string{false: "the home not covered", true: "inside a covered home"}[covered], func(t *testing.T) {
+			home := t.TempDir()
+			ws := filepath.Join(home, "proj")
+			testfs.Write(t, ws, map[string]string{"code.h": "WORKSPACE-CODE\n", "secret/key": "KEY-SECRET\n"})
+			cache := filepath.Join(ws, ".cache", "go-build")
+			script := `cat code.h secret/key 2>&1
 echo x > ` + filepath.Join(ws, "planted") + ` && echo WRITTEN-BY-PATH
 echo x > here && echo WRITTEN-FROM-INSIDE
-mkdir sub && echo DIRECTORY-MADE`
-	out := runScriptIn(t, &Containment{Helper: exe, Hidden: []string{filepath.Join(ws, "secret")}, ReadOnly: []string{ws}}, script, ws, []string{"PATH=/usr/bin:/bin"})
-	for _, bad := range []string{"KEY-SECRET", "WRITTEN-BY-PATH", "WRITTEN-FROM-INSIDE", "DIRECTORY-MADE"} {
-		if strings.Contains(out, bad) {
-			t.Errorf("%s:\n%s", bad, out)
-		}
-	}
-	if !strings.Contains(out, "WORKSPACE-CODE") {
-		t.Errorf("the workspace was not read:\n%s", out)
-	}
-	for _, p := range []string{"planted", "here", "sub"} {
-		if _, err := os.Stat(filepath.Join(ws, p)); err == nil {
-			t.Errorf("%s is on the host", p)
-		}
+mkdir sub && echo DIRECTORY-MADE
+echo x > .cache/go-build/entry && echo CACHE-WRITTEN`
+			contain := &Containment{Helper: exe, Hidden: []string{filepath.Join(ws, "secret")}, ReadOnly: []string{ws}, Caches: []string{cache}}
+			if covered {
+				contain.Home, contain.Shown = home, []string{ws}
+			}
+			out := runScriptIn(t, contain, script, ws, []string{"PATH=/usr/bin:/bin", "HOME=" + home})
+			for _, bad := range []string{"KEY-SECRET", "WRITTEN-BY-PATH", "WRITTEN-FROM-INSIDE", "DIRECTORY-MADE"} {
+				if strings.Contains(out, bad) {
+					t.Errorf("%s:\n%s", bad, out)
+				}
+			}
+			for _, want := range []string{"WORKSPACE-CODE", "CACHE-WRITTEN"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("no %s:\n%s", want, out)
+				}
+			}
+			for _, p := range []string{"planted", "here", "sub"} {
+				if _, err := os.Stat(filepath.Join(ws, p)); err == nil {
+					t.Errorf("%s is on the host", p)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(cache, "entry")); err != nil {
+				t.Errorf("the cache's entry is not on the host: %v", err)
+			}
+		})
 	}
 }

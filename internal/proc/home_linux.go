@@ -65,9 +65,10 @@ func coverHome(home string, shown, caches []string) error {
 		}
 		taken[i] = fd
 		if !p.write {
-			// A kernel before 5.12 has no mount_setattr: the place comes
-			// back as it is, which still covers the rest of the home.
-			if err := readOnly(fd); err != nil && !errors.Is(err, unix.ENOSYS) {
+			// A kernel before 5.12 has no mount_setattr (or a profile
+			// refuses it): the place comes back as it is, which still
+			// covers the rest of the home.
+			if err := readOnly(fd); err != nil && !unsupported(err) {
 				return fmt.Errorf("making %s read-only: %w", p.path, err)
 			}
 		}

@@ -357,6 +357,9 @@ func Run(ctx context.Context, spec Spec) (stdout, stderr []byte, err error) {
 	case <-ctx.Done():
 		p.Kill()
 	}
+	// A process gone without reading all of its input (or a child that
+	// left the group holding the pipe) must not keep the writer blocked.
+	p.stdin.Close()
 	<-copied
 	if ctx.Err() != nil {
 		return out.Bytes(), errOut.Bytes(), ctx.Err()

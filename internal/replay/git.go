@@ -2,11 +2,13 @@ package replay
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/anvil-dev/anvil/internal/gitscope"
 	"github.com/anvil-dev/anvil/internal/proc"
 )
 
@@ -37,7 +39,7 @@ func (r *repo) git(ctx context.Context, env []string, args ...string) ([]byte, e
 	full := append(append(slices.Clone(r.env), "GIT_OPTIONAL_LOCKS=0"), env...)
 	out, stderr, err := proc.Run(ctx, proc.Spec{Path: "git", Args: argv, Dir: r.top, Env: full, Contain: r.contain})
 	if err != nil {
-		return out, fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(stderr)))
+		return out, fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(string(stderr)))
 	}
 	return out, nil
 }
@@ -165,22 +167,22 @@ func (r *repo) blob(ctx context.Context, sha string) ([]byte, error) {
 }
 
 // repoFilter returns a filter driver whose program the repository's own
-// configuration names (filter.NAME.smudge, .clean or .process in
-// .git/config or a worktree's), "" for none; the user's own (global,
-// system) are the user's to run.
-func (r *repo) repoFilter(ctx context.Context) string {
-	out, err := r.git(ctx, nil, "config", "--show-scope", "--get-regexp", `^filter\..*\.(clean|smudge|process)$`)
+// configuration names (.git/config or a worktree's), "" for none; the
+// user's own (global, system) are the user's to run. A listing git cannot
+// give (no --show-scope before 2.26) is an error: not knowing who named
+// a program is no leave to run it.
+func (r *repo) repoFilter(ctx context.Context) (string, error) {
+	out, err := r.git(ctx, nil, gitscope.Args(gitscope.FilterPattern)...)
+	var exit interface{ ExitCode() int }
+	if err != nil && errors.As(err, &exit) && gitscope.NoneFound(exit.ExitCode()) {
+		return "", nil
+	}
 	if err != nil {
-		return "" // none set anywhere (git config exits 1)
+		return "", err
 	}
-	for line := range strings.Lines(string(out)) {
-		scope, kv, _ := strings.Cut(line, "\t")
-		if scope != "local" && scope != "worktree" {
-			continue
-		}
-		key, _, _ := strings.Cut(kv, " ")
-		name := strings.TrimPrefix(key, "filter.")
-		return name[:strings.LastIndex(name, ".")]
+	entries, err := gitscope.Parse(out)
+	if err != nil {
+		return "", err
 	}
-	return ""
+	return gitscope.FilterDriver(entries), nil
 }

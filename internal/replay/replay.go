@@ -94,7 +94,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	if opts.Untrusted {
-		if name := r.repoFilter(ctx); name != "" {
+		name, err := r.repoFilter(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("%v: who names git's filter programs is not known, and one the repository's own configuration names runs only in a workspace you trust; %s", err, execpolicy.TrustFix(r.top))
+		}
+		if name != "" {
 			return nil, fmt.Errorf("the repository's own configuration names a program for the filter %s, which git would run on the files it writes for the replay; it runs only in a workspace you trust; %s", name, execpolicy.TrustFix(r.top))
 		}
 	}

@@ -102,16 +102,21 @@ func (v *Validator) inNestedPyrightProject(srv *servers.Server, files []string) 
 // files. Files no project's configuration covers are left out: no
 // pyright run checks them.
 func (v *Validator) pythonProjectFiles(snap *Snapshot) []string {
-	seen := map[string]bool{} // directories whose project was looked for
+	nearest := map[string]*pyconfig.Config{} // by directory
 	projects := map[string]bool{}
 	var out []string
 	for _, rel := range slices.Sorted(maps.Keys(snap.Files)) {
-		dir := path.Dir(rel)
-		if reach.Family(rel) != "python" || seen[dir] {
+		if reach.Family(rel) != "python" {
 			continue
 		}
-		seen[dir] = true
-		cfg := pyconfig.Nearest(v.root.Dir(), rel)
+		dir := path.Dir(rel)
+		cfg, ok := nearest[dir]
+		if !ok {
+			cfg = pyconfig.Nearest(v.root.Dir(), rel)
+			nearest[dir] = cfg
+		}
+		// A file the project leaves out says nothing of its folder's
+		// others: each is asked.
 		if projects[cfg.Dir] || !cfg.Covers(rel) {
 			continue
 		}
