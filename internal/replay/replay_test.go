@@ -211,15 +211,7 @@ func TestReplayHoldsTheGateToTheBatchChecker(t *testing.T) {
 // verdicts, and a module file's (the go command's own), to it.
 func TestReplayHoldsGoToGoVet(t *testing.T) {
 	dir := t.TempDir()
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	git := gitIn(t, dir)
 	git("init", "-q", "-b", "main")
 	for _, c := range []struct {
 		subject string
@@ -287,15 +279,7 @@ func TestReplayHoldsGoToGoVet(t *testing.T) {
 func TestReplayRunsNoFilterOfAnUntrustedRepository(t *testing.T) {
 	dir := t.TempDir()
 	marker := filepath.Join(t.TempDir(), "smudged")
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	git := gitIn(t, dir)
 	git("init", "-q", "-b", "main")
 	testfs.Write(t, dir, map[string]string{".gitattributes": "*.md filter=peek\n", "README.md": "# one\n"})
 	git("add", "-A")
@@ -327,6 +311,20 @@ func TestReplayRunsNoFilterOfAnUntrustedRepository(t *testing.T) {
 			t.Errorf("trusted: %v", err)
 		case trusted && ran != nil:
 			t.Errorf("trusted: the filter did not run as git runs it")
+		}
+	}
+}
+
+// gitIn returns what runs git in dir as a test's author, failing the
+// test when git fails.
+func gitIn(t *testing.T, dir string) func(args ...string) {
+	return func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
 }
