@@ -168,14 +168,17 @@ func (r *repo) git(ctx context.Context, dir string, extra []string, args ...stri
 func (r *repo) gitIn(ctx context.Context, dir string, extra []string, stdin []byte, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	// The repository's fsmonitor is a program it names, and only a
-	// speed-up: no commit runs it.
-	argv := append([]string{"-c", "core.quotepath=off", "-c", "core.fsmonitor=false"}, args...)
-	stdout, stderr, err := proc.Run(ctx, proc.Spec{Path: "git", Args: argv, Dir: dir, Env: append(slices.Clone(r.env), extra...), Input: stdin, Contain: r.contain})
+	stdout, stderr, err := proc.Run(ctx, proc.Spec{Path: "git", Args: gitArgv(args), Dir: dir, Env: append(slices.Clone(r.env), extra...), Input: stdin, Contain: r.contain})
 	if err != nil {
 		return string(stdout), &gitError{args: args, err: err, stderr: strings.TrimSpace(string(stderr))}
 	}
 	return string(stdout), nil
+}
+
+// gitArgv is git's arguments for args. The repository's fsmonitor is a
+// program it names, and only a speed-up: no commit runs it.
+func gitArgv(args []string) []string {
+	return append([]string{"-c", "core.quotepath=off", "-c", "core.fsmonitor=false"}, args...)
 }
 
 // gitAsUser is gitIn for the one command that signs with the user's own
@@ -185,7 +188,7 @@ func (r *repo) gitIn(ctx context.Context, dir string, extra []string, stdin []by
 func (r *repo) gitAsUser(ctx context.Context, dir string, extra []string, stdin []byte, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.quotepath=off", "-c", "core.fsmonitor=false"}, args...)...)
+	cmd := exec.CommandContext(ctx, "git", gitArgv(args)...)
 	cmd.Dir = dir
 	cmd.Env = append(slices.Clone(r.env), extra...)
 	cmd.WaitDelay = proc.WaitDelay

@@ -2,7 +2,6 @@ package gitcommit
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -25,14 +24,11 @@ import (
 // scopes; none is an empty list.
 func (r *repo) repoEntries(ctx context.Context, pattern string) ([]gitscope.Entry, error) {
 	out, err := r.git(ctx, r.top, nil, gitscope.Args(pattern)...)
-	var exit interface{ ExitCode() int }
-	if err != nil && errors.As(err, &exit) && gitscope.NoneFound(exit.ExitCode()) {
-		return nil, nil
-	}
+	entries, err := gitscope.Read([]byte(out), err)
 	if err != nil {
 		return nil, fmt.Errorf("git could not say where its configuration sets %s: %s", pattern, gitMessage(err))
 	}
-	return gitscope.Parse([]byte(out))
+	return entries, nil
 }
 
 // repoFilter returns a filter driver whose program the repository's own

@@ -47,10 +47,19 @@ func Parse(out []byte) ([]Entry, error) {
 	return entries, nil
 }
 
-// NoneFound reports whether git's exit status for Args says nothing
-// matched (1); any other failure (a git too old for --show-scope, 2.26)
-// is not that answer.
-func NoneFound(exitCode int) bool { return exitCode == 1 }
+// Read is the answer of a git run with Args: its output and error. Exit
+// status 1 says nothing matched; any other failure (a git too old for
+// --show-scope, 2.26) is an error, never "none".
+func Read(out []byte, err error) ([]Entry, error) {
+	var exit interface{ ExitCode() int }
+	if err != nil && errors.As(err, &exit) && exit.ExitCode() == 1 {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return Parse(out)
+}
 
 // FilterDriver returns the name of a filter driver whose program
 // (filter.NAME.clean, .smudge or .process) the repository's own

@@ -2,7 +2,6 @@ package replay
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -172,15 +171,7 @@ func (r *repo) blob(ctx context.Context, sha string) ([]byte, error) {
 // give (no --show-scope before 2.26) is an error: not knowing who named
 // a program is no leave to run it.
 func (r *repo) repoFilter(ctx context.Context) (string, error) {
-	out, err := r.git(ctx, nil, gitscope.Args(gitscope.FilterPattern)...)
-	var exit interface{ ExitCode() int }
-	if err != nil && errors.As(err, &exit) && gitscope.NoneFound(exit.ExitCode()) {
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	entries, err := gitscope.Parse(out)
+	entries, err := gitscope.Read(r.git(ctx, nil, gitscope.Args(gitscope.FilterPattern)...))
 	if err != nil {
 		return "", err
 	}
