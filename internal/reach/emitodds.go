@@ -27,9 +27,10 @@ const maxEmitBytes = 64 << 10
 // whose type needs inference, which an edit rarely adds to them all.
 const farFromComplete = 3
 
-// retryAfter is how many changes of a file far from complete pass
+// retryAfter is how many comparisons of a file far from complete pass
 // without its emit before it is asked again (an edit may have given its
-// exports their types).
+// exports their types). A check may compare a file more than once (a
+// warm-up, the hooks' narrowed check), so this counts comparisons.
 const retryAfter = 10
 
 // emitOdds remembers the files whose last emit was far from complete;
@@ -37,7 +38,7 @@ const retryAfter = 10
 // file is asked about again.
 type emitOdds struct {
 	mu  sync.Mutex
-	far map[string]int // by relative path: the changes left to pass
+	far map[string]int // by relative path: the comparisons left to pass
 }
 
 // worthAsking reports whether the emit may narrow c: both sides within
