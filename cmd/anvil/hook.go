@@ -88,7 +88,7 @@ func newHookVerbCmd(verb, short string, timeout int) *cobra.Command {
 		var within time.Duration
 		within, opts.warning = importersWithinFrom(os.Getenv)
 		cmd.Flags().DurationVar(&opts.importersWithin, "importers-within", within,
-			"how long an edit's check waits for the files that use what it changed (also $ANVIL_HOOK_IMPORTERS_WITHIN); past it the edit's own files are judged alone, and those files are left to the end of the turn")
+			"what an edit's check may expect to spend on the files that use what it changed, by the gate's learned cost of each (also $ANVIL_HOOK_IMPORTERS_WITHIN); files expected to take longer are left to the end of the turn, and the edit's own files are judged alone")
 	}
 	return cmd
 }

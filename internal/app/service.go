@@ -82,7 +82,7 @@ func (l *local) run(ctx context.Context, specs []changeset.Spec, message string,
 		return nil, &service.InputError{Msg: err.Error()}
 	}
 	if !commit {
-		scope := shadow.Scope{Staging: opts.Staging, ChangedOnly: opts.ChangedOnly, Complete: opts.Complete, NewOnly: opts.NewOnly}
+		scope := shadow.Scope{Staging: opts.Staging, ChangedOnly: opts.ChangedOnly, DependantsWithin: opts.DependantsWithin, Complete: opts.Complete, NewOnly: opts.NewOnly}
 		out.Result, err = g.Check(ctx, set, 1, scope, service.ShadowProgress(opts.Progress))
 		if workspace.IsReplaced(err) {
 			return nil, &service.InputError{Msg: err.Error()}

@@ -43,11 +43,12 @@ type Gate struct {
 	// user's trust in the workspace at dir ("" for nothing); nil says
 	// nothing. Never a refusal: trust does not block an agent.
 	TrustNotice func(dir string) string
-	// ImportersWithin bounds how long an edit's check waits for the files
-	// that use what it changed (0: DefaultImportersWithin), within the
-	// share of the hook's bound that ownShare leaves. Past it the edit's own files are judged alone,
-	// and the importers are left to the end of the turn, with a note: an
-	// agent waits on every edit, and a hub's importers take seconds.
+	// ImportersWithin is what an edit's check may be expected to spend
+	// on the files that use what it changed (0: DefaultImportersWithin):
+	// the gate knows each server's cost per question. Importers expected
+	// to take longer are left to the end of the turn, with a note, and
+	// the edit's own files are judged alone: an agent waits on every
+	// edit, and a hub's importers take seconds.
 	ImportersWithin time.Duration
 }
 
@@ -59,10 +60,21 @@ func (g *Gate) importersWithin() time.Duration {
 	return DefaultImportersWithin
 }
 
-// DefaultImportersWithin is what an edit's check waits for its importers
-// unless told otherwise: together with the own files' check after it,
-// within a second.
-const DefaultImportersWithin = 800 * time.Millisecond
+// importersWait is how long an edit's check waits, by the clock, for
+// importers it expected to be quick: an estimate can be wrong (a server
+// not warm yet), and then the edit's own files are judged alone.
+func (g *Gate) importersWait() time.Duration {
+	return max(g.importersWithin(), minImportersWait)
+}
+
+// DefaultImportersWithin is what an edit's check may expect to spend on
+// its importers unless told otherwise: with the own files' check, an
+// edit's answer within about 150 ms of the gate's time.
+const DefaultImportersWithin = 100 * time.Millisecond
+
+// minImportersWait is the least wait by the clock for importers: with
+// the own files' check after it, within a second.
+const minImportersWait = 800 * time.Millisecond
 
 // ProjectDir is the workspace of a hook call: the client's project
 // directory ($CLAUDE_PROJECT_DIR, $GEMINI_PROJECT_DIR, else the input's
@@ -166,7 +178,8 @@ func (g *Gate) PreEdit(ctx context.Context, in Input) Answer {
 	}
 	defer closeSvc()
 	// The edit is refused for the errors it introduces alone.
-	out, cut, err := checkWithin(ctx, svc, specs, service.GateOptions{Staging: true, NewOnly: true}, g.importersWithin(), "what this edit changed")
+	opts := service.GateOptions{Staging: true, NewOnly: true, DependantsWithin: g.importersWithin()}
+	out, cut, err := checkWithin(ctx, svc, specs, opts, g.importersWait(), "what this edit changed")
 	switch {
 	case err != nil && service.IsInput(err):
 		return allow("the edit is not one Anvil can check (%v)", err)
@@ -176,8 +189,12 @@ func (g *Gate) PreEdit(ctx context.Context, in Input) Answer {
 		return g.unverified(ctx, "the check gave no verdict")
 	}
 	a := g.judgeEdit(ctx, out.Result, touched)
-	if cut != "" && !a.Deny {
+	switch {
+	case a.Deny:
+	case cut != "":
 		a = a.withNote(cut + "; the end of the turn checks them")
+	case out.Result.DependantsLeft:
+		a = a.withNote(leftNote(g.importersWithin()))
 	}
 	if len(outside) > 0 {
 		a = a.withNote(strings.Join(outside, ", ") + " is outside the workspace: not checked")
@@ -293,6 +310,12 @@ func checkWithin(ctx context.Context, svc service.Service, specs []changeset.Spe
 	opts.ChangedOnly = true
 	out, err = svc.Check(ctx, specs, opts)
 	return out, fmt.Sprintf("the files that use %s could not be checked within %s (%s): only the changed files were", what, bound, roundWait(whole)), err
+}
+
+// leftNote says that the check left the importers to the end of the
+// turn, expected to take longer than within.
+func leftNote(within time.Duration) string {
+	return fmt.Sprintf("the files that use what this edit changed would take longer to check than the %s an edit waits for them: the end of the turn checks them", roundWait(within))
 }
 
 // roundWait rounds a wait for a message: to the second from a second up,

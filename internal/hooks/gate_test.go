@@ -34,17 +34,31 @@ func TestMain(m *testing.M) {
 // the edit's twelve importers take far longer than the bound; it reads
 // closed files from disk ("disk").
 func TestPreEditJudgesOwnFilesWhenImportersOutlastTheBound(t *testing.T) {
-	home := t.TempDir()
-	testfs.Write(t, home, map[string]string{"config/anvil/config.toml": fmt.Sprintf(
-		"[servers.fake]\ncommand = %q\nlanguages = [\"typescript\"]\nmode = \"pull\"\nenv = [%q]\n", os.Args[0], lspfake.Env("pull,disk,slow=400ms"))})
-	vars := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, "config"), "ANVIL_STATE_DIR": filepath.Join(home, "state"), "PATH": os.Getenv("PATH")}
-	getenv := func(k string) string { return vars[k] }
+	getenvSlow := func(slow string) func(string) string {
+		home := t.TempDir()
+		testfs.Write(t, home, map[string]string{"config/anvil/config.toml": fmt.Sprintf(
+			"[servers.fake]\ncommand = %q\nlanguages = [\"typescript\"]\nmode = \"pull\"\nenv = [%q]\n", os.Args[0], lspfake.Env("pull,disk,slow="+slow))})
+		vars := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, "config"), "ANVIL_STATE_DIR": filepath.Join(home, "state"), "PATH": os.Getenv("PATH")}
+		return func(k string) string { return vars[k] }
+	}
 	for _, tc := range []struct {
 		name, content string
 		deny          bool
+		// within is the gate's ImportersWithin; said, what the pre-edit's
+		// note says of the importers.
+		within time.Duration
+		said   string
 	}{
-		{"breaks its own file", "export function f(x: string): number { return 0; } // ERROR\n", true},
-		{"clean in its own file", "export function f(x: string): number { return x.length; }\n", false},
+		{"breaks its own file", "export function f(x: string): number { return 0; } // ERROR\n", true, time.Hour, ""},
+		{"clean in its own file", "export function f(x: string): number { return x.length; }\n", false, time.Hour, "could not be checked within the hook's bound"},
+		// By default the importers' expected cost (12 questions at the
+		// prior cost of one) is past what an edit may spend on them: they
+		// are never asked about, and the edit is answered in the time of
+		// its own file's check. (The server answers in 150 ms here, so
+		// that the own file's check fits the 800 ms wait, and asking the
+		// importers would not.)
+		{"expected to cost too much", "export function f(x: string): number { return x.length; }\n", false, 0, "would take longer to check than the 100ms"},
+		{"breaks its own file, expected to cost too much", "export function f(x: string): number { return 0; } // ERROR\n", true, 0, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			files := map[string]string{".git/HEAD": "ref: refs/heads/main\n", "tsconfig.json": `{"compilerOptions": {"strict": true}}`, "a.ts": "export function f(x: number): number { return x; }\n"}
@@ -52,7 +66,11 @@ func TestPreEditJudgesOwnFilesWhenImportersOutlastTheBound(t *testing.T) {
 				files[fmt.Sprintf("b%d.ts", i)] = fmt.Sprintf("import { f } from \"./a\";\nexport const b%d = f(%d);\n", i, i)
 			}
 			dir := testfs.Tree(t, files)
-			g := &Gate{Client: Claude, Getenv: func(string) string { return "" }, Snapshots: NewStore(t.TempDir()), Open: func(ctx context.Context, dir string) (service.Service, func(), error) {
+			getenv := getenvSlow("400ms")
+			if tc.within == 0 {
+				getenv = getenvSlow("150ms")
+			}
+			g := &Gate{Client: Claude, Getenv: func(string) string { return "" }, Snapshots: NewStore(t.TempDir()), ImportersWithin: tc.within, Open: func(ctx context.Context, dir string) (service.Service, func(), error) {
 				a, err := app.New(app.Options{Dir: dir, Getenv: getenv, SessionBase: t.TempDir()})
 				if err != nil {
 					return nil, nil, err
@@ -68,12 +86,19 @@ func TestPreEditJudgesOwnFilesWhenImportersOutlastTheBound(t *testing.T) {
 			edit.ToolName, edit.ToolInput = "Write", input
 			ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
 			defer cancel()
+			start := time.Now()
 			a := g.PreEdit(ctx, edit)
+			took := time.Since(start)
 			if a.Deny != tc.deny {
 				t.Fatalf("pre-edit: deny = %v, want %v: %+v", a.Deny, tc.deny, a)
 			}
-			if !tc.deny && !strings.Contains(a.Message, "the end of the turn checks them") {
-				t.Errorf("pre-edit: the importers left unchecked were not said: %+v", a)
+			if !tc.deny && !strings.Contains(a.Message, tc.said) {
+				t.Errorf("pre-edit: the importers left unchecked were not said (%q): %+v", tc.said, a)
+			}
+			// The whole check would ask 13 files at 150 ms each, twice;
+			// the own file's alone, its after and its before, about 0.3 s.
+			if tc.within == 0 && took > 2*time.Second {
+				t.Errorf("pre-edit took %s: the importers were asked about", took)
 			}
 			// The client writes it anyway (a shell command), and the turn
 			// ends: the end-of-turn check judges the changed file alone
@@ -85,7 +110,8 @@ func TestPreEditJudgesOwnFilesWhenImportersOutlastTheBound(t *testing.T) {
 			if a.Deny != tc.deny {
 				t.Fatalf("stop: deny = %v, want %v: %+v", a.Deny, tc.deny, a)
 			}
-			if said := a.Message + a.Reason; !strings.Contains(said, "could not be checked within the hook's bound") {
+			// (At 150 ms a question, the end of the turn checks them all.)
+			if said := a.Message + a.Reason; tc.within != 0 && !strings.Contains(said, "could not be checked within the hook's bound") {
 				t.Errorf("stop: the importers left unchecked were not said: %+v", a)
 			}
 		})

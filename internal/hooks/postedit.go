@@ -82,15 +82,19 @@ func (g *Gate) PostEdit(ctx context.Context, in Input) Answer {
 		return allow("the gate could not start (%v): the edit is not checked until the end of the turn", err)
 	}
 	defer closeSvc()
-	out, cut, err := checkWithin(ctx, svc, specs, service.GateOptions{Staging: true}, g.importersWithin(), "what the edit wrote")
+	opts := service.GateOptions{Staging: true, DependantsWithin: g.importersWithin()}
+	out, cut, err := checkWithin(ctx, svc, specs, opts, g.importersWait(), "what the edit wrote")
 	switch {
 	case err != nil:
 		return allow("the edit as written was not verified (%v); the end of the turn checks it", err)
 	case out.Result == nil:
 		return allow("the edit as written was not verified (the check gave no verdict); the end of the turn checks it")
 	}
-	if cut != "" {
+	switch {
+	case cut != "":
 		notes = append(notes, cut+"; the end of the turn checks them")
+	case out.Result.DependantsLeft:
+		notes = append(notes, leftNote(g.importersWithin()))
 	}
 	for _, u := range out.Result.Unverified {
 		notes = append(notes, fmt.Sprintf("%s not verified (%s)", u.Path, u.Reason))

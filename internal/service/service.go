@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/shadow"
@@ -64,6 +65,11 @@ type GateOptions struct {
 	// pre-edit hook asks for it when the whole check cannot finish
 	// within its bound, so that the edit's own files are still judged.
 	ChangedOnly bool `json:"changed_only,omitempty"`
+	// DependantsWithin, when set, leaves the dependants out as ChangedOnly
+	// does whenever asking about them is expected to take longer than it
+	// (the gate learns each server's cost per question): the pre-edit
+	// hook's importers, which the end of the turn checks.
+	DependantsWithin time.Duration `json:"dependants_within,omitempty"`
 	// NewOnly: the caller reads only the errors the change introduces,
 	// not those it resolves (the pre-edit hook), so the gate may skip
 	// asking about a file's state before the change where the file has

@@ -87,8 +87,12 @@ type Result struct {
 	// (documentation, data); they do not affect the verdict.
 	NotCode []Skipped `json:"not_code,omitempty"`
 	// Notes carry what else the user should know (dependants capped...).
-	Notes   []string     `json:"notes,omitempty"`
-	Servers []ServerInfo `json:"servers"`
+	Notes []string `json:"notes,omitempty"`
+	// DependantsLeft: the check's scope left files that depend on the
+	// change to a later, complete check (Scope.ChangedOnly,
+	// Scope.DependantsWithin); the notes say which and why.
+	DependantsLeft bool         `json:"dependants_left,omitempty"`
+	Servers        []ServerInfo `json:"servers"`
 	// DiskState names the state of the workspace's files the verdict
 	// judged (the snapshot's fingerprint: every file's path, size and
 	// modification time, and the installed dependencies), taken when the

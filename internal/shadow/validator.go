@@ -153,6 +153,12 @@ type Scope struct {
 	// that checks them later may ask for it (the pre-edit hook, whose end
 	// of the turn checks every dependant).
 	ChangedOnly bool
+	// DependantsWithin, when set, bounds what asking about the dependants
+	// is expected to cost (the server's learned cost per question): past
+	// it they are left out as with ChangedOnly. Only a caller that checks
+	// them later may set it (the pre-edit hook: an agent waits on every
+	// edit, and a hub's importers take it seconds).
+	DependantsWithin time.Duration
 	// NewOnly: the caller reads only the errors the change introduces,
 	// not those it resolves (the pre-edit hook). A server that can asks
 	// the "before" only of the files with an error after the change
@@ -464,6 +470,7 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 		res.Preexisting = append(res.Preexisting, o.pre...)
 		res.CheckedFiles = append(res.CheckedFiles, o.checked...)
 		res.Notes = append(res.Notes, o.notes...)
+		res.DependantsLeft = res.DependantsLeft || o.dependantsLeft
 	}
 	sortDiags(res.New)
 	sortDiags(res.Resolved)
@@ -518,6 +525,29 @@ type groupOutcome struct {
 	// compiler's record shows nothing reads, so no file was left for the
 	// checker to report on, and the record is the answer.
 	recordedOnly bool
+	// dependantsLeft: the scope left the dependants to a later check.
+	dependantsLeft bool
+}
+
+// left notes that the check left the group's dependants to a later,
+// complete one, and why.
+func (o *groupOutcome) left(why string) {
+	o.notes = append(o.notes, why)
+	o.dependantsLeft = true
+}
+
+// dependantsCost is what asking w's server about the dependants in its
+// request is expected to cost (milliseconds), and whether that is more
+// than within (never when within is 0).
+func (v *Validator) dependantsCost(w *checkWork, within time.Duration) (float64, bool) {
+	if within <= 0 || len(w.req.Dependants) == 0 {
+		return 0, false
+	}
+	own := w.req
+	own.Dependants, own.DirectDependants = nil, 0
+	name, srv := w.g.server.Spec().Name, w.g.server
+	ms := v.costs.perFileRun(name, srv.Questions(w.req)) - v.costs.perFileRun(name, srv.Questions(own))
+	return ms, ms > float64(within.Milliseconds())
 }
 
 // answered reports whether the outcome says something of the change
@@ -808,7 +838,7 @@ func (v *Validator) addDependants(ctx context.Context, w *checkWork, scope Scope
 		// looked for: finding out (TypeScript's record of a new shape of
 		// the workspace, seconds on a real project) could cost the check
 		// of the changed files themselves their bound.
-		out.notes = append(out.notes, fmt.Sprintf("%s: only the changed files were checked; the files that depend on them are left to a complete check", spec.Name))
+		out.left(fmt.Sprintf("%s: only the changed files were checked; the files that depend on them are left to a complete check", spec.Name))
 		w.req.BaselineKey = w.snap.Fingerprint
 		return nil, ""
 	}
@@ -860,6 +890,15 @@ func (v *Validator) addDependants(ctx context.Context, w *checkWork, scope Scope
 	}
 	if len(w.req.Dependants) != len(deps.Files) {
 		w.recorded = false // a dependant another checker answers for
+	}
+	if ms, over := v.dependantsCost(w, scope.DependantsWithin); over {
+		out.left(fmt.Sprintf("%s: only the changed files were checked; the %d %s that depend on them (about %s to check, more than the %s this check may spend on them) are left to a complete check",
+			spec.Name, len(w.req.Dependants), plural(len(w.req.Dependants), "file", "files"), time.Duration(ms)*time.Millisecond, scope.DependantsWithin))
+		w.req.Dependants, w.req.DirectDependants = nil, 0
+		// What left them out leaves a deleted file's importers out too,
+		// and a file the change affects through no import.
+		w.recorded, w.coldPython, w.global = false, false, false
+		return nil, ""
 	}
 	if v.opts.Exhaustive || scope.Complete {
 		w.req.DirectDependants = len(w.req.Dependants)

@@ -1,0 +1,61 @@
+package shadow
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anvil-dev/anvil/internal/testfs"
+)
+
+// A check bounded in what it may expect to spend on the dependants (the
+// pre-edit hook's) asks about them only when the server's cost per
+// question says they fit; past it they are left out and the verdict says
+// so, while the changed files are still judged. Unbounded, or with room,
+// the importers an interface change breaks are found.
+func TestDependantsWithinLeavesCostlyImporters(t *testing.T) {
+	files := map[string]string{
+		"tsconfig.json": `{"compilerOptions": {"strict": true, "noEmit": true}, "include": ["src"]}`,
+		"src/types.ts":  "export interface User { name: string }\n",
+	}
+	for i := range 6 {
+		files[fmt.Sprintf("src/use%d.ts", i)] = "import type { User } from \"./types\";\nexport const u: User = { name: \"x\" };\n"
+	}
+	dir := t.TempDir()
+	testfs.Write(t, dir, files)
+	h := newHarnessAt(t, dir, harnessOptions{opts: Options{Strategy: StrategyPerFile}})
+	h.requireServer("typescript")
+	renamed := "export interface Account { name: string }\n"
+	broken := "export interface Account { name: string }\nexport const bad: number = \"no\";\n"
+	for _, tc := range []struct {
+		name    string
+		change  string
+		within  time.Duration
+		verdict Verdict
+		left    bool
+		inUsers bool // the importers' errors are found
+	}{
+		{"no bound", renamed, 0, Rejected, false, true},
+		{"room for them", renamed, time.Hour, Rejected, false, true},
+		{"too costly", renamed, time.Nanosecond, Clean, true, false},
+		{"too costly, the changed file broken", broken, time.Nanosecond, Rejected, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := h.validateScope(map[string]string{"src/types.ts": tc.change}, Scope{Staging: true, NewOnly: true, DependantsWithin: tc.within})
+			if res.Verdict != tc.verdict || res.DependantsLeft != tc.left {
+				t.Fatalf("verdict %s, dependants left %v; want %s, %v\n%s", res.Verdict, res.DependantsLeft, tc.verdict, tc.left, describe(res))
+			}
+			inUsers := false
+			for _, d := range res.New {
+				inUsers = inUsers || strings.HasPrefix(d.Path, "src/use")
+			}
+			if inUsers != tc.inUsers {
+				t.Errorf("errors in the importers: %v, want %v\n%s", inUsers, tc.inUsers, describe(res))
+			}
+			if tc.left && !strings.Contains(strings.Join(res.Notes, "\n"), "6 files that depend on them") {
+				t.Errorf("the notes do not say what was left:\n%s", describe(res))
+			}
+		})
+	}
+}
