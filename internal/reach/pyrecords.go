@@ -45,25 +45,55 @@ func (g *Graph) pythonRecordPartial(files Files) bool {
 }
 
 // allPythonProjects returns the pyright projects that hold the Python
-// files of files: for each, the nearest directory at or above it that
-// configures pyright, as the batch checker groups them (the root's
-// first, then by path).
+// files of files (PythonProjects' directories).
 func (g *Graph) allPythonProjects(files Files) []string {
-	byDir := map[string]string{}
-	set := map[string]bool{}
-	for rel := range files {
-		if Family(rel) != "python" {
-			continue
-		}
-		dir := path.Dir(rel)
-		project, ok := byDir[dir]
-		if !ok {
-			project = pyconfig.Nearest(g.root.Dir(), rel).Dir
-			byDir[dir] = project
-		}
-		set[project] = true
+	var dirs []string
+	for _, p := range PythonProjects(g.root.Dir(), files) {
+		dirs = append(dirs, p.Dir)
 	}
-	projects := slices.SortedFunc(maps.Keys(set), func(a, b string) int {
+	return dirs
+}
+
+// PythonProject is a pyright project of a workspace: the directory that
+// configures it, and the first of its files (by path) it does not leave
+// out ("" when it leaves out every one).
+type PythonProject struct {
+	Dir, File string
+}
+
+// PythonProjects returns the pyright projects that hold the Python files
+// of files, under the workspace directory root: for each file, the
+// nearest directory at or above it that configures pyright, as the batch
+// checker groups them (the root's first, then by path).
+func PythonProjects(root string, files Files) []PythonProject {
+	nearest := map[string]*pyconfig.Config{} // by the file's directory
+	byDir := map[string]*PythonProject{}
+	var python []string
+	for rel := range files {
+		if Family(rel) == "python" {
+			python = append(python, rel)
+		}
+	}
+	slices.Sort(python)
+	for _, rel := range python {
+		dir := path.Dir(rel)
+		cfg, ok := nearest[dir]
+		if !ok {
+			cfg = pyconfig.Nearest(root, rel)
+			nearest[dir] = cfg
+		}
+		p := byDir[cfg.Dir]
+		if p == nil {
+			p = &PythonProject{Dir: cfg.Dir}
+			byDir[cfg.Dir] = p
+		}
+		// A file the project leaves out says nothing of its folder's
+		// others: each is asked.
+		if p.File == "" && cfg.Covers(rel) {
+			p.File = rel
+		}
+	}
+	dirs := slices.SortedFunc(maps.Keys(byDir), func(a, b string) int {
 		switch {
 		case a == b:
 			return 0
@@ -74,7 +104,11 @@ func (g *Graph) allPythonProjects(files Files) []string {
 		}
 		return strings.Compare(a, b)
 	})
-	return projects
+	out := make([]PythonProject, 0, len(dirs))
+	for _, d := range dirs {
+		out = append(out, *byDir[d])
+	}
+	return out
 }
 
 // WithPython has the graph take pyright's record of imports beside its

@@ -159,3 +159,32 @@ func TestAPartialPyrightRecordIsAColdStart(t *testing.T) {
 		}
 	}
 }
+
+// The pyright projects of a workspace are grouped as the batch checker
+// groups them: each Python file under its nearest configuring directory,
+// the root's first; a project's file is the first it does not leave out,
+// and none when it leaves out all of them.
+func TestPythonProjectsGroupAsTheBatchChecker(t *testing.T) {
+	dir := t.TempDir()
+	layout := map[string]string{
+		"pyrightconfig.json":       "{}",
+		"a.py":                     "",
+		"pkg/b.py":                 "",
+		"tools/pyrightconfig.json": `{"exclude": ["aaa_skip.py"]}`,
+		"tools/aaa_skip.py":        "",
+		"tools/main.py":            "",
+		"other/pyrightconfig.json": `{"include": ["src"]}`,
+		"other/x.py":               "",
+		"README.md":                "",
+	}
+	testfs.Write(t, dir, layout)
+	files := Files{}
+	for rel := range layout {
+		files[rel] = FileStat{Abs: filepath.Join(dir, rel)}
+	}
+	got := PythonProjects(dir, files)
+	want := []PythonProject{{".", "a.py"}, {"other", ""}, {"tools", "tools/main.py"}}
+	if !slices.Equal(got, want) {
+		t.Errorf("PythonProjects = %v, want %v", got, want)
+	}
+}

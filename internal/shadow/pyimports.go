@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"path"
 	"slices"
 	"time"
@@ -102,26 +101,11 @@ func (v *Validator) inNestedPyrightProject(srv *servers.Server, files []string) 
 // files. Files no project's configuration covers are left out: no
 // pyright run checks them.
 func (v *Validator) pythonProjectFiles(snap *Snapshot) []string {
-	nearest := map[string]*pyconfig.Config{} // by directory
-	projects := map[string]bool{}
 	var out []string
-	for _, rel := range slices.Sorted(maps.Keys(snap.Files)) {
-		if reach.Family(rel) != "python" {
-			continue
+	for _, p := range reach.PythonProjects(v.root.Dir(), snap.Files) {
+		if p.File != "" {
+			out = append(out, v.root.Abs(p.File))
 		}
-		dir := path.Dir(rel)
-		cfg, ok := nearest[dir]
-		if !ok {
-			cfg = pyconfig.Nearest(v.root.Dir(), rel)
-			nearest[dir] = cfg
-		}
-		// A file the project leaves out says nothing of its folder's
-		// others: each is asked.
-		if projects[cfg.Dir] || !cfg.Covers(rel) {
-			continue
-		}
-		projects[cfg.Dir] = true
-		out = append(out, v.root.Abs(rel))
 	}
 	return out
 }
