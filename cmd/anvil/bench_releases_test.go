@@ -124,7 +124,9 @@ func outcomeOf(stdout string) editOutcome {
 		return outcomeRefused
 	case strings.Contains(stdout, "was not verified"):
 		return outcomeUnverified
-	case strings.Contains(stdout, "could not be checked within"):
+	case strings.Contains(stdout, "the end of the turn checks them"):
+		// The importers could not be checked in the wait, or would
+		// take longer than an edit may spend on them.
 		return outcomeOwnFiles
 	}
 	return outcomeChecked
