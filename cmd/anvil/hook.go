@@ -28,7 +28,7 @@ type hookOptions struct {
 }
 
 // importersWithinFrom reads ANVIL_HOOK_IMPORTERS_WITHIN through getenv:
-// the wait it sets, or the default and why the value was not taken.
+// what it allows, or the default (none) and why the value was not taken.
 func importersWithinFrom(getenv func(string) string) (time.Duration, string) {
 	v := getenv("ANVIL_HOOK_IMPORTERS_WITHIN")
 	if v == "" {
@@ -36,7 +36,7 @@ func importersWithinFrom(getenv func(string) string) (time.Duration, string) {
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
-		return hooks.DefaultImportersWithin, fmt.Sprintf("ANVIL_HOOK_IMPORTERS_WITHIN=%q is not a positive duration (such as 800ms or 2s): the default %s is used", v, hooks.DefaultImportersWithin)
+		return hooks.DefaultImportersWithin, fmt.Sprintf("ANVIL_HOOK_IMPORTERS_WITHIN=%q is not a positive duration (such as 800ms or 2s): the default is used (an edit's importers are left to the end of the turn)", v)
 	}
 	return d, ""
 }
@@ -88,7 +88,7 @@ func newHookVerbCmd(verb, short string, timeout int) *cobra.Command {
 		var within time.Duration
 		within, opts.warning = importersWithinFrom(os.Getenv)
 		cmd.Flags().DurationVar(&opts.importersWithin, "importers-within", within,
-			"what an edit's check may expect to spend on the files that use what it changed, by the gate's learned cost of each (also $ANVIL_HOOK_IMPORTERS_WITHIN); files expected to take longer are left to the end of the turn, and the edit's own files are judged alone")
+			"what an edit's check may expect to spend on the files that use what it changed, by the gate's learned cost of each (also $ANVIL_HOOK_IMPORTERS_WITHIN); by default nothing: the edit's own files are judged, and the files that use it are left to the end of the turn")
 	}
 	return cmd
 }

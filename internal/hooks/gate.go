@@ -43,34 +43,42 @@ type Gate struct {
 	// user's trust in the workspace at dir ("" for nothing); nil says
 	// nothing. Never a refusal: trust does not block an agent.
 	TrustNotice func(dir string) string
-	// ImportersWithin is what an edit's check may be expected to spend
-	// on the files that use what it changed (0: DefaultImportersWithin):
-	// the gate knows each server's cost per question. Importers expected
-	// to take longer are left to the end of the turn, with a note, and
-	// the edit's own files are judged alone: an agent waits on every
-	// edit, and a hub's importers take seconds.
+	// ImportersWithin, when set, is what an edit's check may be expected
+	// to spend on the files that use what it changed (the gate knows
+	// each server's cost per question); 0, the default, spends nothing
+	// on them. Importers left out are the end of the turn's, with a
+	// note, and the edit's own files are judged alone: an agent waits on
+	// every edit, a hub's importers take seconds, and the word an edit
+	// could give of them (they never refuse it) the end of the turn gives
+	// with a refusal.
 	ImportersWithin time.Duration
 }
 
-// importersWithin is ImportersWithin, or its default.
-func (g *Gate) importersWithin() time.Duration {
+// editOptions are what an edit's check asks of the gate (readsOnlyNew:
+// the pre-edit hook, which reads only the errors an edit introduces).
+func (g *Gate) editOptions(readsOnlyNew bool) service.GateOptions {
+	opts := service.GateOptions{Staging: true, NewOnly: readsOnlyNew}
 	if g.ImportersWithin > 0 {
-		return g.ImportersWithin
+		opts.DependantsWithin = g.ImportersWithin
+	} else {
+		opts.ChangedOnly = true
 	}
-	return DefaultImportersWithin
+	return opts
 }
 
 // importersWait is how long an edit's check waits, by the clock, for
 // importers it expected to be quick: an estimate can be wrong (a server
 // not warm yet), and then the edit's own files are judged alone.
 func (g *Gate) importersWait() time.Duration {
-	return max(g.importersWithin(), minImportersWait)
+	if g.ImportersWithin <= 0 {
+		return 0 // none asked about: the hook's bound alone
+	}
+	return max(g.ImportersWithin, minImportersWait)
 }
 
-// DefaultImportersWithin is what an edit's check may expect to spend on
-// its importers unless told otherwise: with the own files' check, an
-// edit's answer within about 150 ms of the gate's time.
-const DefaultImportersWithin = 100 * time.Millisecond
+// DefaultImportersWithin is what an edit's check spends on its importers
+// unless told otherwise: nothing.
+const DefaultImportersWithin = 0
 
 // minImportersWait is the least wait by the clock for importers: with
 // the own files' check after it, within a second.
@@ -178,8 +186,7 @@ func (g *Gate) PreEdit(ctx context.Context, in Input) Answer {
 	}
 	defer closeSvc()
 	// The edit is refused for the errors it introduces alone.
-	opts := service.GateOptions{Staging: true, NewOnly: true, DependantsWithin: g.importersWithin()}
-	out, cut, err := checkWithin(ctx, svc, specs, opts, g.importersWait(), "what this edit changed")
+	out, cut, err := checkWithin(ctx, svc, specs, g.editOptions(true), g.importersWait(), "what this edit changed")
 	switch {
 	case err != nil && service.IsInput(err):
 		return allow("the edit is not one Anvil can check (%v)", err)
@@ -194,7 +201,7 @@ func (g *Gate) PreEdit(ctx context.Context, in Input) Answer {
 	case cut != "":
 		a = a.withNote(cut + "; the end of the turn checks them")
 	case out.Result.DependantsLeft:
-		a = a.withNote(leftNote(g.importersWithin()))
+		a = a.withNote(g.leftNote())
 	}
 	if len(outside) > 0 {
 		a = a.withNote(strings.Join(outside, ", ") + " is outside the workspace: not checked")
@@ -313,9 +320,12 @@ func checkWithin(ctx context.Context, svc service.Service, specs []changeset.Spe
 }
 
 // leftNote says that the check left the importers to the end of the
-// turn, expected to take longer than within.
-func leftNote(within time.Duration) string {
-	return fmt.Sprintf("the files that use what this edit changed would take longer to check than the %s an edit waits for them: the end of the turn checks them", roundWait(within))
+// turn, and why.
+func (g *Gate) leftNote() string {
+	if g.ImportersWithin <= 0 {
+		return "the files that use what this edit changed are not checked at each edit: the end of the turn checks them"
+	}
+	return fmt.Sprintf("the files that use what this edit changed would take longer to check than the %s an edit may spend on them: the end of the turn checks them", roundWait(g.ImportersWithin))
 }
 
 // roundWait rounds a wait for a message: to the second from a second up,

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/anvil-dev/anvil/internal/changeset"
-	"github.com/anvil-dev/anvil/internal/service"
 	"github.com/anvil-dev/anvil/internal/workspace"
 )
 
@@ -82,8 +81,7 @@ func (g *Gate) PostEdit(ctx context.Context, in Input) Answer {
 		return allow("the gate could not start (%v): the edit is not checked until the end of the turn", err)
 	}
 	defer closeSvc()
-	opts := service.GateOptions{Staging: true, DependantsWithin: g.importersWithin()}
-	out, cut, err := checkWithin(ctx, svc, specs, opts, g.importersWait(), "what the edit wrote")
+	out, cut, err := checkWithin(ctx, svc, specs, g.editOptions(false), g.importersWait(), "what the edit wrote")
 	switch {
 	case err != nil:
 		return allow("the edit as written was not verified (%v); the end of the turn checks it", err)
@@ -94,7 +92,7 @@ func (g *Gate) PostEdit(ctx context.Context, in Input) Answer {
 	case cut != "":
 		notes = append(notes, cut+"; the end of the turn checks them")
 	case out.Result.DependantsLeft:
-		notes = append(notes, leftNote(g.importersWithin()))
+		notes = append(notes, g.leftNote())
 	}
 	for _, u := range out.Result.Unverified {
 		notes = append(notes, fmt.Sprintf("%s not verified (%s)", u.Path, u.Reason))

@@ -370,6 +370,29 @@ func (g *Graph) interfacesKept(ctx context.Context, changed map[string]*changese
 	return true
 }
 
+// InterfacesKept reports whether changes reach no other file, as the
+// early cut-off decides it before building the import graph (the rule of
+// interfacesKept): a caller that leaves the dependants to a later check
+// (the pre-edit hook) learns from it, for the cost of parsing the changed
+// files, whether there are any to leave. False when the graph does not
+// cut off at all.
+func (g *Graph) InterfacesKept(ctx context.Context, files Files, changes []*changeset.Change) bool {
+	if !g.cutoff {
+		return false
+	}
+	changed := map[string]*changeset.Change{}
+	for _, c := range changes {
+		if Family(c.Path) == "" {
+			if hasFamily(files, "c") {
+				return false // a fragment a C file may include
+			}
+			continue // nothing could read it
+		}
+		changed[c.Path] = c
+	}
+	return g.interfacesKept(ctx, changed)
+}
+
 // keptInterfaces is the answer for changes that kept every interface
 // (interfacesKept): no dependant, and which of the changed files the
 // project's own checks leave out.

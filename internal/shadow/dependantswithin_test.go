@@ -40,9 +40,17 @@ func TestDependantsWithinLeavesCostlyImporters(t *testing.T) {
 		{"room for them", renamed, time.Hour, Rejected, false, true},
 		{"too costly", renamed, time.Nanosecond, Clean, true, false},
 		{"too costly, the changed file broken", broken, time.Nanosecond, Rejected, true, false},
+		// ChangedOnly (within -1 here) leaves them whatever they cost,
+		// and says so only when there are any: a body edit leaves none.
+		{"changed files only", renamed, -1, Clean, true, false},
+		{"changed files only, a body edit", "export interface User { name: string }\nfunction f() { return 1; }\n", -1, Clean, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := h.validateScope(map[string]string{"src/types.ts": tc.change}, Scope{Staging: true, NewOnly: true, DependantsWithin: tc.within})
+			scope := Scope{Staging: true, NewOnly: true, DependantsWithin: tc.within}
+			if tc.within < 0 {
+				scope = Scope{Staging: true, NewOnly: true, ChangedOnly: true}
+			}
+			res := h.validateScope(map[string]string{"src/types.ts": tc.change}, scope)
 			if res.Verdict != tc.verdict || res.DependantsLeft != tc.left {
 				t.Fatalf("verdict %s, dependants left %v; want %s, %v\n%s", res.Verdict, res.DependantsLeft, tc.verdict, tc.left, describe(res))
 			}
@@ -53,7 +61,7 @@ func TestDependantsWithinLeavesCostlyImporters(t *testing.T) {
 			if inUsers != tc.inUsers {
 				t.Errorf("errors in the importers: %v, want %v\n%s", inUsers, tc.inUsers, describe(res))
 			}
-			if tc.left && !strings.Contains(strings.Join(res.Notes, "\n"), "6 files that depend on them") {
+			if tc.left && tc.within > 0 && !strings.Contains(strings.Join(res.Notes, "\n"), "6 files that depend on them") {
 				t.Errorf("the notes do not say what was left:\n%s", describe(res))
 			}
 		})

@@ -42,6 +42,12 @@ type DependantFinder interface {
 	Dependants(ctx context.Context, files reach.Files, changes []*changeset.Change, limit int) (reach.Dependants, error)
 }
 
+// interfaceKeeper is a DependantFinder that can tell, without finding
+// the dependants, that changes have none (reach.Graph.InterfacesKept).
+type interfaceKeeper interface {
+	InterfacesKept(ctx context.Context, files reach.Files, changes []*changeset.Change) bool
+}
+
 // Options configure a Validator.
 type Options struct {
 	// Timeout bounds how long a server may write nothing during a check:
@@ -837,9 +843,16 @@ func (v *Validator) addDependants(ctx context.Context, w *checkWork, scope Scope
 		// Who depends on the change is not asked about, so it is not
 		// looked for: finding out (TypeScript's record of a new shape of
 		// the workspace, seconds on a real project) could cost the check
-		// of the changed files themselves their bound.
-		out.left(fmt.Sprintf("%s: only the changed files were checked; the files that depend on them are left to a complete check", spec.Name))
+		// of the changed files themselves their bound. Only whether
+		// there is anyone to leave is: the early cut-off's parse of the
+		// changed files (a body edit, most of an agent's edits, leaves
+		// nobody out).
 		w.req.BaselineKey = w.snap.Fingerprint
+		if k, ok := v.deps.(interfaceKeeper); ok && k.InterfacesKept(ctx, w.snap.Files, g.changes) {
+			out.notes = append(out.notes, "the changed files' exports kept their interfaces: no importer needed a check")
+			return nil, ""
+		}
+		out.left(fmt.Sprintf("%s: only the changed files were checked; the files that depend on them are left to a complete check", spec.Name))
 		return nil, ""
 	}
 	var deps reach.Dependants
