@@ -58,9 +58,14 @@ type Gate struct {
 // the pre-edit hook, which reads only the errors an edit introduces).
 func (g *Gate) editOptions(readsOnlyNew bool) service.GateOptions {
 	opts := service.GateOptions{Staging: true, NewOnly: readsOnlyNew}
-	if g.ImportersWithin > 0 {
+	switch {
+	case g.Strict:
+		// What cannot be verified is refused: an edit whose importers
+		// are left (a deletion's are its only evidence) would be.
+		return opts
+	case g.ImportersWithin > 0:
 		opts.DependantsWithin = g.ImportersWithin
-	} else {
+	default:
 		opts.ChangedOnly = true
 	}
 	return opts
@@ -70,7 +75,7 @@ func (g *Gate) editOptions(readsOnlyNew bool) service.GateOptions {
 // importers it expected to be quick: an estimate can be wrong (a server
 // not warm yet), and then the edit's own files are judged alone.
 func (g *Gate) importersWait() time.Duration {
-	if g.ImportersWithin <= 0 {
+	if g.ImportersWithin <= 0 && !g.Strict {
 		return 0 // none asked about: the hook's bound alone
 	}
 	return max(g.ImportersWithin, minImportersWait)
@@ -313,6 +318,14 @@ func checkWithin(ctx context.Context, svc service.Service, specs []changeset.Spe
 	}
 	if err == nil && out.Result != nil && out.Result.Verdict != shadow.Unverified {
 		return out, "", nil // finished as its bound ended
+	}
+	if opts.ChangedOnly {
+		// Already the changed files alone (an edit's default check): a
+		// second try in the rest of the bound (a server that was still
+		// starting), with nothing more to say of the importers than the
+		// verdict does.
+		out, err = svc.Check(ctx, specs, opts)
+		return out, "", err
 	}
 	opts.ChangedOnly = true
 	out, err = svc.Check(ctx, specs, opts)

@@ -73,3 +73,22 @@ func TestCheckWithinNarrowsOnlyWhatTheBoundCut(t *testing.T) {
 		})
 	}
 }
+
+// A check that was already of the changed files alone (an edit's
+// default) and ran past its share of the bound is tried once more in the
+// rest, and says nothing of importers it never meant to check.
+func TestCheckWithinOfTheChangedFilesAloneClaimsNoImporters(t *testing.T) {
+	svc := &checkService{verdict: shadow.Clean, delay: 300 * time.Millisecond}
+	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
+	defer cancel()
+	out, cut, err := checkWithin(ctx, svc, nil, service.GateOptions{ChangedOnly: true}, 0, "the edit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cut != "" || svc.checks != 2 {
+		t.Fatalf("cut = %q after %d checks; want no cut, after a second try", cut, svc.checks)
+	}
+	if out.Result.Verdict != shadow.Unverified {
+		t.Errorf("verdict %s, want the second try's, cut by the bound: unverified", out.Result.Verdict)
+	}
+}

@@ -495,8 +495,12 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 			if outcomes[i].answered() {
 				continue
 			}
+			why := gs.by[name].name() + " reported on no file after the change"
+			if outcomes[i].dependantsLeft {
+				why = gs.by[name].name() + " had no file left to check (a deletion), and the files that read it are left to a complete check"
+			}
 			for _, c := range gs.by[name].changes {
-				res.Unverified = append(res.Unverified, Skipped{Path: c.Path, Reason: gs.by[name].name() + " reported on no file after the change"})
+				res.Unverified = append(res.Unverified, Skipped{Path: c.Path, Reason: why})
 			}
 		}
 		res.Verdict = Unverified
@@ -540,6 +544,19 @@ type groupOutcome struct {
 func (o *groupOutcome) left(why string) {
 	o.notes = append(o.notes, why)
 	o.dependantsLeft = true
+}
+
+// leaveDependants takes the dependants out of w's request, found but
+// left to a later, complete check (Scope.DependantsWithin): what out
+// said of them since noted is unsaid, as they are not checked, and why
+// is said instead.
+func (v *Validator) leaveDependants(w *checkWork, out *groupOutcome, noted int, why string) {
+	out.notes = out.notes[:noted]
+	out.left(why)
+	w.req.Dependants, w.req.DirectDependants = nil, 0
+	// What left them out leaves a deleted file's importers out too, and
+	// a file the change affects through no import.
+	w.recorded, w.coldPython, w.global = false, false, false
 }
 
 // dependantsCost is what asking w's server about the dependants in its
@@ -706,8 +723,12 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group,
 	}
 	w.req.CleanAtDisk = v.cleanAtDisk(w)
 	// The deleted files nothing is seen to import, found before reused
-	// answers take dependants out of the request.
-	w.unimported = unimportedDeletions(g.changes, w.req, v.root)
+	// answers take dependants out of the request. Where the scope left
+	// the dependants to a later check, a deleted file's importers are
+	// among them, not evidence of none.
+	if !out.dependantsLeft {
+		w.unimported = unimportedDeletions(g.changes, w.req, v.root)
+	}
 	// Answers a check of this very state already gave (the staging check
 	// before a commit's) are not asked for again.
 	var state string
@@ -848,7 +869,7 @@ func (v *Validator) addDependants(ctx context.Context, w *checkWork, scope Scope
 		// changed files (a body edit, most of an agent's edits, leaves
 		// nobody out).
 		w.req.BaselineKey = w.snap.Fingerprint
-		if k, ok := v.deps.(interfaceKeeper); ok && k.InterfacesKept(ctx, w.snap.Files, g.changes) {
+		if k, ok := v.deps.(interfaceKeeper); ok && !g.config && k.InterfacesKept(ctx, w.snap.Files, g.changes) {
 			out.notes = append(out.notes, "the changed files' exports kept their interfaces: no importer needed a check")
 			return nil, ""
 		}
@@ -871,10 +892,17 @@ func (v *Validator) addDependants(ctx context.Context, w *checkWork, scope Scope
 	w.recorded = deps.Recorded
 	w.coldPython = deps.PythonUnrecorded
 	w.global = deps.Global
+	noted := len(out.notes) // what is said of the dependants, unsaid if they are left
 	if scope.Staging && len(deps.Files) > deps.Direct {
 		out.notes = append(out.notes, fmt.Sprintf("a staging check: the changed files and the %d files that use them directly were checked; the commit's check also covers %d further %s", deps.Direct, len(deps.Files)-deps.Direct, plural(len(deps.Files)-deps.Direct, "dependant", "dependants")))
 		deps.Files = deps.Files[:deps.Direct]
 		w.recorded = false
+	}
+	if len(deps.Files) > v.opts.MaxDependants && scope.DependantsWithin > 0 {
+		// Past any cost a caller that checks them later allows: the
+		// changed files are still judged.
+		v.leaveDependants(w, out, noted, fmt.Sprintf("%s: only the changed files were checked; the more than %d files that depend on them are left to a complete check", spec.Name, v.opts.MaxDependants))
+		return deps.Outside, ""
 	}
 	if len(deps.Files) > v.opts.MaxDependants {
 		return nil, fmt.Sprintf("the change has more than %d dependants, the most checked at once; none was checked; fix: raise max_dependants ('anvil config set max_dependants %d')", v.opts.MaxDependants, 4*v.opts.MaxDependants)
@@ -905,13 +933,9 @@ func (v *Validator) addDependants(ctx context.Context, w *checkWork, scope Scope
 		w.recorded = false // a dependant another checker answers for
 	}
 	if ms, over := v.dependantsCost(w, scope.DependantsWithin); over {
-		out.left(fmt.Sprintf("%s: only the changed files were checked; the %d %s that depend on them (about %s to check, more than the %s this check may spend on them) are left to a complete check",
+		v.leaveDependants(w, out, noted, fmt.Sprintf("%s: only the changed files were checked; the %d %s that depend on them (about %s to check, more than the %s this check may spend on them) are left to a complete check",
 			spec.Name, len(w.req.Dependants), plural(len(w.req.Dependants), "file", "files"), time.Duration(ms)*time.Millisecond, scope.DependantsWithin))
-		w.req.Dependants, w.req.DirectDependants = nil, 0
-		// What left them out leaves a deleted file's importers out too,
-		// and a file the change affects through no import.
-		w.recorded, w.coldPython, w.global = false, false, false
-		return nil, ""
+		return deps.Outside, ""
 	}
 	if v.opts.Exhaustive || scope.Complete {
 		w.req.DirectDependants = len(w.req.Dependants)
