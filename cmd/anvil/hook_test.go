@@ -48,8 +48,8 @@ func newHookEnv(t *testing.T) *hookEnv {
 		"ANVIL_TOOLS_DIR=" + servers.DefaultToolsDir(os.Getenv),
 		"XDG_RUNTIME_DIR=" + run,
 		// The clients' scenarios are told what an edit breaks in its
-		// importers, which a loaded machine may not check within the
-		// default wait: the wait is the hook's bound here.
+		// importers, which the hook checks at the edit only when allowed
+		// a cost for them; here up to the hook's bound.
 		"ANVIL_HOOK_IMPORTERS_WITHIN=20s",
 	}}
 	t.Cleanup(func() {
