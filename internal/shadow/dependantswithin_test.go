@@ -67,3 +67,34 @@ func TestDependantsWithinLeavesCostlyImporters(t *testing.T) {
 		})
 	}
 }
+
+// Past max_dependants, a check that may leave its dependants to a later
+// one leaves them, and still judges the changed files (a commit's check
+// is unverified there instead); a deletion whose importers are left is
+// not judged on them, and says why.
+func TestDependantsWithinLeavesWhatItCannotCheck(t *testing.T) {
+	files := map[string]string{
+		"tsconfig.json": `{"compilerOptions": {"strict": true, "noEmit": true}, "include": ["src"]}`,
+		"src/types.ts":  "export interface User { name: string }\n",
+	}
+	for i := range 6 {
+		files[fmt.Sprintf("src/use%d.ts", i)] = "import type { User } from \"./types\";\nexport const u: User = { name: \"x\" };\n"
+	}
+	dir := t.TempDir()
+	testfs.Write(t, dir, files)
+	h := newHarnessAt(t, dir, harnessOptions{opts: Options{Strategy: StrategyPerFile, MaxDependants: 3}})
+	h.requireServer("typescript")
+	broken := "export interface Account { name: string }\nexport const bad: number = \"no\";\n"
+	res := h.validateScope(map[string]string{"src/types.ts": broken}, Scope{Staging: true, NewOnly: true, DependantsWithin: time.Hour})
+	if res.Verdict != Rejected || !res.DependantsLeft {
+		t.Errorf("past max_dependants, within a bound: verdict %s, left %v; want the changed file judged, its importers left\n%s", res.Verdict, res.DependantsLeft, describe(res))
+	}
+	res = h.validateScope(map[string]string{"src/types.ts": broken}, Scope{Staging: true, NewOnly: true})
+	if res.Verdict != Unverified || res.DependantsLeft {
+		t.Errorf("past max_dependants, no bound: verdict %s, left %v; want unverified\n%s", res.Verdict, res.DependantsLeft, describe(res))
+	}
+	res = h.validateScope(map[string]string{"-src/types.ts": ""}, Scope{Staging: true, NewOnly: true, DependantsWithin: time.Nanosecond})
+	if res.Verdict == Clean || !res.DependantsLeft || len(res.Unverified) == 0 || !strings.Contains(res.Unverified[0].Reason, "left to a complete check") {
+		t.Errorf("a deletion whose importers are left: verdict %s, left %v; want unverified, saying why\n%s", res.Verdict, res.DependantsLeft, describe(res))
+	}
+}
