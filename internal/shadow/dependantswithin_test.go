@@ -15,17 +15,7 @@ import (
 // so, while the changed files are still judged. Unbounded, or with room,
 // the importers an interface change breaks are found.
 func TestDependantsWithinLeavesCostlyImporters(t *testing.T) {
-	files := map[string]string{
-		"tsconfig.json": `{"compilerOptions": {"strict": true, "noEmit": true}, "include": ["src"]}`,
-		"src/types.ts":  "export interface User { name: string }\n",
-	}
-	for i := range 6 {
-		files[fmt.Sprintf("src/use%d.ts", i)] = "import type { User } from \"./types\";\nexport const u: User = { name: \"x\" };\n"
-	}
-	dir := t.TempDir()
-	testfs.Write(t, dir, files)
-	h := newHarnessAt(t, dir, harnessOptions{opts: Options{Strategy: StrategyPerFile}})
-	h.requireServer("typescript")
+	h := sixImporters(t, Options{Strategy: StrategyPerFile})
 	renamed := "export interface Account { name: string }\n"
 	broken := "export interface Account { name: string }\nexport const bad: number = \"no\";\n"
 	for _, tc := range []struct {
@@ -73,17 +63,7 @@ func TestDependantsWithinLeavesCostlyImporters(t *testing.T) {
 // is unverified there instead); a deletion whose importers are left is
 // not judged on them, and says why.
 func TestDependantsWithinLeavesWhatItCannotCheck(t *testing.T) {
-	files := map[string]string{
-		"tsconfig.json": `{"compilerOptions": {"strict": true, "noEmit": true}, "include": ["src"]}`,
-		"src/types.ts":  "export interface User { name: string }\n",
-	}
-	for i := range 6 {
-		files[fmt.Sprintf("src/use%d.ts", i)] = "import type { User } from \"./types\";\nexport const u: User = { name: \"x\" };\n"
-	}
-	dir := t.TempDir()
-	testfs.Write(t, dir, files)
-	h := newHarnessAt(t, dir, harnessOptions{opts: Options{Strategy: StrategyPerFile, MaxDependants: 3}})
-	h.requireServer("typescript")
+	h := sixImporters(t, Options{Strategy: StrategyPerFile, MaxDependants: 3})
 	broken := "export interface Account { name: string }\nexport const bad: number = \"no\";\n"
 	res := h.validateScope(map[string]string{"src/types.ts": broken}, Scope{Staging: true, NewOnly: true, DependantsWithin: time.Hour})
 	if res.Verdict != Rejected || !res.DependantsLeft {
@@ -97,4 +77,21 @@ func TestDependantsWithinLeavesWhatItCannotCheck(t *testing.T) {
 	if res.Verdict == Clean || !res.DependantsLeft || len(res.Unverified) == 0 || !strings.Contains(res.Unverified[0].Reason, "left to a complete check") {
 		t.Errorf("a deletion whose importers are left: verdict %s, left %v; want unverified, saying why\n%s", res.Verdict, res.DependantsLeft, describe(res))
 	}
+}
+
+// sixImporters is a TypeScript project whose src/types.ts six files
+// import, checked with opts.
+func sixImporters(t *testing.T, opts Options) *harness {
+	files := map[string]string{
+		"tsconfig.json": `{"compilerOptions": {"strict": true, "noEmit": true}, "include": ["src"]}`,
+		"src/types.ts":  "export interface User { name: string }\n",
+	}
+	for i := range 6 {
+		files[fmt.Sprintf("src/use%d.ts", i)] = "import type { User } from \"./types\";\nexport const u: User = { name: \"x\" };\n"
+	}
+	dir := t.TempDir()
+	testfs.Write(t, dir, files)
+	h := newHarnessAt(t, dir, harnessOptions{opts: opts})
+	h.requireServer("typescript")
+	return h
 }
