@@ -92,3 +92,31 @@ func TestCheckWithinOfTheChangedFilesAloneClaimsNoImporters(t *testing.T) {
 		t.Errorf("verdict %s, want the second try's, cut by the bound: unverified", out.Result.Verdict)
 	}
 }
+
+// What an edit's check asks of the gate: by default its own files
+// alone; with an allowance, the importers that fit it; under --strict,
+// every importer, since what is left unverified is refused.
+func TestEditOptionsLeaveTheImportersByDefault(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		g           Gate
+		changedOnly bool
+		within      time.Duration
+		wait        time.Duration
+	}{
+		{"default", Gate{}, true, 0, 0},
+		{"an allowance", Gate{ImportersWithin: 2 * time.Second}, false, 2 * time.Second, 2 * time.Second},
+		{"a small allowance", Gate{ImportersWithin: 100 * time.Millisecond}, false, 100 * time.Millisecond, minImportersWait},
+		{"strict", Gate{Strict: true}, false, 0, minImportersWait},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := tc.g.editOptions(true)
+			if opts.ChangedOnly != tc.changedOnly || opts.DependantsWithin != tc.within || !opts.Staging || !opts.NewOnly {
+				t.Errorf("editOptions = %+v; want changed only %v, dependants within %s", opts, tc.changedOnly, tc.within)
+			}
+			if w := tc.g.importersWait(); w != tc.wait {
+				t.Errorf("importersWait = %s, want %s", w, tc.wait)
+			}
+		})
+	}
+}
