@@ -161,6 +161,11 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 			}
 			if o.Class != Agree && c.Log != nil {
 				fmt.Fprintf(c.Log, "%s %s/%s (seed %d): %s[%s]; gate %s %v; checker %v\n", o.Class, o.Trial.Lang, o.Trial.Name, o.Trial.Seed, o.Cause, strings.Join(o.Trial.Tags, " "), o.Gate.Verdict, o.Gate.New, o.Truth)
+				if o.Class == Unverified {
+					// The cause is the reason's kind; the reason itself
+					// is what tells a harness's fault from the gate's.
+					fmt.Fprintf(c.Log, "  why: %s\n", strings.ReplaceAll(o.Gate.Why, "\n", " | "))
+				}
 			}
 			if o.Compiler != nil && c.Log != nil {
 				fmt.Fprintf(c.Log, "compiler disagreement %s/%s (seed %d): %s; first: %s\n", o.Trial.Lang, o.Trial.Name, o.Trial.Seed, o.Compiler.Cause, strings.ReplaceAll(o.Compiler.Error, "\n", " "))
