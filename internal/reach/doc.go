@@ -43,7 +43,9 @@
 //	a change set whose every file (TS/JS/Python, edited | from an empty set of changed exports the propagation reaches no     | TestOnlyAChangeThatKeepsEveryInterface…
 //	  in place, not installed, no global effect) keeps  |   importer, not even one whose import nothing resolves               |   SkipsTheGraph, TestCutoff
 //	  every interface has no dependant; the graph is    |                                                                      |
-//	  not built (interfacesKept)                        |                                                                      |
+//	  not built (interfacesKept; InterfacesKept tells   |                                                                      |
+//	  a caller that leaves the dependants whether there |                                                                      |
+//	  are any to leave: the pre-edit hook)              |                                                                      |
 //	type-only modifiers of exports, re-exports and     | a type-only export used as a value is TS1362; through a type-only    | syntax: TestSurfaceTypeOnly; shadow: TestCutoffHeld…
 //	  imports are interface                            |   import, TS1361                                                     |   (ts/an export made type-only, ts/a re-export …)
 //	the declaration emit is compared a second time     | the emit writes `private x;` without its type, which an importer     | tsdecl: TestEmitPrivateMembers; shadow:
