@@ -75,8 +75,10 @@ func (g *Gate) editOptions(readsOnlyNew bool) service.GateOptions {
 // importers it expected to be quick: an estimate can be wrong (a server
 // not warm yet), and then the edit's own files are judged alone.
 func (g *Gate) importersWait() time.Duration {
-	if g.ImportersWithin <= 0 && !g.Strict {
-		return 0 // none asked about: the hook's bound alone
+	if g.ImportersWithin <= 0 || g.Strict {
+		// None asked about, or every one (--strict): the hook's bound
+		// alone.
+		return 0
 	}
 	return max(g.ImportersWithin, minImportersWait)
 }
@@ -203,6 +205,9 @@ func (g *Gate) PreEdit(ctx context.Context, in Input) Answer {
 	a := g.judgeEdit(ctx, out.Result, touched)
 	switch {
 	case a.Deny:
+	case cut != "" && g.Strict:
+		// The importers were not checked: what --strict refuses.
+		return g.unverified(ctx, cut)
 	case cut != "":
 		a = a.withNote(cut + "; the end of the turn checks them")
 	case out.Result.DependantsLeft:
@@ -300,7 +305,10 @@ const ownShare = 0.4
 // of what, which names the change.
 func checkWithin(ctx context.Context, svc service.Service, specs []changeset.Spec, opts service.GateOptions, wait time.Duration, what string) (*service.Outcome, string, error) {
 	deadline, ok := ctx.Deadline()
-	if !ok {
+	if !ok || opts.ChangedOnly {
+		// Nothing narrower to fall back on: the whole bound. (Cut short,
+		// a server is stopped mid-check, and a second try would start it
+		// again.)
 		out, err := svc.Check(ctx, specs, opts)
 		return out, "", err
 	}
@@ -318,14 +326,6 @@ func checkWithin(ctx context.Context, svc service.Service, specs []changeset.Spe
 	}
 	if err == nil && out.Result != nil && out.Result.Verdict != shadow.Unverified {
 		return out, "", nil // finished as its bound ended
-	}
-	if opts.ChangedOnly {
-		// Already the changed files alone (an edit's default check): a
-		// second try in the rest of the bound (a server that was still
-		// starting), with nothing more to say of the importers than the
-		// verdict does.
-		out, err = svc.Check(ctx, specs, opts)
-		return out, "", err
 	}
 	opts.ChangedOnly = true
 	out, err = svc.Check(ctx, specs, opts)

@@ -497,7 +497,7 @@ func (v *Validator) Validate(ctx context.Context, set *changeset.Set, attempt in
 			}
 			why := gs.by[name].name() + " reported on no file after the change"
 			if outcomes[i].dependantsLeft {
-				why = gs.by[name].name() + " had no file left to check (a deletion), and the files that read it are left to a complete check"
+				why = gs.by[name].name() + " had no file of the change left to check, and the files that depend on it are left to a complete check"
 			}
 			for _, c := range gs.by[name].changes {
 				res.Unverified = append(res.Unverified, Skipped{Path: c.Path, Reason: why})
@@ -898,6 +898,7 @@ func (v *Validator) addDependants(ctx context.Context, w *checkWork, scope Scope
 		deps.Files = deps.Files[:deps.Direct]
 		w.recorded = false
 	}
+	w.req.BaselineKey = w.snap.Fingerprint
 	if len(deps.Files) > v.opts.MaxDependants && scope.DependantsWithin > 0 {
 		// Past any cost a caller that checks them later allows: the
 		// changed files are still judged.
