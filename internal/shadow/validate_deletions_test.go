@@ -106,7 +106,6 @@ func TestDeletionNothingImportsGoesToTheBatchChecker(t *testing.T) {
 	if res.Verdict == Clean || !res.DependantsLeft {
 		t.Fatalf("a deletion whose importer the scope left out:\n%s", describe(res))
 	}
-	t.Logf("%s", describe(res))
 	// With a file the server does check in the same change set, the
 	// deletion still has no evidence: its own file stays unverified
 	// (before, the other file's answer made the change clean).
