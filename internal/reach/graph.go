@@ -216,20 +216,20 @@ func (g *Graph) Importers(ctx context.Context, files Files, changes []*changeset
 	return g.dependants(ctx, files, changes, limit, false)
 }
 
-func (g *Graph) dependants(ctx context.Context, files Files, changes []*changeset.Change, limit int, cut bool) (Dependants, error) {
-	families := map[string]bool{}
-	changed := map[string]*changeset.Change{}
-	// A file of no language a C/C++ file includes is C/C++ to the
-	// compiler, whatever its name (an X-macro list, colors.def): each
-	// such change is tried as an include, and stays one if an include
-	// resolves to it.
-	fragments := map[string]bool{}
+// readable sorts changes by the family of files that can read them: the
+// changes any file can read (changed), their families, and the fragments
+// among them. A file of no language a C/C++ file includes is C/C++ to
+// the compiler, whatever its name (an X-macro list, colors.def): each
+// such change is tried as an include, and stays one if an include
+// resolves to it; without C files, nothing could include it.
+func readable(files Files, changes []*changeset.Change) (changed map[string]*changeset.Change, families, fragments map[string]bool) {
+	changed, families, fragments = map[string]*changeset.Change{}, map[string]bool{}, map[string]bool{}
 	hasC := sync.OnceValue(func() bool { return hasFamily(files, "c") })
 	for _, c := range changes {
 		fam := Family(c.Path)
 		if fam == "" {
 			if !hasC() {
-				continue // nothing could include it
+				continue
 			}
 			fam = "c"
 			fragments[c.Path] = true
@@ -237,10 +237,22 @@ func (g *Graph) dependants(ctx context.Context, files Files, changes []*changese
 		families[fam] = true
 		changed[c.Path] = c
 	}
+	return changed, families, fragments
+}
+
+// keptEarly is the early cut-off's answer before any graph is built: no
+// change can reach another file (interfacesKept), and none is C/C++ or a
+// fragment, whose includers the cut-off does not judge.
+func (g *Graph) keptEarly(ctx context.Context, changed map[string]*changeset.Change, families, fragments map[string]bool) bool {
+	return len(fragments) == 0 && !families["c"] && g.interfacesKept(ctx, changed)
+}
+
+func (g *Graph) dependants(ctx context.Context, files Files, changes []*changeset.Change, limit int, cut bool) (Dependants, error) {
+	changed, families, fragments := readable(files, changes)
 	if len(families) == 0 {
 		return Dependants{}, nil
 	}
-	if cut && len(fragments) == 0 && !families["c"] && g.interfacesKept(ctx, changed) {
+	if cut && g.keptEarly(ctx, changed, families, fragments) {
 		return g.keptInterfaces(changed), nil
 	}
 	paths := withChanged(files, changes)
@@ -371,8 +383,8 @@ func (g *Graph) interfacesKept(ctx context.Context, changed map[string]*changese
 }
 
 // InterfacesKept reports whether changes reach no other file, as the
-// early cut-off decides it before building the import graph (the rule of
-// interfacesKept): a caller that leaves the dependants to a later check
+// early cut-off decides it before building the import graph (keptEarly,
+// the rule Dependants takes): a caller that leaves the dependants to a later check
 // (the pre-edit hook) learns from it, for the cost of parsing the changed
 // files, whether there are any to leave. False when the graph does not
 // cut off at all.
@@ -380,17 +392,8 @@ func (g *Graph) InterfacesKept(ctx context.Context, files Files, changes []*chan
 	if !g.cutoff {
 		return false
 	}
-	changed := map[string]*changeset.Change{}
-	for _, c := range changes {
-		if Family(c.Path) == "" {
-			if hasFamily(files, "c") {
-				return false // a fragment a C file may include
-			}
-			continue // nothing could read it
-		}
-		changed[c.Path] = c
-	}
-	return g.interfacesKept(ctx, changed)
+	changed, families, fragments := readable(files, changes)
+	return len(families) == 0 || g.keptEarly(ctx, changed, families, fragments)
 }
 
 // keptInterfaces is the answer for changes that kept every interface
