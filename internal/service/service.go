@@ -60,10 +60,11 @@ type GateOptions struct {
 	// agent's turn) reads what the way there broke from them.
 	Complete bool `json:"complete,omitempty"`
 	// ChangedOnly checks the changed files alone, none of their
-	// dependants, and the verdict says so (a note, and never clean for
-	// the dependants: they are left to a later, complete check). The
-	// pre-edit hook asks for it when the whole check cannot finish
-	// within its bound, so that the edit's own files are still judged.
+	// dependants, and the verdict says when it left some
+	// (Result.DependantsLeft: never clean for them; they are left to a
+	// later, complete check). An edit's hook asks for it by default, and
+	// when a check with the importers cannot finish within its bound, so
+	// that the edit's own files are still judged.
 	ChangedOnly bool `json:"changed_only,omitempty"`
 	// DependantsWithin, when set, leaves the dependants out as ChangedOnly
 	// does whenever asking about them is expected to take longer than it

@@ -155,7 +155,8 @@ type Scope struct {
 	// further dependants the complete check would add.
 	Staging bool
 	// ChangedOnly checks the changed files alone: no dependant is asked
-	// about, and the verdict notes how many were left out. Only a caller
+	// about, and the verdict says when there were any to leave
+	// (Result.DependantsLeft, by the early cut-off alone). Only a caller
 	// that checks them later may ask for it (the pre-edit hook, whose end
 	// of the turn checks every dependant).
 	ChangedOnly bool
@@ -839,6 +840,8 @@ func (v *Validator) addDependants(ctx context.Context, w *checkWork, scope Scope
 	if spec.ReportsDependants || v.deps == nil {
 		return nil, ""
 	}
+	// The answers kept for the unchanged files are this disk state's.
+	w.req.BaselineKey = w.snap.Fingerprint
 	ctx, cancel := context.WithTimeout(ctx, v.opts.LoadTimeout)
 	defer cancel()
 	if len(g.diskConfig) > 0 {
@@ -857,7 +860,6 @@ func (v *Validator) addDependants(ctx context.Context, w *checkWork, scope Scope
 				w.req.Dependants = append(w.req.Dependants, abs)
 			}
 		}
-		w.req.BaselineKey = w.snap.Fingerprint
 		return nil, ""
 	}
 	if scope.ChangedOnly {
@@ -868,7 +870,6 @@ func (v *Validator) addDependants(ctx context.Context, w *checkWork, scope Scope
 		// there is anyone to leave is: the early cut-off's parse of the
 		// changed files (a body edit, most of an agent's edits, leaves
 		// nobody out).
-		w.req.BaselineKey = w.snap.Fingerprint
 		if k, ok := v.deps.(interfaceKeeper); ok && !g.config && k.InterfacesKept(ctx, w.snap.Files, g.changes) {
 			out.notes = append(out.notes, "the changed files' exports kept their interfaces: no importer needed a check")
 			return nil, ""
@@ -898,7 +899,6 @@ func (v *Validator) addDependants(ctx context.Context, w *checkWork, scope Scope
 		deps.Files = deps.Files[:deps.Direct]
 		w.recorded = false
 	}
-	w.req.BaselineKey = w.snap.Fingerprint
 	if len(deps.Files) > v.opts.MaxDependants && scope.DependantsWithin > 0 {
 		// Past any cost a caller that checks them later allows: the
 		// changed files are still judged.
@@ -908,7 +908,6 @@ func (v *Validator) addDependants(ctx context.Context, w *checkWork, scope Scope
 	if len(deps.Files) > v.opts.MaxDependants {
 		return nil, fmt.Sprintf("the change has more than %d dependants, the most checked at once; none was checked; fix: raise max_dependants ('anvil config set max_dependants %d')", v.opts.MaxDependants, 4*v.opts.MaxDependants)
 	}
-	w.req.BaselineKey = w.snap.Fingerprint
 	if deps.InterfacesKept {
 		out.notes = append(out.notes, "the changed files' exports kept their interfaces: no importer needed a check")
 	}
