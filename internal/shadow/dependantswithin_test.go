@@ -1,6 +1,7 @@
 package shadow
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"testing"
@@ -19,28 +20,30 @@ func TestDependantsWithinLeavesCostlyImporters(t *testing.T) {
 	renamed := "export interface Account { name: string }\n"
 	broken := "export interface Account { name: string }\nexport const bad: number = \"no\";\n"
 	for _, tc := range []struct {
-		name    string
-		change  string
-		within  time.Duration
-		verdict Verdict
-		left    bool
-		inUsers bool // the importers' errors are found
+		name        string
+		path        string // "" for src/types.ts
+		change      string
+		within      time.Duration
+		changedOnly bool
+		verdict     Verdict
+		left        bool
+		inUsers     bool // the importers' errors are found
 	}{
-		{"no bound", renamed, 0, Rejected, false, true},
-		{"room for them", renamed, time.Hour, Rejected, false, true},
-		{"too costly", renamed, time.Nanosecond, Clean, true, false},
-		{"too costly, the changed file broken", broken, time.Nanosecond, Rejected, true, false},
-		// ChangedOnly (within -1 here) leaves them whatever they cost,
-		// and says so only when there are any: a body edit leaves none.
-		{"changed files only", renamed, -1, Clean, true, false},
-		{"changed files only, a body edit", "export interface User { name: string }\nfunction f() { return 1; }\n", -1, Clean, false, false},
+		{"no bound", "", renamed, 0, false, Rejected, false, true},
+		{"room for them", "", renamed, time.Hour, false, Rejected, false, true},
+		{"too costly", "", renamed, time.Nanosecond, false, Clean, true, false},
+		{"too costly, the changed file broken", "", broken, time.Nanosecond, false, Rejected, true, false},
+		// ChangedOnly leaves them whatever they cost, and says so only
+		// when there are any: a body edit leaves none; a created file,
+		// which may take over a name others import, may have some.
+		{"changed files only", "", renamed, 0, true, Clean, true, false},
+		{"changed files only, a body edit", "", "export interface User { name: string }\nfunction f() { return 1; }\n", 0, true, Clean, false, false},
+		{"changed files only, a created file", "src/index.ts", "export const x = 1;\n", 0, true, Clean, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			scope := Scope{Staging: true, NewOnly: true, DependantsWithin: tc.within}
-			if tc.within < 0 {
-				scope = Scope{Staging: true, NewOnly: true, ChangedOnly: true}
-			}
-			res := h.validateScope(map[string]string{"src/types.ts": tc.change}, scope)
+			scope := Scope{Staging: true, NewOnly: true, DependantsWithin: tc.within, ChangedOnly: tc.changedOnly}
+			path := cmp.Or(tc.path, "src/types.ts")
+			res := h.validateScope(map[string]string{path: tc.change}, scope)
 			if res.Verdict != tc.verdict || res.DependantsLeft != tc.left {
 				t.Fatalf("verdict %s, dependants left %v; want %s, %v\n%s", res.Verdict, res.DependantsLeft, tc.verdict, tc.left, describe(res))
 			}
