@@ -194,30 +194,46 @@ func TestClaudeCodeEditRefused(t *testing.T) {
 // A turn that leaves an importer broken is refused at its end with the
 // importer named, and completes once the model fixes it.
 func TestClaudeCodeTurnEndRefused(t *testing.T) {
-	e := newHookEnv(t)
-	m := newScriptedModel(t,
-		[]toolCall{read(e, "src/a.ts")},
-		[]toolCall{edit(e, "src/a.ts", "export const one: number = 1;", `export const one: string = "1";`)},
-		nil, // ends the turn: refused, b.ts is broken
-		[]toolCall{read(e, "src/b.ts")},
-		[]toolCall{edit(e, "src/b.ts", "one + 1", "Number(one) + 1")},
-		nil,
-	)
-	out := e.runClaude(t, m)
-	reqs := m.requests()
-	if len(reqs) != 6 {
-		t.Fatalf("%d requests of the loop, want 6:\n%s\n%s", len(reqs), lastOf(reqs), out)
+	for _, tc := range []struct {
+		name string
+		// atTheEdit: the hook checks the importers at the edit
+		// (--importers-within), and the model is told there what it
+		// broke; by default only the end of the turn tells it.
+		atTheEdit bool
+	}{
+		{"importers checked at the edit", true},
+		{"by default", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newHookEnv(t)
+			if !tc.atTheEdit {
+				e.importersLeftToTheTurnsEnd()
+			}
+			m := newScriptedModel(t,
+				[]toolCall{read(e, "src/a.ts")},
+				[]toolCall{edit(e, "src/a.ts", "export const one: number = 1;", `export const one: string = "1";`)},
+				nil, // ends the turn: refused, b.ts is broken
+				[]toolCall{read(e, "src/b.ts")},
+				[]toolCall{edit(e, "src/b.ts", "one + 1", "Number(one) + 1")},
+				nil,
+			)
+			out := e.runClaude(t, m)
+			reqs := m.requests()
+			if len(reqs) != 6 {
+				t.Fatalf("%d requests of the loop, want 6:\n%s\n%s", len(reqs), lastOf(reqs), out)
+			}
+			if told := strings.Contains(reqs[2], "brings 1 new error into src/b.ts"); told != tc.atTheEdit {
+				t.Errorf("the edit's context named the importer: %v, want %v:\n%s", told, tc.atTheEdit, reqs[2])
+			}
+			if !strings.Contains(reqs[3], "the session's changes leave 1 new error in src/b.ts") {
+				t.Errorf("the refused end of the turn did not reach the model:\n%s", reqs[3])
+			}
+			if got := e.read(t, "src/b.ts"); !strings.Contains(got, "Number(one) + 1") {
+				t.Errorf("b.ts: %q", got)
+			}
+			sessionsResumable(t, e)
+		})
 	}
-	if !strings.Contains(reqs[2], "brings 1 new error into src/b.ts") {
-		t.Errorf("the edit's context did not name the importer:\n%s", reqs[2])
-	}
-	if !strings.Contains(reqs[3], "the session's changes leave 1 new error in src/b.ts") {
-		t.Errorf("the refused end of the turn did not reach the model:\n%s", reqs[3])
-	}
-	if got := e.read(t, "src/b.ts"); !strings.Contains(got, "Number(one) + 1") {
-		t.Errorf("b.ts: %q", got)
-	}
-	sessionsResumable(t, e)
 }
 
 // A rename across three files, edit by edit, ends with every file right

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,6 +60,13 @@ func newHookEnv(t *testing.T) *hookEnv {
 		stopDaemonsUnder(t, run)
 	})
 	return e
+}
+
+// importersLeftToTheTurnsEnd has the hooks this env runs check an edit's
+// own files alone, as they do by default: the env's allowance for the
+// importers is taken out.
+func (e *hookEnv) importersLeftToTheTurnsEnd() {
+	e.vars = slices.DeleteFunc(e.vars, func(v string) bool { return strings.HasPrefix(v, "ANVIL_HOOK_IMPORTERS_WITHIN=") })
 }
 
 // state is the Anvil state directory of the hooks this env runs.
