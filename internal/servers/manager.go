@@ -54,6 +54,26 @@ func (m *Manager) ForLanguage(language string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	return m.serverFor(resolved)
+}
+
+// NativeFor returns TypeScript 7's server for language, created (not yet
+// started) on first use, where it may stand in for the project's own
+// tsserver (Registry.ResolveNative); false where it may not. It runs
+// beside the project's server, which still answers wherever the
+// project's own compiler decides.
+func (m *Manager) NativeFor(language string) (*Server, bool) {
+	resolved, ok := m.registry.ResolveNative(m.root, language)
+	if !ok {
+		return nil, false
+	}
+	s, err := m.serverFor(resolved)
+	return s, err == nil
+}
+
+// serverFor returns the manager's server of resolved's spec, creating
+// it on first use.
+func (m *Manager) serverFor(resolved Resolved) (*Server, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {

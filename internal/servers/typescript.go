@@ -218,11 +218,34 @@ func majorOf(v string) int {
 // the native server's binary is (a workspace's own copy only where the
 // policy lets the workspace's programs run).
 func (r *Registry) NativeCompiler(root string) (BatchCompiler, bool) {
-	if r.engine != "" && r.engine != EngineAuto {
+	_, path, ok := r.native(root)
+	if !ok {
 		return BatchCompiler{}, false
 	}
+	return typeScript7Compiler(path, typeScriptVersionOf(path)), true
+}
+
+// ResolveNative returns TypeScript 7's server for language in the
+// workspace at root, where it may stand in for the project's tsserver
+// while the two compilers' answers agree: under the same conditions as
+// NativeCompiler, whose proof it rests on.
+func (r *Registry) ResolveNative(root, language string) (Resolved, bool) {
+	spec, path, ok := r.native(root)
+	if !ok || !spec.serves(language) {
+		return Resolved{}, false
+	}
+	return Resolved{Spec: spec, Path: path, Env: r.env(spec), Contain: r.containment(spec)}, true
+}
+
+// native finds TypeScript 7's spec and binary for a project that could
+// take it in place of its own TypeScript: one decision for the compiler
+// and the server, so that they never stand in under different terms.
+func (r *Registry) native(root string) (Spec, string, bool) {
+	if r.engine != "" && r.engine != EngineAuto {
+		return Spec{}, "", false
+	}
 	if major, _ := r.pins.of(root); major == 0 || major >= 7 {
-		return BatchCompiler{}, false
+		return Spec{}, "", false
 	}
 	for _, s := range r.specs {
 		if s.Name != "tsgo" {
@@ -230,9 +253,9 @@ func (r *Registry) NativeCompiler(root string) (BatchCompiler, bool) {
 		}
 		path, _ := r.find(root, s)
 		if path == "" {
-			return BatchCompiler{}, false
+			return Spec{}, "", false
 		}
-		return typeScript7Compiler(path, typeScriptVersionOf(path)), true
+		return s, path, true
 	}
-	return BatchCompiler{}, false
+	return Spec{}, "", false
 }

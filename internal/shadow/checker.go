@@ -145,6 +145,9 @@ func (v *Validator) pick(w checkWork) (chk, fallback checker, unverified string)
 	case plan == nil && mustBatch:
 		return nil, nil, fmt.Sprintf("%s resolves imports from the files on disk, so the files that import a created or deleted file cannot be checked with it as an overlay, and no batch checker can check them here", spec.Name)
 	case plan == nil:
+		if native := v.nativeServer(w); native != nil {
+			return native, server, ""
+		}
 		return server, nil, ""
 	case mustBatch:
 		return batchChecker{v: v, plan: plan, files: files}, nil, ""

@@ -119,6 +119,62 @@ func TestTypeScript7WhereItAgrees(t *testing.T) {
 		}
 	})
 
+	t.Run("the server, file by file", func(t *testing.T) {
+		h := newHarness(t, "ts-esm", harnessOptions{opts: agreeOptions(t)})
+		withTypeScript(t, h, "5.9.3")
+		h.requireServer("typescript")
+		config := filepath.Join(h.dir, "tsconfig.json")
+		broken := func() map[string]string {
+			return map[string]string{"src/main.ts": h.read("src/main.ts") + "\nconst count: number = \"three\";\n"}
+		}
+		viaNative := func(res *Result) bool {
+			return strings.Contains(res.Servers[0].Via, "TypeScript 7's server") && strings.Contains(res.Servers[0].Via, "in place of the project's tsc 5.9.3")
+		}
+
+		// Before any proof: tsserver of the project's TypeScript.
+		res := h.validate(broken())
+		expect(t, res, Rejected, "src/main.ts")
+		if viaNative(res) {
+			t.Fatalf("before a proof: via %q, want tsserver", res.Servers[0].Via)
+		}
+
+		awaitProof(t, h, config)
+		for _, scope := range []Scope{{}, {ChangedOnly: true}} {
+			res = h.validateScope(broken(), scope)
+			expect(t, res, Rejected, "src/main.ts")
+			if !viaNative(res) {
+				t.Fatalf("after the proof (%+v): via %q, want TypeScript 7's server", scope, res.Servers[0].Via)
+			}
+			res = h.validateScope(map[string]string{"src/main.ts": h.read("src/main.ts") + "\nconst count: number = 3;\n"}, scope)
+			expect(t, res, Clean)
+			if !viaNative(res) {
+				t.Fatalf("a clean edit after the proof (%+v): via %q, want TypeScript 7's server", scope, res.Servers[0].Via)
+			}
+		}
+		// The commit and the end of a turn: the project's own server.
+		for _, scope := range []Scope{{Confirm: true}, {Complete: true}} {
+			res = h.validateScope(broken(), scope)
+			expect(t, res, Rejected, "src/main.ts")
+			if viaNative(res) {
+				t.Fatalf("%+v: via %q, want the project's tsserver", scope, res.Servers[0].Via)
+			}
+		}
+		// A created file: the project's own server, which carries it
+		// into its project.
+		res = h.validate(map[string]string{"src/extra.ts": "export const extra: number = \"x\";\n"})
+		expect(t, res, Rejected, "src/extra.ts")
+		if viaNative(res) {
+			t.Fatalf("a created file: via %q, want the project's tsserver", res.Servers[0].Via)
+		}
+		// After a disagreement, never again.
+		h.v.confirm(config, "tsc 5.9.3", "tsc 7", &batch.Result{After: map[string][]lsp.Diagnostic{filepath.Join(h.dir, "src/render.ts"): {diag(0, "2305")}}}, &batch.Result{})
+		res = h.validate(broken())
+		expect(t, res, Rejected, "src/main.ts")
+		if viaNative(res) {
+			t.Fatalf("after a disagreement: via %q, want the project's tsserver", res.Servers[0].Via)
+		}
+	})
+
 	t.Run("proven after the project's own batch run", func(t *testing.T) {
 		// No warm-up ahead (a project below its size): the project's tsc
 		// answered a batch check, and the proof takes its answer.

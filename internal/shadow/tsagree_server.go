@@ -1,0 +1,197 @@
+package shadow
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/anvil-dev/anvil/internal/batch"
+	"github.com/anvil-dev/anvil/internal/servers"
+	"github.com/anvil-dev/anvil/internal/tsconfig"
+)
+
+// TypeScript 7's server where it agrees. The proof that lets TypeScript
+// 7's tsc take a project's batch runs (tsagree.go) lets its server answer
+// file by file too: on date-fns, tsserver of TypeScript 6 takes 25-40 ms
+// to check an edited file and 20-50 ms to rebuild its program after each
+// change, where TypeScript 7's server answers in a few milliseconds, and
+// the pre-edit hook waits on that answer for every edit. The terms are
+// the batch runs' (nativeFor), narrowed to what the server reads as tsc
+// does:
+//
+//   - no configuration change, no created or deleted file: edits of
+//     existing files only (a created file's project, which tsserver's
+//     cycle carries it into, is the server's own choice);
+//   - every file in the project its nearest tsconfig.json opens, the one
+//     both servers take it into and the one the proof ran tsc -p on;
+//   - no baseUrl: the batch runs read it as paths through an overlay of
+//     the configuration (baseURLAsPaths), which the server, reading its
+//     configuration from disk, would not have;
+//   - never where the project's own compiler decides: a commit and the
+//     end of a hooked agent's turn (checkWork.confirm) are tsserver's.
+
+// nativeServer returns a checker of TypeScript 7's server for w in place
+// of the project's tsserver, or nil where the project's own server
+// checks.
+func (v *Validator) nativeServer(w checkWork) checker {
+	g := w.g
+	if w.confirm || g.server.Spec().Mode != servers.ModeTSServer || !editsInPlace(w.req.Files) {
+		return nil
+	}
+	own := v.batchFor(g.server)
+	if own == nil || own.Tool().Kind != batch.TSC {
+		return nil
+	}
+	configs, ok := v.nearestProjects(batchFiles(w.req))
+	if !ok {
+		return nil
+	}
+	for _, config := range configs {
+		if len(v.baseURLAsPaths(config)) > 0 {
+			return nil
+		}
+	}
+	nc, why := v.nativeFor(own, w.snap, configs)
+	if nc == nil {
+		return nil
+	}
+	srv, ok := v.servers.NativeFor(g.lang)
+	if !ok {
+		return nil
+	}
+	return nativeServerChecker{serverChecker{v: v, srv: srv}, why}
+}
+
+// editsInPlace reports whether every file of files is an existing source
+// file changed in place.
+func editsInPlace(files []servers.FileChange) bool {
+	for _, f := range files {
+		if !f.OldExists || f.Delete || f.Config {
+			return false
+		}
+	}
+	return len(files) > 0
+}
+
+// nearestProjects returns the projects (tsconfig.json) of files, false
+// when a file's project is not the nearest configuration above it: a
+// file some other project includes, or none.
+func (v *Validator) nearestProjects(files []string) ([]string, bool) {
+	projects := tsconfig.NewProjects(v.root.Dir())
+	var configs []string
+	for _, abs := range files {
+		owner := projects.Owner(abs)
+		if owner == nil || owner.Path != nearestTSConfig(v.root.Dir(), abs) {
+			return nil, false
+		}
+		if !slices.Contains(configs, owner.Path) {
+			configs = append(configs, owner.Path)
+		}
+	}
+	return configs, len(configs) > 0
+}
+
+// nearestTSConfig returns the tsconfig.json or jsconfig.json nearest
+// above abs, within root; "" when there is none.
+func nearestTSConfig(root, abs string) string {
+	for dir := filepath.Dir(abs); strings.HasPrefix(dir, root); dir = filepath.Dir(dir) {
+		for _, name := range []string{"tsconfig.json", "jsconfig.json"} {
+			if p := filepath.Join(dir, name); regularFile(p) {
+				return p
+			}
+		}
+		if dir == root {
+			break
+		}
+	}
+	return ""
+}
+
+func regularFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// nativeServerChecker is TypeScript 7's server checking in place of the
+// project's tsserver. Its answers are TypeScript 7's, so they are never
+// kept as the project's compiler's (evidence.stoodIn), and a failure of
+// it is no verdict: the project's own server checks instead.
+type nativeServerChecker struct {
+	serverChecker
+	// why says why it may: the proof it rests on.
+	why string
+}
+
+func (n nativeServerChecker) check(ctx context.Context, w checkWork) (evidence, error) {
+	ev, err := n.serverChecker.check(ctx, w)
+	if u := new(unverifiableError); errors.As(err, &u) {
+		// The project's own server, the fallback, may still answer.
+		return evidence{}, errors.New(u.reason)
+	}
+	if err != nil {
+		return evidence{}, err
+	}
+	ev.via = "TypeScript 7's server, file by file, " + n.why
+	ev.stoodIn = true
+	return ev, nil
+}
+
+// agreesAt reports whether TypeScript 7 was proven to give the project's
+// answer for config's unchanged tree at the disk state state.
+func (v *Validator) agreesAt(config, state string) bool {
+	v.agree.mu.Lock()
+	defer v.agree.mu.Unlock()
+	p, ok := v.agree.proofs[config]
+	_, differs := v.agree.disagreed[config]
+	return ok && p.agreed && p.diskState == state && !differs
+}
+
+// warmNativeServer has TypeScript 7's server load the project at config
+// once the proof holds there, so that the first check it takes does not
+// pay its start: part of the proof's background job, bounded by it.
+func (v *Validator) warmNativeServer(ctx context.Context, config string) {
+	srv, ok := v.servers.NativeFor("typescript")
+	if !ok {
+		return
+	}
+	probe := projectFile(v.root.Dir(), config)
+	if probe == "" || srv.Prepared([]string{probe}) {
+		return
+	}
+	_ = srv.Prepare(ctx, []string{probe}, nil)
+}
+
+// maxProbeSearch bounds the entries looked at for a file of a project.
+const maxProbeSearch = 5000
+
+// projectFile returns a TypeScript source in config's directory that the
+// project includes and that config is the nearest configuration of; ""
+// when none is found among the first entries.
+func projectFile(root, config string) string {
+	projects := tsconfig.NewProjects(root)
+	found, seen := "", 0
+	_ = filepath.WalkDir(filepath.Dir(config), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || found != "" || seen > maxProbeSearch {
+			return filepath.SkipAll
+		}
+		seen++
+		if d.IsDir() {
+			if name := d.Name(); p != filepath.Dir(config) && (name == "node_modules" || strings.HasPrefix(name, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if filepath.Ext(p) != ".ts" || strings.HasSuffix(p, ".d.ts") || nearestTSConfig(root, p) != config {
+			return nil
+		}
+		if owner := projects.Owner(p); owner != nil && owner.Path == config {
+			found = p
+		}
+		return nil
+	})
+	return found
+}
