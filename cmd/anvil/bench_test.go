@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/anvil-dev/anvil/internal/corpus"
+	"github.com/anvil-dev/anvil/internal/daemon"
 	"github.com/anvil-dev/anvil/internal/proc"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/testfs"
@@ -179,6 +180,55 @@ func (e *benchEnv) daemonRSS(b *testing.B) int64 {
 		b.Fatal(err)
 	}
 	return proc.TreeRSS(st.PID)
+}
+
+// serverNames names the servers the daemon runs for the workspace at ws.
+func (e *benchEnv) serverNames(tb testing.TB, ws string) []string {
+	real, _ := filepath.EvalSymlinks(ws)
+	var names []string
+	for _, w := range e.daemonStatus(tb).Workspaces {
+		if w.Dir == ws || w.Dir == real {
+			for _, s := range w.Servers {
+				names = append(names, s.Name)
+			}
+		}
+	}
+	return names
+}
+
+// daemonStatus is the daemon's status (anvil serve status --json).
+func (e *benchEnv) daemonStatus(tb testing.TB) daemon.Status {
+	cmd := exec.Command(filepath.Join(binDir, "anvil"), "serve", "status", "--json")
+	cmd.Env = e.vars
+	out, err := cmd.Output()
+	if err != nil {
+		tb.Fatalf("anvil serve status: %v", err)
+	}
+	var st daemon.Status
+	if err := json.Unmarshal(out, &st); err != nil {
+		tb.Fatal(err)
+	}
+	return st
+}
+
+// awaitQuiet waits, at most bound, until the daemon does no background
+// work for the workspace at ws (the unchanged tree's answers, TypeScript
+// 7's proof), as during a model's first long turn; it returns how long
+// that took, or bound.
+func (e *benchEnv) awaitQuiet(tb testing.TB, ws string, bound time.Duration) time.Duration {
+	start := time.Now()
+	real, _ := filepath.EvalSymlinks(ws)
+	for time.Since(start) < bound {
+		busy := false
+		for _, w := range e.daemonStatus(tb).Workspaces {
+			busy = busy || ((w.Dir == ws || w.Dir == real) && len(w.Background) > 0)
+		}
+		if !busy {
+			return time.Since(start)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	return bound
 }
 
 func percentiles(b *testing.B, samples []time.Duration) {

@@ -85,7 +85,7 @@ func (b befores) put(path string, d []lsp.Diagnostic) { b.cache.put(path, d) }
 // before and after is judged by the batch checker's answer alone, bar a
 // pull server's.
 func cleanSpares(mode Mode, files []FileChange) bool {
-	return mode == ModePull || (mode == ModeTSServer && editsOnly(files))
+	return mode == ModePull || (mode == ModeTSServer && EditsInPlace(files))
 }
 
 // BaselineHolds counts the files (absolute) whose "before" the server
@@ -125,7 +125,7 @@ func (s *Server) Questions(req CheckRequest) int {
 			before = append(before, f.Path)
 		}
 	}
-	if req.NewErrorsOnly && editsOnly(req.Files) && s.resolved.Spec.Mode == ModeTSServer {
+	if req.NewErrorsOnly && EditsInPlace(req.Files) && s.resolved.Spec.Mode == ModeTSServer || defersBefores(s.resolved.Spec, req) {
 		return afters
 	}
 	before = append(before, req.Dependants...)

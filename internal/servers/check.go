@@ -224,6 +224,11 @@ type cycle struct {
 	opened []lsp.DocumentURI // documents this cycle opened, to close after
 	// overlays are the states of the changed files sent to the server.
 	overlays []sent
+	// cache is where the "before" answers come from and go to, and
+	// deferred the files whose "before" waits for the "after" (see
+	// defersBefores).
+	cache    befores
+	deferred []string
 }
 
 // overlayText is what the server is shown for a changed file: the new
@@ -293,9 +298,20 @@ func (cy *cycle) open(ctx context.Context, path, language, text string) error {
 	return err
 }
 
-// applyOverlays sends every change as an overlay.
+// applyOverlays sends every change as an overlay. A pull server is shown
+// an existing file at its base first, then changed: measured on date-fns
+// with TypeScript 7's server, opening a file for the first time with
+// content that differs from the disk took 60-240 ms to answer, and
+// opening it as on disk and then changing it 16-45 ms, every time. Only
+// a pull server: a push server would publish for the base, an answer a
+// check could take for the change's.
 func (cy *cycle) applyOverlays(ctx context.Context) error {
 	for _, f := range cy.req.Files {
+		if _, open := cy.client.IsOpen(lsp.URIFromPath(f.Path)); cy.mode == ModePull && f.OldExists && !open {
+			if err := cy.open(ctx, f.Path, f.Language, string(f.Old)); err != nil {
+				return err
+			}
+		}
 		s, err := cy.send(ctx, f.Path, f.Language, overlayText(f))
 		if err != nil {
 			return err

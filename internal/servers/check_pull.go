@@ -2,7 +2,9 @@ package servers
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/anvil-dev/anvil/internal/lsp"
@@ -70,11 +72,61 @@ func (cy *cycle) pullBefore(ctx context.Context) error {
 			before = append(before, p)
 		}
 	}
+	if cy.defersBefores() {
+		cy.cache, cy.deferred = cache, before
+		return nil
+	}
 	if err := cy.pullAll(ctx, before, cy.res.Before); err != nil {
 		return err
 	}
 	for _, p := range before {
 		cache.put(p, cy.res.Before[p])
+	}
+	return nil
+}
+
+// defersBefores reports whether the "before" of the changed files waits
+// for the "after" (see defersBefores).
+func (cy *cycle) defersBefores() bool { return defersBefores(cy.server.resolved.Spec, cy.req) }
+
+// defersBefores reports whether a pull server's check of req asks the
+// "before" only of the files the change leaves an error in
+// (CheckRequest.NewErrorsOnly): a change that edits existing files in
+// place, which the cycle can take back by sending the old texts, with no
+// dependants, so that every file's "after" is in before any "before" is
+// needed; and not a server that applies opens lazily, whose "before"
+// is what makes it take the open in. Each pull after a change has the
+// server bring its program up to date: on date-fns, TypeScript 7's
+// server spent 10-15 ms on a "before" a clean "after" makes moot.
+func defersBefores(spec Spec, req CheckRequest) bool {
+	return spec.Mode == ModePull && !spec.LazyOpen && req.NewErrorsOnly && len(req.Dependants) == 0 && len(req.Files) > 0 && EditsInPlace(req.Files)
+}
+
+// pullBeforeWhereNeeded pulls, once the "after" is in, the "before" of
+// the deferred files that have an error after the change, with the
+// change taken back: only their errors can be new. A file without an
+// error after the change has none that is new, and needs none.
+func (cy *cycle) pullBeforeWhereNeeded(ctx context.Context) error {
+	var need []string
+	for _, p := range cy.deferred {
+		if slices.ContainsFunc(cy.res.After[p], lsp.Diagnostic.IsError) {
+			need = append(need, p)
+		}
+	}
+	cy.deferred = nil
+	if len(need) == 0 {
+		return nil
+	}
+	for _, f := range cy.req.Files {
+		if _, err := cy.send(ctx, f.Path, f.Language, string(f.Old)); err != nil {
+			return err
+		}
+	}
+	if err := cy.pullAll(ctx, need, cy.res.Before); err != nil {
+		return fmt.Errorf("diagnostics before the change: %w", err)
+	}
+	for _, p := range need {
+		cy.cache.put(p, cy.res.Before[p])
 	}
 	return nil
 }
@@ -88,6 +140,10 @@ func (cy *cycle) pullAfter(ctx context.Context) error {
 		return err
 	}
 	cy.res.Checked = after[:near]
+	if len(cy.deferred) > 0 {
+		// No dependants (defersBefores): every file's "after" is in.
+		return cy.pullBeforeWhereNeeded(ctx)
+	}
 	if gainedErrors(cy.res.Before, cy.res.After) {
 		cy.res.Skipped = len(after) - near
 		return nil

@@ -112,7 +112,7 @@ func (cy *tsCycle) before(ctx context.Context) error {
 		}
 	}
 	cy.cache = cache
-	if cy.req.NewErrorsOnly && editsOnly(cy.req.Files) {
+	if cy.req.NewErrorsOnly && EditsInPlace(cy.req.Files) {
 		cy.deferred = append(cy.deferred, ask...)
 		return nil
 	}
@@ -125,11 +125,12 @@ func (cy *tsCycle) before(ctx context.Context) error {
 	return nil
 }
 
-// editsOnly reports whether every file of files is an existing source
-// file changed in place: the change the cycle can take back by sending
-// the old texts again (a created file is carried into its project, a
-// deleted one replaced by a stand-in, configuration reloads projects).
-func editsOnly(files []FileChange) bool {
+// EditsInPlace reports whether every file of files is an existing source
+// file changed in place: the change a check can take back by sending the
+// old texts again (a created file is carried into its project, a deleted
+// one replaced by a stand-in, configuration reloads projects), and the
+// one TypeScript 7's server may check in place of tsserver.
+func EditsInPlace(files []FileChange) bool {
 	for _, f := range files {
 		if !f.OldExists || f.Delete || f.Config {
 			return false

@@ -4,8 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/anvil-dev/anvil/internal/lsp"
+	"github.com/anvil-dev/anvil/internal/tsconfig"
 	"github.com/anvil-dev/anvil/internal/tsserver"
 )
 
@@ -14,8 +16,8 @@ import (
 // run next measures the check, not the load: a TypeScript server loads a
 // project on the first question about one of its files, which takes
 // seconds on a large one. ctx bounds the start and the load, and should
-// be far longer than a check's bound. Once a directory's project is
-// loaded, later calls for files there cost nothing. onWait is told when
+// be far longer than a check's bound. Once a project is loaded, later
+// calls for its files cost nothing. onWait is told when
 // the call waits for the server's turn (nil: not told).
 func (s *Server) Prepare(ctx context.Context, files []string, onWait func(what string)) error {
 	release, err := s.acquire(ctx, onWait, false)
@@ -27,11 +29,13 @@ func (s *Server) Prepare(ctx context.Context, files []string, onWait func(what s
 	if err != nil {
 		return err
 	}
-	probe := ""
+	probe, project := "", ""
 	for _, f := range files {
-		if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() && !s.loaded(b, filepath.Dir(f)) {
-			probe = f
-			break
+		if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
+			if p := s.projectOf(f); !s.loaded(b, p) {
+				probe, project = f, p
+				break
+			}
 		}
 	}
 	if probe == "" {
@@ -53,7 +57,7 @@ func (s *Server) Prepare(ctx context.Context, files []string, onWait func(what s
 	if err != nil {
 		return err
 	}
-	s.markLoaded(b, filepath.Dir(probe))
+	s.markLoaded(b, project)
 	return nil
 }
 
@@ -66,24 +70,39 @@ func (s *Server) Prepared(files []string) bool {
 	}
 	for _, f := range files {
 		if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
-			return s.loaded(b, filepath.Dir(f))
+			return s.loaded(b, s.projectOf(f))
 		}
 	}
 	return true
 }
 
-// loaded reports whether b has loaded the project of files in dir.
-func (s *Server) loaded(b backend, dir string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.loadedBy == b && s.loadedDirs[dir]
+// projectOf names the project a server loads for file: for TypeScript,
+// the tsconfig.json that includes it (a project is loaded once for all
+// of its files: on date-fns, where each function has a directory of its
+// own, asking a loaded project about a new directory's file cost 20-210
+// ms spent on nothing); otherwise, and for a file no tsconfig.json
+// includes, its directory.
+func (s *Server) projectOf(file string) string {
+	if slices.ContainsFunc(s.resolved.Spec.Languages, isTypeScriptFamily) {
+		if owner := tsconfig.NewProjects(s.root).Owner(file); owner != nil {
+			return owner.Path
+		}
+	}
+	return filepath.Dir(file)
 }
 
-func (s *Server) markLoaded(b backend, dir string) {
+// loaded reports whether b has loaded project (see projectOf).
+func (s *Server) loaded(b backend, project string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.loadedBy == b && s.loadedProjects[project]
+}
+
+func (s *Server) markLoaded(b backend, project string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.loadedBy != b {
-		s.loadedBy, s.loadedDirs = b, map[string]bool{}
+		s.loadedBy, s.loadedProjects = b, map[string]bool{}
 	}
-	s.loadedDirs[dir] = true
+	s.loadedProjects[project] = true
 }

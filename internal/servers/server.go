@@ -48,10 +48,10 @@ type Server struct {
 	startedAt time.Time
 	closed    bool
 	lastErr   error
-	// loadedDirs are the directories whose project loadedBy has loaded
-	// (see Prepare).
-	loadedBy   backend
-	loadedDirs map[string]bool
+	// loadedProjects are the projects loadedBy has loaded (see Prepare
+	// and projectOf).
+	loadedBy       backend
+	loadedProjects map[string]bool
 
 	// turn is a one-slot semaphore: the holder runs the only check or
 	// query in progress. Taking it honours the caller's context.

@@ -148,6 +148,9 @@ func (v *Validator) pick(w checkWork) (chk, fallback checker, unverified string)
 		if native := v.nativeServer(w); native != nil {
 			return native, server, ""
 		}
+		if held := v.heldServer(w, server); held != nil {
+			return held, nil, ""
+		}
 		return server, nil, ""
 	case mustBatch:
 		return batchChecker{v: v, plan: plan, files: files}, nil, ""

@@ -390,6 +390,23 @@ func newErrorsOf(r *batch.Result) map[string][]lsp.Diagnostic {
 	return out
 }
 
+// confirmAll is confirm for a change whose answers cover several
+// projects (a server's, file by file): a disagreement switches each back.
+func (v *Validator) confirmAll(configs []string, ownLabel, nativeLabel string, own, native *batch.Result) string {
+	differ := answersDiffer(newErrorsOf(own), newErrorsOf(native))
+	if differ == "" {
+		return ""
+	}
+	why := fmt.Sprintf("on this change, %s and %s find different new errors: %s", ownLabel, nativeLabel, differ)
+	a := &v.agree
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, config := range configs {
+		v.recordDisagreementLocked(config, why)
+	}
+	return fmt.Sprintf("%s: %s; %s checks %s from now on", strings.Join(configs, ", "), why, ownLabel, plural(len(configs), "the project", "the projects"))
+}
+
 // holdNative runs TypeScript 7 over the change a confirming check ran the
 // project's tsc for (own is that run's answer for config) and holds its
 // new errors to the project's compiler's: a note when they differ. A run

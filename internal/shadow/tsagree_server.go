@@ -38,43 +38,62 @@ import (
 // of the project's tsserver, or nil where the project's own server
 // checks.
 func (v *Validator) nativeServer(w checkWork) checker {
-	g := w.g
-	if w.confirm || g.server.Spec().Mode != servers.ModeTSServer || !editsInPlace(w.req.Files) {
+	if w.confirm {
 		return nil
+	}
+	srv, configs, why := v.standIn(w)
+	if srv == nil {
+		return nil
+	}
+	return nativeServerChecker{serverChecker{v: v, srv: srv}, why, configs}
+}
+
+// heldServer returns, for a check the project's own server decides (a
+// commit, a turn's end) of a change TypeScript 7's server could have
+// answered, own held to TypeScript 7's answer on the same change: the
+// confirmation of the answers it gave at the edits. nil where TypeScript
+// 7's server would not stand in.
+func (v *Validator) heldServer(w checkWork, own serverChecker) checker {
+	if !w.confirm {
+		return nil
+	}
+	srv, configs, _ := v.standIn(w)
+	if srv == nil {
+		return nil
+	}
+	return heldServerChecker{own, serverChecker{v: v, srv: srv}, configs}
+}
+
+// standIn returns TypeScript 7's server where it may answer for w in
+// place of the project's tsserver, the projects it answers for, and why
+// it may; nil where it may not.
+func (v *Validator) standIn(w checkWork) (*servers.Server, []string, string) {
+	g := w.g
+	if g.server.Spec().Mode != servers.ModeTSServer || len(w.req.Files) == 0 || !servers.EditsInPlace(w.req.Files) {
+		return nil, nil, ""
 	}
 	own := v.batchFor(g.server)
 	if own == nil || own.Tool().Kind != batch.TSC {
-		return nil
+		return nil, nil, ""
 	}
 	configs, ok := v.nearestProjects(batchFiles(w.req))
 	if !ok {
-		return nil
+		return nil, nil, ""
 	}
 	for _, config := range configs {
 		if len(v.baseURLAsPaths(config)) > 0 {
-			return nil
+			return nil, nil, ""
 		}
 	}
 	nc, why := v.nativeFor(own, w.snap, configs)
 	if nc == nil {
-		return nil
+		return nil, nil, ""
 	}
 	srv, ok := v.servers.NativeFor(g.lang)
 	if !ok {
-		return nil
+		return nil, nil, ""
 	}
-	return nativeServerChecker{serverChecker{v: v, srv: srv}, why}
-}
-
-// editsInPlace reports whether every file of files is an existing source
-// file changed in place.
-func editsInPlace(files []servers.FileChange) bool {
-	for _, f := range files {
-		if !f.OldExists || f.Delete || f.Config {
-			return false
-		}
-	}
-	return len(files) > 0
+	return srv, configs, why
 }
 
 // nearestProjects returns the projects (tsconfig.json) of files, false
@@ -123,7 +142,8 @@ func regularFile(p string) bool {
 type nativeServerChecker struct {
 	serverChecker
 	// why says why it may: the proof it rests on.
-	why string
+	why     string
+	configs []string
 }
 
 func (n nativeServerChecker) check(ctx context.Context, w checkWork) (evidence, error) {
@@ -137,6 +157,36 @@ func (n nativeServerChecker) check(ctx context.Context, w checkWork) (evidence, 
 	}
 	ev.via = "TypeScript 7's server, file by file, " + n.why
 	ev.stoodIn = true
+	return ev, nil
+}
+
+// heldServerChecker is the project's own server deciding, and TypeScript
+// 7's server held to its answer on the same change: new errors that
+// differ switch the projects back to their own compiler for good (as a
+// batch run's do: holdNative). TypeScript 7's check only says whether
+// it agreed; it cannot cost the verdict.
+type heldServerChecker struct {
+	serverChecker
+	native  serverChecker
+	configs []string
+}
+
+func (h heldServerChecker) check(ctx context.Context, w checkWork) (evidence, error) {
+	ev, err := h.serverChecker.check(ctx, w)
+	if err != nil {
+		return ev, err
+	}
+	nev, err := h.native.check(ctx, w)
+	if err != nil {
+		return ev, nil
+	}
+	own := &batch.Result{Before: ev.cr.Before, After: ev.cr.After}
+	native := &batch.Result{Before: nev.cr.Before, After: nev.cr.After}
+	if note := h.v.confirmAll(h.configs, h.label(), "TypeScript 7's server", own, native); note != "" {
+		ev.via += "; " + note
+	} else {
+		ev.via += "; TypeScript 7's server, held to its answer, agreed"
+	}
 	return ev, nil
 }
 

@@ -151,12 +151,13 @@ func TestTypeScript7WhereItAgrees(t *testing.T) {
 				t.Fatalf("a clean edit after the proof (%+v): via %q, want TypeScript 7's server", scope, res.Servers[0].Via)
 			}
 		}
-		// The commit and the end of a turn: the project's own server.
+		// The commit and the end of a turn: the project's own server,
+		// TypeScript 7's held to its answer (they agree: no note).
 		for _, scope := range []Scope{{Confirm: true}, {Complete: true}} {
 			res = h.validateScope(broken(), scope)
 			expect(t, res, Rejected, "src/main.ts")
-			if viaNative(res) {
-				t.Fatalf("%+v: via %q, want the project's tsserver", scope, res.Servers[0].Via)
+			if via := res.Servers[0].Via; viaNative(res) || !strings.Contains(via, "held to its answer, agreed") {
+				t.Fatalf("%+v: via %q, want the project's tsserver, and TypeScript 7's server agreeing", scope, via)
 			}
 		}
 		// A created file: the project's own server, which carries it
@@ -166,8 +167,12 @@ func TestTypeScript7WhereItAgrees(t *testing.T) {
 		if viaNative(res) {
 			t.Fatalf("a created file: via %q, want the project's tsserver", res.Servers[0].Via)
 		}
-		// After a disagreement, never again.
-		h.v.confirm(config, "tsc 5.9.3", "tsc 7", &batch.Result{After: map[string][]lsp.Diagnostic{filepath.Join(h.dir, "src/render.ts"): {diag(0, "2305")}}}, &batch.Result{})
+		// New errors that differ at a turn's end switch the project
+		// back, with a note; never again.
+		own := &batch.Result{After: map[string][]lsp.Diagnostic{filepath.Join(h.dir, "src/main.ts"): {diag(3, "2322")}}}
+		if note := h.v.confirmAll([]string{config}, "tsserver", "TypeScript 7's server", own, &batch.Result{}); !strings.Contains(note, "TS2322") || !strings.Contains(note, "from now on") {
+			t.Fatalf("note %q, want the error only one server found, and the switch", note)
+		}
 		res = h.validate(broken())
 		expect(t, res, Rejected, "src/main.ts")
 		if viaNative(res) {
