@@ -30,9 +30,10 @@ func (s *Server) Prepare(ctx context.Context, files []string, onWait func(what s
 		return err
 	}
 	probe, project := "", ""
+	projectOf := s.projects()
 	for _, f := range files {
 		if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
-			if p := s.projectOf(f); !s.loaded(b, p) {
+			if p := projectOf(f); !s.loaded(b, p) {
 				probe, project = f, p
 				break
 			}
@@ -70,28 +71,33 @@ func (s *Server) Prepared(files []string) bool {
 	}
 	for _, f := range files {
 		if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
-			return s.loaded(b, s.projectOf(f))
+			return s.loaded(b, s.projects()(f))
 		}
 	}
 	return true
 }
 
-// projectOf names the project a server loads for file: for TypeScript,
-// the tsconfig.json that includes it (a project is loaded once for all
-// of its files: on date-fns, where each function has a directory of its
-// own, asking a loaded project about a new directory's file cost 20-210
-// ms spent on nothing); otherwise, and for a file no tsconfig.json
-// includes, its directory.
-func (s *Server) projectOf(file string) string {
-	if slices.ContainsFunc(s.resolved.Spec.Languages, isTypeScriptFamily) {
-		if owner := tsconfig.NewProjects(s.root).Owner(file); owner != nil {
+// projects returns what names the project a server loads for a file:
+// for TypeScript, the tsconfig.json that includes it (a project is loaded
+// once for all of its files: on date-fns, where each function has a
+// directory of its own, asking a loaded project about a new directory's
+// file cost 20-210 ms spent on nothing); otherwise, and for a file no
+// tsconfig.json includes, its directory. The configurations are read
+// once per call of projects.
+func (s *Server) projects() func(file string) string {
+	if !slices.ContainsFunc(s.resolved.Spec.Languages, isTypeScriptFamily) {
+		return filepath.Dir
+	}
+	projects := tsconfig.NewProjects(s.root)
+	return func(file string) string {
+		if owner := projects.Owner(file); owner != nil {
 			return owner.Path
 		}
+		return filepath.Dir(file)
 	}
-	return filepath.Dir(file)
 }
 
-// loaded reports whether b has loaded project (see projectOf).
+// loaded reports whether b has loaded project (see projects).
 func (s *Server) loaded(b backend, project string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()

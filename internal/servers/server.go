@@ -49,7 +49,7 @@ type Server struct {
 	closed    bool
 	lastErr   error
 	// loadedProjects are the projects loadedBy has loaded (see Prepare
-	// and projectOf).
+	// and projects).
 	loadedBy       backend
 	loadedProjects map[string]bool
 

@@ -72,7 +72,7 @@ func (r *Registry) ExplainTypeScript(root string) string {
 	case engine == EngineTSServer:
 		why = "tsserver checks every project"
 	case major > 0 && major < 7:
-		why = fmt.Sprintf("the project uses TypeScript %s, so that TypeScript's tsserver checks it when installed (the exact compiler, with answers per file); a change with many dependants goes to TypeScript 7's tsc where its answers for the project are the project's compiler's (proven on the unchanged tree, confirmed at the end of a turn); typescript_engine = native would check everything with TypeScript 7", pinned)
+		why = fmt.Sprintf("the project uses TypeScript %s, so that TypeScript's tsserver checks it when installed (the exact compiler, with answers per file); where TypeScript 7's answers for the project are the project's compiler's (proven on the unchanged tree, confirmed at a commit and the end of a turn), its tsc takes a change with many dependants and its server an edit of existing files; typescript_engine = native would check everything with TypeScript 7", pinned)
 	case major >= 7:
 		why = fmt.Sprintf("the project uses TypeScript %s: TypeScript 7's native server", pinned)
 	default:

@@ -231,6 +231,14 @@ func TestTypeScript7WhereItAgrees(t *testing.T) {
 		// A break through the mapped path is found under the rewrite.
 		res = h.validate(map[string]string{"src/lib/round.ts": strings.Replace(h.read("src/lib/round.ts"), "export function round", "export function roundOff", 1)})
 		expect(t, res, Rejected, "src/render.ts")
+		// TypeScript 7's server reads the configuration from disk, where
+		// no rewrite is: tsserver answers an edit file by file.
+		h.v.opts.Strategy = StrategyAuto
+		res = h.validate(map[string]string{"src/main.ts": h.read("src/main.ts") + "\nconst count: number = \"three\";\n"})
+		expect(t, res, Rejected, "src/main.ts")
+		if via := res.Servers[0].Via; strings.Contains(via, "TypeScript 7's server") {
+			t.Fatalf("an edit under baseUrl: via %q, want the project's tsserver", via)
+		}
 	})
 
 	t.Run("a configuration TypeScript 7 rejects", func(t *testing.T) {
