@@ -172,12 +172,22 @@ type heldServerChecker struct {
 }
 
 func (h heldServerChecker) check(ctx context.Context, w checkWork) (evidence, error) {
+	// The two servers are two processes: asked at once, the turn's end
+	// waits for the slower, not for both (date-fns: 2.9 s p50 one after
+	// the other, against 2.0 s for tsserver alone).
+	var nev evidence
+	var nerr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		nev, nerr = h.native.check(ctx, w)
+	}()
 	ev, err := h.serverChecker.check(ctx, w)
+	<-done
 	if err != nil {
 		return ev, err
 	}
-	nev, err := h.native.check(ctx, w)
-	if err != nil {
+	if nerr != nil {
 		return ev, nil
 	}
 	own := &batch.Result{Before: ev.cr.Before, After: ev.cr.After}
