@@ -183,22 +183,6 @@ func (v *Validator) prove(ctx context.Context, own *batch.Checker, snap *Snapsho
 	}
 }
 
-// confirm holds TypeScript 7 to the project's compiler on a change both
-// checked (a commit, the end of a turn): when their new errors differ, the project
-// keeps its own compiler from now on, and the returned note says why.
-func (v *Validator) confirm(config, ownLabel, nativeLabel string, own, native *batch.Result) string {
-	differ := answersDiffer(newErrorsOf(own), newErrorsOf(native))
-	if differ == "" {
-		return ""
-	}
-	why := fmt.Sprintf("on this change, %s and %s find different new errors: %s", ownLabel, nativeLabel, differ)
-	a := &v.agree
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	v.recordDisagreementLocked(config, why)
-	return fmt.Sprintf("%s: %s; %s checks the project from now on", config, why, ownLabel)
-}
-
 // recordDisagreementLocked keeps config's disagreement, on disk too.
 func (v *Validator) recordDisagreementLocked(config, why string) {
 	a := &v.agree
@@ -390,9 +374,12 @@ func newErrorsOf(r *batch.Result) map[string][]lsp.Diagnostic {
 	return out
 }
 
-// confirmAll is confirm for a change whose answers cover several
-// projects (a server's, file by file): a disagreement switches each back.
-func (v *Validator) confirmAll(configs []string, ownLabel, nativeLabel string, own, native *batch.Result) string {
+// confirm holds TypeScript 7 to the project's compiler on a change both
+// checked (a commit, the end of a turn), whose answers cover configs (a
+// batch run's project, or a server's, file by file): when their new
+// errors differ, each project keeps its own compiler from now on, and
+// the returned note says why.
+func (v *Validator) confirm(configs []string, ownLabel, nativeLabel string, own, native *batch.Result) string {
 	differ := answersDiffer(newErrorsOf(own), newErrorsOf(native))
 	if differ == "" {
 		return ""
@@ -421,5 +408,5 @@ func (v *Validator) holdNative(ctx context.Context, ownLabel, config string, sna
 	if err != nil {
 		return ""
 	}
-	return v.confirm(config, ownLabel, nc.Tool().Label, own, res)
+	return v.confirm([]string{config}, ownLabel, nc.Tool().Label, own, res)
 }

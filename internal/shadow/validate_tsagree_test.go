@@ -110,7 +110,7 @@ func TestTypeScript7WhereItAgrees(t *testing.T) {
 		// New errors that differ on a confirmed change switch the
 		// project back, with a note.
 		own := &batch.Result{After: map[string][]lsp.Diagnostic{filepath.Join(h.dir, "src/render.ts"): {diag(0, "2305")}}}
-		if note := h.v.confirm(config, "tsc 5.9.3", "tsc 7", own, &batch.Result{}); !strings.Contains(note, "TS2305") {
+		if note := h.v.confirm([]string{config}, "tsc 5.9.3", "tsc 7", own, &batch.Result{}); !strings.Contains(note, "TS2305") {
 			t.Fatalf("note %q, want the error only one compiler found", note)
 		}
 		res = h.validate(rename(h))
@@ -170,7 +170,7 @@ func TestTypeScript7WhereItAgrees(t *testing.T) {
 		// New errors that differ at a turn's end switch the project
 		// back, with a note; never again.
 		own := &batch.Result{After: map[string][]lsp.Diagnostic{filepath.Join(h.dir, "src/main.ts"): {diag(3, "2322")}}}
-		if note := h.v.confirmAll([]string{config}, "tsserver", "TypeScript 7's server", own, &batch.Result{}); !strings.Contains(note, "TS2322") || !strings.Contains(note, "from now on") {
+		if note := h.v.confirm([]string{config}, "tsserver", "TypeScript 7's server", own, &batch.Result{}); !strings.Contains(note, "TS2322") || !strings.Contains(note, "from now on") {
 			t.Fatalf("note %q, want the error only one server found, and the switch", note)
 		}
 		res = h.validate(broken())
