@@ -44,8 +44,8 @@ import (
 //     on the same change too: new errors that differ are reported and
 //     switch the project back.
 //
-// Only the batch runs change compiler; tsserver still answers file by
-// file, so a body-only edit is judged by the project's own compiler.
+// The same proof lets TypeScript 7's server answer an edit file by file
+// in place of tsserver (tsagree_server.go).
 
 // nativeAgreement is one workspace's record of where TypeScript 7 agrees
 // with the project's compiler.

@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/anvil-dev/anvil/internal/batch"
+	"github.com/anvil-dev/anvil/internal/lsp"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/tsconfig"
 )
@@ -93,7 +95,26 @@ func (v *Validator) standIn(w checkWork) (*servers.Server, []string, string) {
 	if !ok {
 		return nil, nil, ""
 	}
+	if files := batchFiles(w.req); !srv.Prepared(files) {
+		// Not started, or its projects not loaded (a restart, another
+		// project): tsserver, which is, checks this change, and
+		// TypeScript 7's server loads them meanwhile for the next.
+		v.loadNative(w.snap, srv, files)
+		return nil, nil, ""
+	}
 	return srv, configs, why
+}
+
+// loadNative has srv start and load the projects of files, in the
+// background: the server's one job, cancelled by the next disk state.
+func (v *Validator) loadNative(snap *Snapshot, srv *servers.Server, files []string) {
+	if v.opts.OneRequest {
+		return
+	}
+	name := srv.Spec().Name
+	v.work.run(v.bg, name+" server", name, snap.Fingerprint, "its projects loaded, to answer for edits in place of tsserver", []string{v.root.Dir()}, v.opts.LoadTimeout, func(ctx context.Context, _ string) {
+		_ = srv.Prepare(ctx, files, nil)
+	})
 }
 
 // nearestProjects returns the projects (tsconfig.json) of files, false
@@ -128,6 +149,19 @@ func nearestTSConfig(root, abs string) string {
 		}
 	}
 	return ""
+}
+
+// tsSource reports whether p is TypeScript source (not a declaration file).
+func tsSource(p string) bool {
+	switch {
+	case strings.HasSuffix(p, ".d.ts"), strings.HasSuffix(p, ".d.mts"), strings.HasSuffix(p, ".d.cts"):
+		return false
+	}
+	switch filepath.Ext(p) {
+	case ".ts", ".tsx", ".mts", ".cts":
+		return true
+	}
+	return false
 }
 
 func regularFile(p string) bool {
@@ -174,30 +208,79 @@ type heldServerChecker struct {
 func (h heldServerChecker) check(ctx context.Context, w checkWork) (evidence, error) {
 	// The two servers are two processes: asked at once, the turn's end
 	// waits for the slower, not for both (date-fns: 2.9 s p50 one after
-	// the other, against 2.0 s for tsserver alone).
+	// the other, against 2.0 s for tsserver alone), and for TypeScript
+	// 7's at most heldGrace longer than for tsserver's: its answer
+	// cannot cost the verdict its time either. The cut is a cancellation,
+	// which leaves the server running on the disk.
+	nctx, cut := context.WithCancel(ctx)
+	defer cut()
+	nw := w
+	nw.req.OnWait, nw.req.AfterOverlay = nil, nil // tsserver's
 	var nev evidence
 	var nerr error
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		nev, nerr = h.native.check(ctx, w)
+		nev, nerr = h.native.check(nctx, nw)
 	}()
 	ev, err := h.serverChecker.check(ctx, w)
-	<-done
 	if err != nil {
+		cut()
+	}
+	select {
+	case <-done:
+	case <-time.After(heldGrace):
+		cut()
+		<-done
+	}
+	if err != nil || nerr != nil {
 		return ev, err
 	}
-	if nerr != nil {
+	own, native, ok := bothWhole(ev.cr, nev.cr)
+	if !ok {
+		ev.via += "; TypeScript 7's server, held to its answer, stopped short of the files tsserver checked: not compared"
 		return ev, nil
 	}
-	own := &batch.Result{Before: ev.cr.Before, After: ev.cr.After}
-	native := &batch.Result{Before: nev.cr.Before, After: nev.cr.After}
 	if note := h.v.confirm(h.configs, h.label(), "TypeScript 7's server", own, native); note != "" {
 		ev.via += "; " + note
 	} else {
 		ev.via += "; TypeScript 7's server, held to its answer, agreed"
 	}
 	return ev, nil
+}
+
+// heldGrace is how much longer than tsserver TypeScript 7's server may
+// take to answer a confirming check before it is cut (and not compared).
+const heldGrace = 2 * time.Second
+
+// bothWhole returns the two servers' answers for the files both checked
+// after the change, false when either stopped short of its dependants (a
+// pull server stops at the direct importers once they have new errors:
+// the files it left would read as errors only the other found).
+func bothWhole(own, native servers.CheckResult) (*batch.Result, *batch.Result, bool) {
+	if own.Skipped > 0 || native.Skipped > 0 {
+		return nil, nil, false
+	}
+	both := map[string]bool{}
+	for _, p := range native.Checked {
+		both[p] = true
+	}
+	pick := func(cr servers.CheckResult) *batch.Result {
+		r := &batch.Result{Before: map[string][]lsp.Diagnostic{}, After: map[string][]lsp.Diagnostic{}}
+		for _, p := range own.Checked {
+			if both[p] {
+				r.Before[p], r.After[p] = cr.Before[p], cr.After[p]
+			}
+		}
+		return r
+	}
+	return pick(own), pick(native), slices.Equal(sortedCopy(own.Checked), sortedCopy(native.Checked))
+}
+
+func sortedCopy(s []string) []string {
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return out
 }
 
 // agreesAt reports whether TypeScript 7 was proven to give the project's
@@ -245,7 +328,7 @@ func projectFile(root, config string) string {
 			}
 			return nil
 		}
-		if filepath.Ext(p) != ".ts" || strings.HasSuffix(p, ".d.ts") || nearestTSConfig(root, p) != config {
+		if !tsSource(p) || nearestTSConfig(root, p) != config {
 			return nil
 		}
 		if owner := projects.Owner(p); owner != nil && owner.Path == config {

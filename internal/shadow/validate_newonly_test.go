@@ -61,6 +61,8 @@ func newOnlyAgainstFull(t *testing.T, h *harness, server string) {
 			changes: map[string]string{"src/render.ts": render}, want: Clean, resolvedDropped: true},
 		{name: "an edit that fixes the error of a file nothing imports", disk: map[string]string{"src/main.ts": main + preexisting},
 			changes: map[string]string{"src/main.ts": main}, want: Clean, resolvedDropped: true},
+		{name: "an edit of a file nothing imports that keeps its error", disk: map[string]string{"src/main.ts": main + preexisting},
+			changes: map[string]string{"src/main.ts": main + preexisting + "// edited\n"}, want: Clean},
 		{name: "a new error in a file nothing imports, beside one it had", disk: map[string]string{"src/main.ts": main + preexisting},
 			changes: map[string]string{"src/main.ts": main + preexisting + "export const worse: string = 2;\n"}, want: Rejected},
 		{name: "an importer broken by a rename", changes: map[string]string{"src/shapes.ts": strings.Replace(shapes, "class Circle", "class Round", 1)}, want: Rejected},

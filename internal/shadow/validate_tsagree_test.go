@@ -139,7 +139,10 @@ func TestTypeScript7WhereItAgrees(t *testing.T) {
 		}
 
 		awaitProof(t, h, config)
-		for _, scope := range []Scope{{}, {ChangedOnly: true}} {
+		awaitNativeLoaded(t, h, "src/main.ts")
+		// A full check, and the pre-edit hook's (hooks.EditOptions).
+		hook := Scope{Staging: true, NewOnly: true, ChangedOnly: true}
+		for _, scope := range []Scope{{}, hook} {
 			res = h.validateScope(broken(), scope)
 			expect(t, res, Rejected, "src/main.ts")
 			if !viaNative(res) {
@@ -151,6 +154,23 @@ func TestTypeScript7WhereItAgrees(t *testing.T) {
 				t.Fatalf("a clean edit after the proof (%+v): via %q, want TypeScript 7's server", scope, res.Servers[0].Via)
 			}
 		}
+		// A file with an error on disk: the hook's check asks its
+		// "before" only where the change leaves an error, and reads one
+		// new error beside the old one, or none.
+		main := h.read("src/main.ts")
+		h.write(map[string]string{"src/main.ts": main + "\nexport const wrong: number = \"one\";\n"})
+		withError := h.read("src/main.ts")
+		res = h.validateScope(map[string]string{"src/main.ts": withError + "export const worse: string = 2;\n"}, hook)
+		expect(t, res, Rejected, "src/main.ts")
+		if len(res.New) != 1 || !strings.Contains(res.New[0].Message, "Type 'number' is not assignable") || !viaNative(res) {
+			t.Fatalf("an error beside the file's own: new %v via %q, want TS2322 of worse alone, by TypeScript 7's server", res.New, res.Servers[0].Via)
+		}
+		res = h.validateScope(map[string]string{"src/main.ts": withError + "// edited\n"}, hook)
+		expect(t, res, Clean)
+		if !viaNative(res) {
+			t.Fatalf("an edit keeping the file's error: via %q, want TypeScript 7's server", res.Servers[0].Via)
+		}
+		h.write(map[string]string{"src/main.ts": main})
 		// The commit and the end of a turn: the project's own server,
 		// TypeScript 7's held to its answer (they agree: no note).
 		for _, scope := range []Scope{{Confirm: true}, {Complete: true}} {
@@ -269,6 +289,22 @@ func TestTypeScript7WhereItAgrees(t *testing.T) {
 			t.Fatal("'anvil doctor' would not find the disagreement")
 		}
 	})
+}
+
+// awaitNativeLoaded waits until TypeScript 7's server has loaded the
+// project of rel (the proof's job loads it once the proof holds).
+func awaitNativeLoaded(t *testing.T, h *harness, rel string) {
+	t.Helper()
+	srv, ok := h.mgr.NativeFor("typescript")
+	if !ok {
+		t.Fatal("no TypeScript 7 server may stand in here")
+	}
+	for deadline := time.Now().Add(2 * time.Minute); !srv.Prepared([]string{filepath.Join(h.dir, rel)}); {
+		if time.Now().After(deadline) {
+			t.Fatalf("TypeScript 7's server did not load the project; background: %+v", h.v.Background())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 func diag(line int, code string) lsp.Diagnostic {
