@@ -167,19 +167,7 @@ func (e *benchEnv) stop(b *testing.B) {
 
 // daemonRSS is the resident memory of the daemon and its servers, KiB.
 func (e *benchEnv) daemonRSS(b *testing.B) int64 {
-	cmd := exec.Command(filepath.Join(binDir, "anvil"), "serve", "status", "--json")
-	cmd.Env = e.vars
-	out, err := cmd.Output()
-	if err != nil {
-		b.Fatalf("anvil serve status: %v", err)
-	}
-	var st struct {
-		PID int `json:"pid"`
-	}
-	if err := json.Unmarshal(out, &st); err != nil {
-		b.Fatal(err)
-	}
-	return proc.TreeRSS(st.PID)
+	return proc.TreeRSS(e.daemonStatus(b).PID)
 }
 
 // serverNames names the servers the daemon runs for the workspace at ws.

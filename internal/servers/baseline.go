@@ -125,7 +125,11 @@ func (s *Server) Questions(req CheckRequest) int {
 			before = append(before, f.Path)
 		}
 	}
-	if req.NewErrorsOnly && EditsInPlace(req.Files) && s.resolved.Spec.Mode == ModeTSServer || defersBefores(s.resolved.Spec, req) {
+	// Only the "after" is asked where the "before" waits for an error
+	// after the change: tsserver's edits, and a pull server's
+	// (defersBefores).
+	tsserverDefers := req.NewErrorsOnly && EditsInPlace(req.Files) && s.resolved.Spec.Mode == ModeTSServer
+	if tsserverDefers || defersBefores(s.resolved.Spec, req) {
 		return afters
 	}
 	before = append(before, req.Dependants...)

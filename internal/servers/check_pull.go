@@ -85,8 +85,8 @@ func (cy *cycle) pullBefore(ctx context.Context) error {
 	return nil
 }
 
-// defersBefores reports whether the "before" of the changed files waits
-// for the "after" (see defersBefores).
+// defersBefores reports whether this cycle's "before" of the changed
+// files waits for the "after".
 func (cy *cycle) defersBefores() bool { return defersBefores(cy.server.resolved.Spec, cy.req) }
 
 // defersBefores reports whether a pull server's check of req asks the

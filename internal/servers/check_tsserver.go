@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/anvil-dev/anvil/internal/lsp"
+	"github.com/anvil-dev/anvil/internal/tsconfig"
 	"github.com/anvil-dev/anvil/internal/tsserver"
 )
 
@@ -245,7 +246,7 @@ func (cy *tsCycle) carry(ctx context.Context, file string) error {
 	if !info.Inferred() {
 		return nil // an importer among the changes brought it in already
 	}
-	config := nearestConfig(cy.server.root, filepath.Dir(file))
+	config := tsconfig.Nearest(cy.server.root, filepath.Dir(file))
 	if config == "" {
 		return nil // no tsconfig.json anywhere: an inferred project is all there is
 	}
@@ -469,22 +470,6 @@ func (s *Server) queryTS(ctx context.Context, c *tsserver.Client, docs []Doc, fn
 		return err
 	}
 	return nil
-}
-
-// nearestConfig returns the tsconfig.json (or jsconfig.json) tsserver
-// would find for a file in dir: the nearest one above it, up to root.
-func nearestConfig(root, dir string) string {
-	for {
-		for _, name := range []string{"tsconfig.json", "jsconfig.json"} {
-			if p := filepath.Join(dir, name); fileExists(p) {
-				return p
-			}
-		}
-		if dir == root || !strings.HasPrefix(dir, root) {
-			return ""
-		}
-		dir = filepath.Dir(dir)
-	}
 }
 
 // importSpecifier is the relative specifier host would import file by: the

@@ -19,7 +19,10 @@ import (
 // not finish or never read a changed file).
 //
 //	serverChecker   a language server, file by file, the change as overlays (for
-//	                clangd, the compiler for the includers: cfamily.go)
+//	                clangd, the compiler for the includers: cfamily.go); for a
+//	                project on TypeScript 6 or older, TypeScript 7's server in
+//	                tsserver's place where it agrees, or held to tsserver's
+//	                answer at a commit and a turn's end (tsagree_server.go)
 //	batchChecker    the project's batch checker (tsc, pyright) over a shadow tree (strategy.go)
 //	projectChecker  the project's own checker ([check], cargo check) over a shadow tree (projectcheck.go)
 //

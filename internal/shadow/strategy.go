@@ -489,9 +489,6 @@ func (v *Validator) warmAndProve(c *batch.Checker, snap *Snapshot, srv *servers.
 		}
 		if c.Tool().Kind == batch.TSC {
 			v.prove(ctx, c, snap, config)
-			if v.agreesAt(config, snap.Fingerprint) {
-				v.warmNativeServer(ctx, config)
-			}
 		}
 	}
 }

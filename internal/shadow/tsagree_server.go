@@ -3,15 +3,11 @@ package shadow
 import (
 	"context"
 	"errors"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/batch"
-	"github.com/anvil-dev/anvil/internal/lsp"
 	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/tsconfig"
 )
@@ -43,11 +39,11 @@ func (v *Validator) nativeServer(w checkWork) checker {
 	if w.confirm {
 		return nil
 	}
-	srv, configs, why := v.standIn(w)
+	srv, _, why := v.standIn(w)
 	if srv == nil {
 		return nil
 	}
-	return nativeServerChecker{serverChecker{v: v, srv: srv}, why, configs}
+	return nativeServerChecker{serverChecker{v: v, srv: srv}, why}
 }
 
 // heldServer returns, for a check the project's own server decides (a
@@ -78,7 +74,8 @@ func (v *Validator) standIn(w checkWork) (*servers.Server, []string, string) {
 	if own == nil || own.Tool().Kind != batch.TSC {
 		return nil, nil, ""
 	}
-	configs, ok := v.nearestProjects(batchFiles(w.req))
+	files := batchFiles(w.req)
+	configs, ok := v.nearestProjects(files)
 	if !ok {
 		return nil, nil, ""
 	}
@@ -95,7 +92,7 @@ func (v *Validator) standIn(w checkWork) (*servers.Server, []string, string) {
 	if !ok {
 		return nil, nil, ""
 	}
-	if files := batchFiles(w.req); !srv.Prepared(files) {
+	if !srv.Prepared(files) {
 		// Not started, or its projects not loaded (a restart, another
 		// project): tsserver, which is, checks this change, and
 		// TypeScript 7's server loads them meanwhile for the next.
@@ -125,7 +122,7 @@ func (v *Validator) nearestProjects(files []string) ([]string, bool) {
 	var configs []string
 	for _, abs := range files {
 		owner := projects.Owner(abs)
-		if owner == nil || owner.Path != nearestTSConfig(v.root.Dir(), abs) {
+		if owner == nil || owner.Path != tsconfig.Nearest(v.root.Dir(), filepath.Dir(abs)) {
 			return nil, false
 		}
 		if !slices.Contains(configs, owner.Path) {
@@ -135,40 +132,6 @@ func (v *Validator) nearestProjects(files []string) ([]string, bool) {
 	return configs, len(configs) > 0
 }
 
-// nearestTSConfig returns the tsconfig.json or jsconfig.json nearest
-// above abs, within root; "" when there is none.
-func nearestTSConfig(root, abs string) string {
-	for dir := filepath.Dir(abs); strings.HasPrefix(dir, root); dir = filepath.Dir(dir) {
-		for _, name := range []string{"tsconfig.json", "jsconfig.json"} {
-			if p := filepath.Join(dir, name); regularFile(p) {
-				return p
-			}
-		}
-		if dir == root {
-			break
-		}
-	}
-	return ""
-}
-
-// tsSource reports whether p is TypeScript source (not a declaration file).
-func tsSource(p string) bool {
-	switch {
-	case strings.HasSuffix(p, ".d.ts"), strings.HasSuffix(p, ".d.mts"), strings.HasSuffix(p, ".d.cts"):
-		return false
-	}
-	switch filepath.Ext(p) {
-	case ".ts", ".tsx", ".mts", ".cts":
-		return true
-	}
-	return false
-}
-
-func regularFile(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
-}
-
 // nativeServerChecker is TypeScript 7's server checking in place of the
 // project's tsserver. Its answers are TypeScript 7's, so they are never
 // kept as the project's compiler's (evidence.stoodIn), and a failure of
@@ -176,8 +139,7 @@ func regularFile(p string) bool {
 type nativeServerChecker struct {
 	serverChecker
 	// why says why it may: the proof it rests on.
-	why     string
-	configs []string
+	why string
 }
 
 func (n nativeServerChecker) check(ctx context.Context, w checkWork) (evidence, error) {
@@ -253,88 +215,23 @@ func (h heldServerChecker) check(ctx context.Context, w checkWork) (evidence, er
 // take to answer a confirming check before it is cut (and not compared).
 const heldGrace = 2 * time.Second
 
-// bothWhole returns the two servers' answers for the files both checked
-// after the change, false when either stopped short of its dependants (a
-// pull server stops at the direct importers once they have new errors:
-// the files it left would read as errors only the other found).
+// bothWhole returns the two servers' answers for the files they both
+// checked after the change, false unless each checked the same files
+// whole: a pull server stops at the direct importers once they have new
+// errors, and the files it left would read as errors only the other
+// found.
 func bothWhole(own, native servers.CheckResult) (*batch.Result, *batch.Result, bool) {
-	if own.Skipped > 0 || native.Skipped > 0 {
+	if own.Skipped > 0 || native.Skipped > 0 || !slices.Equal(sortedCopy(own.Checked), sortedCopy(native.Checked)) {
 		return nil, nil, false
 	}
-	both := map[string]bool{}
-	for _, p := range native.Checked {
-		both[p] = true
+	result := func(cr servers.CheckResult) *batch.Result {
+		return &batch.Result{Before: cr.Before, After: cr.After}
 	}
-	pick := func(cr servers.CheckResult) *batch.Result {
-		r := &batch.Result{Before: map[string][]lsp.Diagnostic{}, After: map[string][]lsp.Diagnostic{}}
-		for _, p := range own.Checked {
-			if both[p] {
-				r.Before[p], r.After[p] = cr.Before[p], cr.After[p]
-			}
-		}
-		return r
-	}
-	return pick(own), pick(native), slices.Equal(sortedCopy(own.Checked), sortedCopy(native.Checked))
+	return result(own), result(native), true
 }
 
 func sortedCopy(s []string) []string {
 	out := slices.Clone(s)
 	slices.Sort(out)
 	return out
-}
-
-// agreesAt reports whether TypeScript 7 was proven to give the project's
-// answer for config's unchanged tree at the disk state state.
-func (v *Validator) agreesAt(config, state string) bool {
-	v.agree.mu.Lock()
-	defer v.agree.mu.Unlock()
-	p, ok := v.agree.proofs[config]
-	_, differs := v.agree.disagreed[config]
-	return ok && p.agreed && p.diskState == state && !differs
-}
-
-// warmNativeServer has TypeScript 7's server load the project at config
-// once the proof holds there, so that the first check it takes does not
-// pay its start: part of the proof's background job, bounded by it.
-func (v *Validator) warmNativeServer(ctx context.Context, config string) {
-	srv, ok := v.servers.NativeFor("typescript")
-	if !ok {
-		return
-	}
-	probe := projectFile(v.root.Dir(), config)
-	if probe == "" || srv.Prepared([]string{probe}) {
-		return
-	}
-	_ = srv.Prepare(ctx, []string{probe}, nil)
-}
-
-// maxProbeSearch bounds the entries looked at for a file of a project.
-const maxProbeSearch = 5000
-
-// projectFile returns a TypeScript source in config's directory that the
-// project includes and that config is the nearest configuration of; ""
-// when none is found among the first entries.
-func projectFile(root, config string) string {
-	projects := tsconfig.NewProjects(root)
-	found, seen := "", 0
-	_ = filepath.WalkDir(filepath.Dir(config), func(p string, d fs.DirEntry, err error) error {
-		if err != nil || found != "" || seen > maxProbeSearch {
-			return filepath.SkipAll
-		}
-		seen++
-		if d.IsDir() {
-			if name := d.Name(); p != filepath.Dir(config) && (name == "node_modules" || strings.HasPrefix(name, ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !tsSource(p) || nearestTSConfig(root, p) != config {
-			return nil
-		}
-		if owner := projects.Owner(p); owner != nil && owner.Path == config {
-			found = p
-		}
-		return nil
-	})
-	return found
 }

@@ -35,6 +35,7 @@ func TestNewOnlyFindsWhatTheFullCheckFinds(t *testing.T) {
 
 func newOnlyAgainstFull(t *testing.T, h *harness, server string) {
 	const preexisting = "\nexport const wrong: number = \"one\";\n"
+	const local = "\nconst wrongHere: number = \"one\";\n"
 	render, shapes, main := h.read("src/render.ts"), h.read("src/shapes.ts"), h.read("src/main.ts")
 	withError := render + preexisting
 	for _, tc := range []struct {
@@ -59,12 +60,15 @@ func newOnlyAgainstFull(t *testing.T, h *harness, server string) {
 			changes: map[string]string{"src/render.ts": withError + strings.Replace(preexisting, "wrong", "wrong2", 1)}, want: Rejected},
 		{name: "an edit that fixes the file's error", disk: map[string]string{"src/render.ts": withError},
 			changes: map[string]string{"src/render.ts": render}, want: Clean, resolvedDropped: true},
-		{name: "an edit that fixes the error of a file nothing imports", disk: map[string]string{"src/main.ts": main + preexisting},
+		// Edits that keep main.ts's exports (nothing imports it): no
+		// dependant is asked about, so a pull server asks the "before"
+		// only where the change leaves an error (servers.defersBefores).
+		{name: "an edit that fixes the error of a file nothing imports", disk: map[string]string{"src/main.ts": main + local},
 			changes: map[string]string{"src/main.ts": main}, want: Clean, resolvedDropped: true},
-		{name: "an edit of a file nothing imports that keeps its error", disk: map[string]string{"src/main.ts": main + preexisting},
-			changes: map[string]string{"src/main.ts": main + preexisting + "// edited\n"}, want: Clean},
-		{name: "a new error in a file nothing imports, beside one it had", disk: map[string]string{"src/main.ts": main + preexisting},
-			changes: map[string]string{"src/main.ts": main + preexisting + "export const worse: string = 2;\n"}, want: Rejected},
+		{name: "an edit of a file nothing imports that keeps its error", disk: map[string]string{"src/main.ts": main + local},
+			changes: map[string]string{"src/main.ts": main + local + "// edited\n"}, want: Clean},
+		{name: "a new error in a file nothing imports, beside one it had", disk: map[string]string{"src/main.ts": main + local},
+			changes: map[string]string{"src/main.ts": main + local + "const worse: string = 2;\n"}, want: Rejected},
 		{name: "an importer broken by a rename", changes: map[string]string{"src/shapes.ts": strings.Replace(shapes, "class Circle", "class Round", 1)}, want: Rejected},
 		{name: "an importer that had an error, broken by a rename", disk: map[string]string{"src/render.ts": withError},
 			changes: map[string]string{"src/shapes.ts": strings.Replace(shapes, "class Circle", "class Round", 1)}, want: Rejected},

@@ -139,6 +139,13 @@ func TestTypeScript7WhereItAgrees(t *testing.T) {
 		}
 
 		awaitProof(t, h, config)
+		// TypeScript 7's server has not loaded the project: tsserver
+		// answers, and the server loads it for the next check.
+		res = h.validate(broken())
+		expect(t, res, Rejected, "src/main.ts")
+		if viaNative(res) {
+			t.Fatalf("before TypeScript 7's server loaded the project: via %q, want tsserver", res.Servers[0].Via)
+		}
 		awaitNativeLoaded(t, h, "src/main.ts")
 		// A full check, and the pre-edit hook's (hooks.EditOptions).
 		hook := Scope{Staging: true, NewOnly: true, ChangedOnly: true}
@@ -259,6 +266,11 @@ func TestTypeScript7WhereItAgrees(t *testing.T) {
 		if via := res.Servers[0].Via; strings.Contains(via, "TypeScript 7's server") {
 			t.Fatalf("an edit under baseUrl: via %q, want the project's tsserver", via)
 		}
+		// Not for want of a loaded server: it was never asked to load.
+		awaitNoBackground(t, h)
+		if srv, ok := h.mgr.NativeFor("typescript"); !ok || srv.PID() != 0 {
+			t.Fatalf("TypeScript 7's server was started for a project with baseUrl (may stand in: %v)", ok)
+		}
 	})
 
 	t.Run("a configuration TypeScript 7 rejects", func(t *testing.T) {
@@ -292,7 +304,7 @@ func TestTypeScript7WhereItAgrees(t *testing.T) {
 }
 
 // awaitNativeLoaded waits until TypeScript 7's server has loaded the
-// project of rel (the proof's job loads it once the proof holds).
+// project of rel (a check it could have answered has it loaded).
 func awaitNativeLoaded(t *testing.T, h *harness, rel string) {
 	t.Helper()
 	srv, ok := h.mgr.NativeFor("typescript")
@@ -302,6 +314,17 @@ func awaitNativeLoaded(t *testing.T, h *harness, rel string) {
 	for deadline := time.Now().Add(2 * time.Minute); !srv.Prepared([]string{filepath.Join(h.dir, rel)}); {
 		if time.Now().After(deadline) {
 			t.Fatalf("TypeScript 7's server did not load the project; background: %+v", h.v.Background())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// awaitNoBackground waits until the validator runs no background job.
+func awaitNoBackground(t *testing.T, h *harness) {
+	t.Helper()
+	for deadline := time.Now().Add(3 * time.Minute); len(h.v.Background()) > 0; {
+		if time.Now().After(deadline) {
+			t.Fatalf("background work did not end: %+v", h.v.Background())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -171,3 +171,22 @@ func (p *Projects) load(path string) loadedConfig {
 	p.mu.Unlock()
 	return l
 }
+
+// Nearest returns the configuration a TypeScript server opens a file of
+// dir in: the tsconfig.json (or jsconfig.json) nearest above it, in dir
+// itself first, up to root; "" when there is none. A project that
+// includes the file through another configuration (a solution's
+// references) is Owner's answer, not this one's.
+func Nearest(root, dir string) string {
+	for {
+		for _, name := range []string{"tsconfig.json", "jsconfig.json"} {
+			if p := filepath.Join(dir, name); isFile(p) {
+				return p
+			}
+		}
+		if dir == root || !strings.HasPrefix(dir, root) {
+			return ""
+		}
+		dir = filepath.Dir(dir)
+	}
+}
