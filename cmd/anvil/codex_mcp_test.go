@@ -46,7 +46,8 @@ env = { %s }
 	return cfg
 }
 
-// Codex CLI itself calls Anvil's apply_changes over MCP. Marked
+// Codex CLI itself calls Anvil's apply_changes over MCP, found as a model
+// finds it, through Codex's tool search. Marked
 // destructive (truthfully), it is refused by a headless Codex unless the
 // user approves it as the manual says; approved, a clean change set is
 // committed and a breaking one is refused with the importer named, the
@@ -68,6 +69,7 @@ func TestCodexMCPApplyChanges(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newHookEnv(t)
 			m := newResponsesCalls(t, []map[string]any{mcpCall(t, "call_1", "apply_changes", tc.change)}, nil)
+			m.find = &mcpTool{namespace: "mcp__anvil", name: "apply_changes"}
 			out := e.execCodex(t, e.codexMCPConfig(m, tc.approve...))
 			reqs := m.requests()
 			if len(reqs) != 2 {

@@ -57,9 +57,29 @@ type responsesModel struct {
 	// calls, when set, are the steps instead: each the output items
 	// themselves (an MCP tool's function_call), nil for a closing message.
 	calls [][]map[string]any
-	loop  []string
-	n     int
+	// find, when set, is the MCP tool the model searches for before its
+	// script starts: Codex 0.169 offers MCP tools only through its
+	// tool_search, and answers a search made before the server has
+	// listed its tools with none; the model searches again, a bounded
+	// number of times, as a real one would.
+	find     *mcpTool
+	found    bool
+	searches int
+	loop     []string
+	n        int
 }
+
+// mcpTool names an MCP tool as Codex offers it: its namespace
+// (mcp__<server>) and name.
+type mcpTool struct{ namespace, name string }
+
+// maxToolSearches bounds the searches for an MCP tool, searchPause apart:
+// together longer than Codex's default wait for an MCP server's start
+// (10 s), so a search that never finds the tool means it was never listed.
+const (
+	maxToolSearches = 60
+	searchPause     = 200 * time.Millisecond
+)
 
 // newResponsesCalls is a model whose steps are output items as they are.
 func newResponsesCalls(t *testing.T, steps ...[]map[string]any) *responsesModel {
@@ -97,7 +117,24 @@ func (m *responsesModel) handle(w http.ResponseWriter, r *http.Request) {
 	m.mu.Lock()
 	m.n++
 	total, n := m.n, 0
+	if len(req.Tools) > 0 && m.find != nil && !m.found && !searchFound(body, *m.find) {
+		m.searches++
+		searches := m.searches
+		m.mu.Unlock()
+		if searches > maxToolSearches {
+			http.Error(w, "the tool was never found", http.StatusBadRequest)
+			return
+		}
+		if searches > 1 {
+			time.Sleep(searchPause)
+		}
+		m.stream(w, fmt.Sprintf("resp_%d", total), []map[string]any{{"type": "tool_search_call", "id": fmt.Sprintf("ts_%d", searches),
+			"call_id": fmt.Sprintf("search_%d", searches), "execution": "client", "status": "completed",
+			"arguments": map[string]any{"query": m.find.name}}})
+		return
+	}
 	if len(req.Tools) > 0 {
+		m.found = true
 		n = len(m.loop) + 1 // the call ids count the loop's requests
 		m.loop = append(m.loop, string(body))
 		if len(m.steps) > 0 {
@@ -107,8 +144,9 @@ func (m *responsesModel) handle(w http.ResponseWriter, r *http.Request) {
 			items, m.calls = m.calls[0], m.calls[1:]
 		}
 	}
+	searches := m.searches
 	m.mu.Unlock()
-	if total > maxScriptedRequests {
+	if total-searches > maxScriptedRequests {
 		http.Error(w, "the script is over", http.StatusBadRequest)
 		return
 	}
@@ -120,6 +158,12 @@ func (m *responsesModel) handle(w http.ResponseWriter, r *http.Request) {
 		items = append(items, map[string]any{"type": "message", "id": fmt.Sprintf("msg_%d", total), "role": "assistant", "status": "completed",
 			"content": []any{map[string]any{"type": "output_text", "text": "Done.", "annotations": []any{}}}})
 	}
+	m.stream(w, fmt.Sprintf("resp_%d", total), items)
+}
+
+// stream sends one response of the given output items as the Responses
+// API's server-sent events.
+func (m *responsesModel) stream(w http.ResponseWriter, id string, items []map[string]any) {
 	w.Header().Set("content-type", "text/event-stream")
 	flusher, _ := w.(http.Flusher)
 	seq := 0
@@ -132,7 +176,6 @@ func (m *responsesModel) handle(w http.ResponseWriter, r *http.Request) {
 			flusher.Flush()
 		}
 	}
-	id := fmt.Sprintf("resp_%d", total)
 	send(map[string]any{"type": "response.created", "response": map[string]any{"id": id, "object": "response", "status": "in_progress", "output": []any{}}})
 	for i, it := range items {
 		send(map[string]any{"type": "response.output_item.added", "output_index": i, "item": it})
@@ -226,6 +269,40 @@ trust_level = "trusted"
 // in the workspace file rel.
 func updatePatch(rel, old, new string) string {
 	return "*** Begin Patch\n*** Update File: " + rel + "\n@@\n-" + strings.ReplaceAll(old, "\n", "\n-") + "\n+" + strings.ReplaceAll(new, "\n", "\n+") + "\n*** End Patch"
+}
+
+// searchFound says whether the last tool search in a request's input
+// found the tool.
+func searchFound(body []byte, tool mcpTool) bool {
+	var req struct {
+		Input []struct {
+			Type  string `json:"type"`
+			Tools []struct {
+				Type  string `json:"type"`
+				Name  string `json:"name"`
+				Tools []struct {
+					Name string `json:"name"`
+				} `json:"tools"`
+			} `json:"tools"`
+		} `json:"input"`
+	}
+	if json.Unmarshal(body, &req) != nil {
+		return false
+	}
+	for i := len(req.Input) - 1; i >= 0; i-- {
+		if req.Input[i].Type != "tool_search_output" {
+			continue
+		}
+		for _, ns := range req.Input[i].Tools {
+			for _, t := range ns.Tools {
+				if ns.Type == "namespace" && ns.Name == tool.namespace && t.Name == tool.name {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return false
 }
 
 // responsesItem is an input item of a Responses-API request, with the
