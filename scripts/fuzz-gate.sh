@@ -14,7 +14,13 @@
 # counted as a compiler disagreement, in the row's why and in a line
 # before the last.
 #
-#   scripts/fuzz-gate.sh [--lang ts|py|go|c|rust] [--trials N] [--seed S] [--path local|daemon|hooks]
+#   scripts/fuzz-gate.sh [--lang ts|py|go|c|rust] [--trials N] [--seed S] [--path local|daemon|hooks] [--pin VERSION]
+#
+# --pin (TypeScript through the hooks) pins the workspace to a TypeScript
+# version that is not installed, so that tsserver of Anvil's TypeScript 6
+# checks, and TypeScript 7's server in its place where the proof holds;
+# each edit is rehearsed first so that the proof and the server's loading
+# are done (internal/gatefuzz/pinned_test.go).
 #
 # Last lines: fuzz: D compiler disagreements (TypeScript 6 vs 7) (when
 # TypeScript ran), then
@@ -22,14 +28,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-lang="" trials=200 seed=$(date +%s) path=local
+lang="" trials=200 seed=$(date +%s) path=local pin=
 while [ $# -gt 0 ]; do
   case "$1" in
     --lang) lang=$2; shift 2 ;;
     --trials) trials=$2; shift 2 ;;
     --seed) seed=$2; shift 2 ;;
     --path) path=$2; shift 2 ;;
-    *) echo "usage: $0 [--lang ts|py|go|c|rust] [--trials N] [--seed S] [--path local|daemon|hooks]" >&2; exit 2 ;;
+    --pin) pin=$2; shift 2 ;;
+    *) echo "usage: $0 [--lang ts|py|go|c|rust] [--trials N] [--seed S] [--path local|daemon|hooks] [--pin VERSION]" >&2; exit 2 ;;
   esac
 done
 
@@ -40,7 +47,7 @@ trap 'rm -f "$rows" "$log"' EXIT
 echo "fuzz: seed $seed, $trials trials per language${lang:+ ($lang)}" >&2
 status=0
 nice -n 10 go test -count=1 -v -timeout 24h -run 'TestGateFuzzCampaign' ./internal/gatefuzz/ \
-  -args -fuzz.lang="$lang" -fuzz.trials="$trials" -fuzz.seed="$seed" -fuzz.path="$path" -fuzz.out="$rows" | tee "$log" >&2 || status=$?
+  -args -fuzz.lang="$lang" -fuzz.trials="$trials" -fuzz.seed="$seed" -fuzz.path="$path" -fuzz.pin="$pin" -fuzz.out="$rows" | tee "$log" >&2 || status=$?
 
 # The rows go at the end of the fuzzer's table in docs/corpus.md.
 if [ -s "$rows" ]; then

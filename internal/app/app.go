@@ -54,6 +54,11 @@ type Options struct {
 	// one-shot 'anvil check' or hook without the daemon): no work is
 	// started ahead of need, which the exit would cancel.
 	OneRequest bool
+	// WarmBatchFiles is the number of a language's files from which the
+	// unchanged tree's batch answers (and TypeScript 7's proof) are made
+	// ahead of need (shadow.Options.WarmBatchFiles); 0 is the
+	// validator's default. The gate fuzzer's small projects set 1.
+	WarmBatchFiles int
 	// Helper contains the language servers (see execpolicy.Options);
 	// "" means this executable, whose main calls sandbox.Main first.
 	Helper string
@@ -167,18 +172,19 @@ func New(opts Options) (*App, error) {
 	a.importRecords = emitter("TypeScript's record of imports", true)
 	graph := reach.New(root, a.Parser).WithTypeScript(a.declarations).WithImportRecords(a.importRecords)
 	a.Validator = shadow.New(root, a.Servers, graph, shadow.Options{
-		Timeout:       cfg.Timeout(),
-		LoadTimeout:   cfg.LoadTimeout.Duration,
-		MaxDependants: cfg.MaxDependants,
-		Log:           shadow.NewLog(shadowLog),
-		Clock:         opts.Now,
-		Progress:      progress,
-		Strategy:      shadow.Strategy(cfg.CheckStrategy),
-		BatchStateDir: filepath.Join(state.CacheDir(opts.Getenv), "batch"),
-		Policy:        policy,
-		WarmBatch:     true,
-		Check:         projectCheck(cfg.Check),
-		CargoNetwork:  cfg.Run.Network,
+		Timeout:        cfg.Timeout(),
+		LoadTimeout:    cfg.LoadTimeout.Duration,
+		MaxDependants:  cfg.MaxDependants,
+		Log:            shadow.NewLog(shadowLog),
+		Clock:          opts.Now,
+		Progress:       progress,
+		Strategy:       shadow.Strategy(cfg.CheckStrategy),
+		BatchStateDir:  filepath.Join(state.CacheDir(opts.Getenv), "batch"),
+		Policy:         policy,
+		WarmBatch:      true,
+		WarmBatchFiles: opts.WarmBatchFiles,
+		Check:          projectCheck(cfg.Check),
+		CargoNetwork:   cfg.Run.Network,
 		// Under the auto engine only (the registry decides): another
 		// engine is the user's explicit choice of compiler.
 		NativeWhereAgrees: true,

@@ -22,9 +22,21 @@ func TestGateFuzzCampaign(t *testing.T) {
 	if !ok {
 		t.Fatalf("no front end %q", *campaignPath)
 	}
+	front := *campaignPath
+	var seen answerers
+	if *campaignPin != "" {
+		if *campaignLang != "ts" || front != "hooks" {
+			t.Fatal("-fuzz.pin is for TypeScript through the hooks (-fuzz.lang ts -fuzz.path hooks)")
+		}
+		open, front = throughPinnedHooks(t, &seen), "hooks, pinned "+*campaignPin
+	}
 	for name, l := range languages(t) {
 		if *campaignLang != "" && *campaignLang != name {
 			continue
+		}
+		if ts, ok := l.(gatefuzz.TS); ok && *campaignPin != "" {
+			ts.Pin = *campaignPin
+			l = ts
 		}
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 6*time.Hour)
@@ -38,9 +50,12 @@ func TestGateFuzzCampaign(t *testing.T) {
 			if line := rep.CompilerLine(); line != "" {
 				fmt.Println(line)
 			}
+			if *campaignPin != "" {
+				fmt.Printf("answered by: %s\n", &seen)
+			}
 			fmt.Println(rep.Line())
 			if *campaignOut != "" {
-				if err := appendRow(*campaignOut, rep, *campaignPath); err != nil {
+				if err := appendRow(*campaignOut, rep, front); err != nil {
 					t.Fatal(err)
 				}
 			}

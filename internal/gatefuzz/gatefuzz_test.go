@@ -25,6 +25,7 @@ var (
 	campaignOut    = flag.String("fuzz.out", "", "TestGateFuzzCampaign: a file the counts are written to, one table row per language")
 	campaignPath   = flag.String("fuzz.path", "local", "TestGateFuzzCampaign: the front end the gate is asked through (local: --no-daemon; daemon; hooks: the pre-edit and end-of-turn hooks)")
 	campaignCases  = flag.String("fuzz.cases", "", "TestGateFuzzCampaign: where minimised disagreements are written (testdata/cases when empty)")
+	campaignPin    = flag.String("fuzz.pin", "", "TestGateFuzzCampaign: a TypeScript version the workspace pins, not installed (TypeScript only, through the hooks, each edit rehearsed: see pinned_test.go)")
 )
 
 // testEnv is the environment with Anvil's state in a directory of the

@@ -26,7 +26,16 @@ type HookGate struct {
 	Dir string
 	// Stop releases what serves the hooks.
 	Stop func()
-	n    int
+	// Settle, when set, makes each edit a rehearsed one: its files are
+	// shown to the pre-edit hook, the answers dropped and nothing
+	// written, and Settle waits for what that started in the background,
+	// twice over (the first showing starts TypeScript 7's proof, the
+	// second, once the proof holds, its server's loading of the project)
+	// before the edit is made as usual. A campaign over what the hooks do
+	// only once that work is done (TypeScript 7 in place of a pinned
+	// project's tsserver) sets it.
+	Settle func(ctx context.Context) error
+	n      int
 }
 
 // Judge implements [Gate].
@@ -42,6 +51,9 @@ func (g *HookGate) Judge(ctx context.Context, edit Edit) (Judgement, error) {
 		return Judgement{}, err
 	}
 	defer put()
+	if err := g.rehearse(ctx, edit, in); err != nil {
+		return Judgement{}, err
+	}
 	refused, err := g.write(ctx, edit, in)
 	if err != nil {
 		return Judgement{}, err
@@ -101,6 +113,33 @@ func (g *HookGate) write(ctx context.Context, edit Edit, in func(string) hooks.I
 		}
 		pending = left
 	}
+}
+
+// rehearsals is how often an edit is shown before it is made (Settle).
+const rehearsals = 2
+
+// rehearse shows each file the edit writes to the pre-edit hook, writes
+// nothing, and waits for Settle, rehearsals times; nothing without
+// Settle.
+func (g *HookGate) rehearse(ctx context.Context, edit Edit, in func(string) hooks.Input) error {
+	if g.Settle == nil {
+		return nil
+	}
+	for range rehearsals {
+		for _, p := range edit.Paths() {
+			if edit[p] == nil {
+				continue
+			}
+			tool, _ := json.Marshal(map[string]string{"file_path": filepath.Join(g.Dir, filepath.FromSlash(p)), "content": *edit[p]})
+			pre := in("PreToolUse")
+			pre.ToolName, pre.ToolInput = "Write", tool
+			_ = g.Gate.PreEdit(ctx, pre)
+		}
+		if err := g.Settle(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // keep saves what the edit's paths hold and returns what puts it back.

@@ -87,11 +87,21 @@ type TS struct {
 	Legacy []string
 	// Env is the environment tsc runs with (the execution policy's).
 	Env []string
+	// Pin, if set, is a TypeScript version the workspace's package.json
+	// pins (not installed): the gate then checks its projects as it
+	// checks a project of that version's, with TypeScript 6's tsserver
+	// and tsc, and TypeScript 7 in their place where the two agree.
+	Pin string
 }
 
 func (TS) Name() string { return "ts" }
 
-func (TS) Shared(names []string) Files { return Files{} }
+func (l TS) Shared(names []string) Files {
+	if l.Pin == "" {
+		return Files{}
+	}
+	return Files{"package.json": fmt.Sprintf(`{"private": true, "devDependencies": {"typescript": %q}}`+"\n", l.Pin)}
+}
 
 func (l TS) Generate(r *rand.Rand, onDisk bool) (Files, Edit, []string) {
 	p := genTSProject(r, onDisk)

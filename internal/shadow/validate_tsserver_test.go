@@ -93,6 +93,33 @@ func TestValidateTSServer(t *testing.T) {
 				}
 			})
 
+			t.Run("a created module an importer could not resolve", func(t *testing.T) {
+				// tsserver looks a failed import up again only when told
+				// the disk changed: the importer's TS2307 stayed, and the
+				// error the new module brings into it went unreported
+				// (found by the gate fuzzer on a pinned workspace). tsc
+				// reports TS2322 here, and decides; with no batch checker
+				// the change is unverified.
+				late := "import { z } from \"./later.js\";\n\nexport const y: boolean = z;\n"
+				path := filepath.Join(h.dir, "src/late.ts")
+				if err := os.WriteFile(path, []byte(late), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				defer os.Remove(path)
+				expect(t, h.validate(map[string]string{"src/later.ts": "export const z = 1;\n"}), Unverified)
+
+				hb := newHarness(t, "ts-esm", harnessOptions{files: map[string]string{"src/late.ts": late}, opts: Options{BatchStateDir: t.TempDir()}})
+				if tc.installed != "" {
+					withTypeScript(t, hb, tc.installed)
+				}
+				res := hb.validate(map[string]string{"src/later.ts": "export const z = 1;\n"})
+				expect(t, res, Rejected, "src/late.ts")
+				if res.New[0].Code != "2322" {
+					t.Errorf("want TS2322 in the importer, got %v", res.New)
+				}
+				expect(t, hb.validate(map[string]string{"src/later.ts": "export const z = true;\n"}), Clean)
+			})
+
 			t.Run("a file's own error before the change, checked twice", func(t *testing.T) {
 				// The second check of the file takes its "before" from the
 				// first's (the disk is unchanged): still the disk's, error
