@@ -48,10 +48,6 @@ func newOnlyAgainstFull(t *testing.T, h *harness, server string) {
 		// the check for new errors need not look for (tsserver's; a pull
 		// server's may be known from an earlier check's "before").
 		resolvedDropped bool
-		// tsserverOnly: TypeScript 7's server has a created file with
-		// importers checked by the batch checker, which this harness has
-		// not (TestTypeScript7WhereItAgrees and the fuzzer check it).
-		tsserverOnly bool
 	}{
 		{name: "a body edit of a clean file", changes: map[string]string{"src/shapes.ts": strings.Replace(shapes, "this.side * this.side", "this.side ** 2", 1)}, want: Clean},
 		{name: "a new error beside one the file had", disk: map[string]string{"src/render.ts": withError},
@@ -72,12 +68,10 @@ func newOnlyAgainstFull(t *testing.T, h *harness, server string) {
 		{name: "an importer broken by a rename", changes: map[string]string{"src/shapes.ts": strings.Replace(shapes, "class Circle", "class Round", 1)}, want: Rejected},
 		{name: "an importer that had an error, broken by a rename", disk: map[string]string{"src/render.ts": withError},
 			changes: map[string]string{"src/shapes.ts": strings.Replace(shapes, "class Circle", "class Round", 1)}, want: Rejected},
-		{name: "a created file beside an edit (asked the full way)", disk: map[string]string{"src/render.ts": withError},
-			changes: map[string]string{"src/render.ts": render, "src/extra.ts": "export const e: number = 1;\n"}, want: Clean, tsserverOnly: true},
+		// A created file beside an edit goes to the batch checker, which
+		// this harness has not: both servers resolve imports from disk
+		// (servers.Spec.ResolvesFromDisk).
 	} {
-		if tc.tsserverOnly && server != "tsserver" {
-			continue
-		}
 		t.Run(tc.name, func(t *testing.T) {
 			h.write(tc.disk)
 			defer h.write(map[string]string{"src/render.ts": render, "src/shapes.ts": shapes, "src/main.ts": main})

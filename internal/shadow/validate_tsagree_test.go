@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/anvil-dev/anvil/internal/batch"
 	"github.com/anvil-dev/anvil/internal/lsp"
+	"github.com/anvil-dev/anvil/internal/servers"
 	"github.com/anvil-dev/anvil/internal/testfs"
 )
 
@@ -187,6 +189,33 @@ func TestTypeScript7WhereItAgrees(t *testing.T) {
 				t.Fatalf("%+v: via %q, want the project's tsserver, and TypeScript 7's server agreeing", scope, via)
 			}
 		}
+		// TypeScript 7's server dies in the middle of a check (once it
+		// holds the change): tsserver checks the change, the verdict
+		// says so, and the server is started and loaded again in the
+		// background once a check finds it gone.
+		native, _ := h.mgr.NativeFor("typescript")
+		var killed atomic.Bool
+		h.v.opts.AfterOverlay = func(*servers.Server) {
+			if native.PID() != 0 && killed.CompareAndSwap(false, true) {
+				native.Kill()
+			}
+		}
+		res = h.validateScope(broken(), hook)
+		h.v.opts.AfterOverlay = nil
+		expect(t, res, Rejected, "src/main.ts")
+		if notes := strings.Join(res.Notes, "\n"); !killed.Load() || viaNative(res) || !strings.Contains(notes, "tsserver checked it file by file") {
+			t.Fatalf("TypeScript 7's server killed (%v) in its check: via %q, notes %q, want tsserver's answer, and a note", killed.Load(), res.Servers[0].Via, notes)
+		}
+		// The next check finds it gone: tsserver, while it is started
+		// again.
+		if res = h.validateScope(broken(), hook); viaNative(res) {
+			t.Fatalf("right after TypeScript 7's server died: via %q, want tsserver", res.Servers[0].Via)
+		}
+		awaitNativeLoaded(t, h, "src/main.ts")
+		if res = h.validateScope(broken(), hook); !viaNative(res) {
+			t.Fatalf("after TypeScript 7's server was loaded again: via %q, want it", res.Servers[0].Via)
+		}
+		expect(t, res, Rejected, "src/main.ts")
 		// A created file: the project's own server, which carries it
 		// into its project.
 		res = h.validate(map[string]string{"src/extra.ts": "export const extra: number = \"x\";\n"})
