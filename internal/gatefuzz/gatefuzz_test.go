@@ -90,21 +90,31 @@ func throughDaemon(t *testing.T) gatefuzz.OpenGate {
 // and end-of-turn hooks (Claude Code's), answered by the workspace's
 // Service in this process.
 func throughHooks(t *testing.T) gatefuzz.OpenGate {
-	getenv := testEnv(t)
-	sessions := t.TempDir()
+	return hooksGate(t, app.Options{}, func(a *app.App, g *gatefuzz.HookGate) {})
+}
+
+// hooksGate is throughHooks with the app's options (Dir, Getenv and
+// SessionBase are its own) and a last touch to each gate.
+func hooksGate(t *testing.T, opts app.Options, touch func(*app.App, *gatefuzz.HookGate)) gatefuzz.OpenGate {
+	opts.Getenv = testEnv(t)
+	opts.SessionBase = t.TempDir()
 	store := hooks.NewStore(t.TempDir())
 	return func(ctx context.Context, dir string) (gatefuzz.Gate, error) {
 		// The hooks find the workspace by its marker above the edit.
 		if err := os.MkdirAll(filepath.Join(dir, ".anvil"), 0o755); err != nil {
 			return nil, err
 		}
-		a, err := app.New(app.Options{Dir: dir, Getenv: getenv, SessionBase: sessions})
+		o := opts
+		o.Dir = dir
+		a, err := app.New(o)
 		if err != nil {
 			return nil, err
 		}
-		g := &hooks.Gate{Client: hooks.Claude, Getenv: func(string) string { return "" }, Snapshots: store,
+		hg := &gatefuzz.HookGate{Dir: dir, Stop: func() { a.Close() }}
+		hg.Gate = &hooks.Gate{Client: hooks.Claude, Getenv: func(string) string { return "" }, Snapshots: store,
 			Open: func(context.Context, string) (service.Service, func(), error) { return a.Service(), func() {}, nil }}
-		return &gatefuzz.HookGate{Gate: g, Dir: dir, Stop: func() { a.Close() }}, nil
+		touch(a, hg)
+		return hg, nil
 	}
 }
 

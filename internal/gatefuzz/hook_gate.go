@@ -93,10 +93,7 @@ func (g *HookGate) write(ctx context.Context, edit Edit, in func(string) hooks.I
 		for _, p := range pending {
 			abs := filepath.Join(g.Dir, filepath.FromSlash(p))
 			c := *edit[p]
-			tool, _ := json.Marshal(map[string]string{"file_path": abs, "content": c})
-			pre := in("PreToolUse")
-			pre.ToolName, pre.ToolInput = "Write", tool
-			if a := g.Gate.PreEdit(ctx, pre); a.Deny {
+			if a := g.preEdit(ctx, in, p, c); a.Deny {
 				refused = append(refused, "pre-edit of "+p+": "+a.Reason)
 				left = append(left, p) // the client does not write it
 				continue
@@ -115,6 +112,14 @@ func (g *HookGate) write(ctx context.Context, edit Edit, in func(string) hooks.I
 	}
 }
 
+// preEdit asks the pre-edit hook about a Write of content to p.
+func (g *HookGate) preEdit(ctx context.Context, in func(string) hooks.Input, p, content string) hooks.Answer {
+	tool, _ := json.Marshal(map[string]string{"file_path": filepath.Join(g.Dir, filepath.FromSlash(p)), "content": content})
+	pre := in("PreToolUse")
+	pre.ToolName, pre.ToolInput = "Write", tool
+	return g.Gate.PreEdit(ctx, pre)
+}
+
 // rehearsals is how often an edit is shown before it is made (Settle).
 const rehearsals = 2
 
@@ -130,10 +135,7 @@ func (g *HookGate) rehearse(ctx context.Context, edit Edit, in func(string) hook
 			if edit[p] == nil {
 				continue
 			}
-			tool, _ := json.Marshal(map[string]string{"file_path": filepath.Join(g.Dir, filepath.FromSlash(p)), "content": *edit[p]})
-			pre := in("PreToolUse")
-			pre.ToolName, pre.ToolInput = "Write", tool
-			_ = g.Gate.PreEdit(ctx, pre)
+			_ = g.preEdit(ctx, in, p, *edit[p])
 		}
 		if err := g.Settle(ctx); err != nil {
 			return err

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -15,7 +13,6 @@ import (
 	"github.com/anvil-dev/anvil/internal/app"
 	"github.com/anvil-dev/anvil/internal/changeset"
 	"github.com/anvil-dev/anvil/internal/gatefuzz"
-	"github.com/anvil-dev/anvil/internal/hooks"
 	"github.com/anvil-dev/anvil/internal/service"
 )
 
@@ -107,36 +104,29 @@ func (r recordAnswerers) Check(ctx context.Context, specs []changeset.Spec, opts
 
 // throughPinnedHooks is throughHooks for a pinned workspace: each edit
 // rehearsed, and the background work it started awaited, before it is
-// made; seen counts who answered.
+// made; seen counts who answered. Every project, however small, gets
+// its proof.
 func throughPinnedHooks(t *testing.T, seen *answerers) gatefuzz.OpenGate {
-	getenv := testEnv(t)
-	sessions := t.TempDir()
-	store := hooks.NewStore(t.TempDir())
-	return func(ctx context.Context, dir string) (gatefuzz.Gate, error) {
-		if err := os.MkdirAll(filepath.Join(dir, ".anvil"), 0o755); err != nil {
-			return nil, err
+	return hooksGate(t, app.Options{WarmBatchFiles: 1}, func(a *app.App, g *gatefuzz.HookGate) {
+		g.Gate.Open = func(context.Context, string) (service.Service, func(), error) {
+			return recordAnswerers{a.Service(), seen}, func() {}, nil
 		}
-		// Every project, however small, gets its proof.
-		a, err := app.New(app.Options{Dir: dir, Getenv: getenv, SessionBase: sessions, WarmBatchFiles: 1})
-		if err != nil {
-			return nil, err
+		g.Settle = func(ctx context.Context) error { return awaitQuiet(ctx, a) }
+	})
+}
+
+// awaitQuiet waits, at most settleBound, until a's validator runs no
+// background job.
+func awaitQuiet(ctx context.Context, a *app.App) error {
+	deadline := time.Now().Add(settleBound)
+	for len(a.Validator.Background()) > 0 && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
 		}
-		svc := recordAnswerers{a.Service(), seen}
-		g := &hooks.Gate{Client: hooks.Claude, Getenv: func(string) string { return "" }, Snapshots: store,
-			Open: func(context.Context, string) (service.Service, func(), error) { return svc, func() {}, nil }}
-		settle := func(ctx context.Context) error {
-			deadline := time.Now().Add(settleBound)
-			for len(a.Validator.Background()) > 0 && time.Now().Before(deadline) {
-				select {
-				case <-ctx.Done():
-					return ctx.Err()
-				case <-time.After(50 * time.Millisecond):
-				}
-			}
-			return nil
-		}
-		return &gatefuzz.HookGate{Gate: g, Dir: dir, Stop: func() { a.Close() }, Settle: settle}, nil
 	}
+	return nil
 }
 
 // pinnedSampleTrials is the pinned sample CI runs (about 5 s a trial at
