@@ -141,6 +141,22 @@ func (s *Server) Warm(ctx context.Context, key string, files []string) error {
 	return err
 }
 
+// Settle asks a pull server about files as they are on disk, and keeps
+// none of its answers: after a check that opened and closed many files
+// (a commit's, a turn's end's), the server brings its program back to
+// the disk at its next question, and asked in the background that
+// question is this one rather than the next check's. It yields the
+// server to any check, as Warm does.
+func (s *Server) Settle(ctx context.Context, files []string) error {
+	if s.resolved.Spec.Mode != ModePull || len(files) == 0 {
+		return nil
+	}
+	ctx, done := s.yielding(ctx)
+	defer done()
+	_, err := s.cycle(ctx, CheckRequest{Dependants: files, warm: true}, false)
+	return err
+}
+
 // Kinds of disk change for [Server.NotifyDiskChanges], numbered as
 // workspace/didChangeWatchedFiles numbers them.
 const (

@@ -31,7 +31,10 @@ type logRecord struct {
 	First       []Diag    `json:"first,omitempty"` // the first new errors
 	Unverified  []Skipped `json:"unverified,omitempty"`
 	Servers     []string  `json:"servers"`
-	ElapsedMS   int64     `json:"elapsed_ms"`
+	// Via says, server by server, how it checked (file by file, a batch
+	// run, TypeScript 7 in the project's compiler's place).
+	Via       []string `json:"via,omitempty"`
+	ElapsedMS int64    `json:"elapsed_ms"`
 }
 
 // Record appends res. Failures to write are ignored: the log is an audit
@@ -45,6 +48,7 @@ func (l *Log) Record(now time.Time, set *changeset.Set, attempt int, res *Result
 	rec.First = res.New[:min(len(res.New), 5)]
 	for _, s := range res.Servers {
 		rec.Servers = append(rec.Servers, s.Name)
+		rec.Via = append(rec.Via, s.Via)
 	}
 	line, err := json.Marshal(rec)
 	if err != nil {

@@ -754,6 +754,9 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group,
 		chk = fallback
 		ev, err = chk.check(parent, w)
 	}
+	if sc, ok := chk.(serverChecker); ok && err == nil && w.confirm {
+		v.settle(w, sc.srv)
+	}
 	if g.server != nil {
 		info := g.server.Info()
 		out.info.Version = info.Version
