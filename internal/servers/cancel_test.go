@@ -32,12 +32,7 @@ func TestCancelledCheckLeavesTheServerOnTheDisk(t *testing.T) {
 		{"TypeScript 7's server", `{}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := testfs.Tree(t, map[string]string{
-				"package.json":  tc.pin,
-				"tsconfig.json": `{"compilerOptions": {"strict": true, "noEmit": true, "target": "es2022", "module": "esnext", "moduleResolution": "bundler"}}`,
-				"hub.ts":        "export const zero = 0;\n",
-				"use.ts":        "import { zero } from \"./hub.js\";\nexport const one: number = zero + 1;\n",
-			})
+			dir := hubAndUser(t, tc.pin)
 			srv, err := realManager(t, dir).ForLanguage("typescript")
 			if err != nil {
 				t.Fatal(err)
@@ -104,4 +99,15 @@ func mustRead(t *testing.T, p string) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// hubAndUser is a TypeScript project of two files, use.ts importing
+// hub.ts, with pkg as its package.json (a TypeScript it pins, or none).
+func hubAndUser(t *testing.T, pkg string) string {
+	return testfs.Tree(t, map[string]string{
+		"package.json":  pkg,
+		"tsconfig.json": `{"compilerOptions": {"strict": true, "noEmit": true, "target": "es2022", "module": "esnext", "moduleResolution": "bundler"}}`,
+		"hub.ts":        "export const zero = 0;\n",
+		"use.ts":        "import { zero } from \"./hub.js\";\nexport const one: number = zero + 1;\n",
+	})
 }

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/anvil-dev/anvil/internal/testfs"
 )
 
 // A warm-up asks nothing it already knows for the disk state, so after a
@@ -14,12 +12,7 @@ import (
 // would ask nothing, and the next check would pay for the rebuild. Settle
 // asks the server whatever is kept: the server answers.
 func TestSettleAsksWhatAWarmUpKnows(t *testing.T) {
-	dir := testfs.Tree(t, map[string]string{
-		"package.json":  `{}`,
-		"tsconfig.json": `{"compilerOptions": {"strict": true, "noEmit": true, "target": "es2022", "module": "esnext", "moduleResolution": "bundler"}}`,
-		"hub.ts":        "export const zero = 0;\n",
-		"use.ts":        "import { zero } from \"./hub.js\";\nexport const one: number = zero + 1;\n",
-	})
+	dir := hubAndUser(t, `{}`)
 	srv, err := realManager(t, dir).ForLanguage("typescript")
 	if err != nil {
 		t.Fatal(err)
