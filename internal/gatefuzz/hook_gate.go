@@ -26,16 +26,16 @@ type HookGate struct {
 	Dir string
 	// Stop releases what serves the hooks.
 	Stop func()
-	// Settle, when set, makes each edit a rehearsed one: its files are
+	// AwaitQuiet, when set, makes each edit a rehearsed one: its files are
 	// shown to the pre-edit hook, the answers dropped and nothing
-	// written, and Settle waits for what that started in the background,
+	// written, and AwaitQuiet waits for what that started in the background,
 	// twice over (the first showing starts TypeScript 7's proof, the
 	// second, once the proof holds, its server's loading of the project)
 	// before the edit is made as usual. A campaign over what the hooks do
 	// only once that work is done (TypeScript 7 in place of a pinned
 	// project's tsserver) sets it.
-	Settle func(ctx context.Context) error
-	n      int
+	AwaitQuiet func(ctx context.Context) error
+	n          int
 }
 
 // Judge implements [Gate].
@@ -120,14 +120,14 @@ func (g *HookGate) preEdit(ctx context.Context, in func(string) hooks.Input, p, 
 	return g.Gate.PreEdit(ctx, pre)
 }
 
-// rehearsals is how often an edit is shown before it is made (Settle).
+// rehearsals is how often an edit is shown before it is made (AwaitQuiet).
 const rehearsals = 2
 
 // rehearse shows each file the edit writes to the pre-edit hook, writes
-// nothing, and waits for Settle, rehearsals times; nothing without
-// Settle.
+// nothing, and waits for AwaitQuiet, rehearsals times; nothing without
+// AwaitQuiet.
 func (g *HookGate) rehearse(ctx context.Context, edit Edit, in func(string) hooks.Input) error {
-	if g.Settle == nil {
+	if g.AwaitQuiet == nil {
 		return nil
 	}
 	for range rehearsals {
@@ -137,7 +137,7 @@ func (g *HookGate) rehearse(ctx context.Context, edit Edit, in func(string) hook
 			}
 			_ = g.preEdit(ctx, in, p, *edit[p])
 		}
-		if err := g.Settle(ctx); err != nil {
+		if err := g.AwaitQuiet(ctx); err != nil {
 			return err
 		}
 	}

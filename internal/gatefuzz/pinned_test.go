@@ -22,7 +22,7 @@ import (
 // the pre-edit hook, and is held to tsserver's answer at the end of a
 // turn (internal/shadow/tsagree_server.go). The fuzzer's projects pin no
 // TypeScript, so these trials pin one in the workspace's package.json and
-// rehearse each edit (HookGate.Settle): the proof and TypeScript 7's
+// rehearse each edit (HookGate.AwaitQuiet): the proof and TypeScript 7's
 // loading of the project are done in the background before the edit is
 // made, as they are for a model's third edit of a file, and every
 // project is proven however small (app.Options.WarmBatchFiles).
@@ -111,7 +111,7 @@ func throughPinnedHooks(t *testing.T, seen *answerers) gatefuzz.OpenGate {
 		g.Gate.Open = func(context.Context, string) (service.Service, func(), error) {
 			return recordAnswerers{a.Service(), seen}, func() {}, nil
 		}
-		g.Settle = func(ctx context.Context) error { return awaitQuiet(ctx, a) }
+		g.AwaitQuiet = func(ctx context.Context) error { return awaitQuiet(ctx, a) }
 	})
 }
 

@@ -195,9 +195,6 @@ func (h heldServerChecker) check(ctx context.Context, w checkWork) (evidence, er
 		cut()
 		<-done
 	}
-	if nerr == nil {
-		h.v.settle(w, h.native.srv)
-	}
 	if err != nil || nerr != nil {
 		return ev, err
 	}

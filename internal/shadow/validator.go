@@ -754,8 +754,8 @@ func (v *Validator) checkGroup(parent context.Context, snap *Snapshot, g *group,
 		chk = fallback
 		ev, err = chk.check(parent, w)
 	}
-	if sc, ok := chk.(serverChecker); ok && err == nil && w.confirm {
-		v.settle(w, sc.srv)
+	if w.confirm {
+		v.settleShown(w, chk)
 	}
 	if g.server != nil {
 		info := g.server.Info()

@@ -161,6 +161,18 @@ func (v *Validator) askErrorFilesAhead(ctx context.Context, srv *servers.Server,
 	askAhead(ctx, srv, key, files[:min(len(files), maxErrorFilesAhead)])
 }
 
+// settleShown settles the servers chk showed w's change to, answered or
+// not: each was put back to the disk after it (see settle). Only pull
+// servers are settled.
+func (v *Validator) settleShown(w checkWork, chk checker) {
+	switch c := chk.(type) {
+	case serverChecker:
+		v.settle(w, c.srv)
+	case heldServerChecker:
+		v.settle(w, c.native.srv)
+	}
+}
+
 // settle asks srv, in the background, about the changed files of w as
 // they are on disk, after a check that showed it the change (a commit, a
 // turn's end): closing what such a check opened and sent leaves a pull
