@@ -250,10 +250,9 @@ func (cy *tsCycle) carry(ctx context.Context, file string) error {
 	if config == "" {
 		return nil // no tsconfig.json anywhere: an inferred project is all there is
 	}
-	host := cy.pickCarrier(file, filepath.Dir(config))
+	host := pickCarrier(cy.req, file, filepath.Dir(config))
 	if host == "" {
-		cy.res.note(file, fmt.Sprintf("checked with default options: no module near it in %s's directory could carry it into that project", relTo(cy.server.root, config)))
-		return nil
+		return &NotPlacedError{Path: relTo(cy.server.root, file), Why: noCarrier(cy.server.root, config)}
 	}
 	data, err := os.ReadFile(host)
 	if err != nil {
@@ -276,11 +275,56 @@ func (cy *tsCycle) carry(ctx context.Context, file string) error {
 		return nil
 	}
 	if !cy.client.Contains(ctx, hostInfo.ConfigFileName, file) {
-		cy.res.note(file, "checked with default options: its project did not take it in")
-		return nil
+		return &NotPlacedError{Path: relTo(cy.server.root, file), Why: fmt.Sprintf("%s did not take it in when %s imported it", relTo(cy.server.root, hostInfo.ConfigFileName), relTo(cy.server.root, host))}
 	}
 	cy.project[file] = hostInfo.ConfigFileName
 	return nil
+}
+
+// NotPlacedError: the server could check a created file only in an
+// inferred project, with default options, though a tsconfig.json makes
+// it part of a project, so an error only that project's options make
+// (noImplicitReturns, strict) would go unreported. Only a run of the
+// project's compiler checks it as tsc would.
+type NotPlacedError struct {
+	Path string // as the user sees the workspace
+	Why  string
+}
+
+func (e *NotPlacedError) Error() string {
+	return fmt.Sprintf("tsserver could check the created file %s only with default options, not with its project's: %s", e.Path, e.Why)
+}
+
+// Unplaceable returns the files req creates that a check would leave in
+// an inferred project though a tsconfig.json makes them part of one: no
+// module of that project can carry them in (see tsCycle.carry), by the
+// same choice the check makes. The validator gives such a change to the
+// batch checker; the check itself fails with a NotPlacedError. A file a
+// changed importer would bring into its project is named too: the batch
+// checker then runs where the server could have, which checks no less.
+func (s *Server) Unplaceable(req CheckRequest) map[string]string {
+	if s.resolved.Spec.Mode != ModeTSServer {
+		return nil
+	}
+	var out map[string]string
+	for _, f := range req.Files {
+		if f.OldExists || f.Delete {
+			continue
+		}
+		config := tsconfig.Nearest(s.root, filepath.Dir(f.Path))
+		if config == "" || pickCarrier(req, f.Path, filepath.Dir(config)) != "" {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[relTo(s.root, f.Path)] = noCarrier(s.root, config)
+	}
+	return out
+}
+
+func noCarrier(root, config string) string {
+	return fmt.Sprintf("no module near it in %s's directory can carry it into that project", relTo(root, config))
 }
 
 // pickCarrier finds a module to carry file: a TypeScript source on disk
@@ -288,12 +332,12 @@ func (cy *tsCycle) carry(ctx context.Context, file string) error {
 // then each parent, then anywhere below), that the check does not ask
 // about, and that is already a module: an added import would turn a
 // script into one, changing its globals.
-func (cy *tsCycle) pickCarrier(file, projectDir string) string {
+func pickCarrier(req CheckRequest, file, projectDir string) string {
 	asked := map[string]bool{}
-	for _, f := range cy.req.Files {
+	for _, f := range req.Files {
 		asked[f.Path] = true
 	}
-	for _, d := range cy.req.Dependants {
+	for _, d := range req.Dependants {
 		asked[d] = true
 	}
 	usable := func(p string) bool {

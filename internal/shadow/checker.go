@@ -3,6 +3,7 @@ package shadow
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -116,7 +117,10 @@ func (v *Validator) pick(w checkWork) (chk, fallback checker, unverified string)
 	// (measured: tsc placed TS2717 in node_modules/lib/index.d.ts alone,
 	// the package coming after the changed file in the program).
 	libs := w.global && v.checksLibraries(g.server, batchFiles(w.req))
-	mustBatch = mustBatch || nested || libs
+	// A created file no module can carry into its project, tsserver
+	// would check with default options, not its project's.
+	unplaced := g.server.Unplaceable(w.req)
+	mustBatch = mustBatch || nested || libs || len(unplaced) > 0
 	// A deleted file nothing is seen to import: the import graph is
 	// Anvil's reading, no evidence that nothing reads it, and the server
 	// has no file left to report on. The project's batch checker decides.
@@ -145,6 +149,9 @@ func (v *Validator) pick(w checkWork) (chk, fallback checker, unverified string)
 		return nil, nil, fmt.Sprintf("%s answers as the workspace's root project does, and a file here belongs to a nested pyright project, which no batch checker can check here", spec.Name)
 	case plan == nil && libs:
 		return nil, nil, fmt.Sprintf("the change's effects travel outside its imports, so it may break an installed package's declaration file, which %s is not asked about and only the project's tsc reports, and no batch checker can check it here", spec.Name)
+	case plan == nil && len(unplaced) > 0:
+		first := slices.Sorted(maps.Keys(unplaced))[0]
+		return nil, nil, (&servers.NotPlacedError{Path: first, Why: unplaced[first]}).Error() + ", and no batch checker can check it here"
 	case plan == nil && mustBatch:
 		return nil, nil, fmt.Sprintf("%s resolves imports from the files on disk, so the files that import a created or deleted file cannot be checked with it as an overlay, and no batch checker can check them here", spec.Name)
 	case plan == nil:

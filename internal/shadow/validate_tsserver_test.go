@@ -120,6 +120,46 @@ func TestValidateTSServer(t *testing.T) {
 				expect(t, hb.validate(map[string]string{"src/later.ts": "export const z = true;\n"}), Clean)
 			})
 
+			t.Run("a created file no module can carry into its project", func(t *testing.T) {
+				// pkg's project has one file, a script, and a script
+				// cannot carry an import. tsserver alone would check the
+				// new file in an inferred project, without pkg's
+				// noImplicitReturns, where tsc -p pkg reports TS7030: with
+				// no batch checker the change is unverified, with one it
+				// is tsc's to judge.
+				project := map[string]string{
+					"pkg/tsconfig.json": `{"compilerOptions": {"target": "es2022", "module": "nodenext", "noImplicitReturns": true, "noEmit": true}, "include": ["*.ts"]}` + "\n",
+					"pkg/script.ts":     "const greeting = \"hi\";\n",
+				}
+				sign := map[string]string{"pkg/sign.ts": "export function sign(n: number) {\n  if (n > 0) return 1;\n}\n"}
+				for p, text := range project {
+					full := filepath.Join(h.dir, p)
+					if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				defer os.RemoveAll(filepath.Join(h.dir, "pkg"))
+				res := h.validate(sign)
+				expect(t, res, Unverified)
+				if why := res.Unverified[0].Reason; !strings.Contains(why, "only with default options") {
+					t.Errorf("unverified because %q, want the reason: checked only with default options", why)
+				}
+
+				hb := newHarness(t, "ts-esm", harnessOptions{files: project, opts: Options{BatchStateDir: t.TempDir()}})
+				if tc.installed != "" {
+					withTypeScript(t, hb, tc.installed)
+				}
+				res = hb.validate(sign)
+				expect(t, res, Rejected, "pkg/sign.ts")
+				if res.New[0].Code != "7030" {
+					t.Errorf("want TS7030 (not all code paths return), got %v", res.New)
+				}
+				expect(t, hb.validate(map[string]string{"pkg/sign.ts": "export function sign(n: number) {\n  return n > 0 ? 1 : 0;\n}\n"}), Clean)
+			})
+
 			t.Run("a file's own error before the change, checked twice", func(t *testing.T) {
 				// The second check of the file takes its "before" from the
 				// first's (the disk is unchanged): still the disk's, error

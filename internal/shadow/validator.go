@@ -1083,6 +1083,8 @@ func describeFailure(ctx context.Context, server string, err error) string {
 	switch {
 	case errors.As(err, &notLoaded):
 		return notLoaded.Error() + "; fix: make it part of a module or project the server loads (a go.mod above it, or a go.work naming its module)"
+	case errors.As(err, new(*servers.NotPlacedError)):
+		return firstLine(err.Error()) + ", and no batch checker checked it"
 	case errors.As(err, new(*servers.LoadFailedError)):
 		return fmt.Sprintf("%s %s; fix: make the go command load the packages (go mod download with the network, or go mod tidy), then check again", server, err.Error())
 	case errors.As(err, new(*notReadyError)):
