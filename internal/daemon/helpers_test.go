@@ -68,7 +68,17 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(sockDir) })
+	t.Cleanup(func() {
+		// A daemon's log goes with its directory: a failed test shows
+		// it first (a restarted daemon once did not listen within its
+		// bound, and why was lost).
+		if t.Failed() {
+			if data, err := os.ReadFile(filepath.Join(sockDir, "d", "daemon.log")); err == nil {
+				t.Logf("the daemon's log:\n%s", data)
+			}
+		}
+		os.RemoveAll(sockDir)
+	})
 	home := t.TempDir()
 	e := &env{home: home, socket: filepath.Join(sockDir, "d", "daemon.sock"), vars: map[string]string{
 		"HOME":            home,
