@@ -62,6 +62,12 @@ func Connect(ctx context.Context, o ConnectOptions) (*Client, error) {
 			return nil, fmt.Errorf("stopping the daemon of another version (pid %d): %w", c.PID, err)
 		}
 	}
+	// What the daemon writes to its log (appended to by every start)
+	// from here on is this start's.
+	logFrom := int64(0)
+	if st, err := os.Stat(logPath(o)); err == nil {
+		logFrom = st.Size()
+	}
 	if err := start(o); err != nil {
 		return nil, err
 	}
@@ -77,7 +83,7 @@ func Connect(ctx context.Context, o ConnectOptions) (*Client, error) {
 		}
 		select {
 		case <-wctx.Done():
-			return nil, fmt.Errorf("the Anvil daemon did not start listening on %s within %s (its log: %s): %v", o.Socket, o.StartTimeout, logPath(o), err)
+			return nil, fmt.Errorf("the Anvil daemon did not start listening on %s within %s (its log: %s%s): %v", o.Socket, o.StartTimeout, logPath(o), logTail(logPath(o), logFrom), err)
 		case <-time.After(delay):
 		}
 	}
@@ -88,6 +94,32 @@ func logPath(o ConnectOptions) string {
 		return o.Log
 	}
 	return strings.TrimSuffix(o.Socket, ".sock") + ".log"
+}
+
+// logTailSize bounds what of a daemon's log an error quotes.
+const logTailSize = 2 << 10
+
+// logTail is the end of what the daemon wrote to its log past from, as
+// "; it wrote: …" on one line, or "" when it wrote nothing: why it did
+// not listen, said where the user reads the error.
+func logTail(path string, from int64) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || st.Size() <= from {
+		return ""
+	}
+	from = max(from, st.Size()-logTailSize)
+	buf := make([]byte, st.Size()-from)
+	n, _ := f.ReadAt(buf, from)
+	text := strings.Join(strings.Fields(strings.ReplaceAll(string(buf[:n]), "\n", " | ")), " ")
+	if text == "" {
+		return ""
+	}
+	return "; it wrote: " + text
 }
 
 // start launches a daemon in a session of its own, so neither the

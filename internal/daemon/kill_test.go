@@ -239,3 +239,29 @@ func filterData(t *testing.T, dir string) map[string]string {
 	}
 	return out
 }
+
+// A daemon that never listens is named with what it wrote: the error is
+// where the user (and a failed test's log) reads why, and the log file
+// may be gone or hold earlier starts' lines.
+func TestConnectSaysWhatADaemonThatNeverListensWrote(t *testing.T) {
+	dir, err := os.MkdirTemp("", "anvil-d-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := filepath.Join(dir, "daemon.sock")
+	if err := os.WriteFile(filepath.Join(dir, "daemon.log"), []byte("an earlier start's line\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Connect(context.Background(), ConnectOptions{
+		Socket:       sock,
+		Command:      []string{"sh", "-c", "echo 'cannot listen: the disk is full' >&2; sleep 1"},
+		StartTimeout: 300 * time.Millisecond,
+	})
+	if err == nil {
+		t.Fatal("connected to a daemon that never listens")
+	}
+	if msg := err.Error(); !strings.Contains(msg, "it wrote: cannot listen: the disk is full") || strings.Contains(msg, "earlier start") {
+		t.Errorf("error %q: want this start's log line, and only it", msg)
+	}
+}
