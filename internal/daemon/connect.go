@@ -115,11 +115,16 @@ func logTail(path string, from int64) string {
 	from = max(from, st.Size()-logTailSize)
 	buf := make([]byte, st.Size()-from)
 	n, _ := f.ReadAt(buf, from)
-	text := strings.Join(strings.Fields(strings.ReplaceAll(string(buf[:n]), "\n", " | ")), " ")
-	if text == "" {
+	var lines []string
+	for _, l := range strings.Split(string(buf[:n]), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
 		return ""
 	}
-	return "; it wrote: " + text
+	return "; it wrote: " + strings.Join(lines, " | ")
 }
 
 // start launches a daemon in a session of its own, so neither the

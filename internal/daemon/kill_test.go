@@ -255,13 +255,13 @@ func TestConnectSaysWhatADaemonThatNeverListensWrote(t *testing.T) {
 	}
 	_, err = Connect(context.Background(), ConnectOptions{
 		Socket:       sock,
-		Command:      []string{"sh", "-c", "echo 'cannot listen: the disk is full' >&2; sleep 1"},
+		Command:      []string{"sh", "-c", "echo starting; echo 'cannot listen: the disk is full' >&2; sleep 1"},
 		StartTimeout: 300 * time.Millisecond,
 	})
 	if err == nil {
 		t.Fatal("connected to a daemon that never listens")
 	}
-	if msg := err.Error(); !strings.Contains(msg, "it wrote: cannot listen: the disk is full") || strings.Contains(msg, "earlier start") {
+	if msg := err.Error(); !strings.Contains(msg, "it wrote: starting | cannot listen: the disk is full") || strings.Contains(msg, "earlier start") {
 		t.Errorf("error %q: want this start's log line, and only it", msg)
 	}
 }

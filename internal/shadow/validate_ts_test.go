@@ -127,6 +127,25 @@ func TestValidateTypeScript(t *testing.T) {
 		expect(t, res, Rejected, "src/format.ts")
 	})
 
+	t.Run("created file in a project where no module could carry it", func(t *testing.T) {
+		// TypeScript 7's server puts a created file in the project
+		// whose include takes it, with no carrier (tsserver's needs one:
+		// servers.Server.Unplaceable): pkg's noImplicitReturns applies,
+		// though pkg's one other file is a script.
+		hp := newHarness(t, "ts", harnessOptions{files: map[string]string{
+			"pkg/tsconfig.json": `{"compilerOptions": {"target": "es2022", "module": "preserve", "moduleResolution": "bundler", "noImplicitReturns": true, "noEmit": true}, "include": ["*.ts"]}` + "\n",
+			"pkg/script.ts":     "const greeting = \"hi\";\n",
+		}})
+		if name := hp.requireServer("typescript").Spec().Name; name != "tsgo" {
+			t.Fatalf("checked by %s, want TypeScript 7's server", name)
+		}
+		res := hp.validate(map[string]string{"pkg/sign.ts": "export function sign(n: number) {\n  if (n > 0) return 1;\n}\n"})
+		expect(t, res, Rejected, "pkg/sign.ts")
+		if res.New[0].Code != "7030" {
+			t.Errorf("want TS7030 (not all code paths return), got %v", res.New)
+		}
+	})
+
 	t.Run("deleted file still imported", func(t *testing.T) {
 		// tsgo cannot be trusted with a deletion's importers (see
 		// servers.Defaults): the batch checker answers, and without one
