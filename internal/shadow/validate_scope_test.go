@@ -27,6 +27,13 @@ func TestScopeIsTheProjects(t *testing.T) {
 		h.requireServer("python")
 		res := h.validate(map[string]string{"src/pkg/util.py": "def helper(x: str) -> int:\n    return len(x)\n"})
 		expect(t, res, Rejected, "src/pkg/core.py", "tests/test_util.py")
+		// An edit of the file outside: clean, as an editor sees it, and
+		// the verdict says so.
+		own := h.validate(map[string]string{"tests/test_util.py": "from pkg.util import helper\n\n\ndef test_helper() -> None:\n    assert helper(2) == 2\n"})
+		expect(t, own, Clean)
+		if note := strings.Join(own.Notes, "\n"); !strings.Contains(note, "outside the project's own checks: tests/test_util.py (pyproject.toml [tool.pyright]") {
+			t.Errorf("notes %q: the clean verdict does not say that tests/test_util.py was checked as an editor checks it", own.Notes)
+		}
 		for _, d := range res.New {
 			outside := d.Path == "tests/test_util.py"
 			if (d.Outside != "") != outside || (outside && !strings.Contains(d.Outside, "pyproject.toml [tool.pyright]")) {
@@ -77,6 +84,13 @@ func TestScopeIsTheProjects(t *testing.T) {
 			if strings.HasPrefix(d.Path, "node_modules/") {
 				t.Errorf("a dependency's error reported as the project's: %s", d)
 			}
+		}
+		// A change the file outside takes without error: clean, and the
+		// verdict says whose view of that file it rests on.
+		wider := h.validate(map[string]string{"src/lib.ts": "export function area(w: number, h: number, unit?: string): number {\n  return w * h;\n}\n"})
+		expect(t, wider, Clean)
+		if note := strings.Join(wider.Notes, "\n"); !contains(wider.CheckedFiles, "examples/ex.ts") || !strings.Contains(note, "outside the project's own checks: examples/ex.ts (tsconfig.json does not include it)") {
+			t.Errorf("checked %v, notes %q: the clean verdict does not say that examples/ex.ts was checked as an editor checks it", wider.CheckedFiles, wider.Notes)
 		}
 		// A body-only change checks the changed file alone, whoever
 		// imports it.

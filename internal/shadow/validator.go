@@ -990,6 +990,9 @@ func (v *Validator) judge(ctx context.Context, out groupOutcome, g *group, label
 	if cr.Skipped > 0 {
 		out.notes = append(out.notes, fmt.Sprintf("%s: new errors in the changed files or their direct importers, so %d further %s not checked", label, cr.Skipped, plural(cr.Skipped, "dependant was", "dependants were")))
 	}
+	if note := outsideNote(out.checked, outside); note != "" {
+		out.notes = append(out.notes, note)
+	}
 	out.newErrs = append(out.newErrs, fileless(cr.Before[""], cr.After[""])...)
 	if len(out.newErrs) > 0 && !complete {
 		return out
@@ -1005,6 +1008,31 @@ func (v *Validator) judge(ctx context.Context, out groupOutcome, g *group, label
 		return out.unverifiedAll(g, fmt.Sprintf("%s read no %s: no target of the workspace compiles %s (a module no `mod` declares?)", label, strings.Join(ev.unread, ", "), plural(len(ev.unread), "it", "them")))
 	}
 	return out
+}
+
+// outsideNote names the checked files that the project's own checks
+// leave out (outside: why, by path): the checker answered for them as an
+// editor does, which the project's own run never does, so a verdict's
+// word on them is an editor's, and says so, clean or not (a new error
+// there says it too: Diag.Outside). "" when there are none.
+func outsideNote(checked []string, outside map[string]string) string {
+	var named []string
+	for _, rel := range checked {
+		if why := outside[rel]; why != "" {
+			named = append(named, rel+" ("+why+")")
+		}
+	}
+	if len(named) == 0 {
+		return ""
+	}
+	slices.Sort(named)
+	const shown = 3
+	more := ""
+	if len(named) > shown {
+		more = fmt.Sprintf(", and %d more", len(named)-shown)
+		named = named[:shown]
+	}
+	return "checked as an editor checks them, outside the project's own checks: " + strings.Join(named, ", ") + more
 }
 
 // pair adds to out the errors of cr either side of the change, paired
