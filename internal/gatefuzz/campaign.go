@@ -195,6 +195,9 @@ func keep(ctx context.Context, c Config, dir string, o *Outcome) error {
 		return err
 	}
 	cs := &Case{Trial: t, Class: o.Class, Gate: o.Gate.Verdict + " " + strings.Join(o.Gate.New, "; "), Truth: o.Truth, Path: c.Path}
+	if ts, ok := c.Lang.(TS); ok {
+		cs.Pin = ts.Pin
+	}
 	if o.Class == FalseClean {
 		cs.Open = strings.TrimSpace(strings.TrimPrefix(o.Cause, "known open: "))
 		if cs.Open == "" {

@@ -15,7 +15,8 @@ import (
 // was and what each side said, as "key: value" lines; its files are the
 // project (project/PATH), the edit's new contents (edit/PATH) and its
 // deletions (delete/PATH, empty); a "path:" line names the front end it
-// was found through and is replayed through. A case whose comment has an "open:" line
+// was found through and is replayed through, and a "pin:" line the
+// TypeScript version its workspace pinned. A case whose comment has an "open:" line
 // is a false clean still open, with its cause: the replaying test prints
 // it and passes; without one, a false clean fails.
 
@@ -36,6 +37,10 @@ type Case struct {
 	// in the process; "daemon"; "hooks": a session's hooks, where the end
 	// of the turn checks the way back), and is replayed through.
 	Path string
+	// Pin is the TypeScript version the campaign's workspace pinned (not
+	// installed: TS.Pin), "" for none. A pinned case is replayed as it
+	// was found: with the pin, through the hooks, each edit rehearsed.
+	Pin string
 }
 
 // Format writes the case as a txtar archive.
@@ -54,6 +59,9 @@ func (c *Case) Format() []byte {
 	}
 	if c.Path != "" && c.Path != "local" {
 		fmt.Fprintf(&comment, "path: %s\n", c.Path)
+	}
+	if c.Pin != "" {
+		fmt.Fprintf(&comment, "pin: %s\n", c.Pin)
 	}
 	a := &txtar.Archive{Comment: []byte(comment.String())}
 	for _, p := range sortedKeys(c.Trial.Project) {
@@ -99,6 +107,8 @@ func ParseCase(data []byte) (*Case, error) {
 			c.Note = v
 		case "path":
 			c.Path = v
+		case "pin":
+			c.Pin = v
 		}
 	}
 	if c.Trial.Lang == "" {

@@ -18,7 +18,7 @@ func TestTrialsAreSeededAndRoundTrip(t *testing.T) {
 			if len(a.Edit) == 0 {
 				t.Fatalf("%s trial %d: an empty edit", l.Name(), i)
 			}
-			c := &Case{Trial: a, Class: FalseClean, Gate: "clean", Truth: []string{"a.ts: TS1: x"}, Open: "why"}
+			c := &Case{Trial: a, Class: FalseClean, Gate: "clean", Truth: []string{"a.ts: TS1: x"}, Open: "why", Path: "hooks", Pin: "5.9.3"}
 			got, err := ParseCase(c.Format())
 			if err != nil {
 				t.Fatalf("%s trial %d: %v", l.Name(), i, err)

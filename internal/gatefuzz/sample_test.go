@@ -155,12 +155,16 @@ func TestGateFuzzCases(t *testing.T) {
 		if c.Path != "" && c.Path != "local" {
 			group += "/" + c.Path
 		}
+		if c.Pin != "" {
+			group += "/" + c.Pin
+		}
 		byLang[group] = append(byLang[group], c.Trial)
 		cases[c.Trial] = c
 	}
 	for _, group := range slices.Sorted(maps.Keys(byLang)) {
 		t.Run(group, func(t *testing.T) {
 			lang, front, _ := strings.Cut(group, "/")
+			front, pin, _ := strings.Cut(front, "/")
 			l, ok := langs[lang]
 			if !ok {
 				t.Fatalf("cases of an unknown language %q", lang)
@@ -168,6 +172,17 @@ func TestGateFuzzCases(t *testing.T) {
 			open, ok := fronts[cmp.Or(front, "local")]
 			if !ok {
 				t.Fatalf("cases of an unknown front end %q", front)
+			}
+			if pin != "" {
+				// Replayed as the pinned campaign found it: the
+				// workspace pins the version, and each edit is
+				// rehearsed through the hooks (pinned_test.go).
+				ts, isTS := l.(gatefuzz.TS)
+				if !isTS || front != "hooks" {
+					t.Fatalf("a case pinned to %s must be TypeScript's, through the hooks", pin)
+				}
+				ts.Pin = pin
+				l, open = ts, throughPinnedHooks(t, &answerers{})
 			}
 			ctx, cancel := sampleContext(t)
 			defer cancel()
