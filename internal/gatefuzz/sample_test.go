@@ -137,9 +137,9 @@ func TestGateFuzzCases(t *testing.T) {
 	}
 	langs := languages(t)
 	fronts := paths(t)
-	// Cases are replayed by language and by the front end they were
-	// found through.
-	byLang := map[string][]*gatefuzz.Trial{}
+	// Cases are replayed by language, by the front end they were found
+	// through and by their TypeScript pin (caseGroup).
+	byGroup := map[caseGroup][]*gatefuzz.Trial{}
 	cases := map[*gatefuzz.Trial]*gatefuzz.Case{}
 	for i, p := range files {
 		data, err := os.ReadFile(p)
@@ -151,43 +151,35 @@ func TestGateFuzzCases(t *testing.T) {
 			t.Fatalf("%s: %v", p, err)
 		}
 		c.Trial.Name = fmt.Sprintf("c%03d", i)
-		group := c.Trial.Lang
-		if c.Path != "" && c.Path != "local" {
-			group += "/" + c.Path
-		}
-		if c.Pin != "" {
-			group += "/" + c.Pin
-		}
-		byLang[group] = append(byLang[group], c.Trial)
+		group := caseGroup{lang: c.Trial.Lang, front: cmp.Or(c.Path, "local"), pin: c.Pin}
+		byGroup[group] = append(byGroup[group], c.Trial)
 		cases[c.Trial] = c
 	}
-	for _, group := range slices.Sorted(maps.Keys(byLang)) {
-		t.Run(group, func(t *testing.T) {
-			lang, front, _ := strings.Cut(group, "/")
-			front, pin, _ := strings.Cut(front, "/")
-			l, ok := langs[lang]
+	for _, group := range slices.SortedFunc(maps.Keys(byGroup), func(a, b caseGroup) int { return strings.Compare(a.name(), b.name()) }) {
+		t.Run(group.name(), func(t *testing.T) {
+			l, ok := langs[group.lang]
 			if !ok {
-				t.Fatalf("cases of an unknown language %q", lang)
+				t.Fatalf("cases of an unknown language %q", group.lang)
 			}
-			open, ok := fronts[cmp.Or(front, "local")]
+			open, ok := fronts[group.front]
 			if !ok {
-				t.Fatalf("cases of an unknown front end %q", front)
+				t.Fatalf("cases of an unknown front end %q", group.front)
 			}
-			if pin != "" {
+			if group.pin != "" {
 				// Replayed as the pinned campaign found it: the
 				// workspace pins the version, and each edit is
 				// rehearsed through the hooks (pinned_test.go).
 				ts, isTS := l.(gatefuzz.TS)
-				if !isTS || front != "hooks" {
-					t.Fatalf("a case pinned to %s must be TypeScript's, through the hooks", pin)
+				if !isTS || group.front != "hooks" {
+					t.Fatalf("a case pinned to %s must be TypeScript's, through the hooks", group.pin)
 				}
-				ts.Pin = pin
+				ts.Pin = group.pin
 				l, open = ts, throughPinnedHooks(t, &answerers{})
 			}
 			ctx, cancel := sampleContext(t)
 			defer cancel()
 			// All cases of a language share one workspace, as a campaign's trials do.
-			outs, err := gatefuzz.Judge(ctx, l, open, t.TempDir(), byLang[group])
+			outs, err := gatefuzz.Judge(ctx, l, open, t.TempDir(), byGroup[group])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -209,4 +201,21 @@ func TestGateFuzzCases(t *testing.T) {
 			}
 		})
 	}
+}
+
+// caseGroup is the cases replayed together, in one workspace: those of
+// one language, found through one front end, under one TypeScript pin.
+type caseGroup struct{ lang, front, pin string }
+
+// name is the subtest's: the language, then the front end and the pin
+// where they are not the default ("ts", "ts/hooks", "ts/hooks/5.9.3").
+func (g caseGroup) name() string {
+	name := g.lang
+	if g.front != "local" {
+		name += "/" + g.front
+	}
+	if g.pin != "" {
+		name += "/" + g.pin
+	}
+	return name
 }

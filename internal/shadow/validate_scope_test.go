@@ -101,3 +101,23 @@ func TestScopeIsTheProjects(t *testing.T) {
 		}
 	})
 }
+
+func TestOutsideNoteNamesOnlyCheckedFilesOutside(t *testing.T) {
+	outside := map[string]string{"a.py": "why a", "b.py": "why b", "c.py": "why c", "d.py": "why d", "unchecked.py": "why u"}
+	cases := []struct {
+		name    string
+		checked []string
+		want    string
+	}{
+		{"none outside", []string{"src/x.py"}, ""},
+		{"one", []string{"src/x.py", "b.py"}, "checked as an editor checks them, outside the project's own checks: b.py (why b)"},
+		{"four, sorted, two named", []string{"d.py", "c.py", "b.py", "a.py"}, "checked as an editor checks them, outside the project's own checks: a.py (why a), b.py (why b) and 2 more files"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := outsideNote(tc.checked, outside); got != tc.want {
+				t.Errorf("outsideNote = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -1026,13 +1026,7 @@ func outsideNote(checked []string, outside map[string]string) string {
 		return ""
 	}
 	slices.Sort(named)
-	const shown = 3
-	more := ""
-	if len(named) > shown {
-		more = fmt.Sprintf(", and %d more", len(named)-shown)
-		named = named[:shown]
-	}
-	return "checked as an editor checks them, outside the project's own checks: " + strings.Join(named, ", ") + more
+	return "checked as an editor checks them, outside the project's own checks: " + joinShort(named)
 }
 
 // pair adds to out the errors of cr either side of the change, paired
